@@ -1,0 +1,2 @@
+// Public API of @mci/server (the server itself, for embedding and tests).
+export {};

@@ -1,0 +1,2 @@
+// Public API of @mci/client: filled in by its issue.
+export {};

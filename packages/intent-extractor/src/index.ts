@@ -1,0 +1,2 @@
+// Public API of @mci/intent-extractor: filled in by its issue.
+export {};

@@ -1,0 +1,2 @@
+// Public API of @mci/protocol: filled in by its issue.
+export {};

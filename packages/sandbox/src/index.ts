@@ -1,0 +1,2 @@
+// Public API of @mci/sandbox: filled in by its issue.
+export {};

@@ -1,0 +1,2 @@
+// Public API of @mci/schema: filled in by its issue.
+export {};

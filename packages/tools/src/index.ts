@@ -1,0 +1,2 @@
+// Public API of @mci/tools: filled in by its issue.
+export {};

@@ -1,0 +1,30 @@
+import { defineConfig } from 'vitest/config';
+
+// Workspace packages export `./src/index.ts` under the `@mci/source` condition, so tests run from
+// source with no build step (the trick Zod uses with `@zod/source`).
+const conditions = ['@mci/source', 'module', 'node', 'development|production'];
+
+const project = (name: string, root: string) => ({
+  extends: true as const,
+  test: { name, root, include: ['src/**/*.test.ts', 'test/**/*.test.ts', '**/*.test.ts'], exclude: ['**/node_modules/**', '**/dist/**'] },
+});
+
+export default defineConfig({
+  resolve: { conditions },
+  ssr: { resolve: { conditions, externalConditions: ['@mci/source'] } },
+  test: {
+    testTimeout: 20_000,
+    passWithNoTests: true,
+    hookTimeout: 30_000,
+    projects: [
+      project('schema', 'packages/schema'),
+      project('tools', 'packages/tools'),
+      project('intent-extractor', 'packages/intent-extractor'),
+      project('sandbox', 'packages/sandbox'),
+      project('protocol', 'packages/protocol'),
+      project('client', 'packages/client'),
+      project('server', 'apps/server'),
+      project('e2e', 'test/e2e'),
+    ],
+  },
+});
