@@ -1,2 +1,62 @@
-// Public API of @mci/schema: filled in by its issue.
-export {};
+// Public API of @mci/schema: the MCI 1.0 tool-file model, its loader, toolsets, filters and queries.
+
+// Schemas (zod), one per concept of the tool file
+export {
+  ApiKeyAuthSchema,
+  AuthSchema,
+  BasicAuthSchema,
+  BearerAuthSchema,
+  OAuth2AuthSchema,
+} from './auth-schema.ts';
+export {
+  CliExecutionSchema,
+  CliFlagSchema,
+  DEFAULT_TIMEOUT_MS,
+  ExecutionSchema,
+  FileExecutionSchema,
+  HttpBodySchema,
+  HttpExecutionSchema,
+  HttpMethodSchema,
+  McpExecutionSchema,
+  RetriesSchema,
+  TextExecutionSchema,
+} from './execution-schema.ts';
+export { FilterTypeSchema, parseFilterValue } from './filter-value.ts';
+export {
+  McpHttpServerConfigSchema,
+  McpServerConfigSchema,
+  McpServerOptionsSchema,
+  McpStdioServerConfigSchema,
+} from './mcp-server-schema.ts';
+export { MetadataSchema } from './metadata-schema.ts';
+export { SCHEMA_VERSION, SchemaVersionSchema } from './schema-version.ts';
+export { DEFAULT_LIBRARY_DIR, ToolFileSchema } from './tool-file-schema.ts';
+export { AnnotationsSchema, InputSchemaSchema, ToolSchema } from './tool-schema.ts';
+export { ToolsetFileSchema, ToolsetRefSchema } from './toolset-schema.ts';
+
+// Types inferred from the schemas (parsed values, defaults applied)
+export type { ApiKeyAuth, Auth, BasicAuth, BearerAuth, OAuth2Auth } from './auth-schema.ts';
+export type {
+  CliExecution,
+  CliFlag,
+  Execution,
+  ExecutionType,
+  FileExecution,
+  HttpBody,
+  HttpExecution,
+  HttpMethod,
+  McpExecution,
+  Retries,
+  TextExecution,
+} from './execution-schema.ts';
+export type { FilterType } from './filter-value.ts';
+export type {
+  McpHttpServerConfig,
+  McpServerConfig,
+  McpServerOptions,
+  McpStdioServerConfig,
+} from './mcp-server-schema.ts';
+export type { Metadata } from './metadata-schema.ts';
+export type { ToolFile, ToolFileInput } from './tool-file-schema.ts';
+export type { Annotations, InputSchema, Tool, ToolInput } from './tool-schema.ts';
+export type { ToolsetFile, ToolsetRef } from './toolset-schema.ts';
