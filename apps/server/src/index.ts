@@ -1,2 +1,31 @@
 // Public API of @mci/server (the server itself, for embedding and tests).
-export {};
+
+// Process model: errors
+export { SERVER_ERROR_STATUS, ServerError, toServerError } from './processes/server-error.ts';
+
+// Process model types
+export type {
+  CreateProcessInput,
+  EventListener,
+  Histogram,
+  Principal,
+  ProcessFilter,
+  ProcessLimits,
+  ProcessManager,
+  ProcessManagerOptions,
+  ProcessStats,
+  ReplayFilter,
+  StreamHandle,
+  StreamResult,
+} from './processes/process-manager-types.ts';
+export type {
+  EventRoute,
+  ProcessStore,
+  RunUpdate,
+  StoredEvent,
+  StoredEventFilter,
+  StoredProcess,
+  StoredProcessFilter,
+  StoredRun,
+} from './processes/process-store.ts';
+export type { ServerErrorCode } from './processes/server-error.ts';

@@ -1,2 +1,58 @@
-// Public API of @mci/protocol: filled in by its issue.
-export {};
+// Public API of @mci/protocol: the wire model shared by the server and its clients.
+
+// Process and run snapshots (zod schemas)
+export {
+  IntentAttributesSchema,
+  ProcessMetadataSchema,
+  ProcessResultSchema,
+  ProcessSnapshotSchema,
+  ProcessStateSchema,
+  ProcessStatusSchema,
+  RunErrorSchema,
+  RunSnapshotSchema,
+  RunStatusSchema,
+} from './snapshot.ts';
+// Server -> client events (zod schemas)
+export {
+  IntentEventSchema,
+  LogEventSchema,
+  OutputEventSchema,
+  ProcessEventSchema,
+  SeqSchema,
+  ServerEventSchema,
+  StreamResultEventSchema,
+  ToolEventSchema,
+} from './events.ts';
+// The response pipe: results rendered for a model to read
+export {
+  DEFAULT_RESPONSE_PIPE_BYTES,
+  formatResults,
+  MIN_RESPONSE_PIPE_BYTES,
+  toJson,
+} from './response-pipe.ts';
+
+// Snapshot types
+export type {
+  IntentAttributes,
+  ProcessMetadata,
+  ProcessResult,
+  ProcessSnapshot,
+  ProcessState,
+  ProcessStatus,
+  RunError,
+  RunSnapshot,
+  RunStatus,
+} from './snapshot.ts';
+// Event types
+export type {
+  IntentEvent,
+  LogEvent,
+  OutputEvent,
+  ProcessEvent,
+  ServerEvent,
+  ServerEventType,
+  StreamResultEvent,
+  ToolEvent,
+} from './events.ts';
+// Response pipe types
+export type { FormatResultsOptions, RejectedBlock } from './response-pipe.ts';

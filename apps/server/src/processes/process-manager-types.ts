@@ -1,0 +1,182 @@
+import type {
+  ProcessMetadata,
+  ProcessResult,
+  ProcessSnapshot,
+  ProcessState,
+  ProcessStatus,
+  RunSnapshot,
+  ServerEvent,
+} from '@mci/protocol';
+import type { Logger } from 'pino';
+import type { EventRoute, ProcessStore } from './process-store.ts';
+import type { SandboxPoolLike } from './sandbox-seam.ts';
+
+/** Who is calling: a principal id (the token's name) and its role. Operators see and signal everything. */
+export interface Principal {
+  id: string;
+  role: 'client' | 'operator';
+}
+
+/** Limits of one process. */
+export interface ProcessLimits {
+  /** Wall-clock timeout of a run in milliseconds. */
+  timeoutMs?: number;
+  /** Memory limit of the sandbox isolate in MiB. */
+  memoryLimitMb?: number;
+}
+
+/** Options of {@link createProcessManager}. */
+export interface ProcessManagerOptions {
+  /** The sandbox pool that runs programs (`createSandboxPool` from `@mci/sandbox`). */
+  pool: SandboxPoolLike;
+  /** The tool host handed to every execution (a tool runner from `@mci/tools`). */
+  tools?: unknown;
+  /** Where records, runs and events live. @default an in-memory store ({@link createMemoryStore}) */
+  store?: ProcessStore;
+  /** Most processes waiting in the queue; past it, creation fails with `QUEUE_FULL`. @default 1000 */
+  maxQueue?: number;
+  /** Largest accepted program, in UTF-8 bytes; past it, `CODE_TOO_LARGE`. @default 102400 (100 KB) */
+  maxCodeBytes?: number;
+  /** Limits of a process that gives none. @default { timeoutMs: 30000, memoryLimitMb: 128 } */
+  defaults?: ProcessLimits;
+  /**
+   * Largest limits a process may ask for (larger ones are clamped; `timeoutMs: null` means this one).
+   * @default { timeoutMs: 300000, memoryLimitMb: 1024 }
+   */
+  maxima?: ProcessLimits;
+  /** Size cap of the response pipe text of `stream.result`, in UTF-8 bytes. @default 16384 */
+  responsePipeBytes?: number;
+  /** Logs one line per process transition (with `pid`). @default no logging */
+  logger?: Logger;
+  /** Runs at most this many processes at once. @default pool.size */
+  concurrency?: number;
+}
+
+/** What {@link ProcessManager.create} takes (already shape-checked by the transport). */
+export interface CreateProcessInput {
+  code: string;
+  /** `ts` | `typescript` | `js` | `javascript`. @default 'ts' */
+  lang?: string;
+  /** Client label grouping processes; trimmed, 1..256 chars. */
+  ref?: string;
+  /** Run timeout in ms (positive integer), or `null` for the server maximum. @default defaults.timeoutMs */
+  timeoutMs?: number | null;
+  /** Isolate memory limit in MiB. @default defaults.memoryLimitMb */
+  memoryLimitMb?: number;
+  /** Queue the process at once. `false`: it waits idle with status null until a run signal. @default true */
+  autorun?: boolean;
+  metadata?: ProcessMetadata;
+}
+
+/** A filter of {@link ProcessManager.list}; every given field must match. */
+export interface ProcessFilter {
+  state?: ProcessState;
+  status?: ProcessStatus;
+  ref?: string;
+}
+
+/** What {@link ProcessManager.replay} returns events of: one process, one ref, or all visible ones. */
+export interface ReplayFilter {
+  pid?: number;
+  ref?: string;
+  all?: boolean;
+}
+
+/** A listener of {@link ProcessManager.onEvent}. */
+export type EventListener = (event: ServerEvent, route: EventRoute) => void;
+
+/** The end of a stream: every process it created (in intent order) and the response pipe text. */
+export interface StreamResult {
+  streamId: string;
+  ref?: string;
+  processes: ProcessSnapshot[];
+  text: string;
+}
+
+/**
+ * An open stream (one model turn): push chunks of model output as they arrive, then end it. Closed
+ * exec intents in ts/js become processes at once; `result` resolves when the stream has ended and
+ * all its processes are idle (the same moment the `stream.result` event is sent).
+ */
+export interface StreamHandle {
+  readonly streamId: string;
+  readonly ref: string | undefined;
+  /** Feeds model output. Throws `CONFLICT` after {@link StreamHandle.end}. */
+  push(text: string): void;
+  /** Ends the stream (flushes the extractor; unclosed intents are rejected). Idempotent. */
+  end(): void;
+  readonly ended: boolean;
+  readonly result: Promise<StreamResult>;
+}
+
+/** A Prometheus-style histogram: cumulative `counts[i]` of values `<= buckets[i]`, plus sum and count. */
+export interface Histogram {
+  buckets: number[];
+  counts: number[];
+  sum: number;
+  count: number;
+}
+
+/** Counters for `/metrics`. `byStatus` keys: `success`, `failed`, `timeout`, `canceled`, `none` (null). */
+export interface ProcessStats {
+  byState: Record<ProcessState, number>;
+  byStatus: Record<'success' | 'failed' | 'timeout' | 'canceled' | 'none', number>;
+  queueLength: number;
+  running: number;
+  processesCreated: number;
+  runsStarted: number;
+  toolCalls: number;
+  toolErrors: number;
+  /** Durations of finished runs in milliseconds. */
+  runDurationsMs: Histogram;
+}
+
+/**
+ * The process model of the server: creation, runs, signals, the fair queue, streams, the event log.
+ * Methods throw {@link ServerError} (`VALIDATION`, `NOT_FOUND`, `CONFLICT`, `QUEUE_FULL`,
+ * `CODE_TOO_LARGE`, `SHUTTING_DOWN`). Clients only see their own processes: another principal's pid is
+ * `NOT_FOUND` for them; operators see all.
+ */
+export interface ProcessManager {
+  /** Creates a process (queued, or idle with `autorun: false`) and returns its snapshot. */
+  create(input: CreateProcessInput, principal: Principal): ProcessSnapshot;
+  /**
+   * `run`: only for an idle process (else `CONFLICT`); queues a new run. `kill`: queued -> idle/canceled
+   * at once; running -> terminating -> idle/canceled; terminating -> no change; idle -> `CONFLICT`.
+   * `force` is accepted for MCI process API compatibility and has no effect.
+   */
+  signal(
+    pid: number,
+    signal: 'kill' | 'run',
+    principal: Principal,
+    options?: { force?: boolean },
+  ): ProcessSnapshot;
+  get(pid: number, principal: Principal): ProcessSnapshot;
+  /** One run in full (`NOT_FOUND` for a run that does not exist). */
+  getRun(pid: number, run: number, principal: Principal): RunSnapshot;
+  /** The snapshot with the latest run's outputs, stdout and stderr (empty if it never ran). */
+  getResult(pid: number, principal: Principal): ProcessResult;
+  getCode(pid: number, principal: Principal): string;
+  /** Visible processes matching `filter`, newest first. */
+  list(filter: ProcessFilter, principal: Principal): ProcessSnapshot[];
+  /** Deletes an idle process with its runs and events (`CONFLICT` otherwise). */
+  delete(pid: number, principal: Principal): void;
+  /** Resolves with the snapshot once the process is idle (at once if it already is). */
+  wait(pid: number, principal: Principal): Promise<ProcessSnapshot>;
+  /** Opens a stream (`CONFLICT` if the id is in use; `VALIDATION` for a bad ref). */
+  openStream(input: { streamId: string; ref?: string }, principal: Principal): StreamHandle;
+  /** An open or finished stream of this principal (`NOT_FOUND` otherwise). */
+  getStream(streamId: string, principal: Principal): StreamHandle;
+  /** Every event goes to every listener with its route; returns the unsubscribe function. */
+  onEvent(listener: EventListener): () => void;
+  /** Stored events with `seq > since` visible to `principal` and matching `filter`, in order. */
+  replay(since: number, filter: ReplayFilter, principal: Principal): ServerEvent[];
+  /** The latest event seq (0 if none yet). */
+  lastSeq(): number;
+  stats(): ProcessStats;
+  /**
+   * Refuses new work (`SHUTTING_DOWN`), cancels queued processes, lets running ones finish for
+   * `graceMs`, kills the rest, waits for them to be idle, and closes the store.
+   */
+  shutdown(options?: { graceMs?: number }): Promise<void>;
+}

@@ -1,0 +1,102 @@
+import type {
+  ProcessMetadata,
+  ProcessState,
+  ProcessStatus,
+  RunError,
+  RunSnapshot,
+  ServerEvent,
+} from '@mci/protocol';
+
+/**
+ * Routing information of an event: who owns it (a principal id) and what it concerns, so transports
+ * can filter by subscription (`pid`, `ref`, `all`) and ownership without parsing the event.
+ */
+export interface EventRoute {
+  owner: string;
+  pid?: number;
+  ref?: string;
+  streamId?: string;
+}
+
+/** A process as stored: everything needed to rebuild its snapshot, plus its code and owner. */
+export interface StoredProcess {
+  pid: number;
+  /** The principal id that created it. */
+  owner: string;
+  code: string;
+  lang: string;
+  ref?: string;
+  /** ISO 8601. */
+  createdAt: string;
+  /** Effective limits (defaults applied, clamped to the server maxima). */
+  timeoutMs: number;
+  memoryLimitMb: number;
+  metadata?: ProcessMetadata;
+  state: ProcessState;
+  status: ProcessStatus;
+  /** Number of runs (the latest run's number; 0 if it never ran). */
+  runs: number;
+}
+
+/** One run as stored (outputs and logs are appended with {@link ProcessStore.appendOutput}/`appendLog`). */
+export type StoredRun = RunSnapshot & { pid: number };
+
+/** The fields of a run that change as it goes (everything but outputs and logs). */
+export type RunUpdate = Partial<
+  Pick<RunSnapshot, 'state' | 'status' | 'queuedAt' | 'startedAt' | 'endedAt' | 'durationMs' | 'truncated'>
+> & { error?: RunError };
+
+/** A filter over stored processes; every given field must match. */
+export interface StoredProcessFilter {
+  owner?: string;
+  state?: ProcessState;
+  status?: ProcessStatus;
+  ref?: string;
+}
+
+/** A filter over stored events; every given field must match the event's route. */
+export interface StoredEventFilter {
+  owner?: string;
+  pid?: number;
+  ref?: string;
+}
+
+/** An event with its route, as stored for replay. */
+export interface StoredEvent {
+  event: ServerEvent;
+  route: EventRoute;
+}
+
+/**
+ * Where the process manager keeps process records, runs, outputs, logs and the event log. Calls are
+ * synchronous (the manager owns the live state; a durable store may batch its writes, as long as reads
+ * see every earlier write). The in-memory store is {@link createMemoryStore}; issue 8 adds SQLite
+ * behind the same interface.
+ */
+export interface ProcessStore {
+  /** The highest pid and event seq ever stored (0 if none), so counters continue after a restart. */
+  counters(): { lastPid: number; lastSeq: number };
+  /** Inserts or replaces a process record. */
+  putProcess(record: StoredProcess): void;
+  /** Updates the state, status and run count of a stored process. */
+  updateProcess(pid: number, update: Pick<StoredProcess, 'state' | 'status' | 'runs'>): void;
+  getProcess(pid: number): StoredProcess | undefined;
+  /** Matching processes, newest (highest pid) first. */
+  listProcesses(filter: StoredProcessFilter): StoredProcess[];
+  /** Deletes a process with its runs and events. */
+  deleteProcess(pid: number): void;
+  /** Starts run `run` of a process (outputs and logs empty). */
+  insertRun(pid: number, run: number, init: RunUpdate): void;
+  updateRun(pid: number, run: number, update: RunUpdate): void;
+  /** Appends one output value (in `seq` order) to a run. */
+  appendOutput(pid: number, run: number, seq: number, value: unknown): void;
+  /** Appends console text to a run's stdout or stderr. */
+  appendLog(pid: number, run: number, seq: number, stream: 'stdout' | 'stderr', text: string): void;
+  getRun(pid: number, run: number): StoredRun | undefined;
+  /** Appends an event to the log (events arrive with strictly increasing `seq`). */
+  appendEvent(event: ServerEvent, route: EventRoute): void;
+  /** Stored events with `seq > since` matching `filter`, in `seq` order. */
+  eventsSince(since: number, filter: StoredEventFilter): StoredEvent[];
+  /** Flushes pending writes and releases resources. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,100 @@
+import { z } from 'zod';
+import { IntentAttributesSchema, ProcessSnapshotSchema } from './snapshot.ts';
+
+/**
+ * The global event sequence number: one strictly increasing counter for the whole server (across
+ * processes and streams), so a client that reconnects can subscribe with `since` and get exactly the
+ * events it missed.
+ */
+export const SeqSchema = z.number().int().positive();
+
+/** A process changed state (or outcome): its full snapshot, at the top level beside `type`. */
+export const ProcessEventSchema = ProcessSnapshotSchema.extend({
+  type: z.literal('process'),
+  seq: SeqSchema,
+});
+/** @see ProcessEventSchema */
+export type ProcessEvent = z.infer<typeof ProcessEventSchema>;
+
+/** The program of run `run` of process `pid` called `output(value)` (values are JSON-compatible copies). */
+export const OutputEventSchema = z.object({
+  type: z.literal('output'),
+  seq: SeqSchema,
+  pid: z.number().int().positive(),
+  run: z.number().int().positive(),
+  value: z.unknown(),
+});
+/** @see OutputEventSchema */
+export type OutputEvent = z.infer<typeof OutputEventSchema>;
+
+/** Console text written by the program (`console.log` -> stdout, `console.error` -> stderr). */
+export const LogEventSchema = z.object({
+  type: z.literal('log'),
+  seq: SeqSchema,
+  pid: z.number().int().positive(),
+  run: z.number().int().positive(),
+  stream: z.enum(['stdout', 'stderr']),
+  text: z.string(),
+});
+/** @see LogEventSchema */
+export type LogEvent = z.infer<typeof LogEventSchema>;
+
+/** The program finished one tool call (for live UIs): tool name, duration in ms, whether it failed. */
+export const ToolEventSchema = z.object({
+  type: z.literal('tool'),
+  seq: SeqSchema,
+  pid: z.number().int().positive(),
+  run: z.number().int().positive(),
+  name: z.string(),
+  durationMs: z.number().nonnegative(),
+  isError: z.boolean(),
+});
+/** @see ToolEventSchema */
+export type ToolEvent = z.infer<typeof ToolEventSchema>;
+
+/**
+ * A stream produced an exec intent (a fenced block with `exec=true`). `index` counts exec intents of
+ * the stream from 0. Accepted intents carry the `pid` of the process created for them; rejected ones
+ * (unsupported language, unclosed block) carry `rejected` with the reason and are not run.
+ */
+export const IntentEventSchema = z.object({
+  type: z.literal('intent'),
+  seq: SeqSchema,
+  streamId: z.string(),
+  index: z.number().int().nonnegative(),
+  pid: z.number().int().positive().optional(),
+  lang: z.string(),
+  attributes: IntentAttributesSchema,
+  rejected: z.string().optional(),
+});
+/** @see IntentEventSchema */
+export type IntentEvent = z.infer<typeof IntentEventSchema>;
+
+/**
+ * A stream has ended and all its processes are idle: the summary of every process it created (in
+ * intent order) and `text`, the response pipe (see `formatResults`) to hand back to the model.
+ */
+export const StreamResultEventSchema = z.object({
+  type: z.literal('stream.result'),
+  seq: SeqSchema,
+  streamId: z.string(),
+  ref: z.string().optional(),
+  processes: z.array(ProcessSnapshotSchema),
+  text: z.string(),
+});
+/** @see StreamResultEventSchema */
+export type StreamResultEvent = z.infer<typeof StreamResultEventSchema>;
+
+/** Every server -> client event, discriminated by `type`; each carries the global `seq`. */
+export const ServerEventSchema = z.discriminatedUnion('type', [
+  ProcessEventSchema,
+  OutputEventSchema,
+  LogEventSchema,
+  ToolEventSchema,
+  IntentEventSchema,
+  StreamResultEventSchema,
+]);
+/** @see ServerEventSchema */
+export type ServerEvent = z.infer<typeof ServerEventSchema>;
+/** The `type` of a {@link ServerEvent}. */
+export type ServerEventType = ServerEvent['type'];

@@ -1,0 +1,226 @@
+import type { ProcessResult } from './snapshot.ts';
+import { utf8Head, utf8Length, utf8Tail } from './utf8.ts';
+
+/** The default cap of the response pipe, in UTF-8 bytes (16 KiB). */
+export const DEFAULT_RESPONSE_PIPE_BYTES = 16 * 1024;
+
+/** The smallest accepted `maxBytes` of {@link formatResults}. */
+export const MIN_RESPONSE_PIPE_BYTES = 128;
+
+/** An exec block that was not run (unsupported language, unclosed fence), listed by {@link formatResults}. */
+export interface RejectedBlock {
+  /** The intent index of the block in its stream. */
+  index: number;
+  lang: string;
+  reason: string;
+}
+
+/** Options of {@link formatResults}. */
+export interface FormatResultsOptions {
+  /** Cap of the whole text in UTF-8 bytes, truncation marker included. @default 16384 */
+  maxBytes?: number;
+  /** Blocks that were not run, listed in index order among the processes. */
+  rejected?: RejectedBlock[];
+}
+
+/** Longest error message kept in a block's header lines, in bytes (the stack is never shown). */
+const MAX_ERROR_BYTES = 1024;
+
+interface Block {
+  index: number;
+  /** Lines always shown (block header, error, notes). */
+  head: string;
+  /** Outputs and logs, shown in full when they fit, else cut to a share of the budget. */
+  sections: Section[];
+}
+
+type Section =
+  | { kind: 'outputs'; items: string[] }
+  | { kind: 'log'; name: 'stdout' | 'stderr'; text: string };
+
+/**
+ * Renders process results as the **response pipe**: compact, deterministic plain text a model reads
+ * to learn what its exec blocks did. Per block, in index order: a header line with the block index,
+ * pid and status (`block 0 (pid 7): success`), the error with its line and column, each output as
+ * one line of JSON, and the tail of stdout and stderr. The same input always gives the same text
+ * (durations are left out on purpose).
+ *
+ * The text never exceeds `maxBytes` UTF-8 bytes. When everything does not fit, every block keeps its
+ * header and error, outputs and logs share what is left (small ones in full, the biggest cut: outputs
+ * keep their head, logs their tail, each cut saying so), and the text ends with the marker line
+ * `[results truncated to fit N bytes]`.
+ *
+ * The block index is `metadata.intentIndex` when present, else the position in `results`.
+ *
+ * @throws RangeError when `maxBytes` is not an integer >= {@link MIN_RESPONSE_PIPE_BYTES}.
+ */
+export function formatResults(results: readonly ProcessResult[], options: FormatResultsOptions = {}): string {
+  const maxBytes = options.maxBytes ?? DEFAULT_RESPONSE_PIPE_BYTES;
+  if (!Number.isInteger(maxBytes) || maxBytes < MIN_RESPONSE_PIPE_BYTES) {
+    throw new RangeError(`maxBytes must be an integer >= ${MIN_RESPONSE_PIPE_BYTES}, got ${maxBytes}`);
+  }
+  const blocks = [...results.map(toBlock), ...(options.rejected ?? []).map(rejectedBlock)];
+  // Stable sort: equal indexes keep their input order.
+  blocks.sort((a, b) => a.index - b.index);
+  if (blocks.length === 0) return 'no exec blocks were run';
+
+  const full = blocks.map((block) => [block.head, ...block.sections.map(renderFull)].join('')).join('\n\n');
+  if (utf8Length(full) <= maxBytes) return full;
+
+  const marker = `[results truncated to fit ${maxBytes} bytes]`;
+  const budget = maxBytes - utf8Length(marker) - 1;
+  const heads = blocks.map((block) => block.head);
+  const headBytes = heads.reduce((sum, head) => sum + utf8Length(head), 0) + 2 * (blocks.length - 1);
+  if (headBytes > budget) {
+    // Even the headers do not fit: keep whole lines from the start.
+    const text = utf8Head(heads.join('\n\n'), budget);
+    const cut = text.lastIndexOf('\n');
+    return `${cut > 0 ? text.slice(0, cut) : text}\n${marker}`;
+  }
+
+  const sections = blocks.flatMap((block) => block.sections);
+  const shares = fairShares(
+    sections.map((section) => utf8Length(renderFull(section))),
+    budget - headBytes,
+  );
+  let next = 0;
+  const rendered = blocks.map((block) => {
+    const parts = [block.head];
+    for (const section of block.sections) parts.push(renderWithin(section, shares[next++] ?? 0));
+    return parts.join('');
+  });
+  return `${rendered.join('\n\n')}\n${marker}`;
+}
+
+function toBlock(result: ProcessResult, position: number): Block {
+  const index = result.metadata?.intentIndex ?? position;
+  const lines = [`block ${index} (pid ${result.pid}): ${describeStatus(result)}`];
+  if (result.error) {
+    const where =
+      result.error.line === undefined
+        ? ''
+        : ` (line ${result.error.line}${result.error.column === undefined ? '' : `, column ${result.error.column}`})`;
+    const message =
+      utf8Length(result.error.message) > MAX_ERROR_BYTES
+        ? `${utf8Head(result.error.message, MAX_ERROR_BYTES)}…`
+        : result.error.message;
+    lines.push(`error${where}: ${result.error.name}: ${message}`);
+  }
+  if (result.truncated) lines.push('note: the sandbox dropped outputs or logs past its size limits');
+  const sections: Section[] = [];
+  if (result.outputs.length > 0) sections.push({ kind: 'outputs', items: result.outputs.map(toJson) });
+  if (result.stdout !== '') sections.push({ kind: 'log', name: 'stdout', text: trimNewline(result.stdout) });
+  if (result.stderr !== '') sections.push({ kind: 'log', name: 'stderr', text: trimNewline(result.stderr) });
+  if (sections.length === 0 && result.status === 'success') lines[0] += ' (no output)';
+  return { index, head: lines.join('\n'), sections };
+}
+
+function rejectedBlock(rejected: RejectedBlock): Block {
+  return {
+    index: rejected.index,
+    head: `block ${rejected.index} (${rejected.lang}): not run: ${rejected.reason}`,
+    sections: [],
+  };
+}
+
+function describeStatus(result: ProcessResult): string {
+  switch (result.status) {
+    case 'timeout':
+      return `timeout (ran past ${result.timeoutMs} ms)`;
+    case null:
+      return result.state === 'idle' ? 'not run' : `${result.state} (not finished)`;
+    default:
+      return result.status;
+  }
+}
+
+const trimNewline = (text: string) => (text.endsWith('\n') ? text.slice(0, -1) : text);
+
+/**
+ * JSON of an output value. Values copied out of the sandbox follow structured-clone rules, so Map,
+ * Set, typed arrays and bigint get a readable JSON form instead of `{}` or a throw.
+ */
+export function toJson(value: unknown): string {
+  if (value === undefined) return 'undefined';
+  try {
+    return (
+      JSON.stringify(value, (_key, item: unknown) => {
+        if (typeof item === 'bigint') return `${item}n`;
+        if (item instanceof Map) return { Map: [...item.entries()] };
+        if (item instanceof Set) return { Set: [...item.values()] };
+        if (ArrayBuffer.isView(item) && !(item instanceof DataView))
+          return Array.from(item as unknown as ArrayLike<number>);
+        if (typeof item === 'number' && !Number.isFinite(item)) return String(item);
+        if (item === undefined || typeof item === 'function' || typeof item === 'symbol') return null;
+        return item;
+      }) ?? 'undefined'
+    );
+  } catch (error) {
+    return `[unserializable: ${error instanceof Error ? error.message : String(error)}]`;
+  }
+}
+
+function renderFull(section: Section): string {
+  if (section.kind === 'outputs') return section.items.map((item) => `\noutput: ${item}`).join('');
+  return `\n${section.name}:\n${section.text}`;
+}
+
+/** Renders a section in at most `bytes` UTF-8 bytes (possibly nothing, when not even a marker fits). */
+function renderWithin(section: Section, bytes: number): string {
+  const full = renderFull(section);
+  const size = utf8Length(full);
+  if (size <= bytes) return full;
+  if (section.kind === 'log') {
+    const header = `\n${section.name} (last ${size} of ${utf8Length(section.text)} bytes):\n`;
+    const room = bytes - utf8Length(header);
+    if (room >= 16) {
+      const tail = utf8Tail(section.text, room);
+      // The header above was sized with an upper bound; write the exact count now (never longer).
+      return `\n${section.name} (last ${utf8Length(tail)} of ${utf8Length(section.text)} bytes):\n${tail}`;
+    }
+    const omitted = `\n[${section.name} omitted: ${utf8Length(section.text)} bytes]`;
+    return utf8Length(omitted) <= bytes ? omitted : '';
+  }
+  const parts: string[] = [];
+  let used = 0;
+  for (let i = 0; i < section.items.length; i++) {
+    const line = `\noutput: ${section.items[i]}`;
+    const rest = section.items.length - i;
+    const restMarker = `\n[${rest} more output${rest === 1 ? '' : 's'} omitted]`;
+    const lineBytes = utf8Length(line);
+    // The last line needs no room for a marker after it; any other must leave room for one.
+    const reserve = i === section.items.length - 1 ? 0 : utf8Length(restMarker);
+    if (used + lineBytes + reserve <= bytes) {
+      parts.push(line);
+      used += lineBytes;
+      continue;
+    }
+    const cutMarker = ` … [cut: ${lineBytes} bytes]`;
+    const room = bytes - used - utf8Length(cutMarker) - utf8Length(restMarker);
+    if (room >= 32) {
+      const head = utf8Head(line, room);
+      parts.push(`${head}${cutMarker}`);
+      used += utf8Length(head) + utf8Length(cutMarker);
+      const after = rest - 1;
+      if (after > 0) parts.push(`\n[${after} more output${after === 1 ? '' : 's'} omitted]`);
+    } else if (used + utf8Length(restMarker) <= bytes) parts.push(restMarker);
+    break;
+  }
+  return parts.join('');
+}
+
+/**
+ * Splits `budget` among items of the given sizes, max-min fair: items smaller than an equal share get
+ * their size, the rest share what is left equally (deterministic, in input order).
+ */
+function fairShares(sizes: number[], budget: number): number[] {
+  const shares = new Array<number>(sizes.length).fill(0);
+  const order = sizes.map((size, i) => ({ size, i })).sort((a, b) => a.size - b.size || a.i - b.i);
+  let left = Math.max(0, budget);
+  order.forEach(({ size, i }, rank) => {
+    const share = Math.min(size, Math.floor(left / (order.length - rank)));
+    shares[i] = share;
+    left -= share;
+  });
+  return shares;
+}

@@ -1,0 +1,120 @@
+import { z } from 'zod';
+
+/**
+ * Where a process is in its life: `queued` (waiting for a sandbox), `running`, `terminating` (a kill is
+ * under way) or `idle` (not running; see its {@link ProcessStatus}).
+ */
+export const ProcessStateSchema = z.enum(['queued', 'running', 'terminating', 'idle']);
+/** @see ProcessStateSchema */
+export type ProcessState = z.infer<typeof ProcessStateSchema>;
+
+/** The outcome of a finished run. `null` while a process has not run yet or its run is not finished. */
+export const RunStatusSchema = z.enum(['success', 'failed', 'timeout', 'canceled']);
+/** @see RunStatusSchema */
+export type RunStatus = z.infer<typeof RunStatusSchema>;
+
+/** A {@link RunStatus}, or `null` (not run yet, or not finished). */
+export const ProcessStatusSchema = RunStatusSchema.nullable();
+/** @see ProcessStatusSchema */
+export type ProcessStatus = z.infer<typeof ProcessStatusSchema>;
+
+/** ISO 8601 timestamp (`2026-11-21T21:48:28.123Z`). */
+const TimestampSchema = z.iso.datetime();
+
+/**
+ * Why a run failed, as reported by the sandbox. `line` and `column` (1-based) point into the submitted
+ * code, not into generated wrapper code.
+ */
+export const RunErrorSchema = z.object({
+  name: z.string(),
+  message: z.string(),
+  line: z.number().int().positive().optional(),
+  column: z.number().int().positive().optional(),
+});
+/** @see RunErrorSchema */
+export type RunError = z.infer<typeof RunErrorSchema>;
+
+/** Attributes of an exec intent's info string (`timeout=5000`, `title="Load"`, bare flags -> `true`). */
+export const IntentAttributesSchema = z.record(z.string(), z.union([z.string(), z.boolean()]));
+/** @see IntentAttributesSchema */
+export type IntentAttributes = z.infer<typeof IntentAttributesSchema>;
+
+/**
+ * Where a process came from. Processes created from a stream carry its id and the intent's index and
+ * attributes; direct submissions may carry any JSON object of their own.
+ */
+export const ProcessMetadataSchema = z.looseObject({
+  streamId: z.string().optional(),
+  intentIndex: z.number().int().nonnegative().optional(),
+  attributes: IntentAttributesSchema.optional(),
+});
+/** @see ProcessMetadataSchema */
+export type ProcessMetadata = z.infer<typeof ProcessMetadataSchema>;
+
+/** Timestamps and duration of one run (all optional: a run gets them as it goes). */
+const RunTimesShape = {
+  /** When the run was queued (ISO 8601). */
+  queuedAt: TimestampSchema.optional(),
+  /** When the run got a sandbox (ISO 8601). */
+  startedAt: TimestampSchema.optional(),
+  /** When the run ended (ISO 8601). */
+  endedAt: TimestampSchema.optional(),
+  /** Wall time of the run in milliseconds, from start to end. */
+  durationMs: z.number().nonnegative().optional(),
+};
+
+/**
+ * One run of a process, in full: its state and outcome, timestamps, outputs (in order), captured
+ * stdout/stderr, and the error of a failed run. Runs are numbered from 1 and stay readable after later
+ * runs. `truncated` is true when the sandbox dropped outputs or logs past its limits.
+ */
+export const RunSnapshotSchema = z.object({
+  run: z.number().int().positive(),
+  state: ProcessStateSchema,
+  status: ProcessStatusSchema,
+  ...RunTimesShape,
+  error: RunErrorSchema.optional(),
+  outputs: z.array(z.unknown()),
+  stdout: z.string(),
+  stderr: z.string(),
+  truncated: z.boolean().optional(),
+});
+/** @see RunSnapshotSchema */
+export type RunSnapshot = z.infer<typeof RunSnapshotSchema>;
+
+/**
+ * The summary of a process, sent at every state change and returned by `GET /processes/:pid`.
+ * `run` is the latest run number (0 if it never ran), `runs` how many runs it has; `error`, the
+ * timestamps and `durationMs` are those of the latest run. `timeoutMs` and `memoryLimitMb` are the
+ * effective limits (after defaults and clamping to the server's maxima).
+ */
+export const ProcessSnapshotSchema = z.object({
+  pid: z.number().int().positive(),
+  state: ProcessStateSchema,
+  status: ProcessStatusSchema,
+  ref: z.string().optional(),
+  lang: z.string(),
+  createdAt: TimestampSchema,
+  run: z.number().int().nonnegative(),
+  runs: z.number().int().nonnegative(),
+  timeoutMs: z.number().int().positive(),
+  memoryLimitMb: z.number().int().positive(),
+  error: RunErrorSchema.optional(),
+  metadata: ProcessMetadataSchema.optional(),
+  ...RunTimesShape,
+});
+/** @see ProcessSnapshotSchema */
+export type ProcessSnapshot = z.infer<typeof ProcessSnapshotSchema>;
+
+/**
+ * A process summary together with its latest run's outputs and logs: what the response pipe
+ * ({@link formatResults}) renders.
+ */
+export const ProcessResultSchema = ProcessSnapshotSchema.extend({
+  outputs: z.array(z.unknown()),
+  stdout: z.string(),
+  stderr: z.string(),
+  truncated: z.boolean().optional(),
+});
+/** @see ProcessResultSchema */
+export type ProcessResult = z.infer<typeof ProcessResultSchema>;
