@@ -34,6 +34,16 @@ export { DEFAULT_LIBRARY_DIR, ToolFileSchema } from './tool-file-schema.ts';
 export { AnnotationsSchema, InputSchemaSchema, ToolSchema } from './tool-schema.ts';
 export { ToolsetFileSchema, ToolsetRefSchema } from './toolset-schema.ts';
 
+// Loading: parse one document, or load a main file with its toolsets and MCP servers
+export { loadToolFile } from './load-tool-file.ts';
+export { parseToolFile, parseToolsetFile } from './parse-tool-file.ts';
+export { formatJsonPath, formatSchemaIssue, SchemaError } from './schema-error.ts';
+export { locateToolset, TOOLSET_FILE_EXTENSIONS } from './toolset-locator.ts';
+
+// Querying: collections and filters
+export { createToolCollection } from './tool-collection.ts';
+export { matchesToolFilter, parseToolFilterArgument, schemaFilterToToolFilter } from './tool-filter.ts';
+
 // Types inferred from the schemas (parsed values, defaults applied)
 export type { ApiKeyAuth, Auth, BasicAuth, BearerAuth, OAuth2Auth } from './auth-schema.ts';
 export type {
@@ -60,3 +70,10 @@ export type { Metadata } from './metadata-schema.ts';
 export type { ToolFile, ToolFileInput } from './tool-file-schema.ts';
 export type { Annotations, InputSchema, Tool, ToolInput } from './tool-schema.ts';
 export type { ToolsetFile, ToolsetRef } from './toolset-schema.ts';
+
+// Types of loading and querying
+export type { LoadToolFileOptions, McpToolsetResolver } from './load-tool-file.ts';
+export type { SchemaErrorCode, SchemaIssue } from './schema-error.ts';
+export type { ResolvedTool, ToolCollection, ToolCollectionInit } from './tool-collection.ts';
+export type { ToolFilter } from './tool-filter.ts';
+export type { ToolsetLocation } from './toolset-locator.ts';

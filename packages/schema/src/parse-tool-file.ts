@@ -1,0 +1,55 @@
+import type { z } from 'zod';
+import { SchemaError } from './schema-error.ts';
+import { parseSourceDocument, type SourceDocument } from './source-document.ts';
+import { type ToolFile, ToolFileSchema } from './tool-file-schema.ts';
+import { type ToolsetFile, ToolsetFileSchema } from './toolset-schema.ts';
+import { toSchemaIssues } from './zod-issues.ts';
+
+/** A parsed document together with where its nodes are, for later (cross-file) issues. */
+export interface ParsedDocument<T> {
+  data: T;
+  source: SourceDocument;
+}
+
+function parseWith<S extends z.ZodType>(
+  schema: S,
+  text: string,
+  fileName: string,
+): ParsedDocument<z.infer<S>> {
+  const source = parseSourceDocument(text, fileName);
+  const result = schema.safeParse(source.value, { reportInput: true });
+  if (!result.success) {
+    throw new SchemaError('INVALID_TOOL_FILE', toSchemaIssues(result.error.issues, fileName, source));
+  }
+  return { data: result.data, source };
+}
+
+/**
+ * Parses one main tool file (JSON or YAML, chosen by `fileName`'s extension, else by content) and
+ * applies the schema's defaults. Does not read toolsets or check names across files: see
+ * {@link loadToolFile}.
+ * @param fileName - Name used in issues and to pick the syntax.
+ * @throws {SchemaError} `PARSE_ERROR` (syntax, with line/column) or `INVALID_TOOL_FILE` with every
+ * issue of the document.
+ */
+export function parseToolFile(text: string, fileName: string): ToolFile {
+  return parseToolFileDocument(text, fileName).data;
+}
+
+/** {@link parseToolFile} keeping the source locations. */
+export function parseToolFileDocument(text: string, fileName: string): ParsedDocument<ToolFile> {
+  return parseWith(ToolFileSchema, text, fileName);
+}
+
+/**
+ * Parses one toolset file (`schemaVersion`, `metadata`, `tools`).
+ * @throws {SchemaError} as {@link parseToolFile}.
+ */
+export function parseToolsetFile(text: string, fileName: string): ToolsetFile {
+  return parseToolsetFileDocument(text, fileName).data;
+}
+
+/** {@link parseToolsetFile} keeping the source locations. */
+export function parseToolsetFileDocument(text: string, fileName: string): ParsedDocument<ToolsetFile> {
+  return parseWith(ToolsetFileSchema, text, fileName);
+}

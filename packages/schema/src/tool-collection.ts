@@ -1,0 +1,54 @@
+import type { McpServerConfig } from './mcp-server-schema.ts';
+import type { ToolFile } from './tool-file-schema.ts';
+import { matchesToolFilter, type ToolFilter } from './tool-filter.ts';
+import type { Tool } from './tool-schema.ts';
+
+/** A tool together with where it was defined. */
+export interface ResolvedTool extends Tool {
+  /** Toolset (or MCP server) the tool came from; absent for tools of the main file. */
+  toolset?: string;
+  /** Absolute path of the file it came from (the main file for MCP server tools). */
+  source: string;
+}
+
+/** The tools of a main tool file and its toolsets, ready to query. */
+export interface ToolCollection {
+  /** Absolute path of the main tool file. */
+  file: string;
+  /** Its directory: the root of relative paths and of path security. */
+  dir: string;
+  metadata?: ToolFile['metadata'];
+  /** Absolute `libraryDir`. */
+  libraryDir: string;
+  /** Schema-level value, as written. */
+  enableAnyPaths: boolean;
+  /** Schema-level value, as written (entries may be relative to `dir`). */
+  directoryAllowList: string[];
+  mcpServers: Record<string, McpServerConfig>;
+  /** Enabled tools only: main-file tools first, then each toolset's in listed order. */
+  tools: readonly ResolvedTool[];
+  /** The enabled tools that pass `filter` (all of them without one), in collection order. */
+  list(filter?: ToolFilter): ResolvedTool[];
+  /** The enabled tool called `name`; `undefined` for unknown or disabled tools. */
+  get(name: string): ResolvedTool | undefined;
+}
+
+/** What {@link createToolCollection} builds a collection from. */
+export type ToolCollectionInit = Omit<ToolCollection, 'list' | 'get' | 'tools'> & {
+  tools: readonly ResolvedTool[];
+};
+
+/**
+ * Builds a queryable collection. Disabled tools are dropped; names must already be unique
+ * ({@link loadToolFile} checks that).
+ */
+export function createToolCollection(init: ToolCollectionInit): ToolCollection {
+  const tools = Object.freeze(init.tools.filter((tool) => !tool.disabled));
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  return {
+    ...init,
+    tools,
+    list: (filter) => (filter ? tools.filter((tool) => matchesToolFilter(tool, filter)) : [...tools]),
+    get: (name) => byName.get(name),
+  };
+}
