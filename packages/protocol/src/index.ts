@@ -31,6 +31,35 @@ export {
   toJson,
 } from './response-pipe.ts';
 
+// Client -> server requests, replies and notices over the WebSocket (zod schemas)
+export {
+  CLIENT_MESSAGE_TYPES,
+  ClientMessageSchema,
+  ErrorCodeSchema,
+  ErrorMessageSchema,
+  HelloMessageSchema,
+  OverflowMessageSchema,
+  PidSchema,
+  ProcessCreateRequestSchema,
+  ProcessGetRequestSchema,
+  ProcessListRequestSchema,
+  ProcessSignalRequestSchema,
+  RefSchema,
+  ReplyMessageSchema,
+  RequestIdSchema,
+  ServerMessageSchema,
+  SinceSchema,
+  StreamChunkRequestSchema,
+  StreamEndRequestSchema,
+  StreamIdSchema,
+  StreamStartRequestSchema,
+  SubscribeRequestSchema,
+  SubscriptionTargetSchema,
+  UnsubscribeRequestSchema,
+} from './messages.ts';
+// Reading a client frame at the edge (never throws)
+export { describeIssues, parseClientMessage } from './parse-client-message.ts';
+
 // Snapshot types
 export type {
   IntentAttributes,
@@ -56,3 +85,26 @@ export type {
 } from './events.ts';
 // Response pipe types
 export type { FormatResultsOptions, RejectedBlock } from './response-pipe.ts';
+// Message types
+export type {
+  ClientMessage,
+  ClientMessageType,
+  ErrorMessage,
+  HelloMessage,
+  OverflowMessage,
+  ProcessCreateRequest,
+  ProcessGetRequest,
+  ProcessListRequest,
+  ProcessSignalRequest,
+  ReplyMessage,
+  ReplyTo,
+  RequestId,
+  ServerMessage,
+  StreamChunkRequest,
+  StreamEndRequest,
+  StreamStartRequest,
+  SubscribeRequest,
+  SubscriptionTarget,
+  UnsubscribeRequest,
+} from './messages.ts';
+export type { ClientMessageProblem, ParsedClientMessage } from './parse-client-message.ts';

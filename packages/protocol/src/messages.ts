@@ -1,0 +1,250 @@
+import { z } from 'zod';
+import { ServerEventSchema } from './events.ts';
+import { ProcessMetadataSchema, ProcessSnapshotSchema, ProcessStateSchema, RunStatusSchema } from './snapshot.ts';
+
+// Client -> server requests over the WebSocket (`/ws`), their replies, and the server's other messages.
+// @see docs/protocol.md for every message with an example exchange.
+
+/** A request id chosen by the client (a string up to 128 characters or an integer); echoed in the reply. */
+export const RequestIdSchema = z.union([z.string().max(128), z.number().int()]);
+/** @see RequestIdSchema */
+export type RequestId = z.infer<typeof RequestIdSchema>;
+
+/** A process label: trimmed, 1 to 256 characters (a chat message id, say). */
+export const RefSchema = z.string().trim().min(1, 'ref must not be empty').max(256, 'ref is at most 256 characters');
+
+/** A process id: a positive integer. */
+export const PidSchema = z.number().int().positive();
+
+/** A stream id chosen by the client: 1 to 128 characters. */
+export const StreamIdSchema = z.string().min(1, 'streamId must not be empty').max(128);
+
+/** An event sequence number to resume after (`0` replays everything still stored). */
+export const SinceSchema = z.number().int().nonnegative();
+
+const id = RequestIdSchema.optional();
+
+/**
+ * Create a process (queued at once unless `autorun: false`). `timeoutMs`: a positive integer, or `null`
+ * for the server maximum; @default 30000. `memoryLimitMb` @default 128. Both are clamped to the server's
+ * maxima. `lang` @default `'ts'`. Code over the server limit (default 100 KB) is a `CODE_TOO_LARGE` error.
+ * The connection is subscribed to the new process. Reply: `{ process }`.
+ */
+export const ProcessCreateRequestSchema = z.strictObject({
+  type: z.literal('process.create'),
+  id,
+  code: z.string(),
+  lang: z.string().min(1).max(32).optional(),
+  ref: RefSchema.optional(),
+  timeoutMs: z.number().int().positive().nullable().optional(),
+  memoryLimitMb: z.number().int().positive().optional(),
+  autorun: z.boolean().optional(),
+  metadata: ProcessMetadataSchema.optional(),
+});
+
+/**
+ * Send a signal: `kill` (queued -> canceled at once; running -> terminating -> canceled) or `run` (an
+ * idle process starts a new run). `force` is accepted for MCI process API compatibility and has no
+ * effect. A signal the state does not allow is a `CONFLICT` error. Reply: `{ process }`.
+ */
+export const ProcessSignalRequestSchema = z.strictObject({
+  type: z.literal('process.signal'),
+  id,
+  pid: PidSchema,
+  signal: z.enum(['kill', 'run']),
+  force: z.boolean().optional(),
+});
+
+/** Read one process's snapshot. Reply: `{ process }`. */
+export const ProcessGetRequestSchema = z.strictObject({
+  type: z.literal('process.get'),
+  id,
+  pid: PidSchema,
+});
+
+/** List visible processes, newest first, optionally filtered. Reply: `{ processes }`. */
+export const ProcessListRequestSchema = z.strictObject({
+  type: z.literal('process.list'),
+  id,
+  state: ProcessStateSchema.optional(),
+  status: RunStatusSchema.optional(),
+  ref: RefSchema.optional(),
+});
+
+/** What a subscription follows: one process, every process with a ref, or every visible process. */
+export const SubscriptionTargetSchema = z.union([
+  z.strictObject({ pid: PidSchema }),
+  z.strictObject({ ref: RefSchema }),
+  z.strictObject({ all: z.literal(true) }),
+]);
+/** @see SubscriptionTargetSchema */
+export type SubscriptionTarget = z.infer<typeof SubscriptionTargetSchema>;
+
+const targetShape = {
+  pid: PidSchema.optional(),
+  ref: RefSchema.optional(),
+  all: z.literal(true).optional(),
+};
+
+const exactlyOneTarget = (value: { pid?: number; ref?: string; all?: true }, ctx: z.core.$RefinementCtx) => {
+  const given = [value.pid !== undefined, value.ref !== undefined, value.all !== undefined].filter(Boolean).length;
+  if (given !== 1) {
+    ctx.addIssue({ code: 'custom', message: 'give exactly one of pid, ref or all', path: ['pid'], input: value });
+  }
+};
+
+/**
+ * Follow events of a process (`pid`), of a ref (`ref`), or of everything visible (`all: true`).
+ * With `since`, stored events with `seq > since` are replayed first, in order, then live ones follow,
+ * so a reconnecting client gets exactly what it missed. Reply: `{ subscription, replayed, seq }`.
+ */
+export const SubscribeRequestSchema = z
+  .strictObject({ type: z.literal('subscribe'), id, ...targetShape, since: SinceSchema.optional() })
+  .superRefine(exactlyOneTarget);
+
+/** Stop following a target given to `subscribe` (the same pid, ref or all). Reply: `{ subscription }`. */
+export const UnsubscribeRequestSchema = z
+  .strictObject({ type: z.literal('unsubscribe'), id, ...targetShape })
+  .superRefine(exactlyOneTarget);
+
+/**
+ * Open a stream (one model turn). Its exec intents become processes with this `ref`; the connection is
+ * subscribed to the stream's intents, processes and result. Reply: `{ streamId }`.
+ */
+export const StreamStartRequestSchema = z.strictObject({
+  type: z.literal('stream.start'),
+  id,
+  streamId: StreamIdSchema,
+  ref: RefSchema.optional(),
+});
+
+/** Push the next piece of model output (any split, even inside a fence or a character). Reply: `{ streamId }`. */
+export const StreamChunkRequestSchema = z.strictObject({
+  type: z.literal('stream.chunk'),
+  id,
+  streamId: StreamIdSchema,
+  text: z.string(),
+});
+
+/** End a stream; `stream.result` follows once all its processes are idle. Reply: `{ streamId }`. */
+export const StreamEndRequestSchema = z.strictObject({
+  type: z.literal('stream.end'),
+  id,
+  streamId: StreamIdSchema,
+});
+
+/** Every client -> server message, discriminated by `type`. */
+export const ClientMessageSchema = z.discriminatedUnion('type', [
+  ProcessCreateRequestSchema,
+  ProcessSignalRequestSchema,
+  ProcessGetRequestSchema,
+  ProcessListRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+  StreamStartRequestSchema,
+  StreamChunkRequestSchema,
+  StreamEndRequestSchema,
+]);
+/** @see ClientMessageSchema */
+export type ClientMessage = z.infer<typeof ClientMessageSchema>;
+/** The `type` of a {@link ClientMessage}. */
+export type ClientMessageType = ClientMessage['type'];
+/** The request types, in protocol order. */
+export const CLIENT_MESSAGE_TYPES = ClientMessageSchema.options.map((option) => option.shape.type.value);
+
+export type ProcessCreateRequest = z.infer<typeof ProcessCreateRequestSchema>;
+export type ProcessSignalRequest = z.infer<typeof ProcessSignalRequestSchema>;
+export type ProcessGetRequest = z.infer<typeof ProcessGetRequestSchema>;
+export type ProcessListRequest = z.infer<typeof ProcessListRequestSchema>;
+export type SubscribeRequest = z.infer<typeof SubscribeRequestSchema>;
+export type UnsubscribeRequest = z.infer<typeof UnsubscribeRequestSchema>;
+export type StreamStartRequest = z.infer<typeof StreamStartRequestSchema>;
+export type StreamChunkRequest = z.infer<typeof StreamChunkRequestSchema>;
+export type StreamEndRequest = z.infer<typeof StreamEndRequestSchema>;
+
+// ---- server -> client: replies, errors, notices ----
+
+const reply = <R extends ClientMessageType, S extends z.ZodRawShape>(request: R, result: S) =>
+  z.object({ type: z.literal('reply'), id, request: z.literal(request), result: z.object(result) });
+
+/** The successful answer to a request: `request` names it, `id` echoes its id, `result` holds the answer. */
+export const ReplyMessageSchema = z.discriminatedUnion('request', [
+  reply('process.create', { process: ProcessSnapshotSchema }),
+  reply('process.signal', { process: ProcessSnapshotSchema }),
+  reply('process.get', { process: ProcessSnapshotSchema }),
+  reply('process.list', { processes: z.array(ProcessSnapshotSchema) }),
+  reply('subscribe', {
+    subscription: SubscriptionTargetSchema,
+    /** How many stored events were replayed before this reply. */
+    replayed: z.number().int().nonnegative(),
+    /** The latest seq the server has issued (live events follow from here). */
+    seq: z.number().int().nonnegative(),
+  }),
+  reply('unsubscribe', { subscription: SubscriptionTargetSchema }),
+  reply('stream.start', { streamId: StreamIdSchema }),
+  reply('stream.chunk', { streamId: StreamIdSchema }),
+  reply('stream.end', { streamId: StreamIdSchema }),
+]);
+/** @see ReplyMessageSchema */
+export type ReplyMessage = z.infer<typeof ReplyMessageSchema>;
+/** The reply to a request of type `T`. */
+export type ReplyTo<T extends ClientMessageType> = Extract<ReplyMessage, { request: T }>;
+
+/**
+ * Error codes on the wire (HTTP status in parentheses): `VALIDATION` (400), `BAD_JSON` (400, frame is
+ * not JSON), `UNKNOWN_TYPE` (400), `UNAUTHORIZED` (401), `FORBIDDEN` (403), `NOT_FOUND` (404),
+ * `CONFLICT` (409), `CODE_TOO_LARGE` / `PAYLOAD_TOO_LARGE` (413), `QUEUE_FULL` (429), `INTERNAL` (500),
+ * `SHUTTING_DOWN` (503).
+ */
+export const ErrorCodeSchema = z.string().min(1);
+
+/**
+ * A request failed (or a frame could not be read): `id` echoes the request's id when it had one; `path`
+ * names the bad field (`pid`, `timeoutMs`). The connection stays open.
+ */
+export const ErrorMessageSchema = z.object({
+  type: z.literal('error'),
+  id,
+  code: ErrorCodeSchema,
+  message: z.string(),
+  path: z.string().optional(),
+});
+/** @see ErrorMessageSchema */
+export type ErrorMessage = z.infer<typeof ErrorMessageSchema>;
+
+/**
+ * Sent once when a connection opens: who the server takes the caller for, the latest `seq`, and the
+ * limits that apply to this connection (`maxFrameBytes`, `maxCodeBytes`, in bytes).
+ */
+export const HelloMessageSchema = z.object({
+  type: z.literal('hello'),
+  principal: z.object({ id: z.string(), role: z.enum(['client', 'operator']) }),
+  seq: z.number().int().nonnegative(),
+  limits: z.object({ maxFrameBytes: z.number().int().positive(), maxCodeBytes: z.number().int().positive() }),
+});
+/** @see HelloMessageSchema */
+export type HelloMessage = z.infer<typeof HelloMessageSchema>;
+
+/**
+ * The connection read too slowly: the server dropped its subscriptions (listed here) instead of
+ * buffering without bound. `since` is the seq of the last event it delivered on this connection;
+ * subscribe again with `since` to get the rest, in order, without repeats.
+ */
+export const OverflowMessageSchema = z.object({
+  type: z.literal('overflow'),
+  since: z.number().int().nonnegative(),
+  subscriptions: z.array(SubscriptionTargetSchema),
+});
+/** @see OverflowMessageSchema */
+export type OverflowMessage = z.infer<typeof OverflowMessageSchema>;
+
+/** Every server -> client message: events (with `seq`), replies, errors and notices. */
+export const ServerMessageSchema = z.union([
+  ServerEventSchema,
+  ReplyMessageSchema,
+  ErrorMessageSchema,
+  HelloMessageSchema,
+  OverflowMessageSchema,
+]);
+/** @see ServerMessageSchema */
+export type ServerMessage = z.infer<typeof ServerMessageSchema>;
