@@ -77,3 +77,29 @@ export type { SchemaErrorCode, SchemaIssue } from './schema-error.ts';
 export type { ResolvedTool, ToolCollection, ToolCollectionInit } from './tool-collection.ts';
 export type { ToolFilter } from './tool-filter.ts';
 export type { ToolsetLocation } from './toolset-locator.ts';
+
+// Templating engine: placeholders, fallbacks, JSON-native values, @for/@foreach/@if blocks
+export { parseTemplate, TEMPLATE_CACHE_SIZE } from './template/cache.ts';
+export { collectEnvReferences } from './template/env-references.ts';
+export { renderTemplate } from './template/render.ts';
+export { renderStructured } from './template/render-structured.ts';
+export { MAX_LOOP_ITERATIONS, TemplateError } from './template/template-error.ts';
+
+// Templating types: the context, the error codes and the parsed tree
+export type {
+  ComparisonOperator,
+  Condition,
+  ForeachNode,
+  ForNode,
+  IfBranch,
+  IfNode,
+  LiteralOperand,
+  LiteralValue,
+  Operand,
+  PathOperand,
+  PlaceholderNode,
+  TemplateNode,
+  TextNode,
+} from './template/ast.ts';
+export type { TemplateContext } from './template/scope.ts';
+export type { TemplateErrorCode, TemplateErrorDetails } from './template/template-error.ts';

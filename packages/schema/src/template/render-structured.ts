@@ -1,0 +1,61 @@
+import { parseTemplate } from './cache.ts';
+import { nativeInText, placeholderValue, renderNodes } from './render.ts';
+import { rootScope, type Scope, type TemplateContext } from './scope.ts';
+import { TemplateError } from './template-error.ts';
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+function copyValue(value: unknown): unknown {
+  try {
+    return structuredClone(value);
+  } catch {
+    return value; // not cloneable (a function in props): hand it over as is
+  }
+}
+
+function renderString(text: string, scope: Scope): unknown {
+  if (text.indexOf('{') < 0 && text.indexOf('@') < 0) return text;
+  const nodes = parseTemplate(text);
+  const only = nodes.length === 1 ? nodes[0]! : undefined;
+  if (only?.type === 'native') return copyValue(placeholderValue(only, scope));
+  const native = nodes.find((n) => n.type === 'native');
+  if (native?.type === 'native') throw nativeInText(native);
+  return renderNodes(nodes, scope, { iterations: 0 });
+}
+
+/**
+ * Renders every string inside a JSON-like value (http headers, params, body, cli args) and returns a
+ * deep copy; the input is never changed. Arrays and plain objects are walked (object keys are not
+ * templated); other values are copied as they are.
+ *
+ * A string that is exactly `{!!path!!}` (fallbacks allowed: `{!!props.limit | 10!!}`) becomes the raw
+ * value, keeping its JSON type (number, boolean, null, array, object). A `{!!...!!}` with other text
+ * around it is an error.
+ *
+ * @throws {TemplateError} as {@link renderTemplate}; `TEMPLATE_TYPE` for a circular structure.
+ * @see MCI schema reference, "JSON-Native Placeholders"
+ */
+export function renderStructured(value: unknown, context: TemplateContext): unknown {
+  const scope = rootScope(context);
+  const ancestors = new Set<object>();
+  const walk = (item: unknown): unknown => {
+    if (typeof item === 'string') return renderString(item, scope);
+    const array = Array.isArray(item);
+    if (!array && !isPlainObject(item)) return item;
+    if (ancestors.has(item))
+      throw new TemplateError('TEMPLATE_TYPE', 'the value to render is circular (it contains itself)');
+    ancestors.add(item);
+    try {
+      return array
+        ? item.map(walk)
+        : Object.fromEntries(Object.entries(item).map(([key, child]) => [key, walk(child)]));
+    } finally {
+      ancestors.delete(item);
+    }
+  };
+  return walk(value);
+}

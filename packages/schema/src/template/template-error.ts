@@ -1,0 +1,54 @@
+/**
+ * What went wrong while parsing or rendering a template.
+ *
+ * - `TEMPLATE_SYNTAX`: the template itself is malformed (unclosed placeholder or block, a directive
+ *   without its parentheses, an unknown operator, a stray `@endif`...). Found when parsing, before
+ *   anything renders.
+ * - `TEMPLATE_UNRESOLVED`: a placeholder path, loop collection or range bound does not resolve in the
+ *   context (missing prop, unset environment variable, index out of range) and no fallback applies.
+ * - `TEMPLATE_TYPE`: a value has the wrong type for its use: `>`/`<` between non-numbers, a
+ *   non-integer range bound, `@foreach` over something that is neither an array nor an object.
+ * - `TEMPLATE_LIMIT`: a render ran more loop iterations than {@link MAX_LOOP_ITERATIONS}.
+ */
+export type TemplateErrorCode =
+  | 'TEMPLATE_SYNTAX'
+  | 'TEMPLATE_UNRESOLVED'
+  | 'TEMPLATE_TYPE'
+  | 'TEMPLATE_LIMIT';
+
+/** Most loop iterations (all loops together) one render may run before it fails with `TEMPLATE_LIMIT`. */
+export const MAX_LOOP_ITERATIONS = 1_000_000;
+
+/** Where a template error happened, when known. */
+export interface TemplateErrorDetails {
+  /** 1-based line of the template the error is on. */
+  line?: number | undefined;
+  /** The placeholder or directive at fault, exactly as written (`{{props.user.name}}`, `@if(x > 1)`). */
+  placeholder?: string | undefined;
+  cause?: unknown;
+}
+
+/**
+ * The one error type of the templating engine. The message is meant for a model or a person to act
+ * on: it starts with the line, quotes the placeholder or directive, says what is wrong and, when it
+ * can, how to fix it (`line 3: '{{env.API_KEY}}' does not resolve: env.API_KEY is not set; add a
+ * fallback such as {{env.API_KEY | 'default'}}`).
+ */
+export class TemplateError extends Error {
+  override name = 'TemplateError';
+  readonly code: TemplateErrorCode;
+  /** 1-based line of the template the error is on. */
+  readonly line: number | undefined;
+  /** The placeholder or directive at fault, exactly as written. */
+  readonly placeholder: string | undefined;
+
+  constructor(code: TemplateErrorCode, message: string, details: TemplateErrorDetails = {}) {
+    super(
+      details.line === undefined ? message : `line ${details.line}: ${message}`,
+      details.cause === undefined ? undefined : { cause: details.cause },
+    );
+    this.code = code;
+    this.line = details.line;
+    this.placeholder = details.placeholder;
+  }
+}
