@@ -1,0 +1,30 @@
+import { readFile, stat } from 'node:fs/promises';
+import { type FileExecution, renderTemplate } from '@mci/schema';
+import { type ExecutionContext, renderField } from './execution-context.ts';
+import { checkPath } from './path-policy.ts';
+import { errorResult, type ToolResult, textResult } from './tool-result.ts';
+
+/**
+ * Reads a file as UTF-8: `path` is templated, resolved against the tool file's directory and
+ * path-checked; with `enableTemplating` the contents are rendered with the full engine.
+ * Metadata: `path` (absolute), `size_bytes`.
+ */
+export async function executeFile(execution: FileExecution, ctx: ExecutionContext): Promise<ToolResult> {
+  const path = renderField('execution.path', () => renderTemplate(execution.path, ctx.template));
+  const absolute = await checkPath(path, ctx.paths);
+  let size: number;
+  try {
+    const info = await stat(absolute);
+    if (!info.isFile()) return errorResult(`Not a file: ${path} (${absolute})`);
+    size = info.size;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return errorResult(`File not found: ${path} (${absolute})`);
+    throw error;
+  }
+  const contents = await readFile(absolute, { encoding: 'utf8', signal: ctx.signal });
+  const text = execution.enableTemplating
+    ? renderField(`file ${path}`, () => renderTemplate(contents, ctx.template))
+    : contents;
+  return textResult(text, { path: absolute, size_bytes: size });
+}

@@ -1,0 +1,159 @@
+import { Agent, type Dispatcher, interceptors } from 'undici';
+import { anySignal, raceAbort } from '../abort.ts';
+import { messageOf } from '../tool-error.ts';
+import { canceledResult, errorResult, type ToolResult } from '../tool-result.ts';
+import { type HttpRequestSpec, type PreparedRequest, prepareRequest, setHeader } from './http-request.ts';
+import { OAuth2TokenCache } from './oauth2-token-cache.ts';
+import { mapBody } from './response-content.ts';
+
+/** Status codes that are retried: request timeout, too many requests, every 5xx. */
+const RETRY_STATUS_CODES = [408, 429, ...Array.from({ length: 100 }, (_, i) => 500 + i)];
+/** Connection-level failures that are retried. */
+const RETRY_ERROR_CODES = [
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETDOWN',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'EHOSTUNREACH',
+  'EPIPE',
+  'ETIMEDOUT',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_CONNECT_TIMEOUT',
+];
+const ALL_METHODS = ['GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH', 'DELETE'];
+/** The longest single wait between tries, also for a larger `Retry-After`. */
+const MAX_RETRY_WAIT_MS = 60_000;
+/** How much of an error body the error message quotes. */
+const ERROR_BODY_CHARS = 500;
+
+/**
+ * Sends http tool requests with undici over one keep-alive connection pool: auth (api key, bearer,
+ * basic, OAuth2 client credentials with a token cache and one refresh on 401), retries through
+ * undici's retry interceptor (connection errors, 408, 429, 5xx; exponential backoff; `Retry-After`),
+ * one timeout for the whole request, and the mapping of the response to a {@link ToolResult}.
+ */
+export class HttpClient {
+  readonly #agent = new Agent();
+  readonly #retrying: Dispatcher = this.#agent.compose(interceptors.retry({ throwOnError: false }));
+  readonly #tokens = new OAuth2TokenCache(this.#agent);
+
+  /** Token requests made so far. */
+  get tokenRequests(): number {
+    return this.#tokens.requests;
+  }
+
+  /** Sends the request; never throws (failures and cancellation are error results). */
+  async send(spec: HttpRequestSpec, signal?: AbortSignal): Promise<ToolResult> {
+    const started = performance.now();
+    const timeout = spec.timeoutMs > 0 ? AbortSignal.timeout(spec.timeoutMs) : undefined;
+    const combined = anySignal(signal, timeout);
+    let prepared: PreparedRequest;
+    try {
+      prepared = prepareRequest(spec);
+    } catch (error) {
+      return errorResult(`Invalid request: ${messageOf(error)} (url: ${spec.url})`);
+    }
+    try {
+      const token = await this.#authorize(prepared, spec, combined);
+      let response = await this.#dispatch(prepared, spec, combined);
+      if (response.statusCode === 401 && spec.auth?.type === 'oauth2' && token !== undefined) {
+        // The token may have been revoked early: fetch a new one and try once more.
+        await response.body.dump();
+        this.#tokens.invalidate(spec.auth, token);
+        await this.#authorize(prepared, spec, combined);
+        response = await this.#dispatch(prepared, spec, combined);
+      }
+      const bytes = new Uint8Array(await response.body.arrayBuffer());
+      const metadata = {
+        status_code: response.statusCode,
+        response_time_ms: Math.round((performance.now() - started) * 100) / 100,
+        headers: response.headers,
+      };
+      const contentType = headerValue(response.headers['content-type']);
+      const mapped = mapBody(bytes, contentType);
+      if (response.statusCode >= 400) {
+        const status = `HTTP ${response.statusCode}${response.statusText ? ` ${response.statusText}` : ''}`;
+        const body = mapped.text.slice(0, ERROR_BODY_CHARS);
+        return errorResult(body ? `${status}: ${body}` : status, metadata);
+      }
+      const result: ToolResult = { isError: false, content: mapped.content, metadata };
+      if (mapped.structuredContent !== undefined) result.structuredContent = mapped.structuredContent;
+      return result;
+    } catch (error) {
+      if (signal?.aborted) return canceledResult(signal.reason);
+      if (timeout?.aborted)
+        return errorResult(`Request to ${prepared.url.origin} timed out after ${spec.timeoutMs} ms`);
+      return errorResult(`Request to ${prepared.url.href} failed: ${describe(error)}`);
+    }
+  }
+
+  /** Closes the connection pool. */
+  async close(): Promise<void> {
+    await this.#agent.close();
+  }
+
+  /** Applies the auth block to the prepared request; returns the OAuth2 token used, if any. */
+  async #authorize(prepared: PreparedRequest, spec: HttpRequestSpec, signal: AbortSignal | undefined) {
+    const auth = spec.auth;
+    if (!auth) return undefined;
+    switch (auth.type) {
+      case 'apiKey':
+        if (auth.in === 'query') prepared.url.searchParams.set(auth.name, auth.value);
+        else setHeader(prepared.headers, auth.name, auth.value);
+        return undefined;
+      case 'bearer':
+        setHeader(prepared.headers, 'Authorization', `Bearer ${auth.token}`);
+        return undefined;
+      case 'basic': {
+        const credentials = Buffer.from(`${auth.username}:${auth.password}`, 'utf8').toString('base64');
+        setHeader(prepared.headers, 'Authorization', `Basic ${credentials}`);
+        return undefined;
+      }
+      case 'oauth2': {
+        const token = await raceAbort(this.#tokens.token(auth, spec.timeoutMs), signal);
+        setHeader(prepared.headers, 'Authorization', `Bearer ${token}`);
+        return token;
+      }
+    }
+  }
+
+  #dispatch(prepared: PreparedRequest, spec: HttpRequestSpec, signal: AbortSignal | undefined) {
+    const retrying = spec.attempts > 1;
+    const dispatcher = retrying ? this.#retrying : this.#agent;
+    return dispatcher.request({
+      origin: prepared.url.origin,
+      path: `${prepared.url.pathname}${prepared.url.search}`,
+      method: spec.method.toUpperCase() as Dispatcher.HttpMethod,
+      headers: prepared.headers,
+      body: prepared.body,
+      signal,
+      // Read by undici's retry interceptor for this request only.
+      retryOptions: retrying
+        ? {
+            maxRetries: spec.attempts - 1,
+            minTimeout: spec.backoffMs,
+            timeoutFactor: 2,
+            maxTimeout: MAX_RETRY_WAIT_MS,
+            retryAfter: true,
+            methods: ALL_METHODS,
+            statusCodes: RETRY_STATUS_CODES,
+            errorCodes: RETRY_ERROR_CODES,
+          }
+        : undefined,
+    } as Dispatcher.RequestOptions);
+  }
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function describe(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  const message = messageOf(error);
+  return typeof code === 'string' && !message.includes(code) ? `${message} (${code})` : message;
+}

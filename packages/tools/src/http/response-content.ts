@@ -1,0 +1,53 @@
+import type { Content } from '../tool-result.ts';
+
+/** A response body mapped to result content. */
+export interface MappedBody {
+  content: Content[];
+  /** The parsed body, for JSON responses. */
+  structuredContent?: unknown;
+  /** The body as text (empty for binary bodies), for error messages. */
+  text: string;
+}
+
+/**
+ * Maps a response body to content by its `Content-Type`: `image/*` and `audio/*` become base64
+ * image/audio content; anything else is decoded as text (the `charset` parameter, else UTF-8), and a
+ * JSON body (`application/json`, `*+json`) also yields `structuredContent`.
+ */
+export function mapBody(bytes: Uint8Array, contentType: string | undefined): MappedBody {
+  const { mimeType, charset } = parseContentType(contentType);
+  if (mimeType.startsWith('image/') || mimeType.startsWith('audio/')) {
+    const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+    const type = mimeType.startsWith('image/') ? 'image' : 'audio';
+    return { content: [{ type, data, mimeType }], text: '' };
+  }
+  const text = decode(bytes, charset);
+  const mapped: MappedBody = { content: [{ type: 'text', text }], text };
+  if (mimeType === 'application/json' || mimeType.endsWith('+json')) {
+    try {
+      mapped.structuredContent = JSON.parse(text);
+    } catch {
+      // A server that labels a non-JSON body as JSON still gets its text through.
+    }
+  }
+  return mapped;
+}
+
+function parseContentType(header: string | undefined): { mimeType: string; charset: string | undefined } {
+  if (!header) return { mimeType: '', charset: undefined };
+  const [type = '', ...params] = header.split(';');
+  let charset: string | undefined;
+  for (const param of params) {
+    const [name, value] = param.split('=');
+    if (name?.trim().toLowerCase() === 'charset' && value) charset = value.trim().replace(/^"|"$/g, '');
+  }
+  return { mimeType: type.trim().toLowerCase(), charset };
+}
+
+function decode(bytes: Uint8Array, charset: string | undefined): string {
+  try {
+    return new TextDecoder(charset ?? 'utf-8').decode(bytes);
+  } catch {
+    return new TextDecoder('utf-8').decode(bytes);
+  }
+}

@@ -1,0 +1,160 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { type CallToolResult, ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ToolError } from '../tool-error.ts';
+
+/** An MCP server config with every template already rendered. */
+export type McpServerTarget =
+  | {
+      type: 'stdio';
+      command: string;
+      args?: readonly string[] | undefined;
+      env?: Record<string, string> | undefined;
+      cwd?: string | undefined;
+    }
+  | { type: 'http'; url: string; headers?: Record<string, string> | undefined };
+
+/** The client name and version this package announces to MCP servers. */
+const CLIENT_INFO = { name: 'mci-tools', version: '0.1.0' };
+/** How much of a stdio server's stderr is kept for error messages. */
+const STDERR_TAIL_CHARS = 2000;
+
+/**
+ * One lazily opened MCP client connection, shared by concurrent callers: the first call connects
+ * (stdio child process or Streamable HTTP), later calls reuse it. A call that fails because the
+ * connection dropped reconnects once and tries again.
+ */
+export class McpConnection {
+  readonly name: string;
+  readonly #target: McpServerTarget;
+  /** The open (or opening) connection; `client` is set once it is open. */
+  #entry: { promise: Promise<Client>; client?: Client } | undefined;
+  #stderrTail = '';
+  #closed = false;
+
+  constructor(name: string, target: McpServerTarget) {
+    this.name = name;
+    this.#target = target;
+  }
+
+  /** Lists every tool of the server, following `nextCursor` pagination. */
+  async listTools(signal?: AbortSignal): Promise<Tool[]> {
+    return this.#withReconnect(async (client) => {
+      const tools: Tool[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.listTools(cursor ? { cursor } : {}, { signal });
+        tools.push(...page.tools);
+        cursor = page.nextCursor;
+      } while (cursor);
+      return tools;
+    });
+  }
+
+  /**
+   * Calls a tool. Protocol errors other than a dropped connection reject with the server's message;
+   * an abort rejects with the signal's reason (the SDK tells the server the request was cancelled).
+   */
+  async callTool(
+    toolName: string,
+    args: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<CallToolResult> {
+    return this.#withReconnect(
+      async (client) =>
+        (await client.callTool({ name: toolName, arguments: args }, undefined, { signal })) as CallToolResult,
+    );
+  }
+
+  /** Closes the client (and stops a stdio server). Later calls fail. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const entry = this.#entry;
+    this.#entry = undefined;
+    if (entry) await entry.promise.then((c) => c.close()).catch(() => {});
+  }
+
+  async #withReconnect<T>(operation: (client: Client) => Promise<T>): Promise<T> {
+    const client = await this.#connect();
+    try {
+      return await operation(client);
+    } catch (error) {
+      if (!isConnectionLost(error) || this.#closed) throw error;
+      this.#drop(client);
+      return operation(await this.#connect());
+    }
+  }
+
+  #connect(): Promise<Client> {
+    if (this.#closed)
+      return Promise.reject(new ToolError('RUNNER_CLOSED', `MCP server "${this.name}": runner closed`));
+    if (!this.#entry) {
+      const entry: { promise: Promise<Client>; client?: Client } = { promise: this.#open() };
+      this.#entry = entry;
+      entry.promise.then(
+        (client) => {
+          entry.client = client;
+        },
+        () => {
+          // A failed connect is not kept: the next call tries again.
+          if (this.#entry === entry) this.#entry = undefined;
+        },
+      );
+    }
+    return this.#entry.promise;
+  }
+
+  async #open(): Promise<Client> {
+    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    const transport = this.#transport();
+    client.onclose = () => {
+      // The server went away: the next call opens a new connection.
+      if (this.#entry?.client === client) this.#entry = undefined;
+    };
+    try {
+      await client.connect(transport);
+      return client;
+    } catch (error) {
+      await client.close().catch(() => {});
+      const stderr = this.#stderrTail.trim();
+      throw new ToolError(
+        'MCP_SERVER_UNAVAILABLE',
+        `MCP server "${this.name}" could not be ${this.#target.type === 'stdio' ? 'started' : 'reached'}: ${
+          (error as Error).message
+        }${stderr ? ` (stderr: ${stderr})` : ''}`,
+        { cause: error },
+      );
+    }
+  }
+
+  #drop(client: Client): void {
+    if (this.#entry?.client === client) this.#entry = undefined;
+    void client.close().catch(() => {});
+  }
+
+  #transport(): Transport {
+    const target = this.#target;
+    if (target.type === 'http') {
+      return new StreamableHTTPClientTransport(new URL(target.url), {
+        requestInit: { headers: target.headers ?? {} },
+      });
+    }
+    const transport = new StdioClientTransport({
+      command: target.command,
+      args: [...(target.args ?? [])],
+      env: { ...getDefaultEnvironment(), ...target.env },
+      cwd: target.cwd,
+      stderr: 'pipe',
+    });
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      this.#stderrTail = (this.#stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_CHARS);
+    });
+    return transport;
+  }
+}
+
+function isConnectionLost(error: unknown): boolean {
+  return error instanceof McpError && error.code === ErrorCode.ConnectionClosed;
+}

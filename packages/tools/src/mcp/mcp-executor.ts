@@ -1,0 +1,64 @@
+import type { McpExecution } from '@mci/schema';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ExecutionContext } from '../execution-context.ts';
+import { messageOf } from '../tool-error.ts';
+import { type Content, canceledResult, errorResult, type ToolResult } from '../tool-result.ts';
+import type { McpConnection } from './mcp-connection.ts';
+
+/**
+ * Calls the tool on its MCP server (the connection opens on first use). The MCP result's content,
+ * `structuredContent` and `isError` pass through; embedded resources become text (text resources)
+ * or resource links (binary ones). Metadata: `mcp_server`, `mcp_tool`.
+ */
+export async function executeMcp(
+  execution: McpExecution,
+  ctx: ExecutionContext,
+  connection: McpConnection,
+): Promise<ToolResult> {
+  const metadata = { mcp_server: execution.serverName, mcp_tool: execution.toolName };
+  let result: CallToolResult;
+  try {
+    result = await connection.callTool(execution.toolName, ctx.props, ctx.signal);
+  } catch (error) {
+    if (ctx.signal?.aborted) return canceledResult(ctx.signal.reason);
+    return errorResult(
+      `MCP tool "${execution.toolName}" on server "${execution.serverName}" failed: ${messageOf(error)}`,
+      metadata,
+    );
+  }
+  const content = result.content.map(toContent);
+  const mapped: ToolResult = { isError: result.isError === true, content, metadata };
+  if (result.structuredContent !== undefined) mapped.structuredContent = result.structuredContent;
+  if (mapped.isError) {
+    mapped.error =
+      content
+        .filter((item) => item.type === 'text')
+        .map((item) => item.text)
+        .join('\n') || `MCP tool "${execution.toolName}" reported an error`;
+  }
+  return mapped;
+}
+
+function toContent(item: CallToolResult['content'][number]): Content {
+  switch (item.type) {
+    case 'text':
+      return { type: 'text', text: item.text };
+    case 'image':
+    case 'audio':
+      return { type: item.type, data: item.data, mimeType: item.mimeType };
+    case 'resource_link': {
+      const link: Content = { type: 'resource_link', uri: item.uri, name: item.name };
+      if (item.mimeType !== undefined) link.mimeType = item.mimeType;
+      if (item.description !== undefined) link.description = item.description;
+      return link;
+    }
+    case 'resource': {
+      const { resource } = item;
+      if ('text' in resource && typeof resource.text === 'string')
+        return { type: 'text', text: resource.text };
+      const link: Content = { type: 'resource_link', uri: resource.uri, name: resource.uri };
+      if (resource.mimeType !== undefined) link.mimeType = resource.mimeType;
+      return link;
+    }
+  }
+}

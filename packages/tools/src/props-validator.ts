@@ -1,0 +1,135 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv2019 } from 'ajv/dist/2019.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import formats from 'ajv-formats';
+
+/** The outcome of validating props: the props with defaults applied, or one combined message. */
+export type PropsValidation = { ok: true; props: unknown } | { ok: false; message: string };
+
+type Dialect = 'draft-07' | '2019-09' | '2020-12';
+
+/**
+ * Validates tool props against a tool's `inputSchema` with ajv and fills in `default` values.
+ *
+ * The dialect comes from the schema's `$schema` (draft-04/06/07, 2019-09, 2020-12); a schema without
+ * `$schema` is read as draft-07, as the schema package's load-time check reads it. Formats (`email`, `uri`, `date-time`, ...) are checked.
+ * Compiled validators are cached per schema object, so the loaded tool definitions must not change.
+ *
+ * @see https://modelcontextprotocol.io/specification/2025-11-25/basic#json-schema-usage
+ */
+export class PropsValidator {
+  readonly #ajv = new Map<Dialect, Ajv>();
+  readonly #compiled = new WeakMap<object, ValidateFunction | Error>();
+
+  /**
+   * Validates a deep copy of `props` (the caller's value is never changed). `undefined` and `null`
+   * props count as `{}`. Never throws: a schema that does not compile is reported as a failure.
+   */
+  validate(schema: Record<string, unknown> | undefined, props: unknown): PropsValidation {
+    const value = props === undefined || props === null ? {} : structuredClone(props);
+    if (!schema) return { ok: true, props: value };
+    const validate = this.#compile(schema);
+    if (validate instanceof Error) return { ok: false, message: `Invalid inputSchema: ${validate.message}` };
+    if (validate(value)) return { ok: true, props: value };
+    return { ok: false, message: `Invalid props: ${formatErrors(validate.errors ?? [])}` };
+  }
+
+  #compile(schema: Record<string, unknown>): ValidateFunction | Error {
+    let compiled = this.#compiled.get(schema);
+    if (!compiled) {
+      try {
+        compiled = this.#ajvFor(dialectOf(schema)).compile(schema);
+      } catch (error) {
+        compiled = error instanceof Error ? error : new Error(String(error));
+      }
+      this.#compiled.set(schema, compiled);
+    }
+    return compiled;
+  }
+
+  #ajvFor(dialect: Dialect): Ajv {
+    let ajv = this.#ajv.get(dialect);
+    if (!ajv) {
+      // strict: false because tool schemas in the wild carry annotations ajv does not know (`example`);
+      // addUsedSchema: false so two tools may share a `$id` without clashing; verbose for the got-type.
+      const options = {
+        allErrors: true,
+        useDefaults: true,
+        strict: false,
+        addUsedSchema: false,
+        verbose: true,
+      } as const;
+      ajv =
+        dialect === '2020-12'
+          ? new Ajv2020(options)
+          : dialect === '2019-09'
+            ? new Ajv2019(options)
+            : new Ajv(options);
+      // ajv-formats is CommonJS: under NodeNext its default import is `module.exports`, whose
+      // `default` is the plugin.
+      formats.default(ajv);
+      this.#ajv.set(dialect, ajv);
+    }
+    return ajv;
+  }
+}
+
+function dialectOf(schema: Record<string, unknown>): Dialect {
+  const uri = typeof schema.$schema === 'string' ? schema.$schema : '';
+  if (uri.includes('2020-12')) return '2020-12';
+  if (uri.includes('2019-09')) return '2019-09';
+  return 'draft-07';
+}
+
+/** Joins ajv errors into one readable message: `props.units must be one of metric, imperial; ...`. */
+export function formatErrors(errors: readonly ErrorObject[]): string {
+  const messages: string[] = [];
+  for (const error of errors) {
+    // allOf/anyOf/if produce a summary error next to the specific ones; the specific ones say more.
+    if (error.keyword === 'if') continue;
+    const message = formatError(error);
+    if (!messages.includes(message)) messages.push(message);
+  }
+  return messages.join('; ');
+}
+
+function formatError(error: ErrorObject): string {
+  const path = propsPath(error.instancePath);
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return `${joinPath(path, String(params.missingProperty))} is required`;
+    case 'enum':
+      return `${path} must be one of ${(params.allowedValues as unknown[]).map(String).join(', ')}`;
+    case 'const':
+      return `${path} must be ${JSON.stringify(params.allowedValue)}`;
+    case 'additionalProperties':
+      return `${path} must not have property "${String(params.additionalProperty)}"`;
+    case 'unevaluatedProperties':
+      return `${path} must not have property "${String(params.unevaluatedProperty)}"`;
+    case 'type':
+      return `${path} must be ${String(params.type)} (got ${typeName(error.data)})`;
+    default:
+      return `${path} ${error.message ?? `fails ${error.keyword}`}`;
+  }
+}
+
+/** `/items/0/name` -> `props.items.0.name` (JSON Pointer escapes undone). */
+function propsPath(instancePath: string): string {
+  if (!instancePath) return 'props';
+  const segments = instancePath
+    .slice(1)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return ['props', ...segments].join('.');
+}
+
+function joinPath(path: string, key: string): string {
+  return `${path}.${key}`;
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
