@@ -40,7 +40,9 @@ export function parseSourceDocument(text: string, fileName: string): SourceDocum
     try {
       value = doc.toJS({ maxAliasCount: 1000 });
     } catch (cause) {
-      throw new SchemaError('PARSE_ERROR', [{ file: fileName, path: '', message: String(cause) }], { cause });
+      // The yaml package throws when aliases expand past maxAliasCount (a "billion laughs" document).
+      const message = `cannot expand the YAML document: ${cause instanceof Error ? cause.message : String(cause)}`;
+      throw new SchemaError('PARSE_ERROR', [{ file: fileName, path: '', message }], { cause });
     }
   }
   if (value === null || value === undefined) {

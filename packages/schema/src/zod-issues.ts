@@ -19,7 +19,8 @@ export function toSchemaIssues(
       out.push({ file, path: formatJsonPath(path), message, ...source.locate(path) });
     }
   }
-  return out;
+  // zod reports in schema order; a reader goes down the file.
+  return out.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
 }
 
 function describe(issue: ZodIssue): { path: PropertyKey[]; message: string }[] {
