@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ServerMessageSchema } from './messages.ts';
 import { parseClientMessage } from './parse-client-message.ts';
 
-const parse = (value: unknown) => parseClientMessage(typeof value === 'string' ? value : JSON.stringify(value));
+const parse = (value: unknown) =>
+  parseClientMessage(typeof value === 'string' ? value : JSON.stringify(value));
 
 describe('parseClientMessage', () => {
   it('accepts every request type', () => {
@@ -13,6 +14,7 @@ describe('parseClientMessage', () => {
       { type: 'process.list', state: 'idle', status: 'failed', ref: 'x' },
       { type: 'subscribe', all: true, since: 0 },
       { type: 'subscribe', pid: 2 },
+      { type: 'subscribe', streamId: 's1', since: 4 },
       { type: 'unsubscribe', ref: 'chat-1' },
       { type: 'stream.start', streamId: 's1', ref: 'm1' },
       { type: 'stream.chunk', streamId: 's1', text: '```ts exec' },
@@ -27,7 +29,10 @@ describe('parseClientMessage', () => {
     expect(parse('{"type":')).toMatchObject({ ok: false, problem: { code: 'BAD_JSON' } });
     expect(parse('[1,2]')).toMatchObject({ ok: false, problem: { code: 'VALIDATION' } });
     expect(parse('null')).toMatchObject({ ok: false, problem: { code: 'VALIDATION' } });
-    expect(parse({ id: 7 })).toMatchObject({ ok: false, problem: { code: 'VALIDATION', path: 'type', id: 7 } });
+    expect(parse({ id: 7 })).toMatchObject({
+      ok: false,
+      problem: { code: 'VALIDATION', path: 'type', id: 7 },
+    });
     expect(parse({ type: 'process.explode', id: 'x' })).toMatchObject({
       ok: false,
       problem: { code: 'UNKNOWN_TYPE', id: 'x', path: 'type' },
@@ -53,7 +58,10 @@ describe('parseClientMessage', () => {
     ];
     for (const [message, path] of cases) {
       const result = parse(message);
-      expect(result, JSON.stringify(message)).toMatchObject({ ok: false, problem: { code: 'VALIDATION', path, id: 4 } });
+      expect(result, JSON.stringify(message)).toMatchObject({
+        ok: false,
+        problem: { code: 'VALIDATION', path, id: 4 },
+      });
       expect(!result.ok && result.problem.message).toContain(path);
     }
   });
@@ -82,11 +90,19 @@ describe('ServerMessageSchema', () => {
       { type: 'reply', request: 'subscribe', result: { subscription: { all: true }, replayed: 0, seq: 9 } },
       { type: 'error', id: 1, code: 'NOT_FOUND', message: 'no process 9', path: 'pid' },
       { type: 'overflow', since: 12, subscriptions: [{ pid: 1 }] },
-      { type: 'hello', principal: { id: 'local', role: 'operator' }, seq: 0, limits: { maxFrameBytes: 1, maxCodeBytes: 1 } },
+      {
+        type: 'hello',
+        principal: { id: 'local', role: 'operator' },
+        seq: 0,
+        limits: { maxFrameBytes: 1, maxCodeBytes: 1 },
+      },
       { type: 'process', seq: 3, ...snapshot },
       { type: 'output', seq: 4, pid: 1, run: 1, value: 2 },
     ];
-    for (const message of messages) expect(ServerMessageSchema.safeParse(message).success, message.type).toBe(true);
-    expect(ServerMessageSchema.safeParse({ type: 'reply', request: 'process.get', result: {} }).success).toBe(false);
+    for (const message of messages)
+      expect(ServerMessageSchema.safeParse(message).success, message.type).toBe(true);
+    expect(ServerMessageSchema.safeParse({ type: 'reply', request: 'process.get', result: {} }).success).toBe(
+      false,
+    );
   });
 });

@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { ServerEventSchema } from './events.ts';
-import { ProcessMetadataSchema, ProcessSnapshotSchema, ProcessStateSchema, RunStatusSchema } from './snapshot.ts';
+import {
+  ProcessMetadataSchema,
+  ProcessSnapshotSchema,
+  ProcessStateSchema,
+  RunStatusSchema,
+} from './snapshot.ts';
 
 // Client -> server requests over the WebSocket (`/ws`), their replies, and the server's other messages.
 // @see docs/protocol.md for every message with an example exchange.
@@ -11,7 +16,11 @@ export const RequestIdSchema = z.union([z.string().max(128), z.number().int()]);
 export type RequestId = z.infer<typeof RequestIdSchema>;
 
 /** A process label: trimmed, 1 to 256 characters (a chat message id, say). */
-export const RefSchema = z.string().trim().min(1, 'ref must not be empty').max(256, 'ref is at most 256 characters');
+export const RefSchema = z
+  .string()
+  .trim()
+  .min(1, 'ref must not be empty')
+  .max(256, 'ref is at most 256 characters');
 
 /** A process id: a positive integer. */
 export const PidSchema = z.number().int().positive();
@@ -71,10 +80,14 @@ export const ProcessListRequestSchema = z.strictObject({
   ref: RefSchema.optional(),
 });
 
-/** What a subscription follows: one process, every process with a ref, or every visible process. */
+/**
+ * What a subscription follows: one process, every process with a ref, one stream (its intents,
+ * processes and result), or every visible process.
+ */
 export const SubscriptionTargetSchema = z.union([
   z.strictObject({ pid: PidSchema }),
   z.strictObject({ ref: RefSchema }),
+  z.strictObject({ streamId: StreamIdSchema }),
   z.strictObject({ all: z.literal(true) }),
 ]);
 /** @see SubscriptionTargetSchema */
@@ -83,18 +96,28 @@ export type SubscriptionTarget = z.infer<typeof SubscriptionTargetSchema>;
 const targetShape = {
   pid: PidSchema.optional(),
   ref: RefSchema.optional(),
+  streamId: StreamIdSchema.optional(),
   all: z.literal(true).optional(),
 };
 
-const exactlyOneTarget = (value: { pid?: number; ref?: string; all?: true }, ctx: z.core.$RefinementCtx) => {
-  const given = [value.pid !== undefined, value.ref !== undefined, value.all !== undefined].filter(Boolean).length;
+const exactlyOneTarget = (
+  value: { pid?: number; ref?: string; streamId?: string; all?: true },
+  ctx: z.core.$RefinementCtx,
+) => {
+  const given = [value.pid, value.ref, value.streamId, value.all].filter((part) => part !== undefined).length;
   if (given !== 1) {
-    ctx.addIssue({ code: 'custom', message: 'give exactly one of pid, ref or all', path: ['pid'], input: value });
+    ctx.addIssue({
+      code: 'custom',
+      message: 'give exactly one of pid, ref, streamId or all',
+      path: ['pid'],
+      input: value,
+    });
   }
 };
 
 /**
- * Follow events of a process (`pid`), of a ref (`ref`), or of everything visible (`all: true`).
+ * Follow events of a process (`pid`), of a ref (`ref`), of a stream (`streamId`), or of everything
+ * visible (`all: true`).
  * With `since`, stored events with `seq > since` are replayed first, in order, then live ones follow,
  * so a reconnecting client gets exactly what it missed. Reply: `{ subscription, replayed, seq }`.
  */
@@ -102,7 +125,7 @@ export const SubscribeRequestSchema = z
   .strictObject({ type: z.literal('subscribe'), id, ...targetShape, since: SinceSchema.optional() })
   .superRefine(exactlyOneTarget);
 
-/** Stop following a target given to `subscribe` (the same pid, ref or all). Reply: `{ subscription }`. */
+/** Stop following a target given to `subscribe` (the same pid, ref, streamId or all). Reply: `{ subscription }`. */
 export const UnsubscribeRequestSchema = z
   .strictObject({ type: z.literal('unsubscribe'), id, ...targetShape })
   .superRefine(exactlyOneTarget);

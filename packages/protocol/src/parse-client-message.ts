@@ -1,5 +1,11 @@
 import type { z } from 'zod';
-import { CLIENT_MESSAGE_TYPES, type ClientMessage, ClientMessageSchema, type RequestId, RequestIdSchema } from './messages.ts';
+import {
+  CLIENT_MESSAGE_TYPES,
+  type ClientMessage,
+  ClientMessageSchema,
+  type RequestId,
+  RequestIdSchema,
+} from './messages.ts';
 
 /** Why a frame is not a valid request: `code` is `BAD_JSON`, `UNKNOWN_TYPE` or `VALIDATION`. */
 export interface ClientMessageProblem {
@@ -12,7 +18,9 @@ export interface ClientMessageProblem {
 }
 
 /** The outcome of {@link parseClientMessage}. */
-export type ParsedClientMessage = { ok: true; message: ClientMessage } | { ok: false; problem: ClientMessageProblem };
+export type ParsedClientMessage =
+  | { ok: true; message: ClientMessage }
+  | { ok: false; problem: ClientMessageProblem };
 
 /**
  * Reads one text frame as a client request: JSON, an object, a known `type`, then the schema of that
@@ -51,11 +59,14 @@ export function parseClientMessage(frame: string): ParsedClientMessage {
 export function describeIssues(issues: readonly z.core.$ZodIssue[]): ClientMessageProblem {
   const parts = issues.slice(0, 5).map((issue) => {
     const where = formatPath(issue.path);
-    const message = issue.code === 'unrecognized_keys' ? `unknown field(s) ${issue.keys.join(', ')}` : issue.message;
+    const message =
+      issue.code === 'unrecognized_keys' ? `unknown field(s) ${issue.keys.join(', ')}` : issue.message;
     return where ? `${where}: ${message}` : message;
   });
   const first = issues[0];
-  const path = first ? formatPath(first.code === 'unrecognized_keys' ? [...first.path, first.keys[0] ?? ''] : first.path) : '';
+  const path = first
+    ? formatPath(first.code === 'unrecognized_keys' ? [...first.path, first.keys[0] ?? ''] : first.path)
+    : '';
   return { code: 'VALIDATION', message: parts.join('; '), ...(path ? { path } : {}) };
 }
 

@@ -1,0 +1,76 @@
+import { z } from 'zod';
+
+const positiveInt = z.number().int().positive();
+
+/** One token of a config file: the secret itself, or the name of an environment variable holding it. */
+export const TokenConfigSchema = z
+  .strictObject({
+    /** The token as callers send it. */
+    token: z.string().min(1).optional(),
+    /** Read the token from this environment variable instead of writing it in the file. */
+    tokenEnv: z.string().min(1).optional(),
+    role: z.enum(['client', 'operator']),
+    /** The principal id (owner of its processes). @default derived from the token's hash */
+    id: z.string().min(1).max(128).optional(),
+  })
+  .refine((value) => (value.token === undefined) !== (value.tokenEnv === undefined), {
+    message: 'give exactly one of token or tokenEnv',
+    path: ['token'],
+  });
+/** @see TokenConfigSchema */
+export type TokenConfig = z.infer<typeof TokenConfigSchema>;
+
+/** Size and time limits of the server; every one is configurable. */
+export const LimitsSchema = z.strictObject({
+  /** Largest program, in UTF-8 bytes. @default 102400 (100 KB) */
+  maxCodeBytes: positiveInt.default(100 * 1024),
+  /** Largest WebSocket frame, in bytes; bigger ones close the connection with 1009. @default 1048576 */
+  maxFrameBytes: positiveInt.default(1024 * 1024),
+  /** Largest HTTP request body, in bytes; bigger ones get 413. @default 1048576 */
+  maxBodyBytes: positiveInt.default(1024 * 1024),
+  /** Bytes a WebSocket may have waiting to be sent before its live events are dropped. @default 4194304 */
+  maxBufferedBytes: positiveInt.default(4 * 1024 * 1024),
+  /** Timeout of a process that gives none, in ms. @default 30000 */
+  timeoutMs: positiveInt.default(30_000),
+  /** Largest timeout a process may ask for, in ms (`timeout: null` means this). @default 300000 */
+  maxTimeoutMs: positiveInt.default(300_000),
+  /** Memory limit of a process that gives none, in MiB. @default 128 */
+  memoryLimitMb: positiveInt.default(128),
+  /** Largest memory limit a process may ask for, in MiB. @default 1024 */
+  maxMemoryLimitMb: positiveInt.default(1024),
+  /** Size cap of the response pipe text in `stream.result`, in UTF-8 bytes. @default 16384 */
+  responsePipeBytes: positiveInt.default(16 * 1024),
+});
+/** @see LimitsSchema */
+export type Limits = z.infer<typeof LimitsSchema>;
+
+/**
+ * A server config file (`mci serve --config F`, YAML or JSON). Relative paths in it are relative to
+ * the file. Environment variables and flags override it. @see docs/server.md
+ */
+export const ServerConfigFileSchema = z.strictObject({
+  /** Address to listen on. @default '127.0.0.1' */
+  host: z.string().min(1).optional(),
+  /** Port to listen on (0 picks a free one). @default 7687 */
+  port: z.number().int().min(0).max(65535).optional(),
+  /** The MCI tool file. @default mci.json/yaml/yml in the working directory, else examples/mci.yaml */
+  file: z.string().min(1).optional(),
+  /** Sandbox workers, and processes run at once. @default number of CPUs */
+  concurrency: positiveInt.optional(),
+  /** Most queued processes; past it creation fails with 429 QUEUE_FULL. @default 1000 */
+  maxQueue: positiveInt.optional(),
+  /** Hosts (`HOST` or `HOST:PORT`) sandboxed `fetch` may reach even when private or loopback. */
+  allowNet: z.array(z.string().min(1)).optional(),
+  /** Allow binding a non-loopback address without tokens. @default false */
+  insecure: z.boolean().optional(),
+  tokens: z.array(TokenConfigSchema).optional(),
+  limits: LimitsSchema.partial().optional(),
+  /** Interval of WebSocket pings, in ms; a connection that misses one is closed. @default 30000 */
+  heartbeatMs: positiveInt.optional(),
+  /** How long running processes may finish on shutdown, in ms. @default 10000 */
+  shutdownGraceMs: z.number().int().nonnegative().optional(),
+  /** pino log level. @default 'info' */
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
+});
+/** @see ServerConfigFileSchema */
+export type ServerConfigFile = z.infer<typeof ServerConfigFileSchema>;

@@ -1,0 +1,203 @@
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import type { z } from 'zod';
+import type { TokenGrant } from '../auth/authenticator.ts';
+import { ConfigError } from './config-error.ts';
+import { type Limits, LimitsSchema, type ServerConfigFile, ServerConfigFileSchema } from './config-schema.ts';
+
+/** The settings of one server, resolved from defaults, config file, environment and flags (in that order). */
+export interface ServerSettings {
+  host: string;
+  port: number;
+  /** Absolute path of the tool file, when one was given (else the CLI picks the default). */
+  file: string | undefined;
+  concurrency: number | undefined;
+  maxQueue: number;
+  allowNet: string[];
+  insecure: boolean;
+  tokens: TokenGrant[];
+  limits: Limits;
+  heartbeatMs: number;
+  shutdownGraceMs: number;
+  logLevel: NonNullable<ServerConfigFile['logLevel']>;
+}
+
+/** Flags of `mci serve` (all optional; they win over environment and file). */
+export type ServerFlags = Partial<
+  Pick<ServerSettings, 'host' | 'port' | 'file' | 'concurrency' | 'maxQueue' | 'allowNet' | 'insecure'>
+> & { config?: string };
+
+/** Default port of MCI Server. */
+export const DEFAULT_PORT = 7687;
+
+/**
+ * Resolves the server settings. Environment: `MCI_CONFIG`, `MCI_HOST`, `MCI_PORT`, `MCI_FILE`,
+ * `MCI_CONCURRENCY`, `MCI_MAX_QUEUE`, `MCI_ALLOW_NET` (comma-separated), `MCI_INSECURE` (`1`/`true`),
+ * `MCI_LOG_LEVEL`, `MCI_API_KEY` (an operator token), `MCI_CLIENT_TOKENS` (comma-separated `token` or
+ * `id=token`). Tokens from all sources add up.
+ * @throws ConfigError naming the file and field, or the variable, at fault.
+ */
+export function loadServerSettings(
+  flags: ServerFlags = {},
+  env: NodeJS.ProcessEnv = process.env,
+  cwd = process.cwd(),
+): ServerSettings {
+  const configPath = flags.config ?? env.MCI_CONFIG;
+  const file = configPath
+    ? readConfigFile(resolve(cwd, configPath), env)
+    : { config: {} as ServerConfigFile, tokens: [], dir: cwd };
+  const { config } = file;
+  const fromEnv = readEnv(env);
+  const limits = LimitsSchema.parse(config.limits ?? {});
+  const pick = <T>(...values: Array<T | undefined>): T | undefined =>
+    values.find((value) => value !== undefined);
+  const toolFile = pick(
+    flags.file && resolve(cwd, flags.file),
+    fromEnv.file && resolve(cwd, fromEnv.file),
+    config.file && resolve(file.dir, config.file),
+  );
+  return {
+    host: pick(flags.host, fromEnv.host, config.host) ?? '127.0.0.1',
+    port: pick(flags.port, fromEnv.port, config.port) ?? DEFAULT_PORT,
+    file: toolFile,
+    concurrency: pick(flags.concurrency, fromEnv.concurrency, config.concurrency),
+    maxQueue: pick(flags.maxQueue, fromEnv.maxQueue, config.maxQueue) ?? 1000,
+    allowNet: [...(config.allowNet ?? []), ...(fromEnv.allowNet ?? []), ...(flags.allowNet ?? [])],
+    insecure: pick(flags.insecure || undefined, fromEnv.insecure, config.insecure) ?? false,
+    tokens: [...file.tokens, ...fromEnv.tokens],
+    limits,
+    heartbeatMs: config.heartbeatMs ?? 30_000,
+    shutdownGraceMs: config.shutdownGraceMs ?? 10_000,
+    logLevel: fromEnv.logLevel ?? config.logLevel ?? 'info',
+  };
+}
+
+function readConfigFile(
+  path: string,
+  env: NodeJS.ProcessEnv,
+): { config: ServerConfigFile; tokens: TokenGrant[]; dir: string } {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError(
+      'CONFIG_NOT_FOUND',
+      `cannot read config file ${path}: ${(error as Error).message}`,
+      { file: path, cause: error },
+    );
+  }
+  let data: unknown;
+  try {
+    data = path.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+  } catch (error) {
+    throw new ConfigError(
+      'CONFIG_INVALID',
+      `${path}: not valid ${path.endsWith('.json') ? 'JSON' : 'YAML'}: ${(error as Error).message}`,
+      {
+        file: path,
+        cause: error,
+      },
+    );
+  }
+  const parsed = ServerConfigFileSchema.safeParse(data ?? {});
+  if (!parsed.success) throw fromIssues(parsed.error.issues, path);
+  const tokens = (parsed.data.tokens ?? []).map((entry, index): TokenGrant => {
+    const token = entry.token ?? env[entry.tokenEnv ?? ''];
+    if (!token) {
+      throw new ConfigError(
+        'CONFIG_INVALID',
+        `${path}: tokens.${index}.tokenEnv: environment variable ${entry.tokenEnv} is not set`,
+        {
+          file: path,
+          path: `tokens.${index}.tokenEnv`,
+        },
+      );
+    }
+    return { token, role: entry.role, ...(entry.id ? { id: entry.id } : {}) };
+  });
+  return { config: parsed.data, tokens, dir: dirname(path) };
+}
+
+function fromIssues(issues: readonly z.core.$ZodIssue[], file: string): ConfigError {
+  const first = issues[0];
+  const where = (issue: z.core.$ZodIssue) => issue.path.map(String).join('.') || '(root)';
+  const text = issues
+    .slice(0, 5)
+    .map((issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `${where(issue)}: unknown field(s) ${issue.keys.join(', ')}`
+        : `${where(issue)}: ${issue.message}`,
+    )
+    .join('; ');
+  return new ConfigError('CONFIG_INVALID', `${file}: ${text}`, {
+    file,
+    ...(first ? { path: where(first) } : {}),
+  });
+}
+
+interface EnvSettings {
+  host?: string;
+  port?: number;
+  file?: string;
+  concurrency?: number;
+  maxQueue?: number;
+  allowNet?: string[];
+  insecure?: boolean;
+  logLevel?: ServerSettings['logLevel'];
+  tokens: TokenGrant[];
+}
+
+function readEnv(env: NodeJS.ProcessEnv): EnvSettings {
+  const int = (name: string, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return undefined;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      throw new ConfigError('CONFIG_INVALID', `${name}=${raw}: expected an integer from ${min} to ${max}`, {
+        path: name,
+      });
+    }
+    return value;
+  };
+  const tokens: TokenGrant[] = [];
+  if (env.MCI_API_KEY) tokens.push({ token: env.MCI_API_KEY, role: 'operator', id: 'operator' });
+  for (const item of (env.MCI_CLIENT_TOKENS ?? '')
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)) {
+    const eq = item.indexOf('=');
+    tokens.push(
+      eq > 0
+        ? { token: item.slice(eq + 1), role: 'client', id: item.slice(0, eq) }
+        : { token: item, role: 'client' },
+    );
+  }
+  const logLevel = env.MCI_LOG_LEVEL;
+  const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+  if (logLevel && !levels.includes(logLevel)) {
+    throw new ConfigError(
+      'CONFIG_INVALID',
+      `MCI_LOG_LEVEL=${logLevel}: expected one of ${levels.join(', ')}`,
+      { path: 'MCI_LOG_LEVEL' },
+    );
+  }
+  const insecure = env.MCI_INSECURE;
+  return {
+    ...(env.MCI_HOST ? { host: env.MCI_HOST } : {}),
+    ...(int('MCI_PORT', 0, 65535) !== undefined ? { port: int('MCI_PORT', 0, 65535) } : {}),
+    ...(env.MCI_FILE ? { file: env.MCI_FILE } : {}),
+    ...(int('MCI_CONCURRENCY', 1) !== undefined ? { concurrency: int('MCI_CONCURRENCY', 1) } : {}),
+    ...(int('MCI_MAX_QUEUE', 1) !== undefined ? { maxQueue: int('MCI_MAX_QUEUE', 1) } : {}),
+    ...(env.MCI_ALLOW_NET
+      ? {
+          allowNet: env.MCI_ALLOW_NET.split(',')
+            .map((s) => s.trim())
+            .filter(Boolean),
+        }
+      : {}),
+    ...(insecure ? { insecure: insecure === '1' || insecure.toLowerCase() === 'true' } : {}),
+    ...(logLevel ? { logLevel: logLevel as ServerSettings['logLevel'] } : {}),
+    tokens,
+  };
+}

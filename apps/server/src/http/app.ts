@@ -1,0 +1,88 @@
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { type Authenticator, bearerToken } from '../auth/authenticator.ts';
+import type { ProcessManager } from '../processes/process-manager-types.ts';
+import { ServerError } from '../processes/server-error.ts';
+import { renderSandboxGlobals, type ToolDeclarationSource } from '../tools-dts/sandbox-globals-dts.ts';
+import type { HttpEnv } from './http-env.ts';
+import { sendError } from './http-error.ts';
+import { renderMetrics, type TransportStats } from './metrics.ts';
+import { registerProcessRoutes } from './process-routes.ts';
+
+/** A tool as `GET /tools` lists it. */
+export interface ToolListing extends ToolDeclarationSource {
+  annotations?: Record<string, unknown>;
+  tags?: string[];
+}
+
+/** What the HTTP API is built from. */
+export interface HttpAppOptions {
+  manager: ProcessManager;
+  authenticator: Authenticator;
+  tools: readonly ToolListing[];
+  /** Largest request body in bytes; larger ones get 413 `PAYLOAD_TOO_LARGE`. */
+  maxBodyBytes: number;
+  /** True once shutdown began: `/healthz` answers 503 and so does every other route. */
+  isShuttingDown: () => boolean;
+  transportStats: () => TransportStats;
+}
+
+/**
+ * Builds the HTTP API (Hono): the MCI process API under `/processes`, `/tools`, `/tools.d.ts`,
+ * `/healthz` (no token needed) and `/metrics` (operators only). Errors are `{ error, code, path? }`.
+ * @see docs/server.md
+ */
+export function createHttpApp(options: HttpAppOptions): Hono<HttpEnv> {
+  const app = new Hono<HttpEnv>();
+  const toolsDts = renderSandboxGlobals(options.tools);
+  const toolList = options.tools.map(({ name, description, inputSchema, annotations, tags }) => ({
+    name,
+    ...(description !== undefined && { description }),
+    ...(inputSchema !== undefined && { inputSchema }),
+    ...(annotations !== undefined && { annotations }),
+    ...(tags !== undefined && { tags }),
+  }));
+
+  app.onError((error, c) => sendError(c, error));
+  app.notFound((c) => sendError(c, new ServerError('NOT_FOUND', `no route ${c.req.method} ${c.req.path}`)));
+
+  app.get('/healthz', (c) =>
+    options.isShuttingDown() ? c.json({ status: 'shutting_down' }, 503) : c.json({ status: 'ok' }),
+  );
+
+  app.use('*', async (c, next) => {
+    if (options.isShuttingDown()) throw new ServerError('SHUTTING_DOWN', 'the server is shutting down');
+    const result = options.authenticator.authenticate(bearerToken(c.req.header('authorization')));
+    if (!result.ok) {
+      c.header('WWW-Authenticate', 'Bearer');
+      throw new ServerError('UNAUTHORIZED', result.message);
+    }
+    c.set('principal', result.principal);
+    await next();
+  });
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: options.maxBodyBytes,
+      onError: (c) =>
+        sendError(
+          c,
+          new ServerError('PAYLOAD_TOO_LARGE', `request body is over ${options.maxBodyBytes} bytes`),
+        ),
+    }),
+  );
+
+  app.get('/tools', (c) => c.json({ tools: toolList }));
+  app.get('/tools.d.ts', (c) =>
+    c.body(toolsDts, 200, { 'Content-Type': 'application/typescript; charset=utf-8' }),
+  );
+  app.get('/metrics', (c) => {
+    if (c.get('principal').role !== 'operator')
+      throw new ServerError('FORBIDDEN', 'metrics are for operators');
+    return c.body(renderMetrics(options.manager.stats(), options.transportStats()), 200, {
+      'Content-Type': 'text/plain; version=0.0.4; charset=utf-8',
+    });
+  });
+  registerProcessRoutes(app, options.manager);
+  return app;
+}

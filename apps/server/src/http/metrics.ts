@@ -1,0 +1,57 @@
+import type { ProcessStats } from '../processes/process-manager-types.ts';
+
+/** Counters the transports keep beside the manager's. */
+export interface TransportStats {
+  wsConnections: number;
+  /** Live events not delivered because a connection read too slowly. */
+  wsEventsDropped: number;
+}
+
+/**
+ * Renders the Prometheus text exposition format (version 0.0.4): processes by state and by status,
+ * queue length, run durations (seconds histogram), tool calls, WebSocket connections.
+ * @see https://prometheus.io/docs/instrumenting/exposition_formats/
+ */
+export function renderMetrics(stats: ProcessStats, transport: TransportStats): string {
+  const lines: string[] = [];
+  const metric = (name: string, type: string, help: string, samples: Array<[string, number]>) => {
+    lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+    for (const [labels, value] of samples) lines.push(`${name}${labels} ${value}`);
+  };
+  metric(
+    'mci_processes',
+    'gauge',
+    'Processes by state.',
+    Object.entries(stats.byState).map(([state, n]) => [`{state="${state}"}`, n]),
+  );
+  metric(
+    'mci_processes_by_status',
+    'gauge',
+    'Processes by the status of their latest run (none: not run yet or not finished).',
+    Object.entries(stats.byStatus).map(([status, n]) => [`{status="${status}"}`, n]),
+  );
+  metric('mci_queue_length', 'gauge', 'Processes waiting for a sandbox.', [['', stats.queueLength]]);
+  metric('mci_processes_running', 'gauge', 'Processes running now.', [['', stats.running]]);
+  metric('mci_processes_created_total', 'counter', 'Processes created.', [['', stats.processesCreated]]);
+  metric('mci_runs_started_total', 'counter', 'Runs started.', [['', stats.runsStarted]]);
+  metric('mci_tool_calls_total', 'counter', 'Tool calls made by programs.', [['', stats.toolCalls]]);
+  metric('mci_tool_errors_total', 'counter', 'Tool calls that returned an error result.', [
+    ['', stats.toolErrors],
+  ]);
+  const histogram = stats.runDurationsMs;
+  const name = 'mci_run_duration_seconds';
+  lines.push(`# HELP ${name} Wall time of finished runs.`, `# TYPE ${name} histogram`);
+  histogram.buckets.forEach((bucketMs, i) => {
+    lines.push(`${name}_bucket{le="${bucketMs / 1000}"} ${histogram.counts[i] ?? 0}`);
+  });
+  lines.push(
+    `${name}_bucket{le="+Inf"} ${histogram.count}`,
+    `${name}_sum ${histogram.sum / 1000}`,
+    `${name}_count ${histogram.count}`,
+  );
+  metric('mci_ws_connections', 'gauge', 'Open WebSocket connections.', [['', transport.wsConnections]]);
+  metric('mci_ws_events_dropped_total', 'counter', 'Live events dropped for slow WebSocket readers.', [
+    ['', transport.wsEventsDropped],
+  ]);
+  return `${lines.join('\n')}\n`;
+}

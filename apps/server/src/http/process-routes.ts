@@ -1,0 +1,110 @@
+import type { Context, Hono } from 'hono';
+import type { Principal } from '../auth/principal.ts';
+import type { ProcessManager } from '../processes/process-manager-types.ts';
+import { ServerError } from '../processes/server-error.ts';
+import type { HttpEnv } from './http-env.ts';
+import {
+  CreateProcessBodySchema,
+  ListQuerySchema,
+  PidParamSchema,
+  RunParamSchema,
+  SignalBodySchema,
+  SignalParamSchema,
+} from './request-schemas.ts';
+import { parseOrThrow } from './validate.ts';
+
+/**
+ * The process routes of the MCI process API: create (optionally `block`ing until idle), list, read,
+ * delete, code/output/stdout/stderr/runs, and the run/kill signals.
+ */
+export function registerProcessRoutes(app: Hono<HttpEnv>, manager: ProcessManager): void {
+  app.post('/processes', async (c) => {
+    const body = parseOrThrow(CreateProcessBodySchema, await readJson(c), 'body');
+    const principal = c.get('principal');
+    const created = manager.create(
+      {
+        code: body.code,
+        ...(body.lang !== undefined && { lang: body.lang }),
+        ...(body.ref !== undefined && { ref: body.ref }),
+        ...(body.timeout !== undefined && { timeoutMs: body.timeout }),
+        ...(body.memoryLimitMb !== undefined && { memoryLimitMb: body.memoryLimitMb }),
+        ...(body.autorun !== undefined && { autorun: body.autorun }),
+        ...(body.metadata !== undefined && { metadata: body.metadata }),
+      },
+      principal,
+    );
+    if (body.block && body.autorun !== false)
+      return c.json(await finalResult(manager, created.pid, principal), 201);
+    return c.json({ pid: created.pid }, 201);
+  });
+
+  app.get('/processes', (c) => {
+    const query = parseOrThrow(ListQuerySchema, c.req.query(), 'query');
+    const { status, ...rest } = query;
+    const filter = { ...rest, ...(status !== undefined && { status: status === 'null' ? null : status }) };
+    return c.json({ processes: manager.list(filter, c.get('principal')) });
+  });
+
+  app.get('/processes/:pid', (c) => c.json(manager.get(pid(c), c.get('principal'))));
+
+  app.delete('/processes/:pid', (c) => {
+    const id = pid(c);
+    manager.delete(id, c.get('principal'));
+    return c.json({ pid: id, deleted: true });
+  });
+
+  app.get('/processes/:pid/code', (c) => text(c, manager.getCode(pid(c), c.get('principal'))));
+  app.get('/processes/:pid/output', (c) => c.json(manager.getResult(pid(c), c.get('principal')).outputs));
+  app.get('/processes/:pid/stdout', (c) => text(c, manager.getResult(pid(c), c.get('principal')).stdout));
+  app.get('/processes/:pid/stderr', (c) => text(c, manager.getResult(pid(c), c.get('principal')).stderr));
+  app.get('/processes/:pid/runs/:n', (c) => {
+    const params = parseOrThrow(RunParamSchema, c.req.param(), 'path');
+    return c.json(manager.getRun(params.pid, params.n, c.get('principal')));
+  });
+
+  app.post('/processes/:pid/signals/:signal', async (c) => {
+    const id = pid(c);
+    const { signal } = parseOrThrow(SignalParamSchema, { signal: c.req.param('signal') }, 'path');
+    const body = parseOrThrow(SignalBodySchema, await readJson(c, true), 'body');
+    const principal = c.get('principal');
+    const snapshot = manager.signal(
+      id,
+      signal,
+      principal,
+      body.force === undefined ? undefined : { force: body.force },
+    );
+    if (signal === 'run' && body.block) return c.json(await finalResult(manager, id, principal));
+    return c.json(snapshot);
+  });
+}
+
+/** Waits for the process to be idle and returns its snapshot with the latest run's outputs and logs. */
+async function finalResult(manager: ProcessManager, pid: number, principal: Principal) {
+  await manager.wait(pid, principal);
+  return manager.getResult(pid, principal);
+}
+
+function pid(c: Context<HttpEnv>): number {
+  return parseOrThrow(PidParamSchema, { pid: c.req.param('pid') }, 'path').pid;
+}
+
+function text(c: Context, body: string): Response {
+  return c.text(body, 200, { 'Content-Type': 'text/plain; charset=utf-8' });
+}
+
+/** Reads a JSON body; an empty body is `{}` when `optional`. @throws ServerError VALIDATION */
+async function readJson(c: Context, optional = false): Promise<unknown> {
+  const raw = await c.req.text();
+  if (raw.trim() === '') {
+    if (optional) return {};
+    throw new ServerError('VALIDATION', 'body: a JSON object is required', { path: 'body' });
+  }
+  try {
+    return JSON.parse(raw);
+  } catch (error) {
+    throw new ServerError('VALIDATION', `body is not valid JSON: ${(error as Error).message}`, {
+      path: 'body',
+      cause: error,
+    });
+  }
+}

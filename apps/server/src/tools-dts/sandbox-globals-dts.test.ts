@@ -1,0 +1,129 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { schemaToType } from './json-schema-to-ts.ts';
+import { renderSandboxGlobals } from './sandbox-globals-dts.ts';
+
+const tsc = join(import.meta.dirname, '../../../../node_modules/.bin/tsc');
+
+/** Type-checks `usage` against the declarations with the real compiler; returns its diagnostics. */
+function typecheck(declarations: string, usage: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'mci-dts-'));
+  writeFileSync(join(dir, 'globals.d.ts'), declarations);
+  writeFileSync(join(dir, 'usage.ts'), `export {};\n${usage}`);
+  const args = [
+    '--noEmit',
+    '--strict',
+    '--target',
+    'es2022',
+    '--lib',
+    'es2022',
+    '--types',
+    '',
+    '--module',
+    'esnext',
+  ];
+  try {
+    execFileSync(tsc, ['--ignoreConfig', ...args, join(dir, 'globals.d.ts'), join(dir, 'usage.ts')], {
+      encoding: 'utf8',
+      cwd: dir,
+    });
+    return '';
+  } catch (error) {
+    return String((error as { stdout?: string }).stdout ?? error);
+  }
+}
+
+const weather = {
+  name: 'get_weather',
+  description: 'Current weather for a city.',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      location: { type: 'string', description: 'City name */ with a comment end' },
+      units: { type: 'string', enum: ['metric', 'imperial'], default: 'metric' },
+      days: { type: 'integer', minimum: 1 },
+      'x-trace': { type: ['string', 'null'] },
+      tags: { type: 'array', items: { type: 'string' } },
+      point: { $ref: '#/$defs/point' },
+    },
+    required: ['location'],
+    $defs: {
+      point: {
+        type: 'object',
+        properties: { lat: { type: 'number' }, lon: { type: 'number' } },
+        required: ['lat', 'lon'],
+      },
+    },
+  },
+};
+
+describe('schemaToType', () => {
+  it('renders the value-shaping keywords', () => {
+    expect(schemaToType({ type: 'string' })).toBe('string');
+    expect(schemaToType({ type: ['integer', 'null'] })).toBe('number | null');
+    expect(schemaToType({ enum: ['a', 1, null] })).toBe('"a" | 1 | null');
+    expect(schemaToType({ const: true })).toBe('true');
+    expect(schemaToType({ type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'number' }] } })).toBe(
+      '(string | number)[]',
+    );
+    expect(
+      schemaToType({ type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }], items: false }),
+    ).toBe('[string, number]');
+    expect(schemaToType({ type: 'object', additionalProperties: { type: 'number' } })).toBe(
+      '{\n  [key: string]: number;\n}',
+    );
+    expect(schemaToType({ type: 'object' })).toBe('Record<string, unknown>');
+    expect(schemaToType(true)).toBe('unknown');
+    expect(schemaToType({ type: 'wat' })).toBe('unknown');
+  });
+
+  it('ends recursive refs as unknown instead of looping', () => {
+    const tree = {
+      $defs: { node: { type: 'object', properties: { child: { $ref: '#/$defs/node' } } } },
+      $ref: '#/$defs/node',
+    };
+    expect(schemaToType(tree)).toContain('child?: unknown');
+  });
+});
+
+describe('renderSandboxGlobals', () => {
+  const dts = renderSandboxGlobals([
+    weather,
+    { name: 'read-notes', description: 'Reads notes.' },
+    {
+      name: 'echo',
+      inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+    },
+  ]);
+
+  it('declares output, console, fetch and one function per tool', () => {
+    expect(dts).toContain('declare function output(value: unknown): void;');
+    expect(dts).toContain('declare const console');
+    expect(dts).toContain('declare function fetch(');
+    expect(dts).toContain('get_weather(props: {');
+    expect(dts).toContain('"read-notes"(props?: Record<string, unknown>): Promise<ToolResult>;');
+    expect(dts).toContain('@default "metric"');
+    expect(dts).not.toContain('City name */');
+  });
+
+  it('compiles, and accepts correct calls', () => {
+    const usage = `
+      const r = await tools.get_weather({ location: 'Oslo', units: 'imperial', point: { lat: 1, lon: 2 }, 'x-trace': null });
+      if (r.isError) console.error(r.error); else output(r.structuredContent);
+      await tools['read-notes']();
+      await tools.echo({ text: 'hi' });
+      const res = await fetch('http://127.0.0.1:1/x', { method: 'POST', body: '{}' });
+      output(await res.json());
+    `;
+    expect(typecheck(dts, usage)).toBe('');
+  });
+
+  it('rejects calls that break the input schema', () => {
+    expect(typecheck(dts, `await tools.get_weather({ units: 'metric' });`)).toMatch(/location/);
+    expect(typecheck(dts, `await tools.get_weather({ location: 'x', units: 'kelvin' });`)).toMatch(/kelvin/);
+    expect(typecheck(dts, `await tools.nope();`)).toMatch(/nope/);
+  });
+});

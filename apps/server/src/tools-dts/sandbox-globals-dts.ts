@@ -1,0 +1,87 @@
+import { docComment, type JsonSchema, propertyKey, schemaToType } from './json-schema-to-ts.ts';
+
+/** What the declaration generator needs to know about one tool. */
+export interface ToolDeclarationSource {
+  name: string;
+  description?: string;
+  inputSchema?: JsonSchema;
+}
+
+const PRELUDE = `// Globals available to code run by MCI Server (an async function body: top-level await and
+// return work; import/require do not). Generated from the server's tool file.
+
+/** Content items of a tool result (the MCP content union). */
+type ToolContent =
+  | { type: 'text'; text: string }
+  | { type: 'image'; data: string; mimeType: string }
+  | { type: 'audio'; data: string; mimeType: string }
+  | { type: 'resource_link'; uri: string; name: string; mimeType?: string };
+
+/** The MCI execution result every tool call resolves to. Tool failures are results, not exceptions. */
+interface ToolResult {
+  isError: boolean;
+  content: ToolContent[];
+  /** The error message when isError is true. */
+  error?: string;
+  metadata?: Record<string, unknown>;
+  /** Parsed JSON for JSON responses. */
+  structuredContent?: unknown;
+}
+
+/**
+ * Records one output value of the program (copied with structured-clone rules). A promise is awaited
+ * first. A non-undefined return value of the program is recorded as a final output.
+ */
+declare function output(value: unknown): void;
+
+/** log/info/debug go to stdout, warn/error to stderr (formatted like Node's console). */
+declare const console: {
+  log(...args: unknown[]): void;
+  info(...args: unknown[]): void;
+  debug(...args: unknown[]): void;
+  warn(...args: unknown[]): void;
+  error(...args: unknown[]): void;
+};
+
+/** The response of fetch (a subset of the standard Response). */
+interface FetchResponse {
+  readonly status: number;
+  readonly ok: boolean;
+  readonly statusText: string;
+  readonly url: string;
+  readonly headers: { get(name: string): string | null; has(name: string): boolean };
+  text(): Promise<string>;
+  json(): Promise<any>;
+}
+
+/** A standard fetch subset; hosts are limited by the server's egress policy. */
+declare function fetch(
+  url: string | { readonly href: string },
+  init?: { method?: string; headers?: Record<string, string>; body?: string },
+): Promise<FetchResponse>;
+`;
+
+/**
+ * Renders the TypeScript declarations of the sandbox globals (`output`, `console`, `fetch`, and
+ * `tools` with one typed async function per tool, its props typed from the tool's `inputSchema`):
+ * what a chat client puts in a model's prompt. Served as `GET /tools.d.ts`.
+ */
+export function renderSandboxGlobals(tools: readonly ToolDeclarationSource[]): string {
+  let body = '';
+  for (const tool of [...tools].sort((a, b) => a.name.localeCompare(b.name))) {
+    const schema = tool.inputSchema ?? { type: 'object' };
+    const propsType = schemaToType(schema, '  ');
+    const optional = !hasRequired(schema);
+    body += docComment(tool.description ? [tool.description] : [], '  ');
+    body += `  ${propertyKey(tool.name)}(props${optional ? '?' : ''}: ${propsType}): Promise<ToolResult>;\n`;
+  }
+  const toolsDecl =
+    body === ''
+      ? 'declare const tools: {};\n'
+      : `/** The tools of this server, one async function each. */\ndeclare const tools: {\n${body}};\n`;
+  return `${PRELUDE}\n${toolsDecl}`;
+}
+
+function hasRequired(schema: JsonSchema): boolean {
+  return typeof schema === 'object' && Array.isArray(schema.required) && schema.required.length > 0;
+}

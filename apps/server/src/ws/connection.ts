@@ -1,0 +1,298 @@
+import {
+  type ClientMessage,
+  type ErrorMessage,
+  type OverflowMessage,
+  parseClientMessage,
+  type ReplyMessage,
+  type RequestId,
+  type ServerEvent,
+  type SubscriptionTarget,
+} from '@mci/protocol';
+import type { Logger } from 'pino';
+import type { WebSocket } from 'ws';
+import type { Principal } from '../auth/principal.ts';
+import type { ProcessManager } from '../processes/process-manager-types.ts';
+import type { EventRoute } from '../processes/process-store.ts';
+import { toServerError } from '../processes/server-error.ts';
+import { Subscriptions } from './subscriptions.ts';
+
+/** Limits of one connection. */
+export interface ConnectionLimits {
+  /** Bytes waiting in the socket past which live events are dropped (and an `overflow` is sent). */
+  maxBufferedBytes: number;
+}
+
+/**
+ * One WebSocket client: reads requests, answers each with a reply or an error (the connection stays
+ * open), and forwards the events it follows. A slow reader never makes the server buffer without
+ * bound: past `maxBufferedBytes` its subscriptions are dropped and it is told (`overflow`) to
+ * subscribe again with `since`.
+ */
+export class Connection {
+  readonly subscriptions = new Subscriptions();
+  /** Seq of the last event sent on this connection (0 before any). */
+  lastSeq = 0;
+  /** Live events dropped for this connection (for metrics). */
+  dropped = 0;
+  alive = true;
+  private readonly socket: WebSocket;
+  private readonly principal: Principal;
+  private readonly manager: ProcessManager;
+  private readonly limits: ConnectionLimits;
+  private readonly logger: Logger | undefined;
+  /** Events routed while a `process.create` runs, before the new pid is known. */
+  private capture: Array<{ event: ServerEvent; route: EventRoute }> | undefined;
+
+  constructor(
+    socket: WebSocket,
+    principal: Principal,
+    manager: ProcessManager,
+    limits: ConnectionLimits,
+    logger?: Logger,
+  ) {
+    this.socket = socket;
+    this.principal = principal;
+    this.manager = manager;
+    this.limits = limits;
+    this.logger = logger;
+  }
+
+  /** Handles one frame; never throws. */
+  handleFrame(data: string): void {
+    const parsed = parseClientMessage(data);
+    if (!parsed.ok) {
+      const { code, message, path, id } = parsed.problem;
+      this.sendError({
+        type: 'error',
+        code,
+        message,
+        ...(id !== undefined && { id }),
+        ...(path !== undefined && { path }),
+      });
+      return;
+    }
+    const request = parsed.message;
+    try {
+      this.dispatch(request);
+    } catch (error) {
+      const serverError = toServerError(error);
+      if (serverError.code === 'INTERNAL')
+        this.logger?.error({ err: error, request: request.type }, 'request failed');
+      this.sendError({
+        type: 'error',
+        ...(request.id !== undefined && { id: request.id }),
+        code: serverError.code,
+        message: serverError.message,
+        ...(serverError.path !== undefined && { path: serverError.path }),
+      });
+    }
+  }
+
+  /** Called for every event of the server; forwards those this connection follows and may see. */
+  onEvent(event: ServerEvent, route: EventRoute): void {
+    if (!this.visible(route)) return;
+    if (this.capture) this.capture.push({ event, route });
+    this.subscriptions.learn(event);
+    if (this.subscriptions.matches(event, route)) this.deliver(event);
+  }
+
+  /** Sends an error reply (also used by the gateway for binary frames). */
+  sendError(message: ErrorMessage): void {
+    this.sendRaw(message);
+  }
+
+  private dispatch(request: ClientMessage): void {
+    const principal = this.principal;
+    const id = request.id;
+    switch (request.type) {
+      case 'process.create': {
+        const { type: _type, id: _id, ...input } = request;
+        this.capture = [];
+        let captured: Array<{ event: ServerEvent; route: EventRoute }>;
+        let snapshot: ReturnType<ProcessManager['create']>;
+        try {
+          snapshot = this.manager.create(input, principal);
+        } finally {
+          captured = this.capture;
+          this.capture = undefined;
+        }
+        this.subscriptions.add({ pid: snapshot.pid });
+        this.reply({ type: 'reply', id, request: request.type, result: { process: snapshot } });
+        // Events the manager emitted inside create(), before the pid was known to be ours.
+        for (const { event, route } of captured) if (route.pid === snapshot.pid) this.deliver(event);
+        return;
+      }
+      case 'process.signal': {
+        const options = request.force === undefined ? undefined : { force: request.force };
+        const process = this.manager.signal(request.pid, request.signal, principal, options);
+        this.reply({ type: 'reply', id, request: request.type, result: { process } });
+        return;
+      }
+      case 'process.get':
+        this.reply({
+          type: 'reply',
+          id,
+          request: request.type,
+          result: { process: this.manager.get(request.pid, principal) },
+        });
+        return;
+      case 'process.list': {
+        const { state, status, ref } = request;
+        const filter = { ...(state && { state }), ...(status && { status }), ...(ref && { ref }) };
+        this.reply({
+          type: 'reply',
+          id,
+          request: request.type,
+          result: { processes: this.manager.list(filter, principal) },
+        });
+        return;
+      }
+      case 'subscribe': {
+        const target = toTarget(request);
+        const replayed = request.since === undefined ? 0 : this.replay(target, request.since);
+        if (replayed >= 0) this.subscriptions.add(target);
+        const seq = this.manager.lastSeq();
+        this.reply({
+          type: 'reply',
+          id,
+          request: request.type,
+          result: { subscription: target, replayed: Math.max(replayed, 0), seq },
+        });
+        return;
+      }
+      case 'unsubscribe': {
+        const target = toTarget(request);
+        this.subscriptions.remove(target);
+        this.reply({ type: 'reply', id, request: request.type, result: { subscription: target } });
+        return;
+      }
+      case 'stream.start': {
+        const stream = this.manager.openStream(
+          { streamId: request.streamId, ...(request.ref !== undefined && { ref: request.ref }) },
+          principal,
+        );
+        this.subscriptions.add({ streamId: stream.streamId });
+        this.reply({ type: 'reply', id, request: request.type, result: { streamId: stream.streamId } });
+        return;
+      }
+      case 'stream.chunk':
+        this.manager.getStream(request.streamId, principal).push(request.text);
+        this.reply({ type: 'reply', id, request: request.type, result: { streamId: request.streamId } });
+        return;
+      case 'stream.end':
+        this.manager.getStream(request.streamId, principal).end();
+        this.reply({ type: 'reply', id, request: request.type, result: { streamId: request.streamId } });
+        return;
+    }
+  }
+
+  /**
+   * Sends stored events of `target` with seq > since, in order; returns how many, or -1 when the
+   * connection overflowed during the replay (the overflow notice then says where to resume).
+   */
+  private replay(target: SubscriptionTarget, since: number): number {
+    if ('pid' in target) this.manager.get(target.pid, this.principal); // NOT_FOUND for invisible pids
+    if ('streamId' in target) this.manager.getStream(target.streamId, this.principal);
+    const filter =
+      'pid' in target ? { pid: target.pid } : 'ref' in target ? { ref: target.ref } : { all: true };
+    let events = this.manager.replay(since, filter, this.principal);
+    if ('streamId' in target) events = this.streamEvents(events, target.streamId);
+    let sent = 0;
+    for (const event of events) {
+      // Skip what an existing subscription already delivered live.
+      if (event.seq <= this.lastSeq && this.alreadyFollowed(event)) continue;
+      if (!this.deliver(event, true)) return -1;
+      sent++;
+    }
+    return sent;
+  }
+
+  private streamEvents(events: ServerEvent[], streamId: string): ServerEvent[] {
+    const pids = new Set<number>();
+    const pidOfStream = (pid: number) => {
+      if (pids.has(pid)) return true;
+      try {
+        if (this.manager.get(pid, this.principal).metadata?.streamId === streamId) pids.add(pid);
+      } catch {
+        // Deleted since: its events cannot belong to a live stream view.
+      }
+      return pids.has(pid);
+    };
+    return events.filter((event) => {
+      if (event.type === 'intent' || event.type === 'stream.result') return event.streamId === streamId;
+      if (event.type === 'process') {
+        if (event.metadata?.streamId === streamId) pids.add(event.pid);
+        return event.metadata?.streamId === streamId;
+      }
+      return pidOfStream(event.pid);
+    });
+  }
+
+  private alreadyFollowed(event: ServerEvent): boolean {
+    const pid = 'pid' in event ? event.pid : undefined;
+    const route: EventRoute = { owner: '', ...(pid !== undefined && { pid }) };
+    if (event.type === 'process' && event.ref !== undefined) route.ref = event.ref;
+    return this.subscriptions.matches(event, route);
+  }
+
+  private visible(route: EventRoute): boolean {
+    return this.principal.role === 'operator' || route.owner === this.principal.id;
+  }
+
+  /** Sends one event unless the socket is backed up; returns false when it overflowed instead. */
+  private deliver(event: ServerEvent, force = false): boolean {
+    if (event.seq <= this.lastSeq && !force) return true;
+    if (this.socket.readyState !== this.socket.OPEN) return false;
+    if (this.socket.bufferedAmount > this.limits.maxBufferedBytes) {
+      this.overflow();
+      return false;
+    }
+    this.lastSeq = Math.max(this.lastSeq, event.seq);
+    this.socket.send(JSON.stringify(event));
+    return true;
+  }
+
+  private overflow(): void {
+    this.dropped++;
+    const subscriptions = this.subscriptions.list();
+    if (subscriptions.length === 0) return;
+    this.subscriptions.clear();
+    const notice: OverflowMessage = { type: 'overflow', since: this.lastSeq, subscriptions };
+    this.logger?.warn(
+      { principal: this.principal.id, since: this.lastSeq },
+      'slow WebSocket reader: live events dropped',
+    );
+    this.sendRaw(notice);
+  }
+
+  private reply(message: ReplyMessage): void {
+    this.sendRaw(message.id === undefined ? stripId(message) : message);
+  }
+
+  private sendRaw(message: object): void {
+    if (this.socket.readyState !== this.socket.OPEN) return;
+    // Replies are bounded by the client's own requests; a client that never reads them is cut off.
+    if (this.socket.bufferedAmount > this.limits.maxBufferedBytes * 4) {
+      this.socket.close(1008, 'client reads too slowly');
+      return;
+    }
+    this.socket.send(JSON.stringify(message));
+  }
+}
+
+function toTarget(request: {
+  pid?: number;
+  ref?: string;
+  streamId?: string;
+  all?: true;
+}): SubscriptionTarget {
+  if (request.pid !== undefined) return { pid: request.pid };
+  if (request.ref !== undefined) return { ref: request.ref };
+  if (request.streamId !== undefined) return { streamId: request.streamId };
+  return { all: true };
+}
+
+function stripId<T extends { id?: RequestId }>(message: T): T {
+  const { id: _id, ...rest } = message;
+  return rest as T;
+}
