@@ -10,6 +10,7 @@ import type {
 import type { Logger } from 'pino';
 import type { EventRoute, ProcessStore } from './process-store.ts';
 import type { SandboxPoolLike } from './sandbox-seam.ts';
+import type { IntentStreamLike } from './stream-session.ts';
 
 /** Who is calling: a principal id (the token's name) and its role. Operators see and signal everything. */
 export interface Principal {
@@ -50,6 +51,8 @@ export interface ProcessManagerOptions {
   logger?: Logger;
   /** Runs at most this many processes at once. @default pool.size */
   concurrency?: number;
+  /** The incremental intent extractor of streams. @default `createIntentStream` of `@mci/intent-extractor` */
+  createIntentStream?: () => IntentStreamLike;
 }
 
 /** What {@link ProcessManager.create} takes (already shape-checked by the transport). */

@@ -1,0 +1,155 @@
+import { ServerError } from './server-error.ts';
+
+/** The limits a process runs with, after defaults and clamping. */
+export interface EffectiveLimits {
+  timeoutMs: number;
+  memoryLimitMb: number;
+}
+
+/** Server-wide limits: what a process gets by default and the most it may ask for. */
+export interface LimitPolicy {
+  defaults: EffectiveLimits;
+  maxima: EffectiveLimits;
+  maxCodeBytes: number;
+}
+
+/** Languages a process may be written in (TypeScript types are stripped; JavaScript runs as is). */
+export const PROCESS_LANGS = ['ts', 'typescript', 'js', 'javascript'] as const;
+
+/** Longest `ref`, in characters (after trimming). */
+export const MAX_REF_LENGTH = 256;
+
+const positiveInteger = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+
+/**
+ * Builds the policy from manager options, checking them (a bad option is a programming or
+ * configuration error: `RangeError` naming the option). Defaults are clamped to the maxima.
+ */
+export function createLimitPolicy(options: {
+  defaults?: Partial<EffectiveLimits>;
+  maxima?: Partial<EffectiveLimits>;
+  maxCodeBytes?: number;
+}): LimitPolicy {
+  const maxima = {
+    timeoutMs: checkOption('maxima.timeoutMs', options.maxima?.timeoutMs, 300_000),
+    memoryLimitMb: checkOption('maxima.memoryLimitMb', options.maxima?.memoryLimitMb, 1024),
+  };
+  const defaults = {
+    timeoutMs: Math.min(
+      checkOption('defaults.timeoutMs', options.defaults?.timeoutMs, 30_000),
+      maxima.timeoutMs,
+    ),
+    memoryLimitMb: Math.min(
+      checkOption('defaults.memoryLimitMb', options.defaults?.memoryLimitMb, 128),
+      maxima.memoryLimitMb,
+    ),
+  };
+  return { defaults, maxima, maxCodeBytes: checkOption('maxCodeBytes', options.maxCodeBytes, 100 * 1024) };
+}
+
+function checkOption(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!positiveInteger(value))
+    throw new RangeError(`${name} must be a positive integer, got ${String(value)}`);
+  return value;
+}
+
+/**
+ * The limits of one process: `timeoutMs` (positive integer ms; `null` = the server maximum) and
+ * `memoryLimitMb` (positive integer MiB), each defaulted and clamped to the maxima.
+ * @throws ServerError `VALIDATION` with `path` naming the bad field.
+ */
+export function resolveLimits(
+  policy: LimitPolicy,
+  input: { timeoutMs?: number | null; memoryLimitMb?: number },
+): EffectiveLimits {
+  let timeoutMs = policy.defaults.timeoutMs;
+  if (input.timeoutMs === null) timeoutMs = policy.maxima.timeoutMs;
+  else if (input.timeoutMs !== undefined) {
+    if (!positiveInteger(input.timeoutMs)) {
+      throw new ServerError(
+        'VALIDATION',
+        `timeoutMs must be a positive integer (ms) or null, got ${String(input.timeoutMs)}`,
+        {
+          path: 'timeoutMs',
+        },
+      );
+    }
+    timeoutMs = Math.min(input.timeoutMs, policy.maxima.timeoutMs);
+  }
+  let memoryLimitMb = policy.defaults.memoryLimitMb;
+  if (input.memoryLimitMb !== undefined) {
+    if (!positiveInteger(input.memoryLimitMb)) {
+      throw new ServerError(
+        'VALIDATION',
+        `memoryLimitMb must be a positive integer (MiB), got ${String(input.memoryLimitMb)}`,
+        {
+          path: 'memoryLimitMb',
+        },
+      );
+    }
+    memoryLimitMb = Math.min(input.memoryLimitMb, policy.maxima.memoryLimitMb);
+  }
+  return { timeoutMs, memoryLimitMb };
+}
+
+/**
+ * A client label: trimmed, 1..256 characters; `undefined` stays undefined.
+ * @throws ServerError `VALIDATION` (path `ref`).
+ */
+export function normalizeRef(ref: unknown): string | undefined {
+  if (ref === undefined) return undefined;
+  if (typeof ref !== 'string') throw new ServerError('VALIDATION', 'ref must be a string', { path: 'ref' });
+  const trimmed = ref.trim();
+  if (trimmed === '') throw new ServerError('VALIDATION', 'ref must not be empty', { path: 'ref' });
+  if (trimmed.length > MAX_REF_LENGTH) {
+    throw new ServerError(
+      'VALIDATION',
+      `ref must be at most ${MAX_REF_LENGTH} characters, got ${trimmed.length}`,
+      {
+        path: 'ref',
+      },
+    );
+  }
+  return trimmed;
+}
+
+/**
+ * The language of a process, lower-cased; `ts` when not given.
+ * @throws ServerError `VALIDATION` (path `lang`) for anything but ts, typescript, js, javascript.
+ */
+export function normalizeLang(lang: unknown): string {
+  if (lang === undefined) return 'ts';
+  const lower = typeof lang === 'string' ? lang.trim().toLowerCase() : '';
+  if (!(PROCESS_LANGS as readonly string[]).includes(lower)) {
+    throw new ServerError(
+      'VALIDATION',
+      `lang must be one of ${PROCESS_LANGS.join(', ')}, got ${JSON.stringify(lang)}`,
+      {
+        path: 'lang',
+      },
+    );
+  }
+  return lower;
+}
+
+/**
+ * Checks the program text and its size in UTF-8 bytes.
+ * @throws ServerError `VALIDATION` (not a string) or `CODE_TOO_LARGE` (path `code`).
+ */
+export function checkCode(policy: LimitPolicy, code: unknown): string {
+  if (typeof code !== 'string')
+    throw new ServerError('VALIDATION', 'code must be a string', { path: 'code' });
+  const bytes = Buffer.byteLength(code, 'utf8');
+  if (bytes > policy.maxCodeBytes) {
+    throw new ServerError(
+      'CODE_TOO_LARGE',
+      `code is ${bytes} bytes, over the limit of ${policy.maxCodeBytes} bytes`,
+      {
+        path: 'code',
+      },
+    );
+  }
+  return code;
+}

@@ -1,0 +1,135 @@
+import type {
+  ProcessStore,
+  RunUpdate,
+  StoredEvent,
+  StoredEventFilter,
+  StoredProcess,
+  StoredProcessFilter,
+  StoredRun,
+} from './process-store.ts';
+
+/** Options of {@link createMemoryStore}. */
+export interface MemoryStoreOptions {
+  /**
+   * Most events kept for replay; past it the oldest are dropped (a client asking for older ones gets
+   * what is left). @default 100000
+   */
+  maxEvents?: number;
+}
+
+/**
+ * A {@link ProcessStore} in memory: everything is lost when the server stops. The default store, and
+ * the one unit tests of the process manager use.
+ */
+export function createMemoryStore(options: MemoryStoreOptions = {}): ProcessStore {
+  const maxEvents = options.maxEvents ?? 100_000;
+  if (!Number.isSafeInteger(maxEvents) || maxEvents < 1) {
+    throw new RangeError(`maxEvents must be a positive integer, got ${String(maxEvents)}`);
+  }
+  const processes = new Map<number, StoredProcess>();
+  const runs = new Map<number, StoredRun[]>();
+  let events: StoredEvent[] = [];
+  let lastPid = 0;
+  let lastSeq = 0;
+
+  const runOf = (pid: number, run: number): StoredRun => {
+    const found = runs.get(pid)?.[run - 1];
+    if (!found) throw new Error(`no run ${run} of process ${pid} in the store`);
+    return found;
+  };
+  const matches = (record: StoredProcess, filter: StoredProcessFilter) =>
+    (filter.owner === undefined || record.owner === filter.owner) &&
+    (filter.state === undefined || record.state === filter.state) &&
+    (filter.status === undefined || record.status === filter.status) &&
+    (filter.ref === undefined || record.ref === filter.ref);
+
+  return {
+    counters: () => ({ lastPid, lastSeq }),
+    putProcess(record) {
+      processes.set(record.pid, { ...record });
+      lastPid = Math.max(lastPid, record.pid);
+    },
+    updateProcess(pid, update) {
+      const record = processes.get(pid);
+      if (!record) throw new Error(`no process ${pid} in the store`);
+      record.state = update.state;
+      record.status = update.status;
+      record.runs = update.runs;
+    },
+    getProcess: (pid) => {
+      const record = processes.get(pid);
+      return record && { ...record };
+    },
+    listProcesses(filter) {
+      const found: StoredProcess[] = [];
+      for (const record of processes.values()) if (matches(record, filter)) found.push({ ...record });
+      return found.sort((a, b) => b.pid - a.pid);
+    },
+    deleteProcess(pid) {
+      processes.delete(pid);
+      runs.delete(pid);
+      events = events.filter((stored) => stored.route.pid !== pid);
+    },
+    insertRun(pid, run, init: RunUpdate) {
+      const list = runs.get(pid) ?? [];
+      list[run - 1] = {
+        pid,
+        run,
+        state: 'queued',
+        status: null,
+        outputs: [],
+        stdout: '',
+        stderr: '',
+        ...init,
+      };
+      runs.set(pid, list);
+    },
+    updateRun(pid, run, update) {
+      Object.assign(runOf(pid, run), update);
+    },
+    appendOutput(pid, run, _seq, value) {
+      runOf(pid, run).outputs.push(value);
+    },
+    appendLog(pid, run, _seq, stream, text) {
+      const target = runOf(pid, run);
+      target[stream] += text;
+    },
+    getRun(pid, run) {
+      const found = runs.get(pid)?.[run - 1];
+      return found && { ...found, outputs: [...found.outputs] };
+    },
+    appendEvent(event, route) {
+      events.push({ event, route });
+      lastSeq = Math.max(lastSeq, event.seq);
+      // Drop in chunks so trimming stays amortized O(1) per event.
+      if (events.length > maxEvents + Math.ceil(maxEvents / 10))
+        events = events.slice(events.length - maxEvents);
+    },
+    eventsSince(since, filter: StoredEventFilter) {
+      let start = lowerBound(events, since);
+      const found: StoredEvent[] = [];
+      for (; start < events.length; start++) {
+        const stored = events[start]!;
+        const { route } = stored;
+        if (filter.owner !== undefined && route.owner !== filter.owner) continue;
+        if (filter.pid !== undefined && route.pid !== filter.pid) continue;
+        if (filter.ref !== undefined && route.ref !== filter.ref) continue;
+        found.push(stored);
+      }
+      return found;
+    },
+    async close() {},
+  };
+}
+
+/** Index of the first event with `seq > since` (events are in seq order). */
+function lowerBound(events: StoredEvent[], since: number): number {
+  let low = 0;
+  let high = events.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (events[middle]!.event.seq <= since) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}

@@ -1,0 +1,217 @@
+import type { ProcessState, ProcessStatus, RunError, ServerEvent } from '@mci/protocol';
+import type { StatsCounters } from './process-stats.ts';
+import type { EventRoute, ProcessStore, StoredProcess } from './process-store.ts';
+import type {
+  ExecutionLike,
+  ExecutionResultLike,
+  SandboxEventLike,
+  SandboxPoolLike,
+} from './sandbox-seam.ts';
+import { type RunFields, toRunError } from './snapshots.ts';
+import type { DistributiveOmit } from './stream-session.ts';
+
+/**
+ * How long a killed run may take to confirm before it is ended `canceled` anyway (the sandbox promises
+ * 50 ms; this only guards against a sandbox that never answers).
+ */
+export const KILL_GUARD_MS = 2000;
+
+/** The error of runs that were running when the server stopped. */
+export const INTERRUPTED_MESSAGE = 'interrupted: the server stopped during this run';
+
+/** A process that is not idle: its record, its current run, and what the scheduler needs. */
+export interface LiveProcess {
+  record: StoredProcess;
+  run: RunFields;
+  /** Queued but waiting for the previous process of its stream (not in the run queue yet). */
+  held: boolean;
+  killRequested: boolean;
+  /** Set once the run is idle: late sandbox events and results are ignored. */
+  done: boolean;
+  /** Called when the process becomes idle. */
+  waiters: Array<() => void>;
+  execution?: ExecutionLike;
+  startedAtMs?: number;
+  /** How much of the run's outputs and logs arrived as events (the final result may hold more). */
+  received?: { outputs: number; stdout: number; stderr: number };
+  killTimer?: NodeJS.Timeout;
+}
+
+/** What the run controller needs from the manager. */
+export interface RunHooks {
+  store: ProcessStore;
+  stats: StatsCounters;
+  /** Emits an event; `persist(seq)` runs before listeners see it. */
+  emit(event: DistributiveOmit<ServerEvent, 'seq'>, route: EventRoute, persist?: (seq: number) => void): void;
+  /** Persists and announces a state change of `live` (handles idle). */
+  transition(live: LiveProcess, from: { state: ProcessState; status: ProcessStatus }): void;
+  /** A started run ended (its sandbox slot is free). */
+  finished(live: LiveProcess): void;
+}
+
+type Shape = { state: ProcessState; status: ProcessStatus };
+const shapeOf = (record: StoredProcess): Shape => ({ state: record.state, status: record.status });
+const now = () => new Date().toISOString();
+
+/** Runs processes in the sandbox pool and drives their run through running, terminating and idle. */
+export class RunController {
+  readonly #hooks: RunHooks;
+
+  constructor(hooks: RunHooks) {
+    this.#hooks = hooks;
+  }
+
+  /** queued -> running: hands the program to the pool. */
+  start(live: LiveProcess, pool: SandboxPoolLike, tools: unknown): void {
+    const { record, run } = live;
+    const from = shapeOf(record);
+    record.state = run.state = 'running';
+    run.startedAt = now();
+    live.startedAtMs = performance.now();
+    live.received = { outputs: 0, stdout: 0, stderr: 0 };
+    this.#hooks.store.updateRun(record.pid, run.run, { state: 'running', startedAt: run.startedAt });
+    this.#hooks.stats.runsStarted++;
+    this.#hooks.transition(live, from);
+    let execution: ExecutionLike;
+    try {
+      execution = pool.execute({
+        code: record.code,
+        lang: record.lang,
+        timeoutMs: record.timeoutMs,
+        memoryLimitMb: record.memoryLimitMb,
+        ...(tools === undefined ? {} : { tools }),
+        onEvent: (event) => this.#onEvent(live, event),
+      });
+    } catch (error) {
+      this.#finish(live, failure(error));
+      return;
+    }
+    live.execution = execution;
+    // A listener of the `running` event may have killed it before the pool answered.
+    if (live.killRequested) execution.kill();
+    execution.result.then(
+      (result) => this.#finish(live, result),
+      (error: unknown) => this.#finish(live, failure(error)),
+    );
+  }
+
+  /** running -> terminating; the run ends idle/canceled when the sandbox confirms. */
+  kill(live: LiveProcess): void {
+    const { record, run } = live;
+    if (record.state !== 'running') return;
+    const from = shapeOf(record);
+    live.killRequested = true;
+    record.state = run.state = 'terminating';
+    this.#hooks.store.updateRun(record.pid, run.run, { state: 'terminating' });
+    this.#hooks.transition(live, from);
+    live.execution?.kill();
+    live.killTimer = setTimeout(() => {
+      this.#finish(live, {
+        ...failure(new Error('the sandbox did not confirm the kill in time')),
+        status: 'canceled',
+      });
+    }, KILL_GUARD_MS);
+    live.killTimer.unref();
+  }
+
+  /** queued -> idle/canceled at once (never started). */
+  cancelQueued(live: LiveProcess): void {
+    if (live.record.state !== 'queued') return;
+    this.#end(live, 'canceled', undefined);
+  }
+
+  /** running/terminating after a restart -> idle/failed, "interrupted". */
+  interrupt(live: LiveProcess): void {
+    this.#end(live, 'failed', { name: 'Error', message: INTERRUPTED_MESSAGE });
+  }
+
+  #onEvent(live: LiveProcess, event: SandboxEventLike): void {
+    if (live.done || !live.received) return;
+    const { pid } = live.record;
+    const { run } = live.run;
+    const route = routeOf(live.record);
+    switch (event.type) {
+      case 'output':
+        live.received.outputs++;
+        this.#hooks.emit({ type: 'output', pid, run, value: event.value }, route, (seq) =>
+          this.#hooks.store.appendOutput(pid, run, seq, event.value),
+        );
+        break;
+      case 'log':
+        live.received[event.stream] += event.text.length;
+        this.#hooks.emit({ type: 'log', pid, run, stream: event.stream, text: event.text }, route, (seq) =>
+          this.#hooks.store.appendLog(pid, run, seq, event.stream, event.text),
+        );
+        break;
+      case 'tool':
+        this.#hooks.stats.toolCalls++;
+        if (event.isError) this.#hooks.stats.toolErrors++;
+        this.#hooks.emit(
+          { type: 'tool', pid, run, name: event.name, durationMs: event.durationMs, isError: event.isError },
+          route,
+        );
+        break;
+    }
+  }
+
+  #finish(live: LiveProcess, result: ExecutionResultLike): void {
+    if (live.done) return;
+    clearTimeout(live.killTimer);
+    // The final result is authoritative: deliver what did not arrive as events (a returned value).
+    const received = live.received ?? { outputs: 0, stdout: 0, stderr: 0 };
+    for (const value of result.outputs.slice(received.outputs))
+      this.#onEvent(live, { type: 'output', value });
+    for (const stream of ['stdout', 'stderr'] as const) {
+      const text = result[stream];
+      if (typeof text === 'string' && text.length > received[stream]) {
+        this.#onEvent(live, { type: 'log', stream, text: text.slice(received[stream]) });
+      }
+    }
+    const durationMs =
+      Math.round((performance.now() - (live.startedAtMs ?? performance.now())) * 1000) / 1000;
+    live.run.durationMs = durationMs;
+    if (result.truncated) live.run.truncated = true;
+    this.#hooks.stats.recordDuration(durationMs);
+    const status = live.killRequested ? 'canceled' : result.status;
+    this.#end(live, status, result.error && toRunError(result.error));
+    this.#hooks.finished(live);
+  }
+
+  #end(live: LiveProcess, status: NonNullable<ProcessStatus>, error: RunError | undefined): void {
+    const { record, run } = live;
+    const from = shapeOf(record);
+    record.state = run.state = 'idle';
+    record.status = run.status = status;
+    run.endedAt = now();
+    if (error) run.error = error;
+    this.#hooks.store.updateRun(record.pid, run.run, {
+      state: 'idle',
+      status,
+      endedAt: run.endedAt,
+      ...(run.durationMs === undefined ? {} : { durationMs: run.durationMs }),
+      ...(error ? { error } : {}),
+      ...(run.truncated ? { truncated: true } : {}),
+    });
+    this.#hooks.transition(live, from);
+  }
+}
+
+/** The route of a process's events. */
+export function routeOf(record: StoredProcess): EventRoute {
+  const route: EventRoute = { owner: record.owner, pid: record.pid };
+  if (record.ref !== undefined) route.ref = record.ref;
+  if (record.metadata?.streamId !== undefined) route.streamId = record.metadata.streamId;
+  return route;
+}
+
+function failure(error: unknown): ExecutionResultLike {
+  const cause = error instanceof Error ? error : new Error(String(error));
+  return {
+    status: 'failed',
+    outputs: [],
+    stdout: '',
+    stderr: '',
+    error: { name: cause.name, message: cause.message },
+    durationMs: 0,
+  };
+}

@@ -1,0 +1,211 @@
+import {
+  formatResults,
+  type IntentAttributes,
+  type ProcessResult,
+  type ProcessSnapshot,
+  type RejectedBlock,
+  type ServerEvent,
+} from '@mci/protocol';
+import { PROCESS_LANGS } from './limits.ts';
+import type { CreateProcessInput, Principal, StreamHandle, StreamResult } from './process-manager-types.ts';
+import type { EventRoute } from './process-store.ts';
+import { ServerError } from './server-error.ts';
+
+/** The part of an `Intent` from `@mci/intent-extractor` a stream uses. */
+export interface IntentLike {
+  index: number;
+  lang: string;
+  code: string;
+  attributes: Record<string, string | boolean>;
+  closed: boolean;
+}
+
+/** An incremental extractor (`createIntentStream()` from `@mci/intent-extractor`). */
+export interface IntentStreamLike {
+  push(chunk: string): IntentLike[];
+  end(): IntentLike[];
+}
+
+/** What a stream needs from the process manager. */
+export interface StreamHost {
+  /** Creates a process for an intent; `hold` keeps it queued outside the run queue until released. */
+  createForStream(input: CreateProcessInput, session: StreamSession, hold: boolean): number;
+  /** Puts a held process in the run queue; false when it is no longer waiting (killed meanwhile). */
+  release(pid: number): boolean;
+  isIdle(pid: number): boolean;
+  /** Snapshot plus latest run outputs and logs, or undefined for a deleted process. */
+  result(pid: number): ProcessResult | undefined;
+  emit(event: DistributiveOmit<ServerEvent, 'seq'>, route: EventRoute): void;
+  /** Throws `SHUTTING_DOWN` when the server no longer takes work. */
+  checkAccepting(): void;
+  readonly responsePipeBytes: number;
+}
+
+/** `Omit` applied to each member of a union. */
+export type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+const RUNNABLE_LANGS: readonly string[] = PROCESS_LANGS;
+
+/**
+ * One model turn: chunks go through the intent extractor; each closed ts/js exec intent becomes a
+ * process (run one after another, in order), others are reported as rejected; once ended and all its
+ * processes are idle, the stream emits `stream.result` with the response pipe.
+ */
+export class StreamSession implements StreamHandle {
+  readonly streamId: string;
+  readonly ref: string | undefined;
+  readonly principal: Principal;
+  readonly result: Promise<StreamResult>;
+  readonly #host: StreamHost;
+  readonly #extractor: IntentStreamLike;
+  /** Pids created by this stream, in intent order. */
+  readonly #pids: number[] = [];
+  readonly #rejected: RejectedBlock[] = [];
+  /** Held pids waiting for their turn, in order. */
+  readonly #pending: number[] = [];
+  /** The released pid whose run has not ended yet. */
+  #current: number | undefined;
+  #ended = false;
+  #finished = false;
+  #resolve!: (result: StreamResult) => void;
+
+  constructor(
+    host: StreamHost,
+    extractor: IntentStreamLike,
+    init: { streamId: string; ref: string | undefined; principal: Principal },
+  ) {
+    this.#host = host;
+    this.#extractor = extractor;
+    this.streamId = init.streamId;
+    this.ref = init.ref;
+    this.principal = init.principal;
+    this.result = new Promise((resolve) => {
+      this.#resolve = resolve;
+    });
+  }
+
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  /** Pids created by this stream, in intent order. */
+  get pids(): readonly number[] {
+    return this.#pids;
+  }
+
+  push(text: string): void {
+    if (this.#ended)
+      throw new ServerError('CONFLICT', `stream ${this.streamId} has ended`, { path: 'streamId' });
+    if (typeof text !== 'string')
+      throw new ServerError('VALIDATION', 'text must be a string', { path: 'text' });
+    this.#host.checkAccepting();
+    for (const intent of this.#extractor.push(text)) this.#accept(intent);
+  }
+
+  end(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    for (const intent of this.#extractor.end()) this.#accept(intent);
+    this.#maybeFinish();
+  }
+
+  /** Called by the manager whenever one of this stream's processes becomes idle. */
+  processIdle(pid: number): void {
+    const waiting = this.#pending.indexOf(pid);
+    if (waiting >= 0) this.#pending.splice(waiting, 1);
+    if (pid === this.#current) {
+      this.#current = undefined;
+      this.#advance();
+    }
+    this.#maybeFinish();
+  }
+
+  #accept(intent: IntentLike): void {
+    const route = {
+      owner: this.principal.id,
+      ...(this.ref === undefined ? {} : { ref: this.ref }),
+      streamId: this.streamId,
+    };
+    const base = { type: 'intent' as const, streamId: this.streamId, index: intent.index, lang: intent.lang };
+    const attributes = intent.attributes as IntentAttributes;
+    const reason = rejectionOf(intent);
+    if (reason !== undefined) {
+      this.#rejected.push({ index: intent.index, lang: intent.lang, reason });
+      this.#host.emit({ ...base, attributes, rejected: reason }, route);
+      return;
+    }
+    const hold = this.#current !== undefined || this.#pending.length > 0;
+    let pid: number;
+    try {
+      pid = this.#host.createForStream(
+        {
+          code: intent.code,
+          lang: intent.lang,
+          ...(this.ref === undefined ? {} : { ref: this.ref }),
+          ...(intent.attributes.timeout === undefined
+            ? {}
+            : { timeoutMs: Number(intent.attributes.timeout) }),
+          metadata: { streamId: this.streamId, intentIndex: intent.index, attributes },
+        },
+        this,
+        hold,
+      );
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      this.#rejected.push({ index: intent.index, lang: intent.lang, reason: message });
+      this.#host.emit({ ...base, attributes, rejected: message }, route);
+      return;
+    }
+    this.#pids.push(pid);
+    if (hold) this.#pending.push(pid);
+    // A run can end before create returns (the pool refused it at once): then it is not current.
+    else if (!this.#host.isIdle(pid)) this.#current = pid;
+    this.#host.emit({ ...base, pid, attributes }, { ...route, pid });
+  }
+
+  #advance(): void {
+    while (this.#current === undefined && this.#pending.length > 0) {
+      const next = this.#pending.shift()!;
+      if (this.#host.release(next)) this.#current = next;
+    }
+  }
+
+  #maybeFinish(): void {
+    if (this.#finished || !this.#ended || this.#current !== undefined || this.#pending.length > 0) return;
+    if (!this.#pids.every((pid) => this.#host.isIdle(pid))) return;
+    this.#finished = true;
+    const results = this.#pids.map((pid) => this.#host.result(pid)).filter((r) => r !== undefined);
+    const text = formatResults(results, { maxBytes: this.#host.responsePipeBytes, rejected: this.#rejected });
+    const processes: ProcessSnapshot[] = results.map(
+      ({ outputs, stdout, stderr, truncated, ...snapshot }) => snapshot,
+    );
+    const result: StreamResult = {
+      streamId: this.streamId,
+      ...(this.ref === undefined ? {} : { ref: this.ref }),
+      processes,
+      text,
+    };
+    this.#host.emit(
+      { type: 'stream.result', ...result },
+      {
+        owner: this.principal.id,
+        ...(this.ref === undefined ? {} : { ref: this.ref }),
+        streamId: this.streamId,
+      },
+    );
+    this.#resolve(result);
+  }
+}
+
+/** Why an intent is not run, or undefined when it runs. */
+function rejectionOf(intent: IntentLike): string | undefined {
+  if (!intent.closed) return 'unclosed block: the stream ended inside it, so it was not run';
+  if (!RUNNABLE_LANGS.includes(intent.lang.toLowerCase())) {
+    return `language "${intent.lang}" is not supported (use ${PROCESS_LANGS.join(', ')})`;
+  }
+  const timeout = intent.attributes.timeout;
+  if (timeout !== undefined && (typeof timeout !== 'string' || !/^[1-9][0-9]{0,9}$/.test(timeout.trim()))) {
+    return `timeout attribute must be a positive integer (ms), got ${JSON.stringify(timeout)}`;
+  }
+  return undefined;
+}
