@@ -195,7 +195,7 @@ function renderWithin(section: Section, bytes: number): string {
       used += lineBytes;
       continue;
     }
-    const cutMarker = ` … [cut: ${lineBytes} bytes]`;
+    const cutMarker = ` … [cut: the JSON has ${utf8Length(section.items[i]!)} bytes]`;
     const room = bytes - used - utf8Length(cutMarker) - utf8Length(restMarker);
     if (room >= 32) {
       const head = utf8Head(line, room);

@@ -1,0 +1,164 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { formatResults, toJson } from './response-pipe.ts';
+import type { ProcessResult } from './snapshot.ts';
+import { utf8Length } from './utf8.ts';
+
+const bytes = (text: string) => new TextEncoder().encode(text).length;
+
+function result(pid: number, fields: Partial<ProcessResult> = {}): ProcessResult {
+  return {
+    pid,
+    state: 'idle',
+    status: 'success',
+    lang: 'ts',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    run: 1,
+    runs: 1,
+    timeoutMs: 30000,
+    memoryLimitMb: 128,
+    outputs: [],
+    stdout: '',
+    stderr: '',
+    ...fields,
+  };
+}
+
+describe('formatResults', () => {
+  it('renders each block: index, status, outputs as JSON, logs, the error with its line', () => {
+    const text = formatResults(
+      [
+        result(7, {
+          metadata: { intentIndex: 0 },
+          outputs: [2, { name: 'Ada', tags: ['x'] }],
+          stdout: 'hello\n',
+        }),
+        result(8, {
+          metadata: { intentIndex: 2 },
+          status: 'failed',
+          error: { name: 'TypeError', message: 'x is not a function', line: 3, column: 5 },
+          stderr: 'oops\n',
+        }),
+        result(9, { metadata: { intentIndex: 3 }, status: 'timeout', timeoutMs: 5000 }),
+        result(10, { metadata: { intentIndex: 4 } }),
+      ],
+      { rejected: [{ index: 1, lang: 'python', reason: 'language "python" is not supported' }] },
+    );
+    expect(text).toBe(
+      [
+        'block 0 (pid 7): success',
+        'output: 2',
+        'output: {"name":"Ada","tags":["x"]}',
+        'stdout:',
+        'hello',
+        '',
+        'block 1 (python): not run: language "python" is not supported',
+        '',
+        'block 2 (pid 8): failed',
+        'error (line 3, column 5): TypeError: x is not a function',
+        'stderr:',
+        'oops',
+        '',
+        'block 3 (pid 9): timeout (ran past 5000 ms)',
+        '',
+        'block 4 (pid 10): success (no output)',
+      ].join('\n'),
+    );
+  });
+
+  it('uses the position when there is no intent index, and says when nothing ran', () => {
+    expect(formatResults([result(1), result(2, { status: null, state: 'running' })])).toBe(
+      'block 0 (pid 1): success (no output)\n\nblock 1 (pid 2): running (not finished)',
+    );
+    expect(formatResults([])).toBe('no exec blocks were run');
+  });
+
+  it('gives structured-clone values a readable JSON form', () => {
+    expect(toJson(new Map([['a', 1]]))).toBe('{"Map":[["a",1]]}');
+    expect(toJson(new Set([1, 2]))).toBe('{"Set":[1,2]}');
+    expect(toJson(new Uint8Array([1, 2]))).toBe('[1,2]');
+    expect(toJson(10n)).toBe('"10n"');
+    expect(toJson([Number.NaN, -Infinity])).toBe('["NaN","-Infinity"]');
+    expect(toJson(new Date(0))).toBe('"1970-01-01T00:00:00.000Z"');
+    expect(toJson(undefined)).toBe('undefined');
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(toJson(cyclic)).toMatch(/^\[unserializable: /);
+  });
+
+  it('cuts to maxBytes with an explicit marker: heads kept, big logs keep their tail, big outputs their head', () => {
+    const big = result(1, {
+      outputs: ['first', 'x'.repeat(5000), 'third'],
+      stdout: `${'early line\n'.repeat(500)}the last line\n`,
+    });
+    const small = result(2, { metadata: { intentIndex: 1 }, outputs: [42], stderr: 'warn' });
+    const text = formatResults([big, small], { maxBytes: 2000 });
+    expect(bytes(text)).toBeLessThanOrEqual(2000);
+    expect(text.endsWith('\n[results truncated to fit 2000 bytes]')).toBe(true);
+    expect(text).toContain('block 0 (pid 1): success');
+    expect(text).toContain('output: "first"');
+    expect(text).toMatch(/output: "xxx+ … \[cut: the JSON has 5002 bytes\]\n/);
+    expect(text).toContain('[1 more output omitted]');
+    expect(text).toMatch(/stdout \(last \d+ of 5513 bytes\):\n[^]*the last line/);
+    // the small block is shown in full
+    expect(text).toContain('block 1 (pid 2): success\noutput: 42\nstderr:\nwarn');
+    expect(formatResults([big, small], { maxBytes: 2000 })).toBe(text);
+  });
+
+  it('keeps whole header lines when even the headers do not fit', () => {
+    const many = Array.from({ length: 40 }, (_, i) =>
+      result(i + 1, { status: 'failed', error: { name: 'Error', message: 'm'.repeat(30) } }),
+    );
+    const text = formatResults(many, { maxBytes: 500 });
+    expect(bytes(text)).toBeLessThanOrEqual(500);
+    expect(text).toMatch(/^block 0 \(pid 1\): failed\n/);
+    expect(text.endsWith('\n[results truncated to fit 500 bytes]')).toBe(true);
+  });
+
+  it('refuses a maxBytes below the minimum', () => {
+    expect(() => formatResults([], { maxBytes: 10 })).toThrow(RangeError);
+    expect(() => formatResults([], { maxBytes: 1000.5 })).toThrow(/maxBytes/);
+  });
+
+  it('never exceeds maxBytes, is deterministic, and marks every cut (property)', () => {
+    const text = fc.string({ unit: 'grapheme', maxLength: 400 });
+    const value = fc.oneof(
+      fc.integer(),
+      text,
+      fc.array(text, { maxLength: 5 }),
+      fc.dictionary(fc.string(), text),
+    );
+    const entry = fc.record({
+      status: fc.constantFrom('success' as const, 'failed' as const, 'timeout' as const, 'canceled' as const),
+      outputs: fc.array(value, { maxLength: 6 }),
+      stdout: text,
+      stderr: text,
+      message: fc.option(text),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(entry, { maxLength: 8 }),
+        fc.integer({ min: 128, max: 6000 }),
+        (entries, maxBytes) => {
+          const results = entries.map((e, i) =>
+            result(i + 1, {
+              status: e.status,
+              outputs: e.outputs,
+              stdout: e.stdout,
+              stderr: e.stderr,
+              ...(e.message === null ? {} : { error: { name: 'Error', message: e.message } }),
+            }),
+          );
+          const rendered = formatResults(results, { maxBytes });
+          expect(utf8Length(rendered)).toBe(bytes(rendered));
+          expect(bytes(rendered)).toBeLessThanOrEqual(maxBytes);
+          expect(formatResults(results, { maxBytes })).toBe(rendered);
+          const full = formatResults(results, { maxBytes: 10_000_000 });
+          if (bytes(full) <= maxBytes) expect(rendered).toBe(full);
+          else expect(rendered.endsWith(`[results truncated to fit ${maxBytes} bytes]`)).toBe(true);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
