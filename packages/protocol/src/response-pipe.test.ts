@@ -99,7 +99,7 @@ describe('formatResults', () => {
     expect(text).toContain('output: "first"');
     expect(text).toMatch(/output: "xxx+ … \[cut: the JSON has 5002 bytes\]\n/);
     expect(text).toContain('[1 more output omitted]');
-    expect(text).toMatch(/stdout \(last \d+ of 5513 bytes\):\n[^]*the last line/);
+    expect(text).toMatch(/stdout \(last \d+ of 5513 bytes\):\n[\s\S]*the last line/);
     // the small block is shown in full
     expect(text).toContain('block 1 (pid 2): success\noutput: 42\nstderr:\nwarn');
     expect(formatResults([big, small], { maxBytes: 2000 })).toBe(text);
