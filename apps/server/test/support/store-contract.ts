@@ -1,0 +1,166 @@
+import type { ServerEvent } from '@mci/protocol';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { EventRoute, ProcessStore, StoredProcess } from '../../src/processes/process-store.ts';
+
+/**
+ * The contract every {@link ProcessStore} passes (the in-memory one here; the SQLite one of issue 8
+ * runs the same suite): records, runs with outputs and logs, the event log and replay filters, counters.
+ */
+export function describeProcessStoreContract(
+  name: string,
+  createStore: () => ProcessStore | Promise<ProcessStore>,
+) {
+  describe(`ProcessStore contract: ${name}`, () => {
+    let store: ProcessStore | undefined;
+    const open = async () => {
+      store = await createStore();
+      return store;
+    };
+    afterEach(async () => {
+      await store?.close();
+      store = undefined;
+    });
+
+    const record = (pid: number, fields: Partial<StoredProcess> = {}): StoredProcess => ({
+      pid,
+      owner: 'alice',
+      code: `output(${pid})`,
+      lang: 'ts',
+      createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, pid)).toISOString(),
+      timeoutMs: 30000,
+      memoryLimitMb: 128,
+      state: 'idle',
+      status: null,
+      runs: 0,
+      ...fields,
+    });
+
+    it('starts empty with zero counters', async () => {
+      const s = await open();
+      expect(s.counters()).toEqual({ lastPid: 0, lastSeq: 0 });
+      expect(s.listProcesses({})).toEqual([]);
+      expect(s.getProcess(1)).toBeUndefined();
+      expect(s.getRun(1, 1)).toBeUndefined();
+      expect(s.eventsSince(0, {})).toEqual([]);
+    });
+
+    it('stores, updates, filters (newest first) and deletes process records', async () => {
+      const s = await open();
+      s.putProcess(
+        record(1, { ref: 'r', metadata: { streamId: 's', intentIndex: 0, attributes: { exec: true } } }),
+      );
+      s.putProcess(record(2, { owner: 'bob', ref: 'r' }));
+      s.putProcess(record(3, { state: 'queued', runs: 1 }));
+      expect(s.getProcess(1)).toEqual(
+        record(1, { ref: 'r', metadata: { streamId: 's', intentIndex: 0, attributes: { exec: true } } }),
+      );
+      s.updateProcess(2, { state: 'idle', status: 'failed', runs: 3 });
+      expect(s.getProcess(2)).toMatchObject({ status: 'failed', runs: 3, owner: 'bob' });
+      expect(s.listProcesses({}).map((p) => p.pid)).toEqual([3, 2, 1]);
+      expect(s.listProcesses({ owner: 'alice' }).map((p) => p.pid)).toEqual([3, 1]);
+      expect(s.listProcesses({ ref: 'r' }).map((p) => p.pid)).toEqual([2, 1]);
+      expect(s.listProcesses({ state: 'queued' }).map((p) => p.pid)).toEqual([3]);
+      expect(s.listProcesses({ status: null }).map((p) => p.pid)).toEqual([3, 1]);
+      expect(s.listProcesses({ status: 'failed', owner: 'bob' }).map((p) => p.pid)).toEqual([2]);
+      expect(s.counters().lastPid).toBe(3);
+      s.deleteProcess(3);
+      expect(s.getProcess(3)).toBeUndefined();
+      expect(s.counters().lastPid).toBe(3);
+    });
+
+    it('returns copies: changing a returned record does not change the store', async () => {
+      const s = await open();
+      s.putProcess(record(1));
+      const copy = s.getProcess(1)!;
+      copy.state = 'running';
+      expect(s.getProcess(1)!.state).toBe('idle');
+    });
+
+    it('keeps runs with their outputs (in order), logs, error and timestamps', async () => {
+      const s = await open();
+      s.putProcess(record(1, { runs: 2 }));
+      s.insertRun(1, 1, { state: 'queued', status: null, queuedAt: '2026-01-01T00:00:01.000Z' });
+      s.updateRun(1, 1, { state: 'running', startedAt: '2026-01-01T00:00:02.000Z' });
+      s.appendOutput(1, 1, 5, { a: [1, 'two'] });
+      s.appendLog(1, 1, 6, 'stdout', 'one\n');
+      s.appendOutput(1, 1, 7, 3);
+      s.appendLog(1, 1, 8, 'stdout', 'two\n');
+      s.appendLog(1, 1, 9, 'stderr', 'warn');
+      s.updateRun(1, 1, {
+        state: 'idle',
+        status: 'failed',
+        endedAt: '2026-01-01T00:00:03.000Z',
+        durationMs: 12.5,
+        error: { name: 'TypeError', message: 'bad', line: 2, column: 3 },
+        truncated: true,
+      });
+      s.insertRun(1, 2, { state: 'queued', status: null, queuedAt: '2026-01-01T00:00:04.000Z' });
+      expect(s.getRun(1, 1)).toEqual({
+        pid: 1,
+        run: 1,
+        state: 'idle',
+        status: 'failed',
+        queuedAt: '2026-01-01T00:00:01.000Z',
+        startedAt: '2026-01-01T00:00:02.000Z',
+        endedAt: '2026-01-01T00:00:03.000Z',
+        durationMs: 12.5,
+        error: { name: 'TypeError', message: 'bad', line: 2, column: 3 },
+        outputs: [{ a: [1, 'two'] }, 3],
+        stdout: 'one\ntwo\n',
+        stderr: 'warn',
+        truncated: true,
+      });
+      expect(s.getRun(1, 2)).toEqual({
+        pid: 1,
+        run: 2,
+        state: 'queued',
+        status: null,
+        queuedAt: '2026-01-01T00:00:04.000Z',
+        outputs: [],
+        stdout: '',
+        stderr: '',
+      });
+      expect(s.getRun(1, 3)).toBeUndefined();
+      s.deleteProcess(1);
+      expect(s.getRun(1, 1)).toBeUndefined();
+    });
+
+    it('logs events in seq order and filters them by seq, owner, pid and ref', async () => {
+      const s = await open();
+      const routes: EventRoute[] = [
+        { owner: 'alice', pid: 1, ref: 'x' },
+        { owner: 'bob', pid: 2 },
+        { owner: 'alice', ref: 'x', streamId: 's1' },
+        { owner: 'alice', pid: 1, ref: 'x' },
+      ];
+      const events: ServerEvent[] = [
+        { type: 'output', seq: 1, pid: 1, run: 1, value: { big: 'value' } },
+        { type: 'log', seq: 2, pid: 2, run: 1, stream: 'stdout', text: 'hi' },
+        {
+          type: 'intent',
+          seq: 3,
+          streamId: 's1',
+          index: 0,
+          lang: 'py',
+          attributes: { exec: true },
+          rejected: 'no',
+        },
+        { type: 'tool', seq: 4, pid: 1, run: 1, name: 't', durationMs: 1, isError: false },
+      ];
+      s.putProcess(record(1));
+      events.forEach((event, i) => s.appendEvent(event, routes[i]!));
+      const seqs = (since: number, filter = {}) => s.eventsSince(since, filter).map((e) => e.event.seq);
+      expect(s.eventsSince(0, {})).toEqual(events.map((event, i) => ({ event, route: routes[i] })));
+      expect(seqs(2)).toEqual([3, 4]);
+      expect(seqs(4)).toEqual([]);
+      expect(seqs(0, { owner: 'alice' })).toEqual([1, 3, 4]);
+      expect(seqs(0, { pid: 1 })).toEqual([1, 4]);
+      expect(seqs(1, { ref: 'x' })).toEqual([3, 4]);
+      expect(seqs(0, { owner: 'bob', ref: 'x' })).toEqual([]);
+      expect(s.counters().lastSeq).toBe(4);
+      s.deleteProcess(1);
+      expect(seqs(0)).toEqual([2, 3]);
+      expect(s.counters()).toEqual({ lastPid: 1, lastSeq: 4 });
+    });
+  });
+}
