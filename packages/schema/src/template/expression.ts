@@ -57,9 +57,10 @@ function unquote(text: string): string {
 function hintFor(text: string): string {
   if (text.includes('[')) return `index arrays with dots: 'props.items.0', not 'props.items[0]'`;
   if (text.includes('(')) return 'function calls are not supported';
-  if (/[+*/%]|\s-\s/.test(text)) return 'arithmetic is not supported';
   if (text.startsWith('!'))
     return 'negation is not supported; use @if(path)...@else, or compare: path == false';
+  if (/^[\w.$-]+\s*[+*/%-]\s*[\w.$]+$/.test(text) && !text.includes('://'))
+    return 'arithmetic is not supported';
   return `quote literal text, like '${text.replace(/'/g, "\\'")}'`;
 }
 
@@ -97,6 +98,29 @@ function checkPath(path: PathOperand, site: ExpressionSite): PathOperand {
     );
   }
   return path;
+}
+
+/**
+ * Checks that every path starts at a context root or at a loop variable in scope, so a misspelt
+ * root or an unquoted literal (`@if(props.mode == fast)`) fails when the template is parsed.
+ */
+export function checkRoots(
+  operands: readonly Operand[],
+  loopVariables: readonly string[],
+  site: ExpressionSite,
+): void {
+  for (const operand of operands) {
+    if (operand.kind !== 'path') continue;
+    const root = operand.segments[0]!;
+    if (CONTEXT_ROOTS.has(root) || loopVariables.includes(root)) continue;
+    const inScope = [...new Set(loopVariables)].reverse();
+    throw syntax(
+      `'${root}' is not defined here: paths start with props., input., env.${
+        inScope.length > 0 ? ` or a loop variable (${inScope.join(', ')})` : ''
+      }; if '${operand.text}' is meant as text, quote it: '${operand.text}'`,
+      site,
+    );
+  }
 }
 
 /** Splits `text` on `separator` characters that are outside quotes. */

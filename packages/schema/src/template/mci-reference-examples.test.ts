@@ -109,7 +109,11 @@ describe('schema reference: JSON-native placeholders', () => {
     content: Record<string, unknown>,
     props: Record<string, unknown>,
     env: Record<string, string> = {},
-  ) => renderStructured({ type: 'json', content }, { props, env });
+  ) =>
+    renderStructured({ type: 'json', content }, { props, env }) as {
+      type: string;
+      content: Record<string, unknown>;
+    };
 
   it('Boolean Properties', () => {
     expect(
@@ -240,6 +244,7 @@ describe('templates concept page', () => {
 
   it('Nested Foreach (indented directives vanish with their indentation)', () => {
     const template =
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the documented template prints a dollar sign before a placeholder
       '@foreach(category in props.categories)\nCategory: {{category.name}}\n  @foreach(item in category.items)\n  - {{item.name}}: ${{item.price}}\n  @endforeach\n@endforeach\n';
     const categories = [
       {

@@ -3,8 +3,14 @@
  * opener with its closer. Unclosed blocks, stray closers and misplaced `@else` are syntax errors
  * with the line of the directive at fault.
  */
-import type { IfBranch, TemplateNode } from './ast.ts';
-import { parseAlternatives, parseCondition, parseForeachHead, parseForHead } from './expression.ts';
+import type { Condition, IfBranch, TemplateNode } from './ast.ts';
+import {
+  checkRoots,
+  parseAlternatives,
+  parseCondition,
+  parseForeachHead,
+  parseForHead,
+} from './expression.ts';
 import { type DirectiveName, scan, type Token } from './scanner.ts';
 import { TemplateError } from './template-error.ts';
 
@@ -32,6 +38,13 @@ export function parse(source: string): TemplateNode[] {
   const root: TemplateNode[] = [];
   const stack: Block[] = [];
   let nodes = root;
+  // Loop variables in scope, innermost last: paths must start at one of them or at a context root.
+  const vars: string[] = [];
+  const condition = (args: string, site: { line: number; source: string }): Condition => {
+    const parsed = parseCondition(args, site);
+    checkRoots(parsed.kind === 'truthy' ? [parsed.operand] : [parsed.left, parsed.right], vars, site);
+    return parsed;
+  };
   for (const token of scan(source)) {
     if (token.kind === 'text') {
       nodes.push({ type: 'text', value: token.value });
@@ -40,6 +53,7 @@ export function parse(source: string): TemplateNode[] {
     const site = { line: token.line, source: token.source };
     if (token.kind !== 'directive') {
       const alternatives = parseAlternatives(token.body, site);
+      checkRoots(alternatives, vars, site);
       nodes.push({ type: token.kind, alternatives, source: token.source, line: token.line });
       continue;
     }
@@ -50,12 +64,16 @@ export function parse(source: string): TemplateNode[] {
       case 'foreach': {
         const block: Block = { opener: token, body: [], branches: [], otherwise: undefined, build: buildIf };
         if (token.name === 'if') {
-          block.branches.push({ condition: parseCondition(token.args, site), body: block.body, ...site });
+          block.branches.push({ condition: condition(token.args, site), body: block.body, ...site });
         } else if (token.name === 'for') {
           const head = parseForHead(token.args, site);
+          checkRoots([head.start, head.end], vars, site);
+          vars.push(head.variable);
           block.build = (b) => ({ type: 'for', ...head, body: b.body, ...site });
         } else {
           const head = parseForeachHead(token.args, site);
+          checkRoots([head.collection], vars, site);
+          vars.push(head.variable);
           block.build = (b) => ({ type: 'foreach', ...head, body: b.body, ...site });
         }
         stack.push(block);
@@ -78,7 +96,7 @@ export function parse(source: string): TemplateNode[] {
         }
         open.body = [];
         if (token.name === 'else') open.otherwise = open.body;
-        else open.branches.push({ condition: parseCondition(token.args, site), body: open.body, ...site });
+        else open.branches.push({ condition: condition(token.args, site), body: open.body, ...site });
         nodes = open.body;
         break;
       }
@@ -92,6 +110,7 @@ export function parse(source: string): TemplateNode[] {
           );
         }
         stack.pop();
+        if (open.opener.name !== 'if') vars.pop();
         nodes = stack.at(-1)?.body ?? root;
         nodes.push(open.build(open));
       }

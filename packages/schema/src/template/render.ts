@@ -5,7 +5,6 @@ import {
   type Binding,
   describeValue,
   explainMissing,
-  isDefinedRoot,
   MISSING,
   rootScope,
   type Scope,
@@ -94,13 +93,10 @@ export function placeholderValue(node: PlaceholderNode, scope: Scope): unknown {
   if (sawNull) return null;
   const reasons = node.alternatives.flatMap((a) => (a.kind === 'path' ? [explainMissing(a, scope)] : []));
   const first = node.alternatives[0]!;
-  const last = node.alternatives.at(-1)!;
-  let hint = '';
-  if (last.kind === 'path' && last.segments.length === 1 && !isDefinedRoot(last.text, scope)) {
-    hint = `; if '${last.text}' is meant as text, quote it: '${last.text}'`;
-  } else if (node.alternatives.length === 1) {
-    hint = `; ${first.text.startsWith('env.') ? 'set it' : 'pass a value for it'}, or add a fallback: {{${first.text} | 'default'}}`;
-  }
+  const hint =
+    node.alternatives.length === 1
+      ? `; ${first.text.startsWith('env.') ? 'set it' : 'pass a value for it'}, or add a fallback: {{${first.text} | 'default'}}`
+      : '';
   throw new TemplateError(
     'TEMPLATE_UNRESOLVED',
     `'${node.source}' does not resolve: ${reasons.join('; ')}${hint}`,

@@ -105,13 +105,15 @@ export function scan(source: string): Token[] {
         args = source.slice(open + 1, close);
         end = close + 1;
       } else if (name === 'else') {
-        const after = /^[ \t]*(\(|if\b)/.exec(source.slice(end, end + 16));
-        if (after)
+        // `@else(x)` and `@else if(x)` are almost surely a misspelt @elseif; `@else (text)` is text.
+        const after = /^(?:\(|[ \t]+if[ \t]*\()/.exec(source.slice(end, end + 16));
+        if (after) {
           fail(
-            `'@else' takes no condition; write @elseif(condition)`,
+            `'@else' takes no condition; write @elseif(condition) (to start the @else body with '(', put a space after @else)`,
             pos,
             source.slice(pos, end + after[0].length),
           );
+        }
       }
       const directive: Token = {
         kind: 'directive',

@@ -48,11 +48,6 @@ function rootValue(name: string, scope: Scope): unknown {
   return MISSING;
 }
 
-/** Whether `name` is a context root or a loop variable in scope. */
-export function isDefinedRoot(name: string, scope: Scope): boolean {
-  return rootValue(name, scope) !== MISSING;
-}
-
 function isIndex(segment: string): boolean {
   for (let i = 0; i < segment.length; i++) {
     const c = segment.charCodeAt(i);
@@ -130,7 +125,7 @@ export function explainMissing(path: PathOperand, scope: Scope): string {
             : `its keys: ${keys.slice(0, 10).join(', ')}${keys.length > 10 ? ', ...' : ''}`
         })`;
       }
-      return `${at} is ${kindOf(value)} (${preview(value)}), so it has no '${segment}'`;
+      return `${at} is ${describeValue(value)}, so it has no '${segment}'`;
     }
     value = next;
     at = `${at}.${segment}`;
