@@ -127,6 +127,7 @@ export async function loadToolFile(path: string, options: LoadToolFileOptions = 
     enableAnyPaths: data.enableAnyPaths,
     directoryAllowList: data.directoryAllowList,
     mcpServers,
+    toolsets: (data.toolsets ?? []).map((ref) => ref.name),
     tools: candidates.map((candidate) => candidate.tool),
   });
 }

@@ -25,6 +25,8 @@ export interface ToolCollection {
   /** Schema-level value, as written (entries may be relative to `dir`). */
   directoryAllowList: string[];
   mcpServers: Record<string, McpServerConfig>;
+  /** Names of the toolsets the main file references, in listed order. */
+  toolsets: readonly string[];
   /** Enabled tools only: main-file tools first, then each toolset's in listed order. */
   tools: readonly ResolvedTool[];
   /** The enabled tools that pass `filter` (all of them without one), in collection order. */

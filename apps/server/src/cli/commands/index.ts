@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
+import { registerList } from './list.ts';
+import { registerValidate } from './validate.ts';
 
 /** A command module registers one `mci` sub-command on the program. */
 export type RegisterCommand = (program: Command) => void;
 
 // One line per command; keep them in the order `mci --help` should show them.
-export const commands: RegisterCommand[] = [];
+export const commands: RegisterCommand[] = [registerValidate, registerList];

@@ -1,0 +1,105 @@
+import { matchesToolFilter, type ResolvedTool, type ToolFilter } from '@mci/schema';
+import { Option } from 'commander';
+import { stringify } from 'yaml';
+import type { RegisterCommand } from './index.ts';
+import { resolveToolFilePath } from '../tool-file.ts';
+import {
+  collectEnvOption,
+  collectFilterOption,
+  describeLoadError,
+  loadCollection,
+} from '../tool-file-loading.ts';
+
+interface ListOptions {
+  file?: string;
+  env?: Record<string, string>;
+  filter?: ToolFilter[];
+  format: 'table' | 'json' | 'yaml';
+  mcp?: boolean;
+}
+
+/** What `mci list --format json|yaml` prints for each tool (absent fields are `null`). */
+export function describeTool(tool: ResolvedTool) {
+  return {
+    name: tool.name,
+    title: tool.title ?? tool.annotations?.title ?? null,
+    description: tool.description ?? null,
+    tags: tool.tags,
+    annotations: tool.annotations ?? null,
+    inputSchema: tool.inputSchema ?? null,
+    toolset: tool.toolset ?? null,
+  };
+}
+
+const DESCRIPTION_WIDTH = 60;
+
+function table(tools: readonly ResolvedTool[]): string {
+  const rows = tools.map((tool) => {
+    const description = (tool.description ?? tool.title ?? '').replace(/\s+/g, ' ').trim();
+    return [
+      tool.name,
+      tool.toolset ?? '-',
+      tool.execution.type,
+      tool.tags.join(',') || '-',
+      description.length > DESCRIPTION_WIDTH
+        ? `${description.slice(0, DESCRIPTION_WIDTH - 1)}…`
+        : description,
+    ];
+  });
+  const all = [['NAME', 'TOOLSET', 'TYPE', 'TAGS', 'DESCRIPTION'], ...rows];
+  const widths = all[0]!.map((_, column) => Math.max(...all.map((row) => row[column]!.length)));
+  return all
+    .map((row) =>
+      row
+        .map((cell, column) => cell.padEnd(widths[column]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+/**
+ * `mci list`: the enabled tools of a tool file, optionally filtered (`--filter` repeatable, combined
+ * with AND), as a table, JSON or YAML.
+ */
+export const registerList: RegisterCommand = (program) => {
+  program
+    .command('list')
+    .description('List the tools of a tool file (disabled tools never appear)')
+    .option(
+      '-f, --file <path>',
+      'tool file (default: mci.json, mci.yaml or mci.yml here, else examples/mci.yaml)',
+    )
+    .option(
+      '--filter <kind:values>',
+      'only:a,b | except:a | tags:x,y | withoutTags:x | toolsets:s (repeatable, combined with AND)',
+      collectFilterOption,
+    )
+    .addOption(
+      new Option('--format <format>', 'output format').choices(['table', 'json', 'yaml']).default('table'),
+    )
+    .option(
+      '-e, --env <KEY=VALUE>',
+      'set an environment value for MCP servers (repeatable)',
+      collectEnvOption,
+    )
+    .option('--mcp', "also list MCP servers' tools (from the cache in libraryDir/mcp/, else by connecting)")
+    .action(async (options: ListOptions) => {
+      const file = resolveToolFilePath(options.file);
+      let tools: ResolvedTool[];
+      try {
+        const collection = await loadCollection(file, options);
+        tools = collection
+          .list()
+          .filter((tool) => (options.filter ?? []).every((filter) => matchesToolFilter(tool, filter)));
+      } catch (error) {
+        for (const line of describeLoadError(error)) console.error(line);
+        process.exitCode = 1;
+        return;
+      }
+      if (options.format === 'json') console.log(JSON.stringify(tools.map(describeTool), null, 2));
+      else if (options.format === 'yaml') process.stdout.write(stringify(tools.map(describeTool)));
+      else if (tools.length === 0) console.log('no tools match');
+      else console.log(table(tools));
+    });
+};
