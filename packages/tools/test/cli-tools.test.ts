@@ -1,0 +1,245 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { isAlive } from './helpers/processes.ts';
+import { runnerFor } from './helpers/tool-dir.ts';
+
+/** A node script that starts a grandchild (`sleep 60`), writes its pid to `file`, and waits. */
+const spawnGrandchild = (file: string) =>
+  `const c=require('node:child_process').spawn('sleep',['60'],{stdio:'ignore'});require('node:fs').writeFileSync(${JSON.stringify(file)},String(c.pid));setInterval(()=>{},1000)`;
+
+async function waitForPid(file: string): Promise<number> {
+  return vi.waitFor(
+    async () => {
+      const text = await readFile(file, 'utf8');
+      const pid = Number(text);
+      if (!pid) throw new Error('no pid yet');
+      return pid;
+    },
+    { timeout: 10_000, interval: 20 },
+  );
+}
+
+describe('cli tools', () => {
+  it('builds argv from templated args, then flags in declared order, without a shell', async () => {
+    await using t = await runnerFor({
+      tools: [
+        {
+          name: 'echo',
+          execution: {
+            type: 'cli',
+            command: 'echo',
+            args: ['{{props.word}}', '{!!props.count!!}', '$HOME;', '*'],
+            flags: {
+              '--verbose': { from: 'props.verbose', type: 'boolean' },
+              '--limit': { from: 'props.limit', type: 'value' },
+              '-q': { from: 'props.quiet', type: 'boolean' },
+              '--name': { from: 'props.name', type: 'value' },
+              '--zero': { from: 'props.zero', type: 'value' },
+            },
+          },
+        },
+      ],
+    });
+    const all = await t.runner.execute('echo', {
+      word: 'hi there',
+      count: 3,
+      verbose: true,
+      limit: 10,
+      quiet: false,
+      name: null,
+      zero: 0,
+    });
+    expect(all.isError, all.error).toBe(false);
+    const expected = 'hi there 3 $HOME; * --verbose --limit=10 --zero=0\n';
+    expect(all.content).toEqual([{ type: 'text', text: expected }]);
+    expect(all.metadata).toEqual({
+      exit_code: 0,
+      stdout_bytes: expected.length,
+      stderr_bytes: 0,
+      stderr: '',
+    });
+
+    const none = await t.runner.execute('echo', { word: 'x', count: 1 });
+    expect(none.content).toEqual([{ type: 'text', text: 'x 1 $HOME; *\n' }]);
+  });
+
+  it('reports a non-zero exit with the exit code and stderr', async () => {
+    await using t = await runnerFor({
+      tools: [
+        {
+          name: 'fail',
+          execution: {
+            type: 'cli',
+            command: 'sh',
+            args: ['-c', 'echo partial; echo "boom: {{props.what}}" >&2; exit 3'],
+          },
+        },
+      ],
+    });
+    const result = await t.runner.execute('fail', { what: 'disk full' });
+    expect(result).toEqual({
+      isError: true,
+      error: 'Command exited with code 3: boom: disk full',
+      content: [{ type: 'text', text: 'Command exited with code 3: boom: disk full' }],
+      metadata: {
+        exit_code: 3,
+        stdout_bytes: 8,
+        stderr_bytes: 16,
+        stderr: 'boom: disk full\n',
+        stdout: 'partial\n',
+      },
+    });
+  });
+
+  it('passes the runner environment, explicit values winning over the process environment', async () => {
+    process.env.MCI_TEST_FROM_PROCESS = 'process';
+    process.env.MCI_TEST_OVERRIDDEN = 'process';
+    try {
+      await using t = await runnerFor(
+        {
+          tools: [
+            {
+              name: 'env',
+              execution: {
+                type: 'cli',
+                command: 'node',
+                args: [
+                  '-e',
+                  'console.log([process.env.MCI_TEST_FROM_PROCESS, process.env.MCI_TEST_OVERRIDDEN, process.argv[1]].join(","))',
+                  '{{env.MCI_TEST_OVERRIDDEN}}',
+                ],
+              },
+            },
+          ],
+        },
+        { env: { MCI_TEST_OVERRIDDEN: 'explicit' } },
+      );
+      const result = await t.runner.execute('env');
+      expect(result.content).toEqual([{ type: 'text', text: 'process,explicit,explicit\n' }]);
+    } finally {
+      delete process.env.MCI_TEST_FROM_PROCESS;
+      delete process.env.MCI_TEST_OVERRIDDEN;
+    }
+  });
+
+  it('runs in the tool file directory by default, or in a templated, path-checked cwd', async () => {
+    await using t = await runnerFor({
+      tools: [
+        { name: 'pwd', execution: { type: 'cli', command: 'pwd' } },
+        { name: 'pwd-in', execution: { type: 'cli', command: 'pwd', cwd: '{{props.dir}}' } },
+      ],
+    });
+    await import('node:fs/promises').then((fs) =>
+      fs.mkdir(join(t.dir, 'sub', 'deeper'), { recursive: true }),
+    );
+    expect((await t.runner.execute('pwd')).content).toEqual([{ type: 'text', text: `${t.dir}\n` }]);
+    expect((await t.runner.execute('pwd-in', { dir: 'sub/deeper' })).content).toEqual([
+      { type: 'text', text: `${join(t.dir, 'sub', 'deeper')}\n` },
+    ]);
+    const outside = await t.runner.execute('pwd-in', { dir: 'sub/../..' });
+    expect(outside.isError).toBe(true);
+    expect(outside.error).toContain('is outside the allowed directories');
+  });
+
+  it('kills the whole process group on timeout', async () => {
+    await using t = await runnerFor({
+      tools: [
+        {
+          name: 'hang',
+          execution: { type: 'cli', command: 'node', args: ['-e', '{{props.script}}'], timeout_ms: 500 },
+        },
+      ],
+    });
+    const pidFile = join(t.dir, 'grandchild.pid');
+    const result = await t.runner.execute('hang', { script: spawnGrandchild(pidFile) });
+    expect(result.isError).toBe(true);
+    expect(result.error).toBe('Command timed out after 500 ms and was killed: node');
+    expect(result.metadata?.timed_out).toBe(true);
+    const grandchild = await waitForPid(pidFile);
+    await vi.waitFor(() => expect(isAlive(grandchild)).toBe(false), { timeout: 5000 });
+  });
+
+  it('kills the process group at once when canceled', async () => {
+    await using t = await runnerFor({
+      tools: [
+        { name: 'hang', execution: { type: 'cli', command: 'node', args: ['-e', '{{props.script}}'] } },
+      ],
+    });
+    const pidFile = join(t.dir, 'grandchild.pid');
+    const controller = new AbortController();
+    const pending = t.runner.execute(
+      'hang',
+      { script: spawnGrandchild(pidFile) },
+      { signal: controller.signal },
+    );
+    const grandchild = await waitForPid(pidFile);
+    expect(isAlive(grandchild)).toBe(true);
+    controller.abort();
+    const result = await pending;
+    expect(result).toMatchObject({
+      isError: true,
+      error: 'Execution canceled',
+      metadata: { canceled: true },
+    });
+    await vi.waitFor(() => expect(isAlive(grandchild)).toBe(false), { timeout: 5000 });
+  });
+
+  it('caps captured output and says so', async () => {
+    await using t = await runnerFor(
+      {
+        tools: [
+          {
+            name: 'chatty',
+            execution: {
+              type: 'cli',
+              command: 'node',
+              args: [
+                '-e',
+                'process.stdout.write("x".repeat(100000)); process.stderr.write("e".repeat(5000))',
+              ],
+            },
+          },
+        ],
+      },
+      { maxOutputBytes: 1000 },
+    );
+    const result = await t.runner.execute('chatty');
+    expect(result.isError).toBe(false);
+    expect(result.content).toEqual([
+      { type: 'text', text: 'x'.repeat(1000) },
+      { type: 'text', text: '[output cut: kept 1000 of 100000 bytes]' },
+    ]);
+    expect(result.metadata).toMatchObject({
+      stdout_bytes: 100000,
+      stderr_bytes: 5000,
+      stdout_truncated: true,
+      stderr_truncated: true,
+      stderr: 'e'.repeat(1000),
+    });
+  });
+
+  it('reports a command that cannot start', async () => {
+    await using t = await runnerFor({
+      tools: [{ name: 'nope', execution: { type: 'cli', command: 'mci-no-such-command-xyz' } }],
+    });
+    const result = await t.runner.execute('nope');
+    expect(result.isError).toBe(true);
+    expect(result.error).toMatch(/^Command could not be run: .*mci-no-such-command-xyz.*ENOENT/);
+  });
+
+  it('runs concurrent executions independently', async () => {
+    await using t = await runnerFor({
+      tools: [
+        {
+          name: 'id',
+          execution: { type: 'cli', command: 'sh', args: ['-c', 'sleep 0.2; echo {{props.n}}'] },
+        },
+      ],
+    });
+    const results = await Promise.all(Array.from({ length: 6 }, (_, n) => t.runner.execute('id', { n })));
+    expect(results.map((r) => r.content[0])).toEqual(
+      Array.from({ length: 6 }, (_, n) => ({ type: 'text', text: `${n}\n` })),
+    );
+  });
+});
