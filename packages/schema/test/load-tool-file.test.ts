@@ -25,6 +25,18 @@ describe('loadToolFile: toolset resolution', () => {
     ]);
   });
 
+  it('lists the referenced toolsets in order, even one whose tools are all filtered out', async () => {
+    expect((await loadToolFile(fixture('resolution/main.yaml'))).toolsets).toEqual([
+      'dirset',
+      'plain',
+      'jsonset',
+      'yamlset',
+      'ymlset',
+      'both',
+    ]);
+    expect((await loadToolFile(fixture('filters/only.yaml'))).toolsets).toEqual(['weather']);
+  });
+
   it('remembers the file each tool came from', async () => {
     const collection = await loadToolFile(fixture('resolution/main.yaml'));
     const source = (name: string) => collection.get(name)?.source;
