@@ -1,0 +1,106 @@
+/**
+ * Templating engine benchmark (issue 2, section 3): a 10 KB template with 100 placeholders and a
+ * 100-iteration loop, rendered from the parse cache; the 100 KB / 10 KB render-time ratio (linear
+ * means ~10); and the cost of parsing on every render versus rendering the cached tree.
+ */
+import { type BenchResult, compared, percentile, sample } from '../../../bench/lib.ts';
+import { parseTemplate } from '../src/template/cache.ts';
+import { parse } from '../src/template/parser.ts';
+import { renderNodes, renderTemplate } from '../src/template/render.ts';
+import { renderStructured } from '../src/template/render-structured.ts';
+import { rootScope, type TemplateContext } from '../src/template/scope.ts';
+
+const context: TemplateContext = {
+  props: {
+    user: { name: 'Ada Lovelace', email: 'ada@example.org', id: 1815 },
+    values: Array.from({ length: 50 }, (_, i) => `value-${i}`),
+    rows: Array.from({ length: 100 }, (_, i) => ({ name: `row ${i}`, qty: i % 7 })),
+    premium: true,
+  },
+  env: { REGION: 'eu-west-1', STAGE: 'prod' },
+};
+
+/**
+ * One 10 KB unit with exactly 100 placeholders in its source: 20 lines of 4 (paths, an index, a
+ * fallback chain), a 100-iteration @for whose body holds 4, an @if holding 1, 15 note lines of 1,
+ * then prose up to 10 KB.
+ */
+function unit(): string {
+  let text = '';
+  for (let i = 0; i < 20; i++) {
+    text += `Line ${i}: {{props.user.name}} <{{ props.user.email }}> value {{props.values.${i}}}`;
+    text += ` in {{env.REGION | env.FALLBACK | 'us-east-1'}}. Lorem ipsum dolor sit amet, consectetur adipiscing.\n`;
+  }
+  text +=
+    '@for(i in range(0, 100))\nRow {{i}} of {{props.user.id}}: {{props.rows.1.name}} x {{props.rows.1.qty}}\n@endfor\n';
+  text += '@if(props.premium)\nPremium: {{props.user.name}}\n@else\nStandard\n@endif\n';
+  for (let k = 0; k < 15; k++) text += `Note ${k}: {{props.values.${k + 20}}}\n`;
+  while (text.length < 10 * 1024)
+    text += 'Padding prose that keeps the template at ten kilobytes without more placeholders.\n';
+  return text;
+}
+
+const count = (source: string) => source.split('{{').length - 1;
+const small = unit();
+const large = Array.from({ length: 10 }, unit).join('');
+
+const median = (samples: number[]) => percentile(samples, 50);
+
+export default async function templateBench(): Promise<BenchResult[]> {
+  if (count(small) !== 100) throw new Error(`the 10 KB template has ${count(small)} placeholders, not 100`);
+  // Render both once so they are parsed and cached, and check the output grows with the source.
+  const out10 = renderTemplate(small, context);
+  const out100 = renderTemplate(large, context);
+  if (out100.length !== out10.length * 10) throw new Error('the 100 KB output is not 10 x the 10 KB output');
+
+  const cached10 = median(await sample(() => renderTemplate(small, context), 1500, 200));
+  const cached100 = median(await sample(() => renderTemplate(large, context), 1500, 20));
+  const uncached10 = median(
+    await sample(() => renderNodes(parse(small), rootScope(context), { iterations: 0 }), 1500, 100),
+  );
+  const parse10 = median(await sample(() => parse(small), 1000, 100));
+
+  const http = {
+    url: 'https://api.example.com/users/{{props.user.id}}',
+    headers: {
+      Authorization: 'Bearer {{env.STAGE}}',
+      Accept: 'application/json',
+      'X-Region': "{{env.REGION | 'x'}}",
+    },
+    params: { q: '{{props.user.name}}', limit: '{!!props.user.id!!}' },
+    body: {
+      type: 'json',
+      content: { name: '{{props.user.name}}', rows: '{!!props.rows!!}', premium: '{!!props.premium!!}' },
+    },
+  };
+  parseTemplate(http.url);
+  const structured = median(await sample(() => renderStructured(http, context), 1000, 100));
+
+  return [
+    {
+      name: `template render 10 KB (${(small.length / 1024).toFixed(1)} KB, 100 placeholders, 100-iteration loop), cached`,
+      value: 1000 / cached10,
+      unit: 'renders/s',
+    },
+    compared(
+      'template render time 100 KB / 10 KB (cached)',
+      cached100,
+      'ms',
+      { name: 'template render 10 KB (cached)', value: cached10 },
+      '~10 (linear)',
+    ),
+    compared(
+      'template parse+render 10 KB (uncached)',
+      uncached10,
+      'ms',
+      { name: 'template render 10 KB (cached)', value: cached10 },
+      'cache saves the parse',
+    ),
+    { name: 'template parse 10 KB', value: parse10, unit: 'ms' },
+    {
+      name: 'renderStructured http execution (headers, params, JSON body with native values)',
+      value: 1000 / structured,
+      unit: 'renders/s',
+    },
+  ];
+}
