@@ -1,0 +1,490 @@
+import { decodeString } from 'micromark-util-decode-string';
+import type { FencedBlock } from '../fenced-block.ts';
+import {
+  ATX_HEADING,
+  BULLET_MARKER,
+  CLOSING_FENCE,
+  htmlBlockEnds,
+  htmlBlockStart,
+  matchAt,
+  OPENING_FENCE,
+  ORDERED_MARKER,
+  SETEXT_UNDERLINE,
+  THEMATIC_BREAK,
+  testAt,
+} from './block-syntax.ts';
+import { type BlockKind, type OpenFence, OpenBlock } from './open-block.ts';
+
+const TAB = 9;
+const SPACE = 32;
+const CODE_INDENT = 4;
+const MATCHED = 0;
+const FAILED = 1;
+const CONSUMED = 2;
+
+/** Characters that may begin a block start other than a paragraph (commonmark.js `reMaybeSpecial`). */
+const maybeSpecial = (code: number) =>
+  code === 35 ||
+  code === 96 ||
+  code === 126 ||
+  code === 42 ||
+  code === 43 ||
+  code === 95 ||
+  code === 61 ||
+  code === 60 ||
+  code === 62 ||
+  code === 45 ||
+  (code >= 48 && code <= 57);
+
+/** What the parser tells its owner about fenced blocks. */
+export interface BlockParserHooks {
+  /** Whether a block with this (decoded) language and meta is wanted; others are not reported. */
+  wants(lang: string | null, meta: string | null): boolean;
+  /** A wanted fenced block has ended. */
+  onFence(block: FencedBlock): void;
+}
+
+/**
+ * An incremental CommonMark block-structure parser fed one complete line at a time: it tracks block
+ * quotes, list items, paragraphs (for lazy continuation and interruption), indented code, HTML blocks,
+ * headings and thematic breaks exactly as far as they decide where fenced code blocks start and end,
+ * and never parses inline content. Each line is processed once, so the work is linear in the input.
+ *
+ * The algorithm is the two-phase block parse of the spec's appendix, after commonmark.js.
+ * @see https://spec.commonmark.org/0.31.2/#appendix-a-parsing-strategy
+ */
+export class BlockParser {
+  readonly #hooks: BlockParserHooks;
+  /** Open blocks from the document down to the innermost. */
+  readonly #open: OpenBlock[] = [new OpenBlock('document')];
+  #lineNumber = 0;
+  #line = '';
+  /** The current line's ending (`''` for the unterminated last line). */
+  #ending = '';
+  #offset = 0;
+  #column = 0;
+  #nextNonspace = 0;
+  #nextNonspaceColumn = 0;
+  #indent = 0;
+  #indented = false;
+  #blank = false;
+  #partiallyConsumedTab = false;
+  /** Stack depth of the last matched container, and whether every open block matched. */
+  #lastMatched = 0;
+  #allClosed = true;
+  /**
+   * Whether new containers on this line interrupt a paragraph or indented code that every container
+   * matched (remark-parse / micromark treat indented code like a paragraph here).
+   */
+  #interrupt = false;
+
+  constructor(hooks: BlockParserHooks) {
+    this.#hooks = hooks;
+  }
+
+  get #tip(): OpenBlock {
+    return this.#open[this.#open.length - 1]!;
+  }
+
+  /** Widens the line ending of the last line from `\r` to `\r\n` (the `\n` came in a later chunk). */
+  widenLastEnding(): void {
+    const fence = this.#tip.fence;
+    if (fence?.keep && fence.lastLine === this.#lineNumber) fence.parts[fence.parts.length - 1] = '\r\n';
+  }
+
+  /** Processes one complete line (without its line ending). */
+  line(text: string, ending: string): void {
+    this.#lineNumber++;
+    this.#line = text;
+    this.#ending = ending;
+    this.#offset = 0;
+    this.#column = 0;
+    this.#blank = false;
+    this.#partiallyConsumedTab = false;
+    this.#incorporate();
+  }
+
+  /**
+   * Ends the document: every open block closes. `endedWithLineEnding` tells whether the last line had
+   * a line ending (CommonMark keeps an unclosed fence's trailing blank line then).
+   */
+  finish(endedWithLineEnding: boolean): void {
+    while (this.#open.length > 1) this.#finalize(endedWithLineEnding ? 'eof-eol' : 'eof');
+  }
+
+  #incorporate(): void {
+    const open = this.#open;
+    let matched = 1;
+    for (; matched < open.length; matched++) {
+      this.#findNextNonspace();
+      const result = this.#continue(open[matched]!);
+      if (result === CONSUMED) return;
+      if (result === FAILED) break;
+    }
+    this.#lastMatched = matched - 1;
+    this.#allClosed = matched === open.length;
+    const tip = this.#tip;
+    this.#interrupt =
+      (tip.kind === 'paragraph' || (tip.kind === 'indentedCode' && !tip.endsWithLine)) &&
+      matched >= open.length - 1;
+    let container = open[matched - 1]!;
+    let matchedLeaf = container.kind !== 'paragraph' && container.acceptsLines;
+
+    while (!matchedLeaf) {
+      this.#findNextNonspace();
+      if (!this.#indented && !maybeSpecial(this.#line.charCodeAt(this.#nextNonspace))) {
+        this.#advanceNextNonspace();
+        break;
+      }
+      const started = this.#tryStarts(container);
+      if (started === MATCHED) {
+        this.#advanceNextNonspace();
+        break;
+      }
+      container = this.#tip;
+      if (started === CONSUMED) matchedLeaf = true;
+    }
+
+    // Lazy paragraph continuation: the unmatched containers stay open.
+    if (!this.#allClosed && !this.#blank && this.#tip.kind === 'paragraph') return;
+    this.#closeUnmatched();
+    if (container.acceptsLines) {
+      this.#addLine(container, this.#ending);
+    } else if (this.#offset < this.#line.length && !this.#blank) {
+      this.#addChild('paragraph');
+    }
+  }
+
+  /** Tries each block start in the spec's order; MATCHED means none applied. */
+  #tryStarts(container: OpenBlock): number {
+    const line = this.#line;
+    const at = this.#nextNonspace;
+    const code = line.charCodeAt(at);
+    const indented = this.#indented;
+    if (!indented && code === 62) return this.#startBlockQuote();
+    if (!indented && code === 35 && testAt(ATX_HEADING, line, at)) return this.#startLeaf('heading');
+    if (!indented && (code === 96 || code === 126)) {
+      const fence = matchAt(OPENING_FENCE, line, at);
+      if (fence) return this.#startFence(fence[0], this.#ending);
+    }
+    if (!indented && code === 60) {
+      // Condition 7 cannot interrupt a paragraph; micromark allows it on a lazy line, though.
+      const kind = htmlBlockStart(line, at, container.kind !== 'paragraph');
+      if (kind !== 0) {
+        if (kind === 7 && !this.#allClosed && !this.#blank && this.#tip.kind === 'paragraph') {
+          // micromark quirk: condition 7 on a lazy line opens inside the lazy paragraph's containers.
+          this.#finalize('container');
+          this.#allClosed = true;
+        }
+        this.#closeUnmatched();
+        this.#addChild('html').htmlKind = kind;
+        return CONSUMED;
+      }
+    }
+    if (!indented && container.kind === 'paragraph' && testAt(SETEXT_UNDERLINE, line, at)) {
+      return this.#startLeaf('heading');
+    }
+    if (!indented && testAt(THEMATIC_BREAK, line, at)) return this.#startLeaf('thematicBreak');
+    if (!indented || container.kind === 'list') {
+      if (this.#startListItem()) return FAILED;
+    }
+    if (indented && this.#tip.kind !== 'paragraph' && !this.#blank) {
+      const lazy = this.#isLazyLine();
+      this.#advanceOffset(CODE_INDENT, true);
+      this.#closeUnmatched();
+      // micromark quirk: indented code that starts on a lazy line cannot continue past it.
+      this.#addChild('indentedCode').endsWithLine = lazy;
+      return CONSUMED;
+    }
+    return MATCHED;
+  }
+
+  #startBlockQuote(): number {
+    this.#advanceNextNonspace();
+    this.#advanceOffset(1, false);
+    if (this.#isSpaceOrTab(this.#offset)) this.#advanceOffset(1, true);
+    this.#closeUnmatched('new-container');
+    this.#addChild('blockQuote');
+    return FAILED; // "container start": keep looking for starts inside it
+  }
+
+  #startLeaf(kind: BlockKind): number {
+    this.#closeUnmatched();
+    if (kind === 'heading' && this.#tip.kind === 'paragraph') this.#finalize('container');
+    this.#addChild(kind);
+    this.#offset = this.#line.length;
+    return CONSUMED;
+  }
+
+  #startFence(sequence: string, ending: string): number {
+    this.#closeUnmatched();
+    const fenceIndent = this.#indent;
+    const block = this.#addChild('fencedCode');
+    this.#advanceNextNonspace();
+    this.#advanceOffset(sequence.length, false);
+    const { lang, meta } = splitInfo(this.#line.slice(this.#offset));
+    const keep = this.#hooks.wants(lang, meta);
+    block.fence = {
+      char: sequence[0]!,
+      length: sequence.length,
+      indent: fenceIndent,
+      startLine: this.#lineNumber,
+      lastLine: this.#lineNumber,
+      lang,
+      meta,
+      keep,
+      parts: [ending],
+    };
+    this.#offset = this.#line.length;
+    return CONSUMED;
+  }
+
+  /** @see https://spec.commonmark.org/0.31.2/#list-items */
+  #startListItem(): boolean {
+    if (this.#indent >= CODE_INDENT) return false;
+    const line = this.#line;
+    const at = this.#nextNonspace;
+    let marker: string;
+    let width: number;
+    const bullet = matchAt(BULLET_MARKER, line, at);
+    if (bullet) {
+      marker = bullet[0];
+      width = 1;
+    } else {
+      const ordered = matchAt(ORDERED_MARKER, line, at);
+      // An ordered list can interrupt a paragraph only when it starts with 1.
+      if (!ordered || (this.#interrupt && Number(ordered[1]) !== 1)) return false;
+      marker = `1${ordered[2]}`;
+      width = ordered[0].length;
+    }
+    const next = line.charCodeAt(at + width);
+    if (!(Number.isNaN(next) || next === TAB || next === SPACE)) return false;
+    // A list item that interrupts a paragraph must not start with a blank line.
+    if (this.#interrupt && !/[^ \t]/.test(line.slice(at + width))) return false;
+
+    const markerOffset = this.#indent;
+    this.#advanceNextNonspace();
+    this.#advanceOffset(width, true);
+    const spacesStartColumn = this.#column;
+    const spacesStartOffset = this.#offset;
+    do {
+      this.#advanceOffset(1, true);
+    } while (this.#column - spacesStartColumn < 5 && this.#isSpaceOrTab(this.#offset));
+    const blankItem = this.#offset >= line.length;
+    const spacesAfterMarker = this.#column - spacesStartColumn;
+    let padding: number;
+    if (spacesAfterMarker >= 5 || spacesAfterMarker < 1 || blankItem) {
+      padding = width + 1;
+      this.#column = spacesStartColumn;
+      this.#offset = spacesStartOffset;
+      this.#partiallyConsumedTab = false;
+      if (this.#isSpaceOrTab(this.#offset)) this.#advanceOffset(1, true);
+    } else {
+      padding = width + spacesAfterMarker;
+    }
+
+    this.#closeUnmatched('new-container');
+    if (this.#tip.kind !== 'list' || this.#tip.marker !== marker) {
+      const list = this.#addChild('list');
+      list.marker = marker;
+    }
+    const item = this.#addChild('item');
+    item.marker = marker;
+    item.markerOffset = markerOffset;
+    item.padding = padding;
+    return true;
+  }
+
+  /** Whether an open block continues on the current line. */
+  #continue(block: OpenBlock): number {
+    switch (block.kind) {
+      case 'blockQuote':
+        if (!this.#indented && this.#line.charCodeAt(this.#nextNonspace) === 62) {
+          this.#advanceNextNonspace();
+          this.#advanceOffset(1, false);
+          if (this.#isSpaceOrTab(this.#offset)) this.#advanceOffset(1, true);
+          return MATCHED;
+        }
+        return FAILED;
+      case 'item': {
+        const required = block.markerOffset + block.padding;
+        if (this.#blank) {
+          if (!block.hasChild) return FAILED;
+          this.#advanceOffset(Math.min(this.#indent, required), true);
+          return MATCHED;
+        }
+        if (this.#indent >= required) {
+          this.#advanceOffset(required, true);
+          return MATCHED;
+        }
+        return FAILED;
+      }
+      case 'fencedCode':
+        return this.#continueFence(block.fence!);
+      case 'indentedCode':
+        if (block.endsWithLine) return FAILED;
+        if (this.#indent >= CODE_INDENT) this.#advanceOffset(CODE_INDENT, true);
+        else if (this.#blank) this.#advanceNextNonspace();
+        else return FAILED;
+        return MATCHED;
+      case 'html':
+        return this.#blank && (block.htmlKind === 6 || block.htmlKind === 7) ? FAILED : MATCHED;
+      case 'paragraph':
+        return this.#blank ? FAILED : MATCHED;
+      case 'heading':
+      case 'thematicBreak':
+        return FAILED;
+      default:
+        return MATCHED; // document, list
+    }
+  }
+
+  #continueFence(fence: OpenFence): number {
+    const line = this.#line;
+    if (this.#indent <= 3 && line[this.#nextNonspace] === fence.char) {
+      const closing = matchAt(CLOSING_FENCE, line, this.#nextNonspace);
+      if (closing && closing[0].length >= fence.length) {
+        fence.lastLine = this.#lineNumber;
+        this.#finalize('fence');
+        return CONSUMED;
+      }
+    }
+    for (let i = fence.indent; i > 0 && this.#isSpaceOrTab(this.#offset); i--) this.#advanceOffset(1, true);
+    return MATCHED;
+  }
+
+  #addLine(block: OpenBlock, ending: string): void {
+    if (block.kind === 'fencedCode') {
+      const fence = block.fence!;
+      // The opening line's rest is the info string, already read.
+      if (fence.startLine === this.#lineNumber) return;
+      fence.lastLine = this.#lineNumber;
+      if (!fence.keep) return;
+      let text = this.#line.slice(this.#offset);
+      if (this.#partiallyConsumedTab) {
+        text = ' '.repeat(4 - (this.#column % 4)) + this.#line.slice(this.#offset + 1);
+      }
+      fence.parts.push(text.includes('\0') ? text.replaceAll('\0', '\uFFFD') : text, ending);
+    } else if (
+      block.kind === 'html' &&
+      block.htmlKind <= 5 &&
+      htmlBlockEnds(block.htmlKind, this.#line.slice(this.#offset))
+    ) {
+      this.#finalize('container');
+    }
+  }
+
+  #addChild(kind: BlockKind): OpenBlock {
+    while (!this.#tip.canContain(kind)) this.#finalize('container');
+    this.#tip.hasChild = true;
+    const block = new OpenBlock(kind);
+    this.#open.push(block);
+    return block;
+  }
+
+  /** Closes the blocks that the current line did not continue (`how` as in {@link #finalize}). */
+  #closeUnmatched(how: 'container' | 'new-container' = 'container'): void {
+    if (this.#allClosed) return;
+    while (this.#open.length - 1 > this.#lastMatched) this.#finalize(how);
+    this.#allClosed = true;
+  }
+
+  /**
+   * Closes the innermost open block; `how` says what ended it: its closing `fence`, a line its
+   * containers did not continue (`container`), a `new-container` starting, or the end of the document
+   * after a line ending (`eof-eol`) or not (`eof`).
+   */
+  #finalize(how: 'fence' | 'container' | 'new-container' | 'eof' | 'eof-eol'): void {
+    const block = this.#open.pop()!;
+    const fence = block.fence;
+    if (!fence?.keep) return;
+    const closed = how === 'fence';
+    const parts = fence.parts;
+    // The block takes the last line ending when a fence, the end of the document or a new container
+    // ends it, not when a line its containers do not continue does (remark-parse / micromark).
+    if (how === 'container' || how === 'eof') parts.pop();
+    // Exactly mdast-util-from-markdown's value: its data minus one leading and one trailing line ending.
+    const value = parts.join('').replace(/^(\r?\n|\r)|(\r?\n|\r)$/g, '');
+    this.#hooks.onFence({
+      lang: fence.lang,
+      meta: fence.meta,
+      value,
+      startLine: fence.startLine,
+      closingLine: closed ? fence.lastLine : null,
+    });
+  }
+
+  /** Whether some container did not match and no new container started: micromark's "lazy" line. */
+  #isLazyLine(): boolean {
+    if (this.#allClosed) return false;
+    const open = this.#open;
+    let deepestContainer = open.length - 1;
+    while (!open[deepestContainer]!.canContain('paragraph') && open[deepestContainer]!.kind !== 'list') {
+      deepestContainer--;
+    }
+    return this.#lastMatched < deepestContainer;
+  }
+
+  #isSpaceOrTab(offset: number): boolean {
+    const code = this.#line.charCodeAt(offset);
+    return code === SPACE || code === TAB;
+  }
+
+  #findNextNonspace(): void {
+    const line = this.#line;
+    let i = this.#offset;
+    let columns = this.#column;
+    let code = line.charCodeAt(i);
+    while (code === SPACE || code === TAB) {
+      columns += code === SPACE ? 1 : 4 - (columns % 4);
+      code = line.charCodeAt(++i);
+    }
+    this.#blank = Number.isNaN(code);
+    this.#nextNonspace = i;
+    this.#nextNonspaceColumn = columns;
+    this.#indent = columns - this.#column;
+    this.#indented = this.#indent >= CODE_INDENT;
+  }
+
+  #advanceNextNonspace(): void {
+    this.#offset = this.#nextNonspace;
+    this.#column = this.#nextNonspaceColumn;
+    this.#partiallyConsumedTab = false;
+  }
+
+  /** Advances by `count` characters, or by `count` columns when `columns` (tabs count to the next stop of 4). */
+  #advanceOffset(count: number, columns: boolean): void {
+    const line = this.#line;
+    while (count > 0 && this.#offset < line.length) {
+      if (line.charCodeAt(this.#offset) === TAB) {
+        const charsToTab = 4 - (this.#column % 4);
+        if (columns) {
+          this.#partiallyConsumedTab = charsToTab > count;
+          const advance = Math.min(charsToTab, count);
+          this.#column += advance;
+          if (!this.#partiallyConsumedTab) this.#offset++;
+          count -= advance;
+        } else {
+          this.#partiallyConsumedTab = false;
+          this.#column += charsToTab;
+          this.#offset++;
+          count--;
+        }
+      } else {
+        this.#partiallyConsumedTab = false;
+        this.#offset++;
+        this.#column++;
+        count--;
+      }
+    }
+  }
+}
+
+/** Splits the rest of an opening fence line like micromark: first word, then the rest. */
+function splitInfo(raw: string): { lang: string | null; meta: string | null } {
+  const text = raw.includes('\0') ? raw.replaceAll('\0', '\uFFFD') : raw;
+  const match = /^[ \t]*([^ \t]+)(?:[ \t]+(.+))?/.exec(text);
+  if (!match) return { lang: null, meta: null };
+  const meta = match[2];
+  return { lang: decodeString(match[1]!), meta: meta === undefined ? null : decodeString(meta) };
+}
