@@ -25,6 +25,7 @@ export { FilterTypeSchema, parseFilterValue } from './filter-value.ts';
 export {
   McpHttpServerConfigSchema,
   McpServerConfigSchema,
+  McpServerNameSchema,
   McpServerOptionsSchema,
   McpStdioServerConfigSchema,
 } from './mcp-server-schema.ts';

@@ -2,6 +2,14 @@ import { z } from 'zod';
 import { checkFilterPair, filterFields } from './filter-value.ts';
 
 /**
+ * A key of `mcp_servers`: letters, digits, `_`, `-`, `.` (not only dots). The name is the toolset
+ * name of the server's tools and names its cache file, so it may not hold path separators.
+ */
+export const McpServerNameSchema = z
+  .string()
+  .regex(/^(?!\.+$)[\w.-]+$/, { error: 'MCP server names may hold only letters, digits, "_", "-" and "."' });
+
+/**
  * Caching and filtering of one MCP server's tools. `expDays` is how long the cached toolset stays
  * fresh, in days; `filter`/`filterValue` work as on a toolset reference.
  */

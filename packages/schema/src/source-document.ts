@@ -23,7 +23,9 @@ export function detectFormat(fileName: string, text: string): 'json' | 'yaml' {
  * @throws {SchemaError} `PARSE_ERROR` with line and column for syntax errors, duplicate keys or an
  * empty document.
  */
-export function parseSourceDocument(text: string, fileName: string): SourceDocument {
+export function parseSourceDocument(source: string, fileName: string): SourceDocument {
+  // Editors on Windows may save a byte-order mark, which JSON.parse rejects.
+  const text = source.startsWith('\uFEFF') ? source.slice(1) : source;
   const format = detectFormat(fileName, text);
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, keepSourceTokens: false });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { McpServerConfigSchema } from './mcp-server-schema.ts';
+import { McpServerConfigSchema, McpServerNameSchema } from './mcp-server-schema.ts';
 import { MetadataSchema } from './metadata-schema.ts';
 import { SchemaVersionSchema } from './schema-version.ts';
 import { ToolSchema } from './tool-schema.ts';
@@ -23,7 +23,7 @@ export const ToolFileSchema = z
     tools: z.array(ToolSchema).optional(),
     toolsets: z.array(ToolsetRefSchema).optional(),
     /** Server name to config. */
-    mcp_servers: z.record(z.string().min(1), McpServerConfigSchema).optional(),
+    mcp_servers: z.record(McpServerNameSchema, McpServerConfigSchema).optional(),
     /** @default './mci' */
     libraryDir: z.string().min(1).default(DEFAULT_LIBRARY_DIR),
     /** @default false */

@@ -54,6 +54,12 @@ function describe(issue: ZodIssue): { path: PropertyKey[]; message: string }[] {
           message: `must be ${issue.inclusive ? '>=' : '>'} ${issue.minimum}, got ${String(issue.input)}`,
         },
       ];
+    case 'invalid_key': {
+      const [first] = issue.issues;
+      return [
+        { path, message: `invalid key ${JSON.stringify(issue.input)}: ${first?.message ?? issue.message}` },
+      ];
+    }
     case 'too_big':
       return [
         {

@@ -51,6 +51,25 @@ describe('parseToolFile', () => {
     );
   });
 
+  it('accepts a UTF-8 byte-order mark and rejects several YAML documents in one file', () => {
+    expect(parseToolFile('\uFEFF{"schemaVersion":"1.0","tools":[]}', 'bom.json').tools).toEqual([]);
+    const error = parseError(() => parseToolFile("schemaVersion: '1.0'\ntools: []\n---\nx: 1\n", 'two.yaml'));
+    expect(error.code).toBe('PARSE_ERROR');
+    expect(error.issues[0]).toMatchObject({ line: 3, message: expect.stringMatching(/multiple documents/) });
+  });
+
+  it('rejects MCP server names that could leave the cache directory', () => {
+    const text = JSON.stringify({
+      schemaVersion: '1.0',
+      mcp_servers: { '../x': { command: 'a' }, '..': { command: 'a' }, 'ok.name-1': { command: 'a' } },
+    });
+    const error = parseError(() => parseToolFile(text, 'x.json'));
+    expect(error.issues.map((issue) => issue.path)).toEqual(['mcp_servers["../x"]', 'mcp_servers[".."]']);
+    expect(error.issues[0]?.message).toBe(
+      'invalid key "../x": MCP server names may hold only letters, digits, "_", "-" and "."',
+    );
+  });
+
   it('reports YAML anchors expanding too far instead of hanging', () => {
     const bomb = [
       "schemaVersion: '1.0'",
