@@ -9,20 +9,33 @@ export interface InputSchemaProblem {
   message: string;
 }
 
-// Meta-schema validation only (no compile): MCP servers' schemas may use keywords strict mode rejects.
-const validators = {
-  draft7: new Ajv({ strict: false, allErrors: true }),
-  draft2019: new Ajv2019({ strict: false, allErrors: true }),
-  draft2020: new Ajv2020({ strict: false, allErrors: true }),
-};
+type Validator = Ajv | Ajv2019 | Ajv2020;
+const validators = new Map<string, Validator>();
 
-function validatorFor(schema: InputSchema): Ajv | Ajv2019 | Ajv2020 | undefined {
+// Meta-schema validation only (no compile): MCP servers' schemas may use keywords strict mode rejects.
+// Built on first use: most tool files never need the 2019-09 or 2020-12 meta-schemas.
+function validator(draft: 'draft7' | 'draft2019' | 'draft2020'): Validator {
+  let ajv = validators.get(draft);
+  if (!ajv) {
+    const options = { strict: false, allErrors: true };
+    ajv =
+      draft === 'draft7'
+        ? new Ajv(options)
+        : draft === 'draft2019'
+          ? new Ajv2019(options)
+          : new Ajv2020(options);
+    validators.set(draft, ajv);
+  }
+  return ajv;
+}
+
+function validatorFor(schema: InputSchema): Validator | undefined {
   const declared = schema.$schema;
-  if (declared === undefined) return validators.draft7;
+  if (declared === undefined) return validator('draft7');
   if (typeof declared !== 'string') return undefined;
-  if (declared.includes('draft-07')) return validators.draft7;
-  if (declared.includes('2019-09')) return validators.draft2019;
-  if (declared.includes('2020-12')) return validators.draft2020;
+  if (declared.includes('draft-07')) return validator('draft7');
+  if (declared.includes('2019-09')) return validator('draft2019');
+  if (declared.includes('2020-12')) return validator('draft2020');
   // Older drafts (04, 06) are not loaded: their schemas are accepted unchecked.
   return undefined;
 }
