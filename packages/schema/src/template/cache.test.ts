@@ -53,6 +53,16 @@ describe('parseTemplate', () => {
     expect(reparsed).toEqual(evicted);
   });
 
+  it('bounds the cache by characters too, and does not keep huge templates', () => {
+    const huge = `${'x'.repeat(5 * 1024 * 1024)}{{props.a}}`;
+    const first = parseTemplate(huge);
+    expect(parseTemplate(huge)).not.toBe(first);
+    const big = (i: number) => `${String(i).padEnd(3 * 1024 * 1024, '.')}{{props.a}}`;
+    const kept = Array.from({ length: 6 }, (_, i) => parseTemplate(big(i)));
+    expect(parseTemplate(big(5))).toBe(kept[5]);
+    expect(parseTemplate(big(0))).not.toBe(kept[0]); // 6 x 3 M characters > 16 M: the oldest went
+  });
+
   it('does not cache failures: the same bad template fails every time', () => {
     expect(() => parseTemplate('@if(x')).toThrowError(TemplateError);
     expect(() => parseTemplate('@if(x')).toThrowError(TemplateError);

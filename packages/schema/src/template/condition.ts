@@ -68,7 +68,7 @@ function orderOperand(
   if (number === undefined) {
     throw new TemplateError(
       'TEMPLATE_TYPE',
-      `'${branch.source}': '${operator}' compares numbers, but ${operand.text} is ${describeValue(value)}; use == or != for other values`,
+      `'${branch.source}': '${operator}' compares numbers, but ${operand.text} is ${describeValue(value, operand)}; use == or != for other values`,
       site,
     );
   }

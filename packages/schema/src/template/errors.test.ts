@@ -59,7 +59,13 @@ describe('syntax errors carry the line of the fault', () => {
     ],
     ['{!!props.n', 1, "add '!!}'", '{!!props.n'],
     ['x {{ }}', 1, 'the placeholder is empty', '{{ }}'],
-    ["{{ props.n | 'open }}", 1, 'not closed', undefined],
+    [
+      "{{ props.n | 'open }}",
+      1,
+      "a quote inside the placeholder is never closed (escape a quote inside a literal with a backslash: 'it\\'s')",
+      undefined,
+    ],
+    ["{{ it's }}", 1, 'a quote inside the placeholder is never closed', "{{ it's }}"],
     ['{{props.n |}}', 1, 'a fallback alternative is empty', '{{props.n |}}'],
     ['{{props.n || props.text}}', 1, "'||' is not an operator", undefined],
     ['{{props.items[0]}}', 1, "index arrays with dots: 'props.items.0'", '{{props.items[0]}}'],
@@ -272,7 +278,12 @@ describe('render errors quote the placeholder and say what to do', () => {
       1,
       'props.text is a string ("abc")',
     );
-    expectFailure('@for(i in range(0, env.A))@endfor', 'TEMPLATE_TYPE', 1, 'env.A is a string ("x")');
+    expectFailure(
+      '@for(i in range(0, env.A))@endfor',
+      'TEMPLATE_TYPE',
+      1,
+      'env.A is a string (value not shown)',
+    );
   });
 
   it('ordering comparisons between non-numbers', () => {
@@ -298,6 +309,20 @@ describe('render errors quote the placeholder and say what to do', () => {
       1,
       "'@elseif(props.age > 1)': props has no key 'age'",
     );
+  });
+
+  it('never show the values of environment variables (they are often secrets)', () => {
+    const ctx = { props: {}, env: { API_KEY: 'sk-very-secret' } };
+    for (const template of [
+      '@if(env.API_KEY > 1)x@endif',
+      '@if(1 <= env.API_KEY)x@endif',
+      '@for(i in range(env.API_KEY, 2))@endfor',
+    ]) {
+      const error = failure(template, ctx);
+      expect(error.code).toBe('TEMPLATE_TYPE');
+      expect(error.message).toContain('value not shown');
+      expect(error.message).not.toContain('sk-very');
+    }
   });
 
   it('JSON-native placeholders in plain text', () => {

@@ -155,7 +155,7 @@ function rangeBound(bound: Operand, node: ForNode, scope: Scope): number {
   if (number === undefined || !Number.isInteger(number)) {
     throw new TemplateError(
       'TEMPLATE_TYPE',
-      `'${node.source}': range bounds must be integers, but ${bound.text} is ${describeValue(value)}`,
+      `'${node.source}': range bounds must be integers, but ${bound.text} is ${describeValue(value, bound)}`,
       site,
     );
   }
@@ -193,7 +193,7 @@ function renderForeach(node: ForeachNode, scope: Scope, state: RenderState): str
   } else {
     throw new TemplateError(
       'TEMPLATE_TYPE',
-      `'${node.source}': @foreach needs an array or an object, but ${node.collection.text} is ${describeValue(collection)}`,
+      `'${node.source}': @foreach needs an array or an object, but ${node.collection.text} is ${describeValue(collection, node.collection)}`,
       site,
     );
   }

@@ -144,7 +144,13 @@ export function scan(source: string): Token[] {
     const close = findCloser(source, pos + lexeme.length, closer);
     if (close < 0) {
       const rest = source.slice(pos, source.indexOf('\n', pos) < 0 ? undefined : source.indexOf('\n', pos));
-      fail(`'${rest}': the placeholder is not closed on this line (add '${closer}')`, pos, rest);
+      fail(
+        close === -2
+          ? `'${rest}': a quote inside the placeholder is never closed (escape a quote inside a literal with a backslash: 'it\\'s')`
+          : `'${rest}': the placeholder is not closed on this line (add '${closer}')`,
+        pos,
+        rest,
+      );
     }
     pushText(pos);
     const end = close + closer.length;
@@ -161,14 +167,17 @@ export function scan(source: string): Token[] {
   return tokens;
 }
 
-/** Index of `closer` after `from`, skipping quoted literals; -1 when not found on the same line. */
+/**
+ * Index of `closer` after `from`, skipping quoted literals; -1 when not found on the same line, -2
+ * when a quote opened before it is never closed.
+ */
 function findCloser(source: string, from: number, closer: string): number {
   for (let i = from; i < source.length; i++) {
     const c = source[i]!;
     if (c === '\n') return -1;
     if (c === "'" || c === '"' || c === '`') {
       const end = skipQuoted(source, i);
-      if (end < 0) return -1;
+      if (end < 0) return -2;
       i = end - 1;
     } else if (source.startsWith(closer, i)) return i;
   }

@@ -2,7 +2,7 @@
  * The values a template sees: the context (`props`, `input`, `env`) plus the loop variables in
  * scope, and how dotted paths resolve against them.
  */
-import type { PathOperand } from './ast.ts';
+import type { Operand, PathOperand } from './ast.ts';
 
 /**
  * What a template renders against.
@@ -133,9 +133,14 @@ export function explainMissing(path: PathOperand, scope: Scope): string {
   return `${path.text} does not resolve`;
 }
 
-/** `a value` / `an object` / `a string ("x")`: what a value is, for type errors. */
-export function describeValue(value: unknown): string {
+/**
+ * What a value is, for type errors: `null`, `an array`, `a string ("abc")`. The values of
+ * environment variables are never shown (they are often secrets): pass the operand to hide them.
+ */
+export function describeValue(value: unknown, operand?: Operand): string {
   if (value === null) return 'null';
   const kind = kindOf(value);
-  return kind === 'an array' || kind === 'an object' ? kind : `${kind} (${preview(value)})`;
+  if (kind === 'an array' || kind === 'an object') return kind;
+  if (operand?.kind === 'path' && operand.segments[0] === 'env') return `${kind} (value not shown)`;
+  return `${kind} (${preview(value)})`;
 }
