@@ -68,16 +68,34 @@ function parseJson(text: string, fileName: string): unknown {
     return JSON.parse(text);
   } catch (cause) {
     const message = cause instanceof Error ? cause.message : String(cause);
-    // V8 says "... in JSON at position 25 (line 3 column 5)"; older forms give only the position.
-    const lineCol = /\(line (\d+) column (\d+)\)/.exec(message);
-    const position = /at position (\d+)/.exec(message);
-    let where: { line: number; col: number } | undefined;
-    if (lineCol) where = { line: Number(lineCol[1]), col: Number(lineCol[2]) };
-    else if (position) where = positionToLineCol(text, Number(position[1]));
-    else if (/end of JSON input/.test(message)) where = positionToLineCol(text, text.length);
-    const clean = message.replace(/,? ?(in JSON )?at position \d+( \(line \d+ column \d+\))?/, '').trim();
-    throw parseError(fileName, `invalid JSON: ${clean}`, where, cause);
+    const { description, position } = describeJsonError(message, text);
+    const where = position === undefined ? undefined : positionToLineCol(text, position);
+    throw parseError(fileName, `invalid JSON: ${description}`, where, cause);
   }
+}
+
+/** V8 keeps the context of a token within this many characters on each side. */
+const V8_CONTEXT_CHARACTERS = 10;
+
+/**
+ * The message and offset of a V8 JSON.parse error. Most messages end "in JSON at position N (line L
+ * column C)"; "Unexpected token" ones quote the source around the token instead, from which the
+ * offset is recovered.
+ * @see https://github.com/v8/v8/blob/main/src/json/json-parser.cc (ReportUnexpectedToken)
+ */
+function describeJsonError(message: string, text: string): { description: string; position?: number } {
+  const at = /^(.*?),? in JSON at position (\d+)/s.exec(message);
+  if (at) return { description: at[1] ?? message, position: Number(at[2]) };
+  if (/end of JSON input/.test(message)) return { description: message, position: text.length };
+  const token = /^Unexpected token '(.+?)', (\.\.\.)?"([\s\S]*)"(\.\.\.)? is not valid JSON$/.exec(message);
+  if (!token) return { description: message };
+  const [, char = '', leading, context = '', trailing] = token;
+  const description = `Unexpected token '${char}'`;
+  let position: number;
+  if (leading) position = text.indexOf(context) + V8_CONTEXT_CHARACTERS;
+  else if (trailing) position = context.length - V8_CONTEXT_CHARACTERS;
+  else position = text.indexOf(char); // the whole (short) source is quoted
+  return position >= 0 && position < text.length ? { description, position } : { description };
 }
 
 function positionToLineCol(text: string, position: number): { line: number; col: number } {

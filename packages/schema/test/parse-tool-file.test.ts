@@ -51,6 +51,19 @@ describe('parseToolFile', () => {
     );
   });
 
+  it.each([
+    ['{\n  "schemaVersion": "1.0",\n  "tools": [x]\n}', 3, 13, "Unexpected token 'x'"],
+    ['{\n  "schemaVersion": "1.0",\n  "tools": [x, 1, 2, 3, 4, 5, 6, 7]\n}', 3, 13, "Unexpected token 'x'"],
+    ['{"a": x, "schemaVersion": "1.0", "tools": []}', 1, 7, "Unexpected token 'x'"],
+    ['{"a":x}', 1, 6, "Unexpected token 'x'"],
+    ['{\n  "schemaVersion": "1.0",\n  "tools": [],\n}', 4, 1, 'Expected double-quoted property name'],
+    ['{\n  "schemaVersion": "1.0",\n  "tools": [\n', 4, 1, 'Unexpected end of JSON input'],
+  ])('gives the line and column of JSON syntax errors (%j)', (text, line, column, message) => {
+    expect(parseError(() => parseToolFile(text, 'x.json')).issues).toEqual([
+      { file: 'x.json', path: '', message: `invalid JSON: ${message}`, line, column, code: 'PARSE_ERROR' },
+    ]);
+  });
+
   it('accepts a UTF-8 byte-order mark and rejects several YAML documents in one file', () => {
     expect(parseToolFile('\uFEFF{"schemaVersion":"1.0","tools":[]}', 'bom.json').tools).toEqual([]);
     const error = parseError(() => parseToolFile("schemaVersion: '1.0'\ntools: []\n---\nx: 1\n", 'two.yaml'));
