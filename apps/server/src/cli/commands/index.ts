@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { registerEnvs } from './envs.ts';
+import { registerExec } from './exec.ts';
 import { registerList } from './list.ts';
 import { registerValidate } from './validate.ts';
 
@@ -6,4 +8,9 @@ import { registerValidate } from './validate.ts';
 export type RegisterCommand = (program: Command) => void;
 
 // One line per command; keep them in the order `mci --help` should show them.
-export const commands: RegisterCommand[] = [registerValidate, registerList];
+export const commands: RegisterCommand[] = [
+  registerValidate,
+  registerList,
+  registerExec,
+  registerEnvs,
+];

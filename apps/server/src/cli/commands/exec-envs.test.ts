@@ -1,0 +1,256 @@
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+// The real `mci` command line, spawned as a user would run it (real exit codes, real output).
+const main = fileURLToPath(new URL('../main.ts', import.meta.url));
+// server-everything is a dev dependency of @mci/tools; resolve it from there.
+const everything = createRequire(
+  fileURLToPath(new URL('../../../../../packages/tools/package.json', import.meta.url)),
+).resolve('@modelcontextprotocol/server-everything/dist/index.js');
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function mci(args: string[], cwd: string, env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--conditions=@mci/source', '--disable-warning=ExperimentalWarning', main, ...args],
+      { cwd, env: { ...process.env, ...env }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'mci-exec-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function write(path: string, value: unknown): Promise<string> {
+  const file = join(dir, path);
+  await mkdir(dirname(file), { recursive: true });
+  await writeFile(file, typeof value === 'string' ? value : JSON.stringify(value, null, 2));
+  return file;
+}
+
+const toolFile = {
+  schemaVersion: '1.0',
+  tools: [
+    {
+      name: 'greet',
+      inputSchema: {
+        type: 'object',
+        properties: { name: { type: 'string' }, punct: { type: 'string', default: '!' } },
+        required: ['name'],
+      },
+      execution: {
+        type: 'text',
+        text: 'Hello {{props.name}} from {{env.MCI_TEST_TOWN | "nowhere"}}{{props.punct}}',
+      },
+    },
+    { name: 'fails', execution: { type: 'cli', command: 'sh', args: ['-c', 'echo nope >&2; exit 4'] } },
+  ],
+};
+
+// Each spawn loads the CLI from source (a second or two on a busy machine).
+describe('mci exec', { timeout: 60_000 }, () => {
+  it('prints the result as JSON and exits 0, with props, -e values and defaults', async () => {
+    await write('mci.json', toolFile);
+    const run = await mci(['exec', 'greet', '--props', '{"name":"Ann"}', '-e', 'MCI_TEST_TOWN=Oslo'], dir);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({
+      isError: false,
+      content: [{ type: 'text', text: 'Hello Ann from Oslo!' }],
+    });
+
+    await write('props.json', { name: 'Bo', punct: '?' });
+    const fromFile = await mci(['exec', 'greet', '--props-file', 'props.json'], dir);
+    expect(fromFile.code).toBe(0);
+    expect(JSON.parse(fromFile.stdout).content[0].text).toBe('Hello Bo from nowhere?');
+  });
+
+  it('exits 1 with the error result when the tool fails', async () => {
+    await write('tools.json', toolFile);
+    const invalid = await mci(['exec', 'greet', '--file', 'tools.json'], dir);
+    expect(invalid.code).toBe(1);
+    expect(JSON.parse(invalid.stdout)).toMatchObject({
+      isError: true,
+      error: 'Invalid props: props.name is required',
+    });
+
+    const failed = await mci(['exec', 'fails', '-f', 'tools.json'], dir);
+    expect(failed.code).toBe(1);
+    expect(JSON.parse(failed.stdout)).toMatchObject({
+      isError: true,
+      error: 'Command exited with code 4: nope',
+      metadata: { exit_code: 4 },
+    });
+  });
+
+  it('exits 2 for an unknown tool', async () => {
+    await write('mci.json', toolFile);
+    const unknown = await mci(['exec', 'nope'], dir);
+    expect(unknown).toMatchObject({ code: 2, stdout: '' });
+    expect(unknown.stderr).toContain('Tool "nope" not found (available: greet, fails)');
+  });
+
+  it('exits 2 for bad arguments', async () => {
+    await write('mci.json', toolFile);
+    const [badJson, both, badEnv, noTool] = await Promise.all([
+      mci(['exec', 'greet', '--props', '{name'], dir),
+      mci(['exec', 'greet', '--props', '{}', '--props-file', 'x.json'], dir),
+      mci(['exec', 'greet', '-e', 'NOEQUALS'], dir),
+      mci(['exec'], dir),
+    ]);
+    expect(badJson.code).toBe(2);
+    expect(badJson.stderr).toContain('--props is not valid JSON');
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('either --props or --props-file');
+    expect(badEnv.code).toBe(2);
+    expect(badEnv.stderr).toContain('expected KEY=VALUE');
+    expect(noTool.code).toBe(2);
+    expect(noTool.stderr).toContain("missing required argument 'tool'");
+  });
+
+  it('exits 2 when the tool file does not load', async () => {
+    await write('broken.json', {
+      schemaVersion: '1.0',
+      tools: [{ name: 'x', execution: { type: 'teleport' } }],
+    });
+    const broken = await mci(['exec', 'x', '--file', 'broken.json'], dir);
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toContain('broken.json');
+    expect(broken.stderr).toContain('tools[0].execution');
+  });
+
+  it('runs MCP server tools and exits once done', async () => {
+    await write('mci.json', {
+      schemaVersion: '1.0',
+      mcp_servers: { everything: { command: process.execPath, args: [everything] } },
+    });
+    const run = await mci(['exec', 'echo', '--props', '{"message":"hi"}'], dir);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({
+      isError: false,
+      content: [{ type: 'text', text: 'Echo: hi' }],
+      metadata: { mcp_server: 'everything', mcp_tool: 'echo' },
+    });
+  });
+});
+
+describe('mci envs', { timeout: 60_000 }, () => {
+  beforeEach(async () => {
+    await write('mci.json', {
+      schemaVersion: '1.0',
+      toolsets: ['remote'],
+      tools: [
+        {
+          name: 'hello',
+          execution: { type: 'text', text: '{{env.MCI_TEST_GREETING}} {{env.MCI_TEST_NAME | "you"}}' },
+        },
+      ],
+      mcp_servers: {
+        gh: {
+          command: 'gh-mcp',
+          args: ['--token', '{{env.MCI_TEST_GH_TOKEN}}'],
+          env: { HOME_DIR: '{{env.MCI_TEST_GREETING}}' },
+        },
+        web: {
+          type: 'http',
+          url: 'https://example.com/mcp',
+          headers: { Authorization: 'Bearer {{env.MCI_TEST_WEB_KEY}}' },
+        },
+      },
+    });
+    await write('mci/remote.mci.json', {
+      schemaVersion: '1.0',
+      tools: [
+        {
+          name: 'fetch',
+          execution: {
+            type: 'http',
+            url: '{{env.MCI_TEST_BASE}}/x',
+            auth: { type: 'bearer', token: '{{env.MCI_TEST_WEB_KEY}}' },
+          },
+        },
+      ],
+    });
+  });
+
+  it('lists each variable with where it is used and whether it is set, without contacting MCP servers', async () => {
+    const run = await mci(['envs', '--format', 'json', '-e', 'MCI_TEST_NAME=x'], dir, {
+      MCI_TEST_GREETING: 'hi',
+    });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const main = join(dir, 'mci.json');
+    const toolset = join(dir, 'mci', 'remote.mci.json');
+    expect(JSON.parse(run.stdout)).toEqual([
+      {
+        name: 'MCI_TEST_BASE',
+        set: false,
+        usedIn: [{ file: toolset, tool: 'fetch', toolset: 'remote', field: 'tools.fetch.execution.url' }],
+      },
+      { name: 'MCI_TEST_GH_TOKEN', set: false, usedIn: [{ file: main, field: 'mcp_servers.gh.args[1]' }] },
+      {
+        name: 'MCI_TEST_GREETING',
+        set: true,
+        usedIn: [
+          { file: main, tool: 'hello', field: 'tools.hello.execution.text' },
+          { file: main, field: 'mcp_servers.gh.env.HOME_DIR' },
+        ],
+      },
+      {
+        name: 'MCI_TEST_NAME',
+        set: true,
+        usedIn: [{ file: main, tool: 'hello', field: 'tools.hello.execution.text' }],
+      },
+      {
+        name: 'MCI_TEST_WEB_KEY',
+        set: false,
+        usedIn: [
+          { file: toolset, tool: 'fetch', toolset: 'remote', field: 'tools.fetch.execution.auth.token' },
+          { file: main, field: 'mcp_servers.web.headers.Authorization' },
+        ],
+      },
+    ]);
+  });
+
+  it('prints a table by default', async () => {
+    const run = await mci(['envs'], dir);
+    expect(run.code).toBe(0);
+    const lines = run.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^MCI_TEST_BASE\s+NOT SET$/);
+    expect(lines[1]).toBe('  tools.fetch.execution.url  mci/remote.mci.json (toolset remote)');
+    expect(lines.at(-1)).toBe('5 variables, 5 not set');
+  });
+
+  it('exits 1 on a broken template and 2 when the file does not load', async () => {
+    await write('bad.json', {
+      schemaVersion: '1.0',
+      tools: [{ name: 'b', execution: { type: 'text', text: '{{env.MCI_OK}} @if(x' } }],
+    });
+    const bad = await mci(['envs', '--file', 'bad.json'], dir);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('tools.b.execution.text');
+    const missing = await mci(['envs', '--file', 'missing.json'], dir);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('missing.json');
+  });
+});
