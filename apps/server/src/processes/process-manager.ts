@@ -7,6 +7,7 @@ import type {
   ServerEvent,
 } from '@mci/protocol';
 import { DEFAULT_RESPONSE_PIPE_BYTES, MIN_RESPONSE_PIPE_BYTES } from '@mci/protocol';
+import { createIntentStream } from '@mci/intent-extractor';
 import type { Logger } from 'pino';
 import { FairQueue } from './fair-queue.ts';
 import {
@@ -68,7 +69,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
   readonly #maxQueue: number;
   readonly #concurrency: number;
   readonly #logger: Logger | undefined;
-  readonly #createIntentStream: (() => IntentStreamLike) | undefined;
+  readonly #createIntentStream: () => IntentStreamLike;
   readonly #stats = new StatsCounters();
   readonly #queue = new FairQueue<LiveProcess>();
   /** Processes that are not idle, by pid. */
@@ -80,6 +81,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
   #lastPid: number;
   #lastSeq: number;
   #running = 0;
+  #accepting = true;
   #closing: Promise<void> | undefined;
 
   constructor(options: ProcessManagerOptions) {
@@ -98,7 +100,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
       throw new RangeError(`responsePipeBytes must be at least ${MIN_RESPONSE_PIPE_BYTES}`);
     }
     this.#logger = options.logger;
-    this.#createIntentStream = options.createIntentStream;
+    this.#createIntentStream = options.createIntentStream ?? createIntentStream;
     this.#runs = new RunController({
       store: this.#store,
       stats: this.#stats,
@@ -255,7 +257,6 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     if (this.#streams.has(streamId))
       throw new ServerError('CONFLICT', `stream ${streamId} already exists`, { path: 'streamId' });
     const ref = normalizeRef(input.ref);
-    if (!this.#createIntentStream) throw new ServerError('INTERNAL', 'no intent extractor configured');
     const session = new StreamSession(this, this.#createIntentStream(), { streamId, ref, principal });
     this.#streams.set(streamId, session);
     void session.result.then(() => this.#forgetStream(session));
@@ -297,7 +298,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
   }
 
   checkAccepting(): void {
-    if (this.#closing) throw new ServerError('SHUTTING_DOWN', 'the server is shutting down');
+    if (!this.#accepting) throw new ServerError('SHUTTING_DOWN', 'the server is shutting down');
   }
 
   // --- events ----------------------------------------------------------------------------------
@@ -355,6 +356,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
   // --- shutdown --------------------------------------------------------------------------------
 
   shutdown(options: { graceMs?: number } = {}): Promise<void> {
+    this.#accepting = false;
     this.#closing ??= this.#shutdown(options.graceMs ?? 10_000);
     return this.#closing;
   }
@@ -406,7 +408,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
   }
 
   #dispatch(): void {
-    if (this.#closing) return;
+    if (!this.#accepting) return;
     while (this.#running < this.#concurrency) {
       const live = this.#queue.shift();
       if (!live) return;

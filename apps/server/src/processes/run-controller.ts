@@ -16,6 +16,12 @@ import type { DistributiveOmit } from './stream-session.ts';
  */
 export const KILL_GUARD_MS = 2000;
 
+/**
+ * Slack past a run's timeout after which the manager stops waiting for the sandbox and ends the run
+ * `timeout` itself (the sandbox enforces timeouts; this guards against one that never answers).
+ */
+export const WATCHDOG_SLACK_MS = 5000;
+
 /** The error of runs that were running when the server stopped. */
 export const INTERRUPTED_MESSAGE = 'interrupted: the server stopped during this run';
 
@@ -35,6 +41,7 @@ export interface LiveProcess {
   /** How much of the run's outputs and logs arrived as events (the final result may hold more). */
   received?: { outputs: number; stdout: number; stderr: number };
   killTimer?: NodeJS.Timeout;
+  watchdog?: NodeJS.Timeout;
 }
 
 /** What the run controller needs from the manager. */
@@ -87,6 +94,14 @@ export class RunController {
       return;
     }
     live.execution = execution;
+    live.watchdog = setTimeout(() => {
+      execution.kill();
+      this.#finish(live, {
+        ...failure(new Error(`the sandbox did not end the run at its timeout of ${record.timeoutMs} ms`)),
+        status: 'timeout',
+      });
+    }, record.timeoutMs + WATCHDOG_SLACK_MS);
+    live.watchdog.unref();
     // A listener of the `running` event may have killed it before the pool answered.
     if (live.killRequested) execution.kill();
     execution.result.then(
@@ -157,6 +172,7 @@ export class RunController {
   #finish(live: LiveProcess, result: ExecutionResultLike): void {
     if (live.done) return;
     clearTimeout(live.killTimer);
+    clearTimeout(live.watchdog);
     // The final result is authoritative: deliver what did not arrive as events (a returned value).
     const received = live.received ?? { outputs: 0, stdout: 0, stderr: 0 };
     for (const value of result.outputs.slice(received.outputs))

@@ -200,6 +200,7 @@ export class StreamSession implements StreamHandle {
 /** Why an intent is not run, or undefined when it runs. */
 function rejectionOf(intent: IntentLike): string | undefined {
   if (!intent.closed) return 'unclosed block: the stream ended inside it, so it was not run';
+  if (intent.lang === '') return `no language given (use ${PROCESS_LANGS.join(', ')})`;
   if (!RUNNABLE_LANGS.includes(intent.lang.toLowerCase())) {
     return `language "${intent.lang}" is not supported (use ${PROCESS_LANGS.join(', ')})`;
   }
