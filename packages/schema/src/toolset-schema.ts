@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { checkFilterPair, filterFields } from './filter-value.ts';
-import { SchemaVersionSchema } from './schema-version.ts';
 import { MetadataSchema } from './metadata-schema.ts';
+import { SchemaVersionSchema } from './schema-version.ts';
 import { ToolSchema } from './tool-schema.ts';
 
 /**
