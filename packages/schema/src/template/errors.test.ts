@@ -41,7 +41,7 @@ function expectFailure(
   const error = failure(template);
   expect(error.code).toBe(code);
   expect(error.line).toBe(line);
-  expect(error.message.startsWith(`line ${line}: `)).toBe(true);
+  expect(error.message).toBe(`line ${line}: ${error.reason}`);
   if (typeof message === 'string') expect(error.message).toContain(message);
   else expect(error.message).toMatch(message);
   if (placeholder !== undefined) expect(error.placeholder).toBe(placeholder);
@@ -118,6 +118,7 @@ describe('syntax errors carry the line of the fault', () => {
       "'@if(props.n': the parenthesis opened by @if( is not closed on this line",
       undefined,
     ],
+    ['@if({{props.n}})x@endif', 1, 'write paths without braces: props.x', undefined],
     ['@if()x@endif', 1, 'the condition is empty', '@if()'],
     ['@if(props.n = 3)x@endif', 1, "'=' is not an operator; compare with '=='", undefined],
     [

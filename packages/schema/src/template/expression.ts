@@ -55,6 +55,8 @@ function unquote(text: string): string {
 }
 
 function hintFor(text: string): string {
+  if (text.includes('{{') || text.includes('}}'))
+    return 'inside a directive or placeholder, write paths without braces: props.x';
   if (text.includes('[')) return `index arrays with dots: 'props.items.0', not 'props.items[0]'`;
   if (text.includes('(')) return 'function calls are not supported';
   if (text.startsWith('!'))

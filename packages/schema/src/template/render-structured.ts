@@ -36,26 +36,43 @@ function renderString(text: string, scope: Scope): unknown {
  * value, keeping its JSON type (number, boolean, null, array, object). A `{!!...!!}` with other text
  * around it is an error.
  *
- * @throws {TemplateError} as {@link renderTemplate}; `TEMPLATE_TYPE` for a circular structure.
+ * @throws {TemplateError} as {@link renderTemplate}, with `path` set to the JSON path of the string
+ * at fault (`body.content.tags[1]`); `TEMPLATE_TYPE` for a circular structure.
  * @see MCI schema reference, "JSON-Native Placeholders"
  */
 export function renderStructured(value: unknown, context: TemplateContext): unknown {
   const scope = rootScope(context);
   const ancestors = new Set<object>();
-  const walk = (item: unknown): unknown => {
-    if (typeof item === 'string') return renderString(item, scope);
+  const walk = (item: unknown, path: string): unknown => {
+    if (typeof item === 'string') {
+      try {
+        return renderString(item, scope);
+      } catch (error) {
+        if (!(error instanceof TemplateError) || path === '') throw error;
+        const { code, reason, line, placeholder } = error;
+        throw new TemplateError(code, reason, { line, placeholder, path, cause: error.cause });
+      }
+    }
     const array = Array.isArray(item);
     if (!array && !isPlainObject(item)) return item;
-    if (ancestors.has(item))
-      throw new TemplateError('TEMPLATE_TYPE', 'the value to render is circular (it contains itself)');
+    if (ancestors.has(item)) {
+      throw new TemplateError('TEMPLATE_TYPE', 'the value to render is circular (it contains itself)', {
+        path: path || undefined,
+      });
+    }
     ancestors.add(item);
     try {
       return array
-        ? item.map(walk)
-        : Object.fromEntries(Object.entries(item).map(([key, child]) => [key, walk(child)]));
+        ? item.map((child, i) => walk(child, `${path}[${i}]`))
+        : Object.fromEntries(
+            Object.entries(item).map(([key, child]) => [
+              key,
+              walk(child, path === '' ? key : `${path}.${key}`),
+            ]),
+          );
     } finally {
       ancestors.delete(item);
     }
   };
-  return walk(value);
+  return walk(value, '');
 }

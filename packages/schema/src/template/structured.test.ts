@@ -89,6 +89,28 @@ describe('renderStructured', () => {
     expect(output.bytes).toBe(bytes);
   });
 
+  it('names the JSON path of the failing string', () => {
+    const input = { headers: { Authorization: 'Bearer {{env.MISSING}}' } };
+    const error = (() => {
+      try {
+        renderStructured(input, context);
+      } catch (e) {
+        return e as TemplateError;
+      }
+    })();
+    expect(error).toBeInstanceOf(TemplateError);
+    expect(error?.path).toBe('headers.Authorization');
+    expect(error?.line).toBe(1);
+    expect(error?.placeholder).toBe('{{env.MISSING}}');
+    expect(error?.message).toBe(
+      "at headers.Authorization, line 1: '{{env.MISSING}}' does not resolve: environment variable MISSING is not set; set it, or add a fallback: {{env.MISSING | 'default'}}",
+    );
+    expect(() => renderStructured(['a', ['{{props.x', 'b']], context)).toThrowError(
+      /^at \[1\]\[0\], line 1: /,
+    );
+    expect(() => renderStructured('{{props.missing}}', context)).toThrowError(/^line 1: /);
+  });
+
   it('rejects circular values', () => {
     const loop: Record<string, unknown> = { a: '{{props.q}}' };
     loop.self = loop;
@@ -154,9 +176,9 @@ describe('JSON-native placeholders', () => {
     ).toEqual({ a: 10, b: 5, c: false, d: 'text', e: 1 });
   });
 
-  it('fail on a missing path, quoting the placeholder', () => {
-    expect(() => renderStructured({ a: { b: ['{!!props.missing!!}'] } }, context)).toThrowError(
-      "line 1: '{!!props.missing!!}' does not resolve: props has no key 'missing'",
+  it('fail on a missing path, quoting the placeholder and naming the field', () => {
+    expect(() => renderStructured({ a: { b: ['ok', '{!!props.missing!!}'] } }, context)).toThrowError(
+      "at a.b[1], line 1: '{!!props.missing!!}' does not resolve: props has no key 'missing'",
     );
   });
 

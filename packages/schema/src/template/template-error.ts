@@ -25,14 +25,17 @@ export interface TemplateErrorDetails {
   line?: number | undefined;
   /** The placeholder or directive at fault, exactly as written (`{{props.user.name}}`, `@if(x > 1)`). */
   placeholder?: string | undefined;
+  /** In a structured value, the JSON path of the string at fault, like `body.content.tags[1]`. */
+  path?: string | undefined;
   cause?: unknown;
 }
 
 /**
  * The one error type of the templating engine. The message is meant for a model or a person to act
- * on: it starts with the line, quotes the placeholder or directive, says what is wrong and, when it
- * can, how to fix it (`line 3: '{{env.API_KEY}}' does not resolve: env.API_KEY is not set; add a
- * fallback such as {{env.API_KEY | 'default'}}`).
+ * on: it starts with where (the JSON path in a structured value, the line), quotes the placeholder
+ * or directive, says what is wrong and, when it can, how to fix it (`at headers.Authorization, line
+ * 1: '{{env.API_KEY}}' does not resolve: environment variable API_KEY is not set; set it, or add a
+ * fallback: {{env.API_KEY | 'default'}}`).
  */
 export class TemplateError extends Error {
   override name = 'TemplateError';
@@ -41,14 +44,24 @@ export class TemplateError extends Error {
   readonly line: number | undefined;
   /** The placeholder or directive at fault, exactly as written. */
   readonly placeholder: string | undefined;
+  /** In a structured value, the JSON path of the string at fault (`body.content.tags[1]`). */
+  readonly path: string | undefined;
+  /** The message without its location prefix. */
+  readonly reason: string;
 
-  constructor(code: TemplateErrorCode, message: string, details: TemplateErrorDetails = {}) {
+  constructor(code: TemplateErrorCode, reason: string, details: TemplateErrorDetails = {}) {
+    const { line, path } = details;
+    const where = [path === undefined ? '' : `at ${path}`, line === undefined ? '' : `line ${line}`]
+      .filter(Boolean)
+      .join(', ');
     super(
-      details.line === undefined ? message : `line ${details.line}: ${message}`,
+      where ? `${where}: ${reason}` : reason,
       details.cause === undefined ? undefined : { cause: details.cause },
     );
     this.code = code;
-    this.line = details.line;
+    this.reason = reason;
+    this.line = line;
     this.placeholder = details.placeholder;
+    this.path = path;
   }
 }
