@@ -95,7 +95,9 @@ export function placeholderValue(node: PlaceholderNode, scope: Scope): unknown {
   const first = node.alternatives[0]!;
   const hint =
     node.alternatives.length === 1
-      ? `; ${first.text.startsWith('env.') ? 'set it' : 'pass a value for it'}, or add a fallback: {{${first.text} | 'default'}}`
+      ? `; ${first.text.startsWith('env.') ? 'set it' : 'pass a value for it'}, or add a fallback: ${
+          node.type === 'native' ? `{!!${first.text} | 'default'!!}` : `{{${first.text} | 'default'}}`
+        }`
       : '';
   throw new TemplateError(
     'TEMPLATE_UNRESOLVED',

@@ -178,7 +178,7 @@ describe('JSON-native placeholders', () => {
 
   it('fail on a missing path, quoting the placeholder and naming the field', () => {
     expect(() => renderStructured({ a: { b: ['ok', '{!!props.missing!!}'] } }, context)).toThrowError(
-      "at a.b[1], line 1: '{!!props.missing!!}' does not resolve: props has no key 'missing'",
+      "at a.b[1], line 1: '{!!props.missing!!}' does not resolve: props has no key 'missing' (its keys: q, limit, on, nothing, tags, filter); pass a value for it, or add a fallback: {!!props.missing | 'default'!!}",
     );
   });
 
