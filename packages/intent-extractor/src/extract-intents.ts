@@ -4,7 +4,7 @@ import { unified } from 'unified';
 import { IntentExtractorError } from './errors.ts';
 import { type FencedBlock, intentFromBlock } from './fenced-block.ts';
 import type { Intent } from './intent.ts';
-import { hasClosingFence, remarkFenceClosure } from './remark-fence-closure.ts';
+import { fenceSequenceCount, remarkFenceClosure } from './remark-fence-closure.ts';
 
 const processor = unified().use(remarkParse).use(remarkFenceClosure).freeze();
 
@@ -26,30 +26,39 @@ export function extractIntents(markdown: string): Intent[] {
       `extractIntents expects a string, got ${typeof markdown}`,
     );
   }
-  const tree = processor.parse(markdown) as Root;
   const intents: Intent[] = [];
+  for (const block of fencedBlocks(markdown)) {
+    const intent = intentFromBlock(block, intents.length);
+    if (intent) intents.push(intent);
+  }
+  return intents;
+}
+
+/** Every fenced code block of a document, in document order, as remark-parse sees it. */
+export function fencedBlocks(markdown: string): FencedBlock[] {
+  const blocks: FencedBlock[] = [];
   const visit = (node: Nodes) => {
     if (node.type === 'code') {
       const block = fencedBlockOf(node);
-      const intent = block && intentFromBlock(block, intents.length);
-      if (intent) intents.push(intent);
+      if (block) blocks.push(block);
       return;
     }
     if ('children' in node) for (const child of node.children) visit(child);
   };
-  visit(tree);
-  return intents;
+  visit(processor.parse(markdown) as Root);
+  return blocks;
 }
 
 function fencedBlockOf(node: Code): FencedBlock | null {
   const position = node.position;
+  const fences = fenceSequenceCount(node);
   // Indented code has no info string, hence never an exec attribute.
-  if (!position || node.lang == null) return null;
+  if (!position || fences === 0) return null;
   return {
-    lang: node.lang,
+    lang: node.lang ?? null,
     meta: node.meta ?? null,
     value: node.value,
     startLine: position.start.line,
-    closingLine: hasClosingFence(node) ? position.end.line : null,
+    closingLine: fences === 2 ? position.end.line : null,
   };
 }

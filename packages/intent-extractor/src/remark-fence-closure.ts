@@ -36,7 +36,10 @@ export function remarkFenceClosure(this: Processor): undefined {
   data.fromMarkdownExtensions.push(fromMarkdownExtension);
 }
 
-/** Whether a fenced `code` node parsed with {@link remarkFenceClosure} ended with a closing fence. */
-export function hasClosingFence(node: Code): boolean {
-  return ((node.data as FenceClosureData | undefined)?.fenceSequences ?? 0) >= 2;
+/**
+ * The fence sequences of a `code` node parsed with {@link remarkFenceClosure}: 0 for indented code,
+ * 1 for a fenced block without closing fence, 2 for a closed one.
+ */
+export function fenceSequenceCount(node: Code): number {
+  return (node.data as FenceClosureData | undefined)?.fenceSequences ?? 0;
 }
