@@ -1,2 +1,31 @@
-// Public API of @mci/sandbox: filled in by its issue.
-export {};
+// Public API of @mci/sandbox: run model-written TypeScript in isolated-vm worker processes.
+
+// The pool
+export { createSandboxPool } from './pool.ts';
+export type { SandboxPool, SandboxPoolOptions } from './pool.ts';
+
+// Executions
+export type {
+  Execution,
+  ExecutionError,
+  ExecutionRequest,
+  ExecutionResult,
+  ExecutionStatus,
+  SandboxEvent,
+  SandboxLanguage,
+} from './execution.ts';
+
+// Limits
+export { DEFAULT_LIMITS, resolveLimits } from './limits.ts';
+export type { SandboxLimits } from './limits.ts';
+
+// Tools as the sandbox sees them
+export type { ToolHost, ToolResult } from './tool-host.ts';
+
+// Egress policy of the sandbox's fetch
+export { isInternalAddress, parseAllowNet } from './egress.ts';
+export type { AllowNetEntry } from './egress.ts';
+
+// Errors
+export { SandboxError } from './sandbox-error.ts';
+export type { SandboxErrorCode } from './sandbox-error.ts';

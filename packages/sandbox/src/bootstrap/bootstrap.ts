@@ -1,0 +1,303 @@
+// Runs INSIDE the isolate. Shipped as source text (`Function.prototype.toString`), so this function
+// must not reference anything outside its own body (types are erased and fine).
+import type { Clone } from './clone.ts';
+import type { FetchRequestData, FetchResponseData } from './fetch.ts';
+import type { InspectCopy } from './inspect-copy.ts';
+import type { Primordials } from './primordials.ts';
+import type { HostCall, WebApis } from './web-apis.ts';
+
+/** Fire-and-forget message to the worker (an isolated-vm `Callback` in ignored mode). */
+export type Send = (kind: string, ...args: unknown[]) => void;
+
+/** An error as it leaves the isolate: strings only. */
+export interface ErrorData {
+  name: string;
+  message: string;
+  stack?: string;
+}
+
+/** The other bootstrap parts, passed in as values because each is shipped as separate source text. */
+export interface BootstrapLib {
+  capturePrimordials: () => Primordials;
+  createCloner: (P: Primordials) => Clone;
+  createInspectCopier: (P: Primordials) => InspectCopy;
+  installWebApis: (P: Primordials, call: HostCall, define: (name: string, value: unknown) => void) => WebApis;
+  installFetch: (
+    P: Primordials,
+    web: WebApis,
+    request: (data: FetchRequestData) => Promise<FetchResponseData>,
+    define: (name: string, value: unknown) => void,
+  ) => void;
+}
+
+/** Per-execution settings, written into the program's wrapper line (see `transpile.ts`). */
+export interface RunConfig {
+  tools: string[];
+}
+
+/** What the program's script resolves to. */
+export type RunOutcome = { ok: true } | { ok: false; error: ErrorData };
+
+/**
+ * The worker's handle into the isolate: `settle` resolves a pending tool or fetch call, `timer` fires
+ * a `setTimeout` callback. Never reachable from sandboxed code.
+ */
+export type Control = (op: 'settle' | 'timer', a?: unknown, b?: unknown, c?: unknown) => unknown;
+
+/**
+ * Installs the sandbox globals (`output`, `console`, `tools`, `fetch`, timers, web APIs) and returns
+ * the {@link Control} function. `send` and `call` stay in this closure: no global, no property and no
+ * prototype chain leads to them, and they carry only copies (isolated-vm `Callback` semantics).
+ */
+export function bootstrap(send: Send, call: HostCall, lib: BootstrapLib): Control {
+  const P = lib.capturePrimordials();
+  const clone = lib.createCloner(P);
+  const inspectCopy = lib.createInspectCopier(P);
+  const g = P.globalThis as unknown as Record<string, unknown>;
+  const define = (name: string, value: unknown) =>
+    P.defineProperty(g, name, { value, writable: true, configurable: true, enumerable: false });
+
+  // Capabilities a sandboxed program has no use for and that widen the attack surface: shared memory
+  // (could alias buffers that cross the bridge) and WebAssembly (a second JIT).
+  for (const name of ['SharedArrayBuffer', 'Atomics', 'WebAssembly']) delete g[name];
+
+  const describeError = (e: unknown): ErrorData => {
+    try {
+      if (P.isError ? P.isError(e) : e instanceof P.Error) {
+        const err = e as Error;
+        const stack = err.stack;
+        return {
+          name: P.String(err.name),
+          message: P.String(err.message),
+          stack: typeof stack === 'string' ? stack : undefined,
+        };
+      }
+      const text =
+        typeof e === 'string' ? P.jsonStringify(e) : typeof e === 'symbol' ? e.toString() : P.String(e);
+      return { name: 'Error', message: `Uncaught ${text}` };
+    } catch {
+      return { name: 'Error', message: 'Uncaught exception (its value could not be read)' };
+    }
+  };
+  const fatal = (e: unknown) => send('fatal', describeError(e));
+
+  // --- calls answered later by the host (tools, fetch) ---
+  const pending = new P.Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
+  let nextId = 0;
+  const hostCall = (kind: string, ...args: unknown[]) =>
+    new P.Promise<unknown>((resolve, reject) => {
+      const id = ++nextId;
+      P.mapSet(pending, id, { resolve, reject });
+      send(kind, id, ...args);
+    });
+  const settle = (id: unknown, ok: unknown, value: unknown) => {
+    const entry = P.mapGet(pending, id as number);
+    if (!entry) return;
+    P.mapDelete(pending, id as number);
+    if (ok) return entry.resolve(value);
+    const data = value as ErrorData;
+    const error = new (data.name === 'TypeError' ? P.TypeError : P.Error)(P.String(data.message));
+    if (data.name !== 'TypeError' && data.name !== 'Error')
+      P.defineProperty(error, 'name', { value: P.String(data.name), configurable: true, writable: true });
+    entry.reject(error);
+  };
+
+  // --- output ---
+  let pendingOutputs = 0;
+  let drained: (() => void) | undefined;
+  const emitOutput = (value: unknown, what: string) => send('output', clone(value, what));
+  const outputDone = () => {
+    if (--pendingOutputs === 0 && drained) drained();
+  };
+  function output(value: unknown): Promise<void> | undefined {
+    const isThenable =
+      (typeof value === 'object' || typeof value === 'function') &&
+      value !== null &&
+      typeof (value as { then?: unknown }).then === 'function';
+    if (!isThenable) {
+      emitOutput(value, 'output()');
+      return undefined;
+    }
+    pendingOutputs++;
+    // The returned promise rejects when the awaited value does; if the program never handles it,
+    // isolated-vm reports it as an unhandled rejection and the execution fails with it.
+    return P.promiseThen(
+      P.promiseResolve(value),
+      (v: unknown) => {
+        try {
+          emitOutput(v, 'output()');
+        } finally {
+          outputDone();
+        }
+      },
+      (e: unknown) => {
+        outputDone();
+        throw e;
+      },
+    ) as Promise<void>;
+  }
+  define('output', output);
+
+  // --- console ---
+  const log =
+    (stream: 'stdout' | 'stderr') =>
+    (...args: unknown[]) => {
+      const copied: unknown[] = [];
+      for (let i = 0; i < args.length; i++) copied[i] = inspectCopy(args[i]);
+      send('log', stream, copied);
+    };
+  define('console', {
+    log: log('stdout'),
+    info: log('stdout'),
+    debug: log('stdout'),
+    warn: log('stderr'),
+    error: log('stderr'),
+  });
+
+  // --- timers ---
+  const timers = new P.Map<number, () => void>();
+  let nextTimer = 0;
+  define('setTimeout', function setTimeout(callback: unknown, delay?: unknown, ...args: unknown[]) {
+    if (typeof callback !== 'function') throw new P.TypeError('setTimeout: the callback must be a function');
+    const id = ++nextTimer;
+    const ms = Number(delay);
+    P.mapSet(timers, id, () => P.apply(callback, undefined, args));
+    send('timer', id, P.numberIsFinite(ms) ? P.mathMin(P.mathMax(ms, 0), 2147483647) : 0);
+    return id;
+  });
+  define('clearTimeout', function clearTimeout(id: unknown) {
+    if (P.mapDelete(timers, id as number)) send('clearTimer', id);
+  });
+  const fireTimer = (id: unknown) => {
+    const fn = P.mapGet(timers, id as number);
+    if (!fn) return;
+    P.mapDelete(timers, id as number);
+    try {
+      fn();
+    } catch (e) {
+      fatal(e);
+    }
+  };
+
+  // --- the rest of the standard library ---
+  define('structuredClone', function structuredClone(value: unknown) {
+    try {
+      return clone(value, 'structuredClone()');
+    } catch (e) {
+      if (e instanceof P.TypeError)
+        P.defineProperty(e, 'name', { value: 'DataCloneError', configurable: true, writable: true });
+      throw e;
+    }
+  });
+  define('queueMicrotask', function queueMicrotask(callback: unknown) {
+    if (typeof callback !== 'function')
+      throw new P.TypeError('queueMicrotask: the callback must be a function');
+    P.promiseThen(P.promiseResolve(), () => {
+      try {
+        P.apply(callback, undefined, []);
+      } catch (e) {
+        fatal(e);
+      }
+    });
+  });
+  define('require', function require() {
+    throw new P.Error(
+      'require() is not available in the sandbox: there are no modules. Use the globals instead: tools, fetch, output, console.',
+    );
+  });
+  const web = lib.installWebApis(P, call, define);
+  lib.installFetch(P, web, (data) => hostCall('fetch', data) as Promise<FetchResponseData>, define);
+
+  // --- tools ---
+  const closeNames = (name: string, names: string[]) => {
+    const distance = (a: string, b: string) => {
+      const row = P.Array.from({ length: b.length + 1 }, (_, i) => i);
+      for (let i = 1; i <= a.length; i++) {
+        let prev = row[0]!;
+        row[0] = i;
+        for (let j = 1; j <= b.length; j++) {
+          const next = row[j]!;
+          row[j] = P.mathMin(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+          prev = next;
+        }
+      }
+      return row[b.length]!;
+    };
+    const lower = P.stringToLowerCase(name);
+    return names
+      .map((n) => ({ n, d: distance(lower, P.stringToLowerCase(n)) }))
+      .filter(
+        ({ n, d }) =>
+          d <= P.mathMax(2, P.mathFloor(name.length / 3)) || P.stringToLowerCase(n).includes(lower),
+      )
+      .sort((a, b) => a.d - b.d)
+      .slice(0, 3)
+      .map(({ n }) => n);
+  };
+  const installTools = (names: string[]) => {
+    const table: Record<string, unknown> = {};
+    for (const name of names) {
+      const fn = {
+        [name](props: unknown = {}) {
+          const copy = clone(props, `tools[${P.jsonStringify(name)}]() argument`);
+          return hostCall('tool', name, copy);
+        },
+      }[name];
+      P.defineProperty(table, name, { value: fn, enumerable: true });
+    }
+    P.objectFreeze(table);
+    const passThrough = new P.Set<unknown>([
+      'then',
+      'toJSON',
+      'constructor',
+      'inspect',
+      'valueOf',
+      'toString',
+    ]);
+    const tools = new P.Proxy(table, {
+      get(target, key, receiver) {
+        if (typeof key === 'symbol' || key in target || passThrough.has(key))
+          return P.reflectGet(target, key, receiver);
+        const close = closeNames(key, names);
+        const hint =
+          close.length > 0
+            ? ` Did you mean ${close.map((n) => `tools[${P.jsonStringify(n)}]`).join(', ')}?`
+            : '';
+        const list =
+          names.length > 0 ? ` Available tools: ${names.join(', ')}.` : ' This execution has no tools.';
+        throw new P.TypeError(`Unknown tool "${key}".${hint}${list}`);
+      },
+    });
+    define('tools', tools);
+  };
+
+  // --- running the program ---
+  async function run(main: () => Promise<unknown>, config: RunConfig): Promise<RunOutcome> {
+    installTools(config.tools);
+    let value: unknown;
+    try {
+      value = await P.apply(main, undefined, []);
+      while (pendingOutputs > 0) await new P.Promise<void>((resolve) => (drained = resolve));
+      if (value !== undefined) emitOutput(value, 'return value');
+    } catch (e) {
+      return { ok: false, error: describeError(e) };
+    }
+    return { ok: true };
+  }
+
+  // The compiled program calls this first (see `transpile.ts`), so starting it takes no extra trip
+  // into the isolate. One-shot: it removes itself before the program's code runs.
+  P.defineProperty(g, '__mci_run__', {
+    configurable: true,
+    value: (config: RunConfig, main: () => Promise<unknown>) => {
+      delete g.__mci_run__;
+      return run(main, config);
+    },
+  });
+
+  return function control(op, a, b, c) {
+    if (op === 'settle') return settle(a, b, c);
+    if (op === 'timer') return fireTimer(a);
+    return undefined;
+  };
+}

@@ -1,0 +1,142 @@
+// Runs INSIDE the isolate. Shipped as source text (`Function.prototype.toString`), so this function
+// must not reference anything outside its own body (types are erased and fine).
+import type { Primordials } from './primordials.ts';
+
+/** Copies a value by structured-clone rules; see {@link createCloner}. */
+export type Clone = (value: unknown, what: string) => unknown;
+
+/**
+ * Returns `clone(value, what)`: a deep copy of `value` made of plain data only (primitives, plain
+ * objects, arrays, Date, RegExp, Map, Set, ArrayBuffer and views, Error), following the structured
+ * clone rules (own enumerable string keys, getters read, prototypes dropped, cycles kept). A part
+ * that cannot be copied (function, symbol, promise, WeakMap...) throws a `TypeError` naming its path,
+ * for example `output(): $.items[2].callback is a function and cannot be copied out of the sandbox`.
+ *
+ * Buffers are always copied into fresh, non-shared memory, whatever `Symbol.species` says.
+ */
+export function createCloner(P: Primordials): Clone {
+  const identifier = /^[A-Za-z_$][\w$]*$/;
+  const child = (path: string, key: string) =>
+    P.regExpTest(identifier, key) ? `${path}.${key}` : `${path}[${P.jsonStringify(key)}]`;
+  const brand = (check: (v: unknown) => unknown, v: unknown) => {
+    try {
+      check(v);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const copyBytes = (buffer: ArrayBuffer, offset: number, length: number) =>
+    new P.Uint8Array(new P.Uint8Array(buffer, offset, length));
+
+  return function clone(value: unknown, what: string): unknown {
+    const seen = new P.Map<object, unknown>();
+    const fail = (path: string, kind: string): never => {
+      throw new P.TypeError(`${what}: ${path} is ${kind} and cannot be copied out of the sandbox`);
+    };
+    const walk = (v: unknown, path: string): unknown => {
+      switch (typeof v) {
+        case 'string':
+        case 'number':
+        case 'boolean':
+        case 'undefined':
+        case 'bigint':
+          return v;
+        case 'symbol':
+          return fail(path, 'a symbol');
+        case 'function':
+          return fail(path, 'a function');
+      }
+      if (v === null) return null;
+      const o = v as object;
+      if (P.mapHas(seen, o)) return P.mapGet(seen, o);
+      if (P.isArray(o)) {
+        const out: unknown[] = [];
+        P.mapSet(seen, o, out);
+        const length = (o as unknown[]).length;
+        for (let i = 0; i < length; i++) out[i] = walk((o as unknown[])[i], `${path}[${i}]`);
+        return out;
+      }
+      if (P.isView(o)) {
+        const name = P.typedArrayName(o);
+        let out: unknown;
+        if (name === undefined) {
+          const bytes = copyBytes(P.dataViewBuffer(o), P.dataViewByteOffset(o), P.dataViewByteLength(o));
+          out = new P.DataView(bytes.buffer);
+        } else {
+          const bytes = copyBytes(
+            P.typedArrayBuffer(o),
+            P.typedArrayByteOffset(o),
+            P.typedArrayByteLength(o),
+          );
+          const Ctor = (P.globalThis as unknown as Record<string, new (b: ArrayBuffer) => unknown>)[name]!;
+          out = new Ctor(bytes.buffer);
+        }
+        P.mapSet(seen, o, out);
+        return out;
+      }
+      if (brand(P.arrayBufferByteLength, o)) {
+        const out = copyBytes(o as ArrayBuffer, 0, P.arrayBufferByteLength(o)).buffer;
+        P.mapSet(seen, o, out);
+        return out;
+      }
+      if (brand(P.dateGetTime, o)) {
+        const out = new P.Date(P.dateGetTime(o));
+        P.mapSet(seen, o, out);
+        return out;
+      }
+      if (brand(P.regExpSource, o) && o !== P.RegExp.prototype) {
+        const out = new P.RegExp(P.regExpSource(o), P.regExpFlags(o));
+        P.mapSet(seen, o, out);
+        return out;
+      }
+      if (brand(P.mapSize, o)) {
+        const out = new P.Map();
+        P.mapSet(seen, o, out);
+        let i = 0;
+        P.mapForEach(o, (val: unknown, key: unknown) => {
+          const k = walk(key, `${path}<key ${i}>`);
+          P.mapSet(out, k, walk(val, `${path}<value ${i++}>`));
+        });
+        return out;
+      }
+      if (brand(P.setSize, o)) {
+        const out = new P.Set();
+        P.mapSet(seen, o, out);
+        let i = 0;
+        P.setForEach(o, (val: unknown) => {
+          P.setAdd(out, walk(val, `${path}<item ${i++}>`));
+        });
+        return out;
+      }
+      if (brand((x) => P.weakMapHas(x, P.ObjectPrototype), o)) return fail(path, 'a WeakMap');
+      if (brand((x) => P.weakSetHas(x, P.ObjectPrototype), o)) return fail(path, 'a WeakSet');
+      if (o instanceof P.Promise) return fail(path, 'a Promise (await it first)');
+      if (P.isError ? P.isError(o) : o instanceof P.Error) {
+        const e = o as Error;
+        const name = P.String(e.name);
+        const out = new P.Error(P.String(e.message));
+        P.defineProperty(out, 'name', { value: name, writable: true, configurable: true });
+        if (typeof e.stack === 'string') {
+          P.defineProperty(out, 'stack', { value: e.stack, writable: true, configurable: true });
+        }
+        P.mapSet(seen, o, out);
+        return out;
+      }
+      const out: Record<string, unknown> = {};
+      P.mapSet(seen, o, out);
+      const keys = P.objectKeys(o);
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i]!;
+        P.defineProperty(out, key, {
+          value: walk((o as Record<string, unknown>)[key], child(path, key)),
+          writable: true,
+          enumerable: true,
+          configurable: true,
+        });
+      }
+      return out;
+    };
+    return walk(value, '$');
+  };
+}

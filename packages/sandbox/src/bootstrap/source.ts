@@ -1,0 +1,26 @@
+import { bootstrap } from './bootstrap.ts';
+import { createCloner } from './clone.ts';
+import { installFetch } from './fetch.ts';
+import { createInspectCopier } from './inspect-copy.ts';
+import { capturePrimordials } from './primordials.ts';
+import { installWebApis } from './web-apis.ts';
+
+/**
+ * The bootstrap script's source text: one function expression `(send, call) => control` built from
+ * the bootstrap parts' own source (`Function.prototype.toString`), so the isolate code is type-checked
+ * and linted with the rest of the package. Compiled once per worker, then reused through V8's code
+ * cache for each new isolate.
+ */
+export function bootstrapSource(): string {
+  return `(function (send, call) {
+'use strict';
+const lib = {
+  capturePrimordials: (${capturePrimordials}),
+  createCloner: (${createCloner}),
+  createInspectCopier: (${createInspectCopier}),
+  installWebApis: (${installWebApis}),
+  installFetch: (${installFetch}),
+};
+return (${bootstrap})(send, call, lib);
+})`;
+}

@@ -1,0 +1,192 @@
+import { lookup } from 'node:dns/promises';
+import { BlockList, isIP } from 'node:net';
+import { Agent, buildConnector, fetch } from 'undici';
+import type { FetchRequestData, FetchResponseData } from './bootstrap/fetch.ts';
+import { SandboxError } from './sandbox-error.ts';
+
+/** One `--allow-net` entry: a host name or IP address, and optionally a port. */
+export interface AllowNetEntry {
+  host: string;
+  port?: number;
+}
+
+// Addresses sandboxed code may not reach unless allowed: loopback, private, link-local, CGNAT,
+// multicast, reserved, documentation ranges and the IPv6 forms that embed an IPv4 address.
+// `BlockList.check` matches IPv4-mapped IPv6 addresses (::ffff:a.b.c.d) against the IPv4 rules.
+// @see https://www.iana.org/assignments/iana-ipv4-special-registry/
+// @see https://www.iana.org/assignments/iana-ipv6-special-registry/
+const internal = new BlockList();
+for (const [net, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const) {
+  internal.addSubnet(net, prefix, 'ipv4');
+}
+for (const [net, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['64:ff9b::', 96],
+  ['64:ff9b:1::', 48],
+  ['100::', 64],
+  ['2001:db8::', 32],
+  ['2002::', 16],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['fec0::', 10],
+  ['ff00::', 8],
+] as const) {
+  internal.addSubnet(net, prefix, 'ipv6');
+}
+
+/** Whether `address` (an IP literal) is loopback, private, link-local or otherwise not public. */
+export function isInternalAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 0) return true;
+  return internal.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/**
+ * Parses `--allow-net` entries: `HOST`, `HOST:PORT`, `[IPV6]` or `[IPV6]:PORT`.
+ *
+ * @throws SandboxError `INVALID_OPTION` naming the bad entry.
+ */
+export function parseAllowNet(entries: readonly string[] = []): AllowNetEntry[] {
+  return entries.map((entry) => {
+    const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]\s/]+))(?::(\d{1,5}))?$/.exec(entry.trim());
+    const port = match?.[3] === undefined ? undefined : Number(match[3]);
+    if (!match || (port !== undefined && (port < 1 || port > 65535))) {
+      throw new SandboxError(
+        'INVALID_OPTION',
+        `allowNet entry "${entry}" is not HOST, HOST:PORT or [IPV6]:PORT`,
+      );
+    }
+    const host = (match[1] ?? match[2]!).toLowerCase();
+    return port === undefined ? { host } : { host, port };
+  });
+}
+
+const stripBrackets = (host: string) =>
+  host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+
+/** A `fetch` for sandboxed code, behind the egress policy; see {@link createEgressFetch}. */
+export interface EgressFetch {
+  fetch(
+    request: FetchRequestData,
+    options: { signal: AbortSignal; maxResponseBytes: number },
+  ): Promise<FetchResponseData>;
+  close(): Promise<void>;
+}
+
+/**
+ * Creates the host side of the sandbox's `fetch`: undici with a connector that resolves each host
+ * itself and refuses internal addresses (see {@link isInternalAddress}) unless the host or the
+ * address is in `allowNet`. The check runs for every connection, redirects included, and the socket
+ * connects to the very address that was checked, so DNS rebinding cannot slip past it.
+ */
+export function createEgressFetch(allowNet: readonly AllowNetEntry[]): EgressFetch {
+  const allowed = (host: string, port: number) =>
+    allowNet.some((entry) => entry.host === host && (entry.port === undefined || entry.port === port));
+
+  const pick = async (hostname: string, port: number): Promise<string> => {
+    const host = stripBrackets(hostname).toLowerCase();
+    const addresses = isIP(host)
+      ? [host]
+      : (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+    if (addresses.length === 0) throw new Error(`${host} did not resolve`);
+    if (allowed(host, port)) return addresses[0]!;
+    const usable = addresses.find((address) => !isInternalAddress(address) || allowed(address, port));
+    if (usable !== undefined) return usable;
+    throw new EgressRefused(
+      `${host}:${port} resolves to ${addresses[0]}, a loopback, private or link-local address; ` +
+        `the sandbox may not reach it unless the operator allows it (--allow-net ${host}:${port})`,
+    );
+  };
+
+  const base = buildConnector({ timeout: 10_000 });
+  const agent = new Agent({
+    connect(options, callback) {
+      const port = Number(options.port) || (options.protocol === 'https:' ? 443 : 80);
+      pick(options.hostname, port).then(
+        (address) => {
+          const servername = isIP(stripBrackets(options.hostname)) ? undefined : options.hostname;
+          base({ ...options, hostname: address, servername: options.servername ?? servername }, callback);
+        },
+        (error: Error) => callback(error, null),
+      );
+    },
+  });
+
+  return {
+    async fetch(request, { signal, maxResponseBytes }) {
+      const url = new URL(request.url);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+        throw new TypeError(`fetch: only http: and https: URLs are supported, got ${url.protocol}`);
+      }
+      const response = await fetch(url, {
+        method: request.method,
+        headers: request.headers,
+        body: request.body,
+        signal,
+        dispatcher: agent,
+      });
+      const chunks: Uint8Array[] = [];
+      let size = 0;
+      if (response.body) {
+        for await (const chunk of response.body) {
+          size += chunk.byteLength;
+          if (size > maxResponseBytes) {
+            await response.body.cancel().catch(() => {});
+            throw new RangeError(
+              `fetch: the response body is larger than maxFetchResponseBytes (${maxResponseBytes} bytes)`,
+            );
+          }
+          chunks.push(chunk);
+        }
+      }
+      const body = new Uint8Array(size);
+      let offset = 0;
+      for (const chunk of chunks) {
+        body.set(chunk, offset);
+        offset += chunk.byteLength;
+      }
+      const headers: [string, string][] = [];
+      for (const [name, value] of response.headers) if (name !== 'set-cookie') headers.push([name, value]);
+      for (const cookie of response.headers.getSetCookie()) headers.push(['set-cookie', cookie]);
+      return {
+        status: response.status,
+        statusText: response.statusText,
+        url: response.url,
+        redirected: response.redirected,
+        headers,
+        body,
+      };
+    },
+    close: () => agent.close(),
+  };
+}
+
+/** A connection the egress policy refused. */
+export class EgressRefused extends Error {
+  override name = 'EgressRefused';
+}
+
+/** The message the sandbox sees for a failed fetch: undici's `fetch failed` plus its cause. */
+export function fetchErrorMessage(error: unknown): string {
+  if (!(error instanceof Error)) return `fetch failed: ${String(error)}`;
+  let cause: unknown = error;
+  while (cause instanceof Error && cause.cause instanceof Error) cause = cause.cause;
+  const reason = cause instanceof Error ? cause.message : String(cause);
+  return error.message === reason ? error.message : `${error.message}: ${reason}`;
+}

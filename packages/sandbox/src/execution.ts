@@ -1,0 +1,73 @@
+import type { SandboxLimits } from './limits.ts';
+import type { ToolHost } from './tool-host.ts';
+
+/** Languages `execute` accepts; `ts` code has its types stripped (no type checking). */
+export type SandboxLanguage = 'ts' | 'typescript' | 'js' | 'javascript';
+
+/** One program to run. */
+export interface ExecutionRequest {
+  /** The program: the body of an async function, so top-level `await` and `return` work. */
+  code: string;
+  /** @default 'ts' */
+  lang?: SandboxLanguage | (string & {});
+  /** Shorthand for `limits.timeoutMs` (wall clock, ms). */
+  timeoutMs?: number;
+  /** Shorthand for `limits.memoryLimitMb`. */
+  memoryLimitMb?: number;
+  /** The tools reachable as `tools.<name>(props)`; none when absent. */
+  tools?: ToolHost;
+  /** Receives output, log and tool events in order, all before `result` resolves. Throws are ignored. */
+  onEvent?: (event: SandboxEvent) => void;
+  /** Per-execution limits, over the pool's. */
+  limits?: Partial<SandboxLimits>;
+}
+
+/** A streamed event; `seq` starts at 1 and increases by one per event of an execution. */
+export type SandboxEvent = { seq: number } & (
+  | { type: 'output'; value: unknown }
+  | { type: 'log'; stream: 'stdout' | 'stderr'; text: string }
+  | { type: 'tool'; name: string; durationMs: number; isError: boolean }
+);
+
+/** How an execution ended. */
+export type ExecutionStatus = 'success' | 'failed' | 'timeout' | 'canceled';
+
+/** Why an execution did not succeed; `line`/`column` (1-based) point into the submitted code. */
+export interface ExecutionError {
+  name: string;
+  message: string;
+  line?: number;
+  column?: number;
+  stack?: string;
+}
+
+/** The outcome of one execution. */
+export interface ExecutionResult {
+  status: ExecutionStatus;
+  /** `output()` values, then the program's return value if not undefined (structured clones). */
+  outputs: unknown[];
+  /** `console.log/info/debug` text, one line per call. */
+  stdout: string;
+  /** `console.warn/error` text. */
+  stderr: string;
+  error?: ExecutionError;
+  /** Wall time from start of the run (not the queue wait) to the end, ms. */
+  durationMs: number;
+  /** CPU time spent in the isolate, ms. */
+  cpuTimeMs: number;
+  /** The isolate's used heap at the end, bytes (0 when the isolate was torn down mid-run). */
+  heapUsedBytes: number;
+  /** True when outputs or logs went past their limit and were dropped. */
+  truncated?: boolean;
+}
+
+/** A started (or queued) execution. */
+export interface Execution {
+  /** Resolves when the execution ends; never rejects for the program's own failure. */
+  readonly result: Promise<ExecutionResult>;
+  /**
+   * Stops the execution within milliseconds, whatever it is doing (status `canceled`); aborts its
+   * tool calls and fetches. Does nothing once it has ended.
+   */
+  kill(): void;
+}

@@ -1,0 +1,243 @@
+import type { EgressFetch } from './egress.ts';
+import { fetchErrorMessage } from './egress.ts';
+import type {
+  Execution,
+  ExecutionError,
+  ExecutionRequest,
+  ExecutionResult,
+  ExecutionStatus,
+  SandboxEvent,
+} from './execution.ts';
+import type { SandboxLimits } from './limits.ts';
+import type { WorkerEvent, WorkerMessage } from './protocol.ts';
+import { ToolCalls } from './tool-calls.ts';
+import type { WorkerProcess } from './worker-process.ts';
+
+/** How long `kill()` waits for the worker's own report (with CPU and heap figures) before resolving. */
+const KILL_ACK_MS = 25;
+/** How long a stopped worker may take to confirm before it is presumed stuck and SIGKILLed. */
+const STUCK_WORKER_MS = 2000;
+
+/** What a host execution needs from the pool. */
+export interface ExecutionHost {
+  egress: EgressFetch;
+  /** A queued execution was killed: take it out of the queue. */
+  dequeue(execution: HostExecution): void;
+}
+
+const CANCELED: ExecutionError = { name: 'CanceledError', message: 'The execution was killed' };
+const timedOut = (ms: number): ExecutionError => ({
+  name: 'TimeoutError',
+  message: `Execution timed out after ${ms} ms`,
+});
+
+/**
+ * One execution on the host side: queued, then running on a worker, then ended. Numbers and
+ * delivers events, runs tool calls and fetches for the sandbox, enforces the wall-clock timeout, and
+ * builds the {@link ExecutionResult}. The result resolves exactly once.
+ */
+export class HostExecution implements Execution {
+  readonly result: Promise<ExecutionResult>;
+  readonly id: number;
+  readonly limits: SandboxLimits;
+  readonly #request: ExecutionRequest;
+  readonly #lang: 'ts' | 'js';
+  readonly #host: ExecutionHost;
+  readonly #abort = new AbortController();
+  readonly #tools: ToolCalls | undefined;
+  #resolve!: (result: ExecutionResult) => void;
+  #state: 'queued' | 'running' | 'ended' = 'queued';
+  #worker: WorkerProcess | undefined;
+  #stopping: { status: 'canceled' | 'timeout'; error: ExecutionError } | undefined;
+  #deadline: NodeJS.Timeout | undefined;
+  #ackTimer: NodeJS.Timeout | undefined;
+  #stuckTimer: NodeJS.Timeout | undefined;
+  #startedAt = 0;
+  #seq = 0;
+  #outputs: unknown[] = [];
+  #stdout = '';
+  #stderr = '';
+
+  constructor(
+    id: number,
+    request: ExecutionRequest,
+    lang: 'ts' | 'js',
+    limits: SandboxLimits,
+    host: ExecutionHost,
+  ) {
+    this.id = id;
+    this.#request = request;
+    this.#lang = lang;
+    this.limits = limits;
+    this.#host = host;
+    this.result = new Promise((resolve) => (this.#resolve = resolve));
+    if (request.tools) this.#tools = new ToolCalls(request.tools, limits, this.#abort.signal);
+  }
+
+  get state(): 'queued' | 'running' | 'ended' {
+    return this.#state;
+  }
+
+  kill(): void {
+    if (this.#state === 'queued') {
+      this.#host.dequeue(this);
+      this.#end('canceled', CANCELED, {});
+    } else if (this.#state === 'running') {
+      this.#stop('canceled', CANCELED);
+    }
+  }
+
+  /** Fails a queued execution that no worker can run. */
+  failToStart(message: string): void {
+    if (this.#state === 'queued') this.#end('failed', { name: 'SandboxError', message }, {});
+  }
+
+  /** Runs the execution on `worker` (which the pool has marked busy). */
+  start(worker: WorkerProcess): void {
+    this.#state = 'running';
+    this.#worker = worker;
+    this.#startedAt = performance.now();
+    const { timeoutMs, memoryLimitMb, maxOutputBytes, maxLogBytes } = this.limits;
+    const sent = worker.send({
+      type: 'execute',
+      id: this.id,
+      code: this.#request.code,
+      lang: this.#lang,
+      tools: this.#tools?.names ?? [],
+      limits: { timeoutMs, memoryLimitMb, maxOutputBytes, maxLogBytes },
+    });
+    // The worker has its own deadline; this one also covers a worker that stopped answering.
+    this.#deadline = setTimeout(() => this.#stop('timeout', timedOut(timeoutMs)), timeoutMs);
+    if (!sent) this.workerExited('its IPC channel closed');
+  }
+
+  /** A message from this execution's worker. */
+  onWorkerMessage(message: Exclude<WorkerMessage, { type: 'ready' }>): void {
+    if (message.type === 'done') clearTimeout(this.#stuckTimer);
+    if (this.#state !== 'running') return;
+    switch (message.type) {
+      case 'events':
+        if (!this.#stopping) for (const event of message.events) this.#emitWorkerEvent(event);
+        return;
+      case 'tool':
+        if (this.#stopping) return;
+        if (!this.#tools) {
+          this.#settle(message.callId, false, { name: 'TypeError', message: 'This execution has no tools' });
+          return;
+        }
+        this.#tools.call(message.name, message.props, (ok, value, event) => {
+          if (this.#stopping || this.#state !== 'running') return;
+          if (event) this.#emit({ type: 'tool', ...event });
+          this.#settle(message.callId, ok, value);
+        });
+        return;
+      case 'fetch': {
+        if (this.#stopping) return;
+        const { callId, request } = message;
+        this.#host.egress
+          .fetch(request, { signal: this.#abort.signal, maxResponseBytes: this.limits.maxFetchResponseBytes })
+          .then(
+            (response) => this.#settle(callId, true, response),
+            (error: unknown) =>
+              this.#settle(callId, false, { name: 'TypeError', message: fetchErrorMessage(error) }),
+          );
+        return;
+      }
+      case 'done': {
+        const stopped = this.#stopping;
+        this.#end(stopped?.status ?? message.status, stopped?.error ?? message.error, message);
+        return;
+      }
+    }
+  }
+
+  /** The worker died under this execution (crash, OOM abort, SIGKILL). */
+  workerExited(reason: string): void {
+    clearTimeout(this.#stuckTimer);
+    if (this.#state !== 'running') return;
+    const stopped = this.#stopping;
+    this.#end(
+      stopped?.status ?? 'failed',
+      stopped?.error ?? {
+        name: 'SandboxError',
+        message: `The sandbox worker process ${reason}. The program was stopped; a memory bomb the isolate limit could not catch does this.`,
+      },
+      {},
+    );
+  }
+
+  #settle(callId: number, ok: boolean, value: unknown): void {
+    if (this.#state !== 'running' || this.#stopping) return;
+    const sent = this.#worker!.send({ type: 'settle', id: this.id, callId, ok, value });
+    if (!sent && ok) {
+      // The value could not be serialized (a tool returned something odd): reject the call instead.
+      this.#worker!.send({
+        type: 'settle',
+        id: this.id,
+        callId,
+        ok: false,
+        value: { name: 'TypeError', message: 'The tool result could not be copied' },
+      });
+    }
+  }
+
+  /** Kill or timeout: stop host-side work now, tell the worker, and make sure the result resolves. */
+  #stop(status: 'canceled' | 'timeout', error: ExecutionError): void {
+    if (this.#state !== 'running' || this.#stopping) return;
+    this.#stopping = { status, error };
+    this.#abort.abort();
+    const worker = this.#worker!;
+    worker.send({ type: 'kill', id: this.id, status });
+    this.#ackTimer = setTimeout(() => this.#end(status, error, {}), KILL_ACK_MS);
+    // A worker that does not confirm is stuck (its event loop blocked): kill it; the pool replaces it.
+    this.#stuckTimer = setTimeout(() => worker.kill(), STUCK_WORKER_MS);
+  }
+
+  #emitWorkerEvent(event: WorkerEvent): void {
+    if (event.type === 'output') {
+      this.#outputs.push(event.value);
+      this.#emit(event);
+    } else {
+      if (event.stream === 'stderr') this.#stderr += event.text;
+      else this.#stdout += event.text;
+      this.#emit(event);
+    }
+  }
+
+  #emit(
+    event: SandboxEvent extends infer E ? (E extends { seq: number } ? Omit<E, 'seq'> : never) : never,
+  ): void {
+    const onEvent = this.#request.onEvent;
+    if (!onEvent) return;
+    try {
+      onEvent({ seq: ++this.#seq, ...event } as SandboxEvent);
+    } catch {
+      // A throwing listener must not break the execution (documented on `onEvent`).
+    }
+  }
+
+  #end(
+    status: ExecutionStatus,
+    error: ExecutionError | undefined,
+    figures: { cpuTimeMs?: number; heapUsedBytes?: number; truncated?: boolean },
+  ): void {
+    if (this.#state === 'ended') return;
+    const wasRunning = this.#state === 'running';
+    this.#state = 'ended';
+    this.#abort.abort();
+    clearTimeout(this.#deadline);
+    clearTimeout(this.#ackTimer);
+    const result: ExecutionResult = {
+      status,
+      outputs: this.#outputs,
+      stdout: this.#stdout,
+      stderr: this.#stderr,
+      durationMs: wasRunning ? performance.now() - this.#startedAt : 0,
+      cpuTimeMs: figures.cpuTimeMs ?? 0,
+      heapUsedBytes: figures.heapUsedBytes ?? 0,
+    };
+    if (error) result.error = error;
+    if (figures.truncated) result.truncated = true;
+    this.#resolve(result);
+  }
+}

@@ -1,0 +1,200 @@
+import { availableParallelism } from 'node:os';
+import { createEgressFetch, type EgressFetch, parseAllowNet } from './egress.ts';
+import type { Execution, ExecutionRequest } from './execution.ts';
+import { HostExecution } from './host-execution.ts';
+import { resolveLimits, type SandboxLimits } from './limits.ts';
+import type { WorkerMessage } from './protocol.ts';
+import { SandboxError } from './sandbox-error.ts';
+import { WorkerProcess } from './worker-process.ts';
+
+/** Options of {@link createSandboxPool}. */
+export interface SandboxPoolOptions {
+  /** Worker processes (each runs one execution at a time). @default os.availableParallelism() */
+  size?: number;
+  /**
+   * Hosts `fetch` may reach even when they resolve to loopback, private or link-local addresses:
+   * `HOST` or `HOST:PORT` (`[IPV6]:PORT`), matched against the URL's host or the resolved address.
+   * Public addresses are always allowed. @default []
+   */
+  allowNet?: string[];
+  /** Limits for every execution (each request may override them). @default DEFAULT_LIMITS */
+  limits?: Partial<SandboxLimits>;
+}
+
+/** Runs programs in sandbox worker processes; see {@link createSandboxPool}. */
+export interface SandboxPool {
+  /**
+   * Starts (or queues, FIFO, when every worker is busy) one execution.
+   *
+   * @throws SandboxError `INVALID_REQUEST` / `INVALID_LIMIT` for a malformed request, `POOL_CLOSED`
+   *   after {@link SandboxPool.close}. A program's own failure never throws: see `ExecutionResult`.
+   */
+  execute(request: ExecutionRequest): Execution;
+  /** The number of worker processes. */
+  readonly size: number;
+  /** Cancels queued and running executions and ends the worker processes. */
+  close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+const LANGS: Record<string, 'ts' | 'js'> = { ts: 'ts', typescript: 'ts', js: 'js', javascript: 'js' };
+
+/** Workers that die before becoming ready this many times in a row stop the pool from respawning. */
+const MAX_START_FAILURES = 3;
+
+/**
+ * Creates a pool of sandbox worker processes. Each worker is a Node child process (started with
+ * `--no-node-snapshot`) that runs programs in isolated-vm isolates, one fresh isolate per execution;
+ * tool calls and `fetch` come back to this process, which runs them. A worker that dies (an OOM
+ * abort, a V8 fatal error, a SIGKILL after it stopped answering) fails its execution with a clear
+ * error and is replaced.
+ *
+ * @throws SandboxError `INVALID_OPTION` / `INVALID_LIMIT` for bad options.
+ */
+export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool {
+  const size = options.size ?? availableParallelism();
+  if (!Number.isSafeInteger(size) || size < 1) {
+    throw new SandboxError('INVALID_OPTION', `size must be a positive integer, got ${String(size)}`);
+  }
+  const limits = resolveLimits(options.limits);
+  const egress = createEgressFetch(parseAllowNet(options.allowNet));
+  return new Pool(size, limits, egress);
+}
+
+class Pool implements SandboxPool {
+  readonly size: number;
+  readonly #limits: SandboxLimits;
+  readonly #egress: EgressFetch;
+  readonly #workers = new Set<WorkerProcess>();
+  readonly #running = new Map<WorkerProcess, HostExecution | undefined>();
+  readonly #queue: HostExecution[] = [];
+  #nextId = 0;
+  #startFailures = 0;
+  #startError = '';
+  #closed = false;
+
+  constructor(size: number, limits: SandboxLimits, egress: EgressFetch) {
+    this.size = size;
+    this.#limits = limits;
+    this.#egress = egress;
+    for (let i = 0; i < size; i++) this.#spawn();
+  }
+
+  execute(request: ExecutionRequest): Execution {
+    if (this.#closed) throw new SandboxError('POOL_CLOSED', 'The sandbox pool is closed');
+    if (typeof request !== 'object' || request === null || typeof request.code !== 'string') {
+      throw new SandboxError('INVALID_REQUEST', 'request.code must be a string');
+    }
+    const lang = LANGS[(request.lang ?? 'ts').toLowerCase()];
+    if (!lang) {
+      throw new SandboxError(
+        'INVALID_REQUEST',
+        `request.lang must be ts, typescript, js or javascript, got "${request.lang}"`,
+      );
+    }
+    const limits = resolveLimits(this.#limits, request.limits, {
+      timeoutMs: request.timeoutMs,
+      memoryLimitMb: request.memoryLimitMb,
+    });
+    const execution = new HostExecution(++this.#nextId, request, lang, limits, {
+      egress: this.#egress,
+      dequeue: (e) => {
+        const i = this.#queue.indexOf(e);
+        if (i !== -1) this.#queue.splice(i, 1);
+        this.#updateRefs();
+      },
+    });
+    this.#queue.push(execution);
+    if (this.#startFailures >= MAX_START_FAILURES) {
+      // Workers could not start: try again for this request, once.
+      this.#startFailures = MAX_START_FAILURES - 1;
+      while (this.#workers.size < this.size) this.#spawn();
+    }
+    this.#dispatch();
+    return execution;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const execution of this.#queue.splice(0)) execution.kill();
+    for (const execution of this.#running.values()) execution?.kill();
+    const exits = [...this.#workers].map((worker) => {
+      worker.setRef(true);
+      worker.kill();
+      return worker.exited();
+    });
+    await Promise.all(exits);
+    await this.#egress.close();
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  #spawn(): void {
+    const worker = new WorkerProcess({
+      onReady: () => {
+        this.#startFailures = 0;
+        this.#running.set(worker, undefined);
+        this.#dispatch();
+      },
+      onMessage: (w, message) => this.#onMessage(w, message),
+      onExit: (w, reason) => this.#onExit(w, reason),
+    });
+    this.#workers.add(worker);
+    worker.setRef(this.#queue.length > 0 || [...this.#running.values()].some(Boolean));
+  }
+
+  #onMessage(worker: WorkerProcess, message: Exclude<WorkerMessage, { type: 'ready' }>): void {
+    const execution = this.#running.get(worker);
+    execution?.onWorkerMessage(message);
+    if (message.type === 'done' && execution?.id === message.id) {
+      worker.lastDoneAt = performance.now();
+      this.#running.set(worker, undefined);
+      this.#dispatch();
+    }
+  }
+
+  #onExit(worker: WorkerProcess, reason: string): void {
+    const execution = this.#running.get(worker);
+    this.#running.delete(worker);
+    this.#workers.delete(worker);
+    execution?.workerExited(reason);
+    if (this.#closed) return;
+    if (worker.failedToStart) {
+      this.#startError = reason;
+      if (++this.#startFailures >= MAX_START_FAILURES) {
+        for (const queued of this.#queue.splice(0)) {
+          queued.failToStart(`Sandbox workers fail to start (the last one ${this.#startError})`);
+        }
+        this.#updateRefs();
+        return;
+      }
+    }
+    this.#spawn();
+  }
+
+  #dispatch(): void {
+    while (this.#queue.length > 0) {
+      // The idle worker that finished longest ago has had the most time to warm its next isolate.
+      let chosen: WorkerProcess | undefined;
+      for (const [worker, execution] of this.#running) {
+        if (execution || !worker.alive) continue;
+        if (!chosen || worker.lastDoneAt < chosen.lastDoneAt) chosen = worker;
+      }
+      if (!chosen) break;
+      const execution = this.#queue.shift()!;
+      this.#running.set(chosen, execution);
+      execution.start(chosen);
+    }
+    this.#updateRefs();
+  }
+
+  // Idle workers must not keep the host process alive: a CLI that forgets `close()` still exits.
+  #updateRefs(): void {
+    for (const worker of this.#workers) {
+      worker.setRef(this.#queue.length > 0 || Boolean(this.#running.get(worker)));
+    }
+  }
+}

@@ -1,0 +1,108 @@
+import { type ChildProcess, fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { HostMessage, WorkerMessage } from './protocol.ts';
+
+// From source (the `@mci/source` condition) this module is .ts and so is the worker; once built,
+// both are .js.
+const WORKER_FILE = fileURLToPath(
+  new URL(import.meta.url.endsWith('.ts') ? './worker/main.ts' : './worker/main.js', import.meta.url),
+);
+
+/** Node flags of a worker: isolated-vm needs `--no-node-snapshot` on Node 20+. */
+const WORKER_EXEC_ARGV = [
+  '--no-node-snapshot',
+  '--conditions=@mci/source',
+  '--disable-warning=ExperimentalWarning',
+];
+
+/** Bytes of a worker's stderr kept to explain a crash (V8 and isolated-vm print their last words there). */
+const STDERR_TAIL_BYTES = 2048;
+
+/** What the pool needs to hear from a worker process. */
+export interface WorkerProcessEvents {
+  onReady(worker: WorkerProcess): void;
+  onMessage(worker: WorkerProcess, message: Exclude<WorkerMessage, { type: 'ready' }>): void;
+  onExit(worker: WorkerProcess, reason: string): void;
+}
+
+/**
+ * The host's handle on one sandbox worker process: a child started with an IPC channel (structured
+ * clone serialization) that runs isolates. It holds no secrets: its environment is emptied, so even
+ * code that broke out of V8 into the worker finds no credentials in `process.env`.
+ */
+export class WorkerProcess {
+  readonly #child: ChildProcess;
+  #ready = false;
+  #exited = false;
+  #stderrTail = '';
+  /** When the worker last finished an execution (`performance.now()`); idle workers are picked LRU. */
+  lastDoneAt = 0;
+
+  constructor(events: WorkerProcessEvents) {
+    this.#child = fork(WORKER_FILE, [], {
+      execArgv: WORKER_EXEC_ARGV,
+      serialization: 'advanced',
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      env: {},
+    });
+    this.#child.stderr!.setEncoding('utf8');
+    this.#child.stderr!.on('data', (chunk: string) => {
+      this.#stderrTail = (this.#stderrTail + chunk).slice(-STDERR_TAIL_BYTES);
+    });
+    this.#child.on('message', (message: WorkerMessage) => {
+      if (message.type === 'ready') {
+        this.#ready = true;
+        events.onReady(this);
+      } else {
+        events.onMessage(this, message);
+      }
+    });
+    // `error` covers a failed spawn and a failed send; the `exit` that follows does the cleanup.
+    this.#child.on('error', () => {});
+    this.#child.on('exit', (code, signal) => {
+      this.#exited = true;
+      const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+      const tail = this.#stderrTail.trim().split('\n').slice(-3).join(' | ');
+      events.onExit(this, tail ? `${how}: ${tail}` : how);
+    });
+  }
+
+  /** Whether the worker has started and not exited. */
+  get alive(): boolean {
+    return this.#ready && !this.#exited;
+  }
+
+  /** Whether the worker exited before it ever became ready. */
+  get failedToStart(): boolean {
+    return this.#exited && !this.#ready;
+  }
+
+  /** Sends a message; false when the channel is gone (the `exit` event will follow). */
+  send(message: HostMessage): boolean {
+    if (this.#exited || !this.#child.connected) return false;
+    try {
+      return this.#child.send(message);
+    } catch {
+      return false;
+    }
+  }
+
+  /** Lets the host process exit while this worker idles (`unref`), or keeps it alive (`ref`). */
+  setRef(ref: boolean): void {
+    const handles = [this.#child, this.#child.channel, this.#child.stderr] as Array<
+      { ref?: () => void; unref?: () => void } | null | undefined
+    >;
+    for (const handle of handles) (ref ? handle?.ref : handle?.unref)?.call(handle);
+  }
+
+  /** Ends the process at once (SIGKILL): used when it stops answering, and on close. */
+  kill(): void {
+    if (!this.#exited) this.#child.kill('SIGKILL');
+  }
+
+  /** Resolves when the process has exited. */
+  exited(): Promise<void> {
+    if (this.#exited) return Promise.resolve();
+    return new Promise((resolve) => this.#child.once('exit', () => resolve()));
+  }
+}

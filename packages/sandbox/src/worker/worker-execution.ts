@@ -1,0 +1,274 @@
+import ivm from 'isolated-vm';
+import type { RunOutcome } from '../bootstrap/bootstrap.ts';
+import type { ExecutionError, ExecutionStatus } from '../execution.ts';
+import type { HostMessage, WorkerEvent, WorkerMessage } from '../protocol.ts';
+import { formatLogArgs } from './console-format.ts';
+import { OutputBudget } from './output-budget.ts';
+import type { SandboxIsolate } from './sandbox-isolate.ts';
+import { LINE_OFFSET, prepareSource, toExecutionError } from './transpile.ts';
+
+type ExecuteMessage = Extract<HostMessage, { type: 'execute' }>;
+
+/** Timers one execution may have pending at once (each is a Node timer in this process). */
+const MAX_TIMERS = 10_000;
+
+const MEMORY_LIMIT = /memory limit/i;
+
+const isCallId = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v > 0;
+
+/**
+ * One program running in one isolate, on the worker side: compiles and starts it, turns the
+ * bootstrap's messages into events and host requests, runs its timers, enforces the wall-clock
+ * timeout and the output/log budgets, and ends it (disposing the isolate) on kill.
+ *
+ * Everything arriving from the isolate is untrusted: shapes are checked before use.
+ */
+export class WorkerExecution {
+  readonly id: number;
+  readonly #request: ExecuteMessage;
+  readonly #sandbox: SandboxIsolate;
+  readonly #post: (message: WorkerMessage) => void;
+  readonly #budget: OutputBudget;
+  readonly #timers = new Map<number, NodeJS.Timeout>();
+  #events: WorkerEvent[] = [];
+  #flushScheduled = false;
+  #deadline: NodeJS.Timeout | undefined;
+  #filename = 'snippet.ts';
+  #ended = false;
+  #resolveDone!: () => void;
+  /** Resolves once the result has been posted and the isolate disposed. */
+  readonly done = new Promise<void>((resolve) => (this.#resolveDone = resolve));
+
+  constructor(request: ExecuteMessage, sandbox: SandboxIsolate, post: (message: WorkerMessage) => void) {
+    this.id = request.id;
+    this.#request = request;
+    this.#sandbox = sandbox;
+    this.#post = post;
+    this.#budget = new OutputBudget(request.limits.maxOutputBytes, request.limits.maxLogBytes);
+  }
+
+  async start(): Promise<void> {
+    const { code, lang, limits, tools } = this.#request;
+    const { isolate, context } = this.#sandbox;
+    // Armed first: even compiling or the script's own top level (code that closes the wrapper
+    // function early) runs under the deadline.
+    this.#deadline = setTimeout(
+      () =>
+        this.end('timeout', {
+          name: 'TimeoutError',
+          message: `Execution timed out after ${limits.timeoutMs} ms`,
+        }),
+      limits.timeoutMs,
+    );
+    this.#filename = lang === 'ts' ? 'snippet.ts' : 'snippet.js';
+    let script: ivm.Script;
+    try {
+      const prepared = prepareSource(code, lang, { tools });
+      script = isolate.compileScriptSync(prepared.source, {
+        filename: prepared.filename,
+        lineOffset: LINE_OFFSET,
+      });
+    } catch (e) {
+      return this.#finish('failed', isExecutionError(e) ? e : this.#toError(e), true);
+    }
+    this.#sandbox.setSink((kind, args) => this.#onMessage(kind, args));
+    try {
+      const outcome = (await script.run(context, { release: true, promise: true, copy: true })) as RunOutcome;
+      if (this.#ended) return;
+      if (typeof outcome !== 'object' || outcome === null) {
+        // Only code that closed the wrapper function early gets here.
+        return this.#finish(
+          'failed',
+          { name: 'SyntaxError', message: 'The code must be the body of a function' },
+          true,
+        );
+      }
+      if (outcome.ok) this.#finish('success', undefined, true);
+      else this.#finish('failed', toExecutionError(outcome.error as object, this.#filename), true);
+    } catch (e) {
+      this.#onTaskError(e);
+    }
+  }
+
+  /** Ends the execution now (kill, timeout, fatal error): disposes the isolate, then reports. */
+  end(status: ExecutionStatus, error?: ExecutionError): void {
+    if (this.#ended) return;
+    this.#finish(status, error, false);
+  }
+
+  /** Delivers a host answer (tool result, fetch response, or an error) to a pending call. */
+  settle(callId: number, ok: boolean, value: unknown): void {
+    if (this.#ended) return;
+    let copy: ivm.Copy<unknown>;
+    try {
+      copy = new ivm.ExternalCopy(value).copyInto({ release: true });
+    } catch {
+      ok = false;
+      copy = new ivm.ExternalCopy({
+        name: 'Error',
+        message: 'The result could not be copied into the sandbox',
+      }).copyInto({
+        release: true,
+      });
+    }
+    this.#sandbox.control.apply(undefined, ['settle', callId, ok, copy]).catch((e) => this.#onTaskError(e));
+  }
+
+  #toError(e: unknown): ExecutionError {
+    if (typeof e === 'object' && e !== null) return toExecutionError(e, this.#filename);
+    return { name: 'Error', message: `Uncaught ${typeof e === 'string' ? JSON.stringify(e) : String(e)}` };
+  }
+
+  // A task in the isolate failed: an unhandled promise rejection (isolated-vm reports it as the
+  // task's error), the memory limit, or the isolate being disposed by `end`.
+  #onTaskError(e: unknown): void {
+    if (this.#ended) return;
+    const message = e instanceof Error ? e.message : '';
+    if (MEMORY_LIMIT.test(message)) {
+      this.end('failed', {
+        name: 'RangeError',
+        message: `The program ran out of memory (memoryLimitMb ${this.#request.limits.memoryLimitMb})`,
+      });
+    } else {
+      this.end('failed', this.#toError(e));
+    }
+  }
+
+  #onMessage(kind: unknown, args: unknown[]): void {
+    if (this.#ended) return;
+    switch (kind) {
+      case 'output':
+        if (this.#budget.takeOutput(args[0])) this.#push({ type: 'output', value: args[0] });
+        return;
+      case 'log': {
+        const stream = args[0] === 'stderr' ? 'stderr' : 'stdout';
+        const text = this.#budget.takeLog(`${formatLogArgs(args[1])}\n`);
+        if (text) this.#push({ type: 'log', stream, text });
+        return;
+      }
+      case 'tool': {
+        const [callId, name, props] = args;
+        if (!isCallId(callId) || typeof name !== 'string') return;
+        this.#flush();
+        this.#post({ type: 'tool', id: this.id, callId, name, props });
+        return;
+      }
+      case 'fetch': {
+        const [callId, request] = args;
+        if (!isCallId(callId)) return;
+        const r = request as { url?: unknown; method?: unknown; headers?: unknown; body?: unknown };
+        const valid =
+          typeof r === 'object' &&
+          r !== null &&
+          typeof r.url === 'string' &&
+          typeof r.method === 'string' &&
+          Array.isArray(r.headers) &&
+          r.headers.every(
+            (h) => Array.isArray(h) && h.length === 2 && typeof h[0] === 'string' && typeof h[1] === 'string',
+          ) &&
+          (r.body === undefined || typeof r.body === 'string' || r.body instanceof Uint8Array);
+        if (!valid) {
+          this.settle(callId, false, { name: 'TypeError', message: 'fetch: malformed request' });
+          return;
+        }
+        this.#flush();
+        this.#post({
+          type: 'fetch',
+          id: this.id,
+          callId,
+          request: {
+            url: r.url as string,
+            method: r.method as string,
+            headers: r.headers as [string, string][],
+            body: r.body as string | Uint8Array | undefined,
+          },
+        });
+        return;
+      }
+      case 'timer': {
+        const [id, delay] = args;
+        if (!isCallId(id) || typeof delay !== 'number') return;
+        if (this.#timers.size >= MAX_TIMERS) {
+          this.end('failed', {
+            name: 'RangeError',
+            message: `Too many pending timers (at most ${MAX_TIMERS})`,
+          });
+          return;
+        }
+        const timer = setTimeout(() => {
+          this.#timers.delete(id);
+          if (this.#ended) return;
+          this.#sandbox.control.apply(undefined, ['timer', id]).catch((e) => this.#onTaskError(e));
+        }, delay);
+        this.#timers.set(id, timer);
+        return;
+      }
+      case 'clearTimer': {
+        const id = args[0] as number;
+        clearTimeout(this.#timers.get(id));
+        this.#timers.delete(id);
+        return;
+      }
+      case 'fatal':
+        this.end('failed', this.#toError(args[0]));
+        return;
+    }
+  }
+
+  #push(event: WorkerEvent): void {
+    this.#events.push(event);
+    if (this.#flushScheduled) return;
+    this.#flushScheduled = true;
+    setImmediate(() => {
+      this.#flushScheduled = false;
+      this.#flush();
+    });
+  }
+
+  #flush(): void {
+    if (this.#events.length === 0) return;
+    const events = this.#events;
+    this.#events = [];
+    this.#post({ type: 'events', id: this.id, events });
+  }
+
+  /**
+   * Reports the result. `idle` says the isolate is not running code (the run settled), so heap
+   * statistics can be read synchronously; otherwise the isolate is disposed first (that is what stops
+   * a running program) and its heap is reported as 0.
+   */
+  #finish(status: ExecutionStatus, error: ExecutionError | undefined, idle: boolean): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    clearTimeout(this.#deadline);
+    for (const timer of this.#timers.values()) clearTimeout(timer);
+    this.#timers.clear();
+    const { isolate } = this.#sandbox;
+    let cpuTimeMs = 0;
+    let heapUsedBytes = 0;
+    if (!isolate.isDisposed) {
+      try {
+        cpuTimeMs = Number(isolate.cpuTime - this.#sandbox.baseCpuTime) / 1e6;
+        if (idle) heapUsedBytes = isolate.getHeapStatisticsSync().used_heap_size;
+      } catch {
+        // The isolate died under us (memory limit); the numbers are unknown.
+      }
+    }
+    this.#sandbox.dispose();
+    this.#flush();
+    this.#post({
+      type: 'done',
+      id: this.id,
+      status,
+      error,
+      cpuTimeMs,
+      heapUsedBytes,
+      truncated: this.#budget.truncated,
+    });
+    this.#resolveDone();
+  }
+}
+
+function isExecutionError(e: unknown): e is ExecutionError {
+  return typeof e === 'object' && e !== null && !(e instanceof Error) && 'name' in e && 'message' in e;
+}

@@ -1,0 +1,203 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { createSandboxPool, SandboxError } from '../src/index.ts';
+import { run } from './helpers.ts';
+
+const pool = createSandboxPool({ size: 2 });
+afterAll(() => pool.close());
+
+describe('running a program', () => {
+  it('runs TypeScript, streams outputs and records the return value last', async () => {
+    const r = await run(
+      pool,
+      `interface P { x: number }
+const p: P = { x: 20 };
+output(p.x + 1);
+output({ list: [1, 'two', null], when: new Date(0), tags: new Set(['a']), map: new Map([[1, 2]]) });
+return p.x * 2;`,
+    );
+    expect(r.status).toBe('success');
+    expect(r.outputs).toEqual([
+      21,
+      { list: [1, 'two', null], when: new Date(0), tags: new Set(['a']), map: new Map([[1, 2]]) },
+      40,
+    ]);
+    expect(r.events.map((e) => e.type)).toEqual(['output', 'output', 'output']);
+    expect(r.events.map((e) => e.seq)).toEqual([1, 2, 3]);
+    expect(r.error).toBeUndefined();
+    expect(r.cpuTimeMs).toBeGreaterThan(0);
+    expect(r.heapUsedBytes).toBeGreaterThan(0);
+    expect(r.durationMs).toBeGreaterThan(0);
+  });
+
+  it('runs JavaScript when lang is js, and rejects TypeScript syntax there', async () => {
+    expect((await run(pool, 'return [1, 2].map((x) => x * 2)', { lang: 'javascript' })).outputs).toEqual([
+      [2, 4],
+    ]);
+    const r = await run(pool, 'const x: number = 1', { lang: 'js' });
+    expect(r.status).toBe('failed');
+    expect(r.error).toMatchObject({ name: 'SyntaxError', line: 1 });
+  });
+
+  it('supports top-level await and return', async () => {
+    const r = await run(
+      pool,
+      'const v = await Promise.resolve(5);\nif (v > 1) return v;\noutput("unreached")',
+    );
+    expect(r.outputs).toEqual([5]);
+  });
+
+  it('keeps no state between executions (fresh isolate each time)', async () => {
+    await run(pool, 'globalThis.leak = 1; Object.prototype.polluted = true');
+    for (let i = 0; i < 3; i++) {
+      const r = await run(pool, 'return [typeof globalThis.leak, ({}).polluted === undefined]');
+      expect(r.outputs).toEqual([['undefined', true]]);
+    }
+  });
+
+  it('delivers events in order with increasing seq, all before the result resolves', async () => {
+    const seen: number[] = [];
+    let resolvedBeforeLast = false;
+    const execution = pool.execute({
+      code: 'for (let i = 0; i < 50; i++) { console.log(i); output(i); if (i % 10 === 0) await new Promise(r => setTimeout(r, 1)); }',
+      onEvent: (e) => seen.push(e.seq),
+    });
+    void execution.result.then(() => {
+      resolvedBeforeLast = seen.length < 100;
+    });
+    const result = await execution.result;
+    expect(result.status).toBe('success');
+    expect(seen).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    expect(resolvedBeforeLast).toBe(false);
+    expect(result.stdout).toBe(Array.from({ length: 50 }, (_, i) => `${i}\n`).join(''));
+  });
+
+  it('ignores an onEvent listener that throws', async () => {
+    const result = await pool.execute({
+      code: 'output(1); output(2)',
+      onEvent: () => {
+        throw new Error('listener bug');
+      },
+    }).result;
+    expect(result).toMatchObject({ status: 'success', outputs: [1, 2] });
+  });
+
+  it('queues executions FIFO when every worker is busy', async () => {
+    const order: number[] = [];
+    const executions = Array.from({ length: 6 }, (_, i) =>
+      pool.execute({ code: `await new Promise(r => setTimeout(r, 20)); return ${i}` }),
+    );
+    await Promise.all(executions.map((e, i) => e.result.then(() => order.push(i))));
+    const results = await Promise.all(executions.map((e) => e.result));
+    expect(results.map((r) => r.outputs[0])).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(order.slice(0, 2).sort()).toEqual([0, 1]);
+  });
+});
+
+describe('errors point into the submitted code', () => {
+  it('maps a runtime error to its line and column', async () => {
+    const r = await run(pool, 'const a: number = 1;\nconst b = null as any;\n  b.field = a;');
+    expect(r.status).toBe('failed');
+    expect(r.error).toMatchObject({ name: 'TypeError', line: 3, column: 11 });
+    expect(r.error?.message).toContain("Cannot set properties of null (setting 'field')");
+    expect(r.error?.stack).toContain('snippet.ts:3:11');
+    expect(r.error?.stack).not.toMatch(/bootstrap|worker-execution|isolated-vm/);
+  });
+
+  it('maps an error thrown in a nested function (first line too)', async () => {
+    const r = await run(
+      pool,
+      'function inner() { throw new RangeError("deep") }\nfunction outer() { inner() }\nouter()',
+    );
+    expect(r.error).toMatchObject({ name: 'RangeError', message: 'deep', line: 1, column: 26 });
+    expect(r.error?.stack).toContain('at inner (snippet.ts:1:26)');
+    expect(r.error?.stack).toContain('at outer (snippet.ts:2:20)');
+  });
+
+  it('reports a JavaScript syntax error with its position', async () => {
+    const r = await run(pool, 'const ok = 1;\nconst = 2;', { lang: 'js' });
+    expect(r.error).toMatchObject({ name: 'SyntaxError', line: 2, column: 7 });
+    expect(r.error?.message).not.toContain('[snippet');
+  });
+
+  it('reports a TypeScript syntax error with its position', async () => {
+    const r = await run(pool, 'let a = 1;\nlet b: number = <;');
+    expect(r.error).toMatchObject({ name: 'SyntaxError', line: 2, column: 18 });
+  });
+
+  it('explains TypeScript that needs a transform (enum) with its position', async () => {
+    const r = await run(pool, 'const x = 1;\n  enum Color { Red }');
+    expect(r.error).toMatchObject({ name: 'SyntaxError', line: 2, column: 3 });
+    expect(r.error?.message).toMatch(/enum/);
+  });
+
+  it('reports throw of non-Error values clearly', async () => {
+    expect((await run(pool, 'throw 42')).error).toEqual({ name: 'Error', message: 'Uncaught 42' });
+    expect((await run(pool, 'throw "text"')).error).toEqual({ name: 'Error', message: 'Uncaught "text"' });
+    expect((await run(pool, 'throw null')).error).toEqual({ name: 'Error', message: 'Uncaught null' });
+    expect((await run(pool, 'throw { code: 1 }')).error?.message).toBe('Uncaught [object Object]');
+  });
+
+  it('fails on an unhandled promise rejection, even when the program itself completes', async () => {
+    const r = await run(pool, 'Promise.reject(new Error("nobody catches me"));\noutput("before");');
+    expect(r.status).toBe('failed');
+    expect(r.error).toMatchObject({ name: 'Error', message: 'nobody catches me', line: 1, column: 16 });
+    const later = await run(
+      pool,
+      'setTimeout(() => { Promise.reject(new TypeError("late")) }, 5);\nawait new Promise(r => setTimeout(r, 50));',
+    );
+    expect(later.error).toMatchObject({ name: 'TypeError', message: 'late' });
+  });
+
+  it('fails on an error thrown by a timer callback', async () => {
+    const r = await run(
+      pool,
+      'setTimeout(() => { throw new Error("in a timer") }, 1);\nawait new Promise(r => setTimeout(r, 1000));',
+    );
+    expect(r.status).toBe('failed');
+    expect(r.error).toMatchObject({ message: 'in a timer', line: 1, column: 26 });
+  });
+
+  it('refuses import and require with a clear error', async () => {
+    for (const code of ['import fs from "node:fs";\nfs.readFileSync("/etc/passwd")', 'export const x = 1']) {
+      const r = await run(pool, code);
+      expect(r.error?.message).toMatch(/import\/export are not available in the sandbox/);
+      expect(r.error?.line).toBe(1);
+    }
+    const js = await run(pool, 'import fs from "node:fs"', { lang: 'js' });
+    expect(js.error?.message).toMatch(/import\/export are not available in the sandbox/);
+    const dynamic = await run(pool, 'await import("node:fs")');
+    expect(dynamic.error?.message).toMatch(/not available in the sandbox/);
+    const req = await run(pool, 'const fs = require("fs")');
+    expect(req.error).toMatchObject({ name: 'Error', line: 1, column: 12 });
+    expect(req.error?.message).toMatch(/require\(\) is not available in the sandbox/);
+  });
+});
+
+describe('bad requests', () => {
+  it('throws SandboxError for a malformed request, synchronously', () => {
+    expect(() => pool.execute({ code: 1 as unknown as string })).toThrow(SandboxError);
+    expect(() => pool.execute({ code: '', lang: 'python' })).toThrow(/request.lang must be/);
+    expect(() => pool.execute({ code: '', timeoutMs: -1 })).toThrow(
+      /limits.timeoutMs must be an integer >= 1/,
+    );
+    expect(() => pool.execute({ code: '', memoryLimitMb: 4 })).toThrow(
+      /memoryLimitMb must be an integer >= 8/,
+    );
+    try {
+      pool.execute({ code: '', limits: { maxToolCalls: 1.5 } });
+    } catch (e) {
+      expect(e).toMatchObject({ code: 'INVALID_LIMIT' });
+    }
+  });
+
+  it('refuses bad pool options', () => {
+    expect(() => createSandboxPool({ size: 0 })).toThrow(/size must be a positive integer/);
+    expect(() => createSandboxPool({ allowNet: ['http://x'] })).toThrow(/allowNet entry "http:\/\/x"/);
+  });
+
+  it('throws POOL_CLOSED after close', async () => {
+    const small = createSandboxPool({ size: 1 });
+    await small.close();
+    expect(() => small.execute({ code: '1' })).toThrow(expect.objectContaining({ code: 'POOL_CLOSED' }));
+  });
+});
