@@ -1,4 +1,4 @@
-import type { LoadToolFileOptions } from './load-tool-file.ts';
+import type { McpToolsetResolver } from './load-tool-file.ts';
 import type { McpServerConfig } from './mcp-server-schema.ts';
 import type { SchemaIssue } from './schema-error.ts';
 import type { SourceDocument } from './source-document.ts';
@@ -14,7 +14,7 @@ import { toSchemaIssues } from './zod-issues.ts';
  */
 export async function resolveMcpTools(
   mcpServers: Record<string, McpServerConfig>,
-  resolver: NonNullable<LoadToolFileOptions['mcpResolver']>,
+  resolver: McpToolsetResolver,
   ctx: { libraryDir: string; env: Record<string, string | undefined>; file: string; source: SourceDocument },
   issueAt: IssueAt,
 ): Promise<{ issues: SchemaIssue[]; candidates: Candidate[] }> {
