@@ -84,7 +84,7 @@ export { parseTemplate, TEMPLATE_CACHE_SIZE } from './template/cache.ts';
 export { collectEnvReferences } from './template/env-references.ts';
 export { renderTemplate } from './template/render.ts';
 export { renderStructured } from './template/render-structured.ts';
-export { MAX_LOOP_ITERATIONS, TemplateError } from './template/template-error.ts';
+export { MAX_BLOCK_DEPTH, MAX_LOOP_ITERATIONS, TemplateError } from './template/template-error.ts';
 
 // Templating types: the context, the error codes and the parsed tree
 export type {

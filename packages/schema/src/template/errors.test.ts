@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  MAX_BLOCK_DEPTH,
   MAX_LOOP_ITERATIONS,
   renderTemplate,
   type TemplateContext,
@@ -358,6 +359,18 @@ describe('render errors quote the placeholder and say what to do', () => {
       1,
       "'@for(j in range(0, 1000))'",
     );
+  });
+
+  it(`rejects blocks nested more than ${MAX_BLOCK_DEPTH} deep when parsing`, () => {
+    const nested = (depth: number) => `${'@if(props.flag)\n'.repeat(depth)}x\n${'@endif\n'.repeat(depth)}`;
+    expect(renderTemplate(nested(MAX_BLOCK_DEPTH), context)).toBe('x\n');
+    expectFailure(
+      nested(MAX_BLOCK_DEPTH + 1),
+      'TEMPLATE_LIMIT',
+      MAX_BLOCK_DEPTH + 1,
+      `blocks nest more than ${MAX_BLOCK_DEPTH} deep`,
+    );
+    expectFailure(nested(100_000), 'TEMPLATE_LIMIT', MAX_BLOCK_DEPTH + 1, 'nest');
   });
 
   it('counts iterations per render, not per process', () => {

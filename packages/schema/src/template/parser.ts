@@ -12,7 +12,7 @@ import {
   parseForHead,
 } from './expression.ts';
 import { type DirectiveName, scan, type Token } from './scanner.ts';
-import { TemplateError } from './template-error.ts';
+import { MAX_BLOCK_DEPTH, TemplateError } from './template-error.ts';
 
 type DirectiveToken = Extract<Token, { kind: 'directive' }>;
 
@@ -77,6 +77,16 @@ export function parse(source: string): TemplateNode[] {
           block.build = (b) => ({ type: 'foreach', ...head, body: b.body, ...site });
         }
         stack.push(block);
+        if (stack.length > MAX_BLOCK_DEPTH) {
+          throw new TemplateError(
+            'TEMPLATE_LIMIT',
+            `'${token.source}': blocks nest more than ${MAX_BLOCK_DEPTH} deep`,
+            {
+              line: token.line,
+              placeholder: token.source,
+            },
+          );
+        }
         nodes = block.body;
         break;
       }
