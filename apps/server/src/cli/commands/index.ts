@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
 import { registerEnvs } from './envs.ts';
 import { registerExec } from './exec.ts';
+import { registerExtract } from './extract.ts';
 import { registerList } from './list.ts';
+import { registerServe } from './serve.ts';
 import { registerValidate } from './validate.ts';
 
 /** A command module registers one `mci` sub-command on the program. */
@@ -13,4 +15,6 @@ export const commands: RegisterCommand[] = [
   registerList,
   registerExec,
   registerEnvs,
+  registerExtract,
+  registerServe,
 ];
