@@ -1,4 +1,5 @@
 import { formatWithOptions, inspect } from 'node:util';
+import { cleanStack } from './transpile.ts';
 
 const MARK = '__mci_inspect__';
 
@@ -34,25 +35,25 @@ const text = (v: unknown, fallback = '') => (typeof v === 'string' ? v : fallbac
  * Rebuilds a value made by the bootstrap's `inspectCopy` into something `util.inspect` renders the way
  * Node renders the original. Only data properties are created, on fresh objects.
  */
-function rebuild(value: unknown, seen: Map<object, unknown>): unknown {
+function rebuild(value: unknown, seen: Map<object, unknown>, filename: string): unknown {
   if (typeof value !== 'object' || value === null) return value;
   if (seen.has(value)) return seen.get(value);
   if (value instanceof Map) {
     const out = new Map();
     seen.set(value, out);
-    for (const [k, v] of value) out.set(rebuild(k, seen), rebuild(v, seen));
+    for (const [k, v] of value) out.set(rebuild(k, seen, filename), rebuild(v, seen, filename));
     return out;
   }
   if (value instanceof Set) {
     const out = new Set();
     seen.set(value, out);
-    for (const v of value) out.add(rebuild(v, seen));
+    for (const v of value) out.add(rebuild(v, seen, filename));
     return out;
   }
   if (Array.isArray(value)) {
     const out: unknown[] = [];
     seen.set(value, out);
-    for (let i = 0; i < value.length; i++) out[i] = rebuild(value[i], seen);
+    for (let i = 0; i < value.length; i++) out[i] = rebuild(value[i], seen, filename);
     return out;
   }
   if (
@@ -83,12 +84,7 @@ function rebuild(value: unknown, seen: Map<object, unknown>): unknown {
       return new Shown(`[${text(record.name, 'Object')}]`);
     case 'error': {
       const stack = text(record.stack) || `${text(record.name, 'Error')}: ${text(record.message)}`;
-      return new Shown(
-        stack
-          .split('\n')
-          .filter((l) => !l.includes('mci:bootstrap'))
-          .join('\n'),
-      );
+      return new Shown(cleanStack(stack, filename));
     }
     case 'instance': {
       const name = record.name;
@@ -97,28 +93,28 @@ function rebuild(value: unknown, seen: Map<object, unknown>): unknown {
         unknown
       >;
       seen.set(value, out);
-      copyProps(record.value, out, seen);
+      copyProps(record.value, out, seen, filename);
       return out;
     }
   }
   const out: Record<string, unknown> = {};
   seen.set(value, out);
-  copyProps(record, out, seen);
+  copyProps(record, out, seen, filename);
   return out;
 }
 
-function copyProps(from: unknown, to: Record<string, unknown>, seen: Map<object, unknown>) {
+function copyProps(from: unknown, to: Record<string, unknown>, seen: Map<object, unknown>, filename: string) {
   if (typeof from !== 'object' || from === null) return;
   for (const key of Object.keys(from)) {
-    const value = rebuild((from as Record<string, unknown>)[key], seen);
+    const value = rebuild((from as Record<string, unknown>)[key], seen, filename);
     Object.defineProperty(to, key, { value, writable: true, enumerable: true, configurable: true });
   }
 }
 
 /** Formats the copied arguments of one `console.*` call like Node's console (util.format rules). */
-export function formatLogArgs(args: unknown): string {
+export function formatLogArgs(args: unknown, filename: string): string {
   if (!Array.isArray(args)) return '';
   const seen = new Map<object, unknown>();
-  const values = args.map((a) => rebuild(a, seen));
+  const values = args.map((a) => rebuild(a, seen, filename));
   return formatWithOptions({ colors: false }, ...values);
 }

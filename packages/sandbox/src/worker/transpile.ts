@@ -58,6 +58,17 @@ export function prepareSource(code: string, lang: 'ts' | 'js', config: RunConfig
 }
 
 /**
+ * Keeps a stack's message and the program's own frames: drops bootstrap, isolated-vm and worker
+ * frames, and the wrapper line's frame (`at snippet.ts`, line 0, which has no position).
+ */
+export function cleanStack(stack: string, filename: string): string {
+  return stack
+    .split('\n')
+    .filter((line) => !/^\s+at /.test(line) || new RegExp(`${filename.replace('.', '\\.')}:[1-9]`).test(line))
+    .join('\n');
+}
+
+/**
  * Turns an error thrown by compiling or running the program into an {@link ExecutionError}: reads
  * the position from isolated-vm's `[file:line:column]` suffix or from the first stack frame in the
  * snippet, and drops bootstrap frames from the stack.
@@ -80,9 +91,7 @@ export function toExecutionError(
   if (MODULE_SYNTAX.test(message) || (message === 'Not supported' && name === 'Error')) message = NO_MODULES;
   error.message = message;
   if (typeof data.stack === 'string') {
-    // Keep the message and the program's own frames; drop bootstrap, isolated-vm and worker frames.
-    const lines = data.stack.split('\n').filter((line) => !/^\s+at /.test(line) || line.includes(filename));
-    error.stack = lines.join('\n');
+    error.stack = cleanStack(data.stack, filename);
     if (error.line === undefined) {
       const escaped = filename.replace('.', '\\.');
       const frame = new RegExp(`${escaped}:(\\d+):(\\d+)`).exec(error.stack);

@@ -142,7 +142,7 @@ export class WorkerExecution {
         return;
       case 'log': {
         const stream = args[0] === 'stderr' ? 'stderr' : 'stdout';
-        const text = this.#budget.takeLog(`${formatLogArgs(args[1])}\n`);
+        const text = this.#budget.takeLog(`${formatLogArgs(args[1], this.#filename)}\n`);
         if (text) this.#push({ type: 'log', stream, text });
         return;
       }

@@ -1,0 +1,109 @@
+import type { ToolRunner } from '@mci/tools';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSandboxPool, type ToolHost } from '../src/index.ts';
+import { fixtureTools, run } from './helpers.ts';
+
+const pool = createSandboxPool({ size: 2 });
+let tools: ToolRunner;
+beforeAll(async () => {
+  tools = await fixtureTools();
+});
+afterAll(async () => {
+  await pool.close();
+  await tools.close();
+});
+
+describe('tools inside the sandbox', () => {
+  it('calls a text tool and resolves to its MCI result, with a tool event', async () => {
+    const r = await run(
+      pool,
+      'const res = await tools.greet({ name: "Ada" });\noutput(res);\nreturn res.content[0].text;',
+      {
+        tools,
+      },
+    );
+    expect(r.status).toBe('success');
+    expect(r.outputs).toEqual([
+      { isError: false, content: [{ type: 'text', text: 'Hello, Ada!' }] },
+      'Hello, Ada!',
+    ]);
+    expect(r.events[0]).toMatchObject({ seq: 1, type: 'tool', name: 'greet', isError: false });
+    expect((r.events[0] as { durationMs: number }).durationMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it('reaches tools whose names are not identifiers with brackets', async () => {
+    const r = await run(pool, 'return (await tools["name-with-dash"]()).content[0].text', { tools });
+    expect(r.outputs).toEqual(['dash works']);
+  });
+
+  it('returns a failing tool as an isError result (the program goes on)', async () => {
+    const r = await run(pool, 'const res = await tools.fail();\nreturn [res.isError, res.error]', { tools });
+    expect(r.outputs).toEqual([[true, expect.stringContaining('Command exited with code 3')]]);
+    expect(r.events[0]).toMatchObject({ type: 'tool', name: 'fail', isError: true });
+  });
+
+  it('returns invalid props as an isError result from the runner', async () => {
+    const r = await run(pool, 'return (await tools.greet({ name: 5 })).isError', { tools });
+    expect(r.outputs).toEqual([true]);
+  });
+
+  it('throws a TypeError listing close names for an unknown tool', async () => {
+    const r = await run(pool, 'await tools.gret({ name: "x" })', { tools });
+    expect(r.error).toMatchObject({ name: 'TypeError', line: 1, column: 13 });
+    expect(r.error?.message).toBe(
+      'Unknown tool "gret". Did you mean tools["greet"]? Available tools: greet, name-with-dash, slow, wait, fail.',
+    );
+    const none = await run(pool, 'tools.anything()');
+    expect(none.error?.message).toBe('Unknown tool "anything". This execution has no tools.');
+  });
+
+  it('lists the tools with Object.keys and keeps the object read-only', async () => {
+    const r = await run(
+      pool,
+      "'use strict';\nconst k = Object.keys(tools);\ntry { (tools as any).greet = 1 } catch (e) { return [k, e.name] }",
+      {
+        tools,
+      },
+    );
+    expect(r.outputs).toEqual([[['greet', 'name-with-dash', 'slow', 'wait', 'fail'], 'TypeError']]);
+  });
+
+  it('runs calls concurrently under Promise.all', async () => {
+    const started = performance.now();
+    const r = await run(
+      pool,
+      'const all = await Promise.all([1, 2, 3, 4].map(() => tools.wait({ seconds: 0.5 })));\nreturn all.map((x) => x.content[0].text)',
+      {
+        tools,
+      },
+    );
+    expect(r.outputs).toEqual([['done\n', 'done\n', 'done\n', 'done\n']]);
+    // Four 0.5 s commands one after the other would take 2 s.
+    expect(performance.now() - started).toBeLessThan(1900);
+  });
+
+  it('throws a TypeError naming the path when props cannot be copied', async () => {
+    const r = await run(pool, 'await tools.greet({ name: "x", cb: () => 1 })', { tools });
+    expect(r.error?.message).toBe(
+      'tools["greet"]() argument: $.cb is a function and cannot be copied out of the sandbox',
+    );
+  });
+
+  it('rejects the call in the sandbox when the host throws', async () => {
+    const host: ToolHost = {
+      list: () => [{ name: 'broken' }],
+      execute: async () => {
+        throw new Error('host exploded');
+      },
+    };
+    const r = await run(
+      pool,
+      'try { await tools.broken() } catch (e) { return [e.name, e.message, e instanceof Error] }',
+      {
+        tools: host,
+      },
+    );
+    expect(r.outputs).toEqual([['Error', 'Tool broken failed: host exploded', true]]);
+    expect(r.events[0]).toMatchObject({ type: 'tool', name: 'broken', isError: true });
+  });
+});
