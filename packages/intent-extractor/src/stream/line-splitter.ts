@@ -1,5 +1,4 @@
 const LF = 10;
-const CR = 13;
 
 /** Receives the complete lines of a stream. */
 export interface LineSink {
@@ -12,7 +11,8 @@ export interface LineSink {
 /**
  * Cuts a stream of chunks into lines, whatever the chunk boundaries: a line is delivered as soon as
  * its line ending arrives (`\r` counts at once; a `\n` right after it joins it). A byte order mark at
- * the start of the stream is dropped, as remark-parse does. Each character is scanned once.
+ * the start of the stream is dropped, as remark-parse does. Each character is scanned once (by
+ * native `indexOf`).
  *
  * @see https://spec.commonmark.org/0.31.2/#line-ending
  */
@@ -41,24 +41,28 @@ export class LineSplitter {
     }
     this.#afterCr = false;
     let lineStart = start;
-    for (let i = start; i < chunk.length; i++) {
-      const code = chunk.charCodeAt(i);
-      if (code !== LF && code !== CR) continue;
-      const text = this.#pending + chunk.slice(lineStart, i);
+    // Native searches for both line-ending characters; far faster than a loop over characters.
+    let lf = chunk.indexOf('\n', start);
+    let cr = chunk.indexOf('\r', start);
+    while (lf !== -1 || cr !== -1) {
+      const isCr = cr !== -1 && (lf === -1 || cr < lf);
+      const at = isCr ? cr : lf;
+      const text = this.#pending === '' ? chunk.slice(lineStart, at) : this.#pending + chunk.slice(lineStart, at);
       this.#pending = '';
-      let ending = code === LF ? '\n' : '\r';
-      if (code === CR) {
-        if (i + 1 < chunk.length) {
-          if (chunk.charCodeAt(i + 1) === LF) {
-            ending = '\r\n';
-            i++;
-          }
-        } else {
+      let ending = '\n';
+      lineStart = at + 1;
+      if (isCr) {
+        ending = '\r';
+        if (lf === at + 1) {
+          ending = '\r\n';
+          lineStart++;
+        } else if (at + 1 === chunk.length) {
           this.#afterCr = true;
         }
       }
-      lineStart = i + 1;
       this.#sink.line(text, ending);
+      if (lf !== -1 && lf < lineStart) lf = chunk.indexOf('\n', lineStart);
+      if (cr !== -1 && cr < lineStart) cr = chunk.indexOf('\r', lineStart);
     }
     if (lineStart < chunk.length) {
       this.#pending += chunk.slice(lineStart);
