@@ -19,26 +19,31 @@ type Dialect = 'draft-07' | '2019-09' | '2020-12';
  */
 export class PropsValidator {
   readonly #ajv = new Map<Dialect, Ajv>();
-  readonly #compiled = new WeakMap<object, ValidateFunction | Error>();
+  readonly #compiled = new WeakMap<object, { validate: ValidateFunction; hasDefaults: boolean } | Error>();
 
   /**
-   * Validates a deep copy of `props` (the caller's value is never changed). `undefined` and `null`
-   * props count as `{}`. Never throws: a schema that does not compile is reported as a failure.
+   * Validates `props` and returns them with defaults applied. The caller's value is never changed
+   * (a schema with defaults fills a deep copy). `undefined` and `null` props count as `{}`. Never
+   * throws: a schema that does not compile is reported as a failure.
    */
   validate(schema: Record<string, unknown> | undefined, props: unknown): PropsValidation {
-    const value = props === undefined || props === null ? {} : structuredClone(props);
-    if (!schema) return { ok: true, props: value };
-    const validate = this.#compile(schema);
-    if (validate instanceof Error) return { ok: false, message: `Invalid inputSchema: ${validate.message}` };
+    if (props === undefined || props === null) props = {};
+    if (!schema) return { ok: true, props };
+    const compiled = this.#compile(schema);
+    if (compiled instanceof Error) return { ok: false, message: `Invalid inputSchema: ${compiled.message}` };
+    const { validate, hasDefaults } = compiled;
+    // Only a schema with defaults writes into the value, so only then is a copy needed.
+    const value = hasDefaults ? structuredClone(props) : props;
     if (validate(value)) return { ok: true, props: value };
     return { ok: false, message: `Invalid props: ${formatErrors(validate.errors ?? [])}` };
   }
 
-  #compile(schema: Record<string, unknown>): ValidateFunction | Error {
+  #compile(schema: Record<string, unknown>) {
     let compiled = this.#compiled.get(schema);
     if (!compiled) {
       try {
-        compiled = this.#ajvFor(dialectOf(schema)).compile(schema);
+        const validate = this.#ajvFor(dialectOf(schema)).compile(schema);
+        compiled = { validate, hasDefaults: JSON.stringify(schema).includes('"default"') };
       } catch (error) {
         compiled = error instanceof Error ? error : new Error(String(error));
       }

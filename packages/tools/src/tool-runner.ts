@@ -118,10 +118,7 @@ export function createToolRunner(collection: ToolCollection, options: ToolRunner
       };
       try {
         // The race makes cancellation immediate; the executor's own cleanup (kill, abort) follows.
-        return await raceAbort(
-          Promise.resolve().then(() => run(tool, ctx)),
-          signal,
-        );
+        return await raceAbort(run(tool, ctx), signal);
       } catch (error) {
         if (signal?.aborted) return canceledResult(signal.reason);
         return errorResult(messageOf(error));

@@ -1,5 +1,5 @@
 import { Agent, type Dispatcher, interceptors } from 'undici';
-import { anySignal, raceAbort } from '../abort.ts';
+import { deadline, raceAbort } from '../abort.ts';
 import { messageOf } from '../tool-error.ts';
 import { canceledResult, errorResult, type ToolResult } from '../tool-result.ts';
 import { type HttpRequestSpec, type PreparedRequest, prepareRequest, setHeader } from './http-request.ts';
@@ -49,14 +49,14 @@ export class HttpClient {
   /** Sends the request; never throws (failures and cancellation are error results). */
   async send(spec: HttpRequestSpec, signal?: AbortSignal): Promise<ToolResult> {
     const started = performance.now();
-    const timeout = spec.timeoutMs > 0 ? AbortSignal.timeout(spec.timeoutMs) : undefined;
-    const combined = anySignal(signal, timeout);
     let prepared: PreparedRequest;
     try {
       prepared = prepareRequest(spec);
     } catch (error) {
       return errorResult(`Invalid request: ${messageOf(error)} (url: ${spec.url})`);
     }
+    const limit = deadline(signal, spec.timeoutMs);
+    const combined = limit.signal;
     try {
       const token = await this.#authorize(prepared, spec, combined);
       let response = await this.#dispatch(prepared, spec, combined);
@@ -85,9 +85,12 @@ export class HttpClient {
       return result;
     } catch (error) {
       if (signal?.aborted) return canceledResult(signal.reason);
-      if (timeout?.aborted)
+      if (limit.timedOut()) {
         return errorResult(`Request to ${prepared.url.origin} timed out after ${spec.timeoutMs} ms`);
+      }
       return errorResult(`Request to ${prepared.url.href} failed: ${describe(error)}`);
+    } finally {
+      limit.dispose();
     }
   }
 

@@ -44,10 +44,15 @@ function parseContentType(header: string | undefined): { mimeType: string; chars
   return { mimeType: type.trim().toLowerCase(), charset };
 }
 
+const utf8 = new TextDecoder('utf-8');
+
 function decode(bytes: Uint8Array, charset: string | undefined): string {
+  const label = charset?.toLowerCase();
+  if (label === undefined || label === 'utf-8' || label === 'utf8') return utf8.decode(bytes);
   try {
-    return new TextDecoder(charset ?? 'utf-8').decode(bytes);
+    return new TextDecoder(label).decode(bytes);
   } catch {
-    return new TextDecoder('utf-8').decode(bytes);
+    // An unknown charset label: UTF-8 is the best guess.
+    return utf8.decode(bytes);
   }
 }
