@@ -32,7 +32,10 @@ export interface ToolRunnerOptions {
    * environment is `env` in templates and the environment of cli commands.
    */
   env?: Record<string, string | undefined>;
-  /** Bytes of stdout (and of stderr) a cli tool keeps; the rest is counted and dropped. @default 10485760 */
+  /**
+   * Bytes of stdout (and of stderr) a cli tool keeps (the rest is counted and dropped), and the
+   * largest HTTP response body an http tool accepts. @default 10485760 (10 MiB)
+   */
   maxOutputBytes?: number;
   /** Cancels every execution of this runner. */
   signal?: AbortSignal;
@@ -72,7 +75,7 @@ export function createToolRunner(collection: ToolCollection, options: ToolRunner
   const env: Record<string, string | undefined> = { ...process.env, ...options.env };
   const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   const validator = new PropsValidator();
-  const http = new HttpClient();
+  const http = new HttpClient(maxOutputBytes);
   const mcp = new McpConnections(collection.mcpServers, env);
   let closing: Promise<void> | undefined;
 

@@ -428,6 +428,29 @@ describe('http tools', () => {
     expect(text.structuredContent).toBeUndefined();
   });
 
+  it('refuses response bodies larger than maxOutputBytes, declared or streamed', async () => {
+    await using server = await startHttpServer({
+      '/declared': (_req, res) => res.writeHead(200, { 'content-length': '5000' }).end('x'.repeat(5000)),
+      '/streamed': (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        for (let i = 0; i < 10; i++) res.write('y'.repeat(500));
+        res.end();
+      },
+      '/small': (_req, res) => res.end('z'.repeat(1000)),
+    });
+    const tool = (name: string) => ({ name, execution: { type: 'http', url: `${server.url}/${name}` } });
+    await using t = await runnerFor(
+      { tools: ['declared', 'streamed', 'small'].map(tool) },
+      { maxOutputBytes: 1000 },
+    );
+    for (const name of ['declared', 'streamed']) {
+      const result = await t.runner.execute(name);
+      expect(result.isError, name).toBe(true);
+      expect(result.error).toBe(`Response body of ${server.url}/${name} is larger than the 1000-byte limit`);
+    }
+    expect((await t.runner.execute('small')).content).toEqual([{ type: 'text', text: 'z'.repeat(1000) }]);
+  });
+
   it('aborts an in-flight request promptly when canceled', async () => {
     let closed!: () => void;
     const connectionClosed = new Promise<void>((resolve) => {

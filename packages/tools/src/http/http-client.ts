@@ -38,8 +38,14 @@ const ERROR_BODY_CHARS = 500;
  */
 export class HttpClient {
   readonly #agent = new Agent();
+  readonly #maxBodyBytes: number;
   readonly #retrying: Dispatcher = this.#agent.compose(interceptors.retry({ throwOnError: false }));
   readonly #tokens = new OAuth2TokenCache(this.#agent);
+
+  /** @param maxBodyBytes larger response bodies are an error (they are not held in memory). */
+  constructor(maxBodyBytes: number) {
+    this.#maxBodyBytes = maxBodyBytes;
+  }
 
   /** Token requests made so far. */
   get tokenRequests(): number {
@@ -67,7 +73,14 @@ export class HttpClient {
         await this.#authorize(prepared, spec, combined);
         response = await this.#dispatch(prepared, spec, combined);
       }
-      const bytes = new Uint8Array(await response.body.arrayBuffer());
+      const declared = Number(headerValue(response.headers['content-length']) ?? 0);
+      const bytes = await readBody(response.body, declared, this.#maxBodyBytes);
+      if (bytes === undefined) {
+        return errorResult(
+          `Response body of ${prepared.url.href} is larger than the ${this.#maxBodyBytes}-byte limit`,
+          { status_code: response.statusCode },
+        );
+      }
       const metadata = {
         status_code: response.statusCode,
         response_time_ms: Math.round((performance.now() - started) * 100) / 100,
@@ -149,6 +162,31 @@ export class HttpClient {
         : undefined,
     } as Dispatcher.RequestOptions);
   }
+}
+
+/** The whole body, or undefined (and the body destroyed) once it passes `maxBytes`. */
+async function readBody(
+  body: Dispatcher.ResponseData['body'],
+  declaredBytes: number,
+  maxBytes: number,
+): Promise<Uint8Array | undefined> {
+  if (declaredBytes > maxBytes) {
+    // Destroying an unread body emits its abort as 'error': nobody is reading, so nobody should hear it.
+    body.on('error', () => {});
+    body.destroy();
+    return undefined;
+  }
+  const chunks: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    length += chunk.length;
+    if (length > maxBytes) {
+      body.destroy();
+      return undefined;
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, length);
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {
