@@ -5,6 +5,19 @@ export { createMemoryStore } from './processes/memory-store.ts';
 export { createProcessManager } from './processes/process-manager.ts';
 export { SERVER_ERROR_STATUS, ServerError, toServerError } from './processes/server-error.ts';
 
+// The server: composition, transports, auth, configuration, logging
+export { createServer } from './server.ts';
+export { listen } from './listener.ts';
+export { createHttpApp } from './http/app.ts';
+export { createWsGateway } from './ws/ws-gateway.ts';
+export { bearerToken, createAuthenticator } from './auth/authenticator.ts';
+export { isLoopbackHost } from './auth/loopback.ts';
+export { ConfigError } from './config/config-error.ts';
+export { LimitsSchema, ServerConfigFileSchema, TokenConfigSchema } from './config/config-schema.ts';
+export { DEFAULT_PORT, loadServerSettings } from './config/load-config.ts';
+export { createLogger } from './logger.ts';
+export { renderSandboxGlobals } from './tools-dts/sandbox-globals-dts.ts';
+
 // Process model types
 export type {
   CreateProcessInput,
@@ -32,3 +45,15 @@ export type {
 } from './processes/process-store.ts';
 export type { MemoryStoreOptions } from './processes/memory-store.ts';
 export type { ServerErrorCode } from './processes/server-error.ts';
+
+// Server types
+export type { MciServer, ServerOptions } from './server.ts';
+export type { Listener, ListenOptions } from './listener.ts';
+export type { HttpAppOptions, ToolListing } from './http/app.ts';
+export type { WsGateway, WsGatewayOptions } from './ws/ws-gateway.ts';
+export type { Authenticator, AuthResult, TokenGrant } from './auth/authenticator.ts';
+export type { ConfigErrorCode } from './config/config-error.ts';
+export type { Limits, ServerConfigFile, TokenConfig } from './config/config-schema.ts';
+export type { ServerFlags, ServerSettings } from './config/load-config.ts';
+export type { LoggerOptions } from './logger.ts';
+export type { ToolDeclarationSource } from './tools-dts/sandbox-globals-dts.ts';

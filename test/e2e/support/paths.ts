@@ -4,4 +4,5 @@ import { fileURLToPath } from 'node:url';
 export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** Absolute path of a file under `examples/`. */
-export const examplePath = (...parts: string[]) => fileURLToPath(new URL(`../../../examples/${parts.join('/')}`, import.meta.url));
+export const examplePath = (...parts: string[]) =>
+  fileURLToPath(new URL(`../../../examples/${parts.join('/')}`, import.meta.url));

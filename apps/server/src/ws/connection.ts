@@ -73,19 +73,23 @@ export class Connection {
     }
     const request = parsed.message;
     try {
-      this.dispatch(request);
+      this.dispatch(request)?.catch((error: unknown) => this.fail(request, error));
     } catch (error) {
-      const serverError = toServerError(error);
-      if (serverError.code === 'INTERNAL')
-        this.logger?.error({ err: error, request: request.type }, 'request failed');
-      this.sendError({
-        type: 'error',
-        ...(request.id !== undefined && { id: request.id }),
-        code: serverError.code,
-        message: serverError.message,
-        ...(serverError.path !== undefined && { path: serverError.path }),
-      });
+      this.fail(request, error);
     }
+  }
+
+  private fail(request: ClientMessage, error: unknown): void {
+    const serverError = toServerError(error);
+    if (serverError.code === 'INTERNAL')
+      this.logger?.error({ err: error, request: request.type }, 'request failed');
+    this.sendError({
+      type: 'error',
+      ...(request.id !== undefined && { id: request.id }),
+      code: serverError.code,
+      message: serverError.message,
+      ...(serverError.path !== undefined && { path: serverError.path }),
+    });
   }
 
   /** Called for every event of the server; forwards those this connection follows and may see. */
@@ -101,7 +105,7 @@ export class Connection {
     this.sendRaw(message);
   }
 
-  private dispatch(request: ClientMessage): void {
+  private dispatch(request: ClientMessage): Promise<void> | undefined {
     const principal = this.principal;
     const id = request.id;
     switch (request.type) {
@@ -149,16 +153,20 @@ export class Connection {
       }
       case 'subscribe': {
         const target = toTarget(request);
-        const replayed = request.since === undefined ? 0 : this.replay(target, request.since);
-        if (replayed >= 0) this.subscriptions.add(target);
-        const seq = this.manager.lastSeq();
-        this.reply({
-          type: 'reply',
-          id,
-          request: request.type,
-          result: { subscription: target, replayed: Math.max(replayed, 0), seq },
-        });
-        return;
+        this.checkTarget(target);
+        const done = (replayed: number) =>
+          this.reply({
+            type: 'reply',
+            id,
+            request: request.type,
+            result: { subscription: target, replayed, seq: this.manager.lastSeq() },
+          });
+        if (request.since === undefined) {
+          this.subscriptions.add(target);
+          done(0);
+          return;
+        }
+        return this.catchUp(target, request.since).then(done);
       }
       case 'unsubscribe': {
         const target = toTarget(request);
@@ -186,25 +194,52 @@ export class Connection {
     }
   }
 
-  /**
-   * Sends stored events of `target` with seq > since, in order; returns how many, or -1 when the
-   * connection overflowed during the replay (the overflow notice then says where to resume).
-   */
-  private replay(target: SubscriptionTarget, since: number): number {
-    if ('pid' in target) this.manager.get(target.pid, this.principal); // NOT_FOUND for invisible pids
+  /** @throws ServerError NOT_FOUND for a pid or stream the principal cannot see. */
+  private checkTarget(target: SubscriptionTarget): void {
+    if ('pid' in target) this.manager.get(target.pid, this.principal);
     if ('streamId' in target) this.manager.getStream(target.streamId, this.principal);
+  }
+
+  /**
+   * Sends the stored events of `target` with seq > since, in order, at the pace the reader takes
+   * them (waiting while the socket is backed up, never dropping), then follows the target live. The
+   * last empty read of the store and the switch to live happen in one tick, so nothing falls between.
+   * Exactly the stored events are sent: a connection that already got some of them through another
+   * subscription can drop the repeats by seq (docs/protocol.md). Resolves with how many were sent.
+   */
+  private async catchUp(target: SubscriptionTarget, since: number): Promise<number> {
+    let cursor = since;
+    let sent = 0;
+    for (;;) {
+      const events = this.stored(target, cursor);
+      if (events.length === 0) break;
+      for (const event of events) {
+        if (this.socket.bufferedAmount > this.limits.maxBufferedBytes && !(await this.drained())) return sent;
+        if (this.socket.readyState !== this.socket.OPEN) return sent;
+        this.lastSeq = Math.max(this.lastSeq, event.seq);
+        this.socket.send(JSON.stringify(event));
+        cursor = event.seq;
+        sent++;
+      }
+    }
+    this.subscriptions.add(target);
+    return sent;
+  }
+
+  private stored(target: SubscriptionTarget, since: number): ServerEvent[] {
     const filter =
       'pid' in target ? { pid: target.pid } : 'ref' in target ? { ref: target.ref } : { all: true };
-    let events = this.manager.replay(since, filter, this.principal);
-    if ('streamId' in target) events = this.streamEvents(events, target.streamId);
-    let sent = 0;
-    for (const event of events) {
-      // Skip what an existing subscription already delivered live.
-      if (event.seq <= this.lastSeq && this.alreadyFollowed(event)) continue;
-      if (!this.deliver(event, true)) return -1;
-      sent++;
+    const events = this.manager.replay(since, filter, this.principal);
+    return 'streamId' in target ? this.streamEvents(events, target.streamId) : events;
+  }
+
+  /** Waits until the socket has sent most of its backlog; false if it closed meanwhile. */
+  private async drained(): Promise<boolean> {
+    while (this.socket.readyState === this.socket.OPEN) {
+      if (this.socket.bufferedAmount <= this.limits.maxBufferedBytes / 2) return true;
+      await new Promise((resolve) => setTimeout(resolve, 10));
     }
-    return sent;
+    return false;
   }
 
   private streamEvents(events: ServerEvent[], streamId: string): ServerEvent[] {
@@ -228,20 +263,13 @@ export class Connection {
     });
   }
 
-  private alreadyFollowed(event: ServerEvent): boolean {
-    const pid = 'pid' in event ? event.pid : undefined;
-    const route: EventRoute = { owner: '', ...(pid !== undefined && { pid }) };
-    if (event.type === 'process' && event.ref !== undefined) route.ref = event.ref;
-    return this.subscriptions.matches(event, route);
-  }
-
   private visible(route: EventRoute): boolean {
     return this.principal.role === 'operator' || route.owner === this.principal.id;
   }
 
   /** Sends one event unless the socket is backed up; returns false when it overflowed instead. */
-  private deliver(event: ServerEvent, force = false): boolean {
-    if (event.seq <= this.lastSeq && !force) return true;
+  private deliver(event: ServerEvent): boolean {
+    if (event.seq <= this.lastSeq) return true;
     if (this.socket.readyState !== this.socket.OPEN) return false;
     if (this.socket.bufferedAmount > this.limits.maxBufferedBytes) {
       this.overflow();
@@ -262,17 +290,17 @@ export class Connection {
       { principal: this.principal.id, since: this.lastSeq },
       'slow WebSocket reader: live events dropped',
     );
-    this.sendRaw(notice);
+    this.sendRaw(notice, true);
   }
 
   private reply(message: ReplyMessage): void {
     this.sendRaw(message.id === undefined ? stripId(message) : message);
   }
 
-  private sendRaw(message: object): void {
+  private sendRaw(message: object, always = false): void {
     if (this.socket.readyState !== this.socket.OPEN) return;
     // Replies are bounded by the client's own requests; a client that never reads them is cut off.
-    if (this.socket.bufferedAmount > this.limits.maxBufferedBytes * 4) {
+    if (!always && this.socket.bufferedAmount > this.limits.maxBufferedBytes * 4) {
       this.socket.close(1008, 'client reads too slowly');
       return;
     }

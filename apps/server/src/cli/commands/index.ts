@@ -3,6 +3,7 @@ import { registerEnvs } from './envs.ts';
 import { registerExec } from './exec.ts';
 import { registerExtract } from './extract.ts';
 import { registerList } from './list.ts';
+import { registerServe } from './serve.ts';
 import { registerValidate } from './validate.ts';
 
 /** A command module registers one `mci` sub-command on the program. */
@@ -15,4 +16,5 @@ export const commands: RegisterCommand[] = [
   registerExec,
   registerEnvs,
   registerExtract,
+  registerServe,
 ];

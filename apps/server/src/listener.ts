@@ -1,0 +1,127 @@
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
+import type { Logger } from 'pino';
+import type { Authenticator } from './auth/authenticator.ts';
+import type { Limits } from './config/config-schema.ts';
+import { createHttpApp, type ToolListing } from './http/app.ts';
+import type { ProcessManager } from './processes/process-manager-types.ts';
+import { createWsGateway } from './ws/ws-gateway.ts';
+
+/** What {@link listen} serves. */
+export interface ListenOptions {
+  manager: ProcessManager;
+  authenticator: Authenticator;
+  tools: readonly ToolListing[];
+  limits: Pick<Limits, 'maxFrameBytes' | 'maxCodeBytes' | 'maxBufferedBytes' | 'maxBodyBytes'>;
+  host: string;
+  port: number;
+  /** WebSocket ping interval in ms. */
+  heartbeatMs: number;
+  logger?: Logger;
+}
+
+/** The HTTP API and the WebSocket gateway, listening on one port. */
+export interface Listener {
+  readonly url: string;
+  readonly wsUrl: string;
+  readonly port: number;
+  /** Stops accepting connections; from now on every request gets 503 (`/healthz` included). */
+  stopAccepting(): void;
+  /** Closes WebSockets with `code` (1001) and every HTTP connection; resolves once all are closed. */
+  close(code?: number): Promise<void>;
+}
+
+/**
+ * Serves the HTTP API (`createHttpApp`) and the WebSocket gateway (`/ws`) over one `node:http` server.
+ * @throws the listen error (EADDRINUSE, EACCES, ...).
+ */
+export async function listen(options: ListenOptions): Promise<Listener> {
+  const { manager, authenticator, limits, logger } = options;
+  let accepting = true;
+  const gateway = createWsGateway({
+    manager,
+    authenticator,
+    maxFrameBytes: limits.maxFrameBytes,
+    maxCodeBytes: limits.maxCodeBytes,
+    maxBufferedBytes: limits.maxBufferedBytes,
+    heartbeatMs: options.heartbeatMs,
+    ...(logger && { logger }),
+  });
+  const app = createHttpApp({
+    manager,
+    authenticator,
+    tools: options.tools,
+    maxBodyBytes: limits.maxBodyBytes,
+    isShuttingDown: () => !accepting,
+    transportStats: () => ({ wsConnections: gateway.connections, wsEventsDropped: gateway.droppedEvents }),
+  });
+  const handle = getRequestListener(app.fetch);
+  const http = createHttpServer((request, response) => {
+    if (Number(request.headers['content-length'] ?? 0) > limits.maxBodyBytes) {
+      refuseLargeBody(request, response, limits.maxBodyBytes);
+      return;
+    }
+    void handle(request, response);
+  });
+  http.on('upgrade', (request, socket, head) => {
+    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    if (path !== '/ws') {
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    gateway.handleUpgrade(request, socket, head);
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(options.port, options.host, () => {
+      http.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = http.address() as AddressInfo;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  const httpClosed = new Promise<void>((resolve) => http.once('close', () => resolve()));
+  const stopAccepting = () => {
+    if (!accepting) return;
+    accepting = false;
+    http.close();
+    http.closeIdleConnections();
+  };
+  return {
+    url: `http://${host}:${port}`,
+    wsUrl: `ws://${host}:${port}/ws`,
+    port,
+    stopAccepting,
+    async close(code = 1001) {
+      stopAccepting();
+      await gateway.close(code, 'server shutting down');
+      http.closeAllConnections();
+      await httpClosed;
+    },
+  };
+}
+
+/** Most bytes of an oversized body read (and discarded) so the client sees the 413 before the close. */
+const MAX_DRAIN_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Answers 413 to a body whose declared length is over the limit. The body is read and discarded first
+ * (up to {@link MAX_DRAIN_BYTES}): a client still writing when the socket closes would see a reset
+ * instead of the answer.
+ */
+function refuseLargeBody(request: IncomingMessage, response: ServerResponse, maxBodyBytes: number): void {
+  const body = JSON.stringify({
+    error: `request body is over ${maxBodyBytes} bytes`,
+    code: 'PAYLOAD_TOO_LARGE',
+  });
+  let drained = 0;
+  request.on('data', (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > MAX_DRAIN_BYTES) request.destroy();
+  });
+  request.on('end', () => {
+    response.writeHead(413, { 'Content-Type': 'application/json', Connection: 'close' });
+    response.end(body);
+  });
+}

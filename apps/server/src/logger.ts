@@ -1,0 +1,20 @@
+import { type DestinationStream, type Logger, type LevelWithSilent, pino } from 'pino';
+
+export type { Logger };
+
+/** Options of {@link createLogger}. */
+export interface LoggerOptions {
+  /** @default 'info' */
+  level?: LevelWithSilent;
+  /** Where JSON lines go. @default stdout */
+  destination?: DestinationStream;
+}
+
+/**
+ * The server's logger: pino JSON lines, one per event (a process transition carries its `pid`).
+ * @see https://getpino.io
+ */
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const settings = { name: 'mci-server', level: options.level ?? 'info' };
+  return options.destination ? pino(settings, options.destination) : pino(settings);
+}

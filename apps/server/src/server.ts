@@ -1,0 +1,150 @@
+import { createIntentStream } from '@mci/intent-extractor';
+import { createSandboxPool, type SandboxPool } from '@mci/sandbox';
+import { createToolRunner, loadTools, type ToolRunner } from '@mci/tools';
+import { createAuthenticator, type TokenGrant } from './auth/authenticator.ts';
+import { isLoopbackHost } from './auth/loopback.ts';
+import { resolveToolFilePath } from './cli/tool-file.ts';
+import { ConfigError } from './config/config-error.ts';
+import { type Limits, LimitsSchema } from './config/config-schema.ts';
+import { DEFAULT_PORT } from './config/load-config.ts';
+import { type Listener, listen } from './listener.ts';
+import type { LevelWithSilent } from 'pino';
+import { createLogger, type Logger } from './logger.ts';
+import type { ProcessManager } from './processes/process-manager-types.ts';
+import { createProcessManager } from './processes/process-manager.ts';
+
+/** Options of {@link createServer}; every field is optional. */
+export interface ServerOptions {
+  /** Address to listen on. @default '127.0.0.1' */
+  host?: string;
+  /** Port (0 picks a free one). @default 7687 */
+  port?: number;
+  /** The MCI tool file. @default mci.json/yaml/yml in the working directory, else examples/mci.yaml */
+  file?: string;
+  /** Environment for the tools (`{{env.X}}`, cli commands), merged over `process.env`. */
+  env?: Record<string, string | undefined>;
+  /** Sandbox workers and processes run at once. @default the sandbox pool's default (CPUs) */
+  concurrency?: number;
+  /** Most queued processes. @default 1000 */
+  maxQueue?: number;
+  /** Hosts (`HOST` or `HOST:PORT`) sandboxed `fetch` may reach even when loopback or private. */
+  allowNet?: string[];
+  /** Tokens; none means loopback only, every caller an operator. */
+  tokens?: TokenGrant[];
+  /** Allow a non-loopback `host` without tokens. @default false */
+  insecure?: boolean;
+  limits?: Partial<Limits>;
+  /** WebSocket ping interval in ms. @default 30000 */
+  heartbeatMs?: number;
+  /** Grace period for running processes on {@link MciServer.close}, in ms. @default 10000 */
+  shutdownGraceMs?: number;
+  /** @default a pino logger at {@link ServerOptions.logLevel} on stdout */
+  logger?: Logger;
+  /** Level of the default logger. @default 'info' */
+  logLevel?: LevelWithSilent;
+  /** A sandbox pool to use instead of creating one (it is not closed with the server). */
+  pool?: SandboxPool;
+}
+
+/** A listening server. */
+export interface MciServer {
+  /** `http://host:port` */
+  readonly url: string;
+  /** `ws://host:port/ws` */
+  readonly wsUrl: string;
+  readonly port: number;
+  readonly manager: ProcessManager;
+  /**
+   * Graceful shutdown: refuse new connections and work (503), let running processes finish for the
+   * grace period, cancel the rest, close WebSockets with 1001, release tools and sandboxes. Idempotent.
+   */
+  close(options?: { graceMs?: number }): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/**
+ * Loads the tool file, starts the sandbox pool, the process manager, the HTTP API and the WebSocket
+ * gateway (`/ws`) on one port, and listens.
+ * @throws ConfigError `INSECURE_BIND` for a non-loopback host without tokens (unless `insecure`);
+ * a `SchemaError` from `@mci/tools` for a bad tool file; the listen error (EADDRINUSE, ...).
+ */
+export async function createServer(options: ServerOptions = {}): Promise<MciServer> {
+  const host = options.host ?? '127.0.0.1';
+  const authenticator = createAuthenticator(options.tokens ?? []);
+  if (!authenticator.required && !isLoopbackHost(host) && !options.insecure) {
+    throw new ConfigError(
+      'INSECURE_BIND',
+      `refusing to listen on ${host} without tokens: configure tokens (MCI_API_KEY or a config file) or pass --insecure`,
+      { path: 'host' },
+    );
+  }
+  const limits = LimitsSchema.parse(options.limits ?? {});
+  const logger = options.logger ?? createLogger({ level: options.logLevel ?? 'info' });
+  const file = resolveToolFilePath(options.file);
+  const collection = await loadTools(file, options.env ? { env: options.env } : {});
+  const runner: ToolRunner = createToolRunner(collection, options.env ? { env: options.env } : {});
+  const ownPool = options.pool === undefined;
+  const pool =
+    options.pool ??
+    createSandboxPool({
+      ...(options.concurrency !== undefined && { size: options.concurrency }),
+      ...(options.allowNet !== undefined && { allowNet: options.allowNet }),
+    });
+  const manager = createProcessManager({
+    pool,
+    tools: runner,
+    maxQueue: options.maxQueue ?? 1000,
+    maxCodeBytes: limits.maxCodeBytes,
+    defaults: { timeoutMs: limits.timeoutMs, memoryLimitMb: limits.memoryLimitMb },
+    maxima: { timeoutMs: limits.maxTimeoutMs, memoryLimitMb: limits.maxMemoryLimitMb },
+    responsePipeBytes: limits.responsePipeBytes,
+    createIntentStream,
+    logger,
+    ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
+  });
+
+  let listener: Listener;
+  try {
+    listener = await listen({
+      manager,
+      authenticator,
+      tools: runner.list(),
+      limits,
+      host,
+      port: options.port ?? DEFAULT_PORT,
+      heartbeatMs: options.heartbeatMs ?? 30_000,
+      logger,
+    });
+  } catch (error) {
+    await manager.shutdown({ graceMs: 0 });
+    await runner.close();
+    if (ownPool) await pool.close();
+    throw error;
+  }
+  logger.info(
+    { url: listener.url, file, tools: runner.list().length, auth: authenticator.required },
+    'MCI server listening',
+  );
+
+  let closing: Promise<void> | undefined;
+  const close = (closeOptions?: { graceMs?: number }) => {
+    closing ??= (async () => {
+      logger.info('shutting down');
+      listener.stopAccepting();
+      await manager.shutdown({ graceMs: closeOptions?.graceMs ?? options.shutdownGraceMs ?? 10_000 });
+      await listener.close(1001);
+      await runner.close();
+      if (ownPool) await pool.close();
+      logger.info('stopped');
+    })();
+    return closing;
+  };
+  return {
+    url: listener.url,
+    wsUrl: listener.wsUrl,
+    port: listener.port,
+    manager,
+    close,
+    [Symbol.asyncDispose]: () => close(),
+  };
+}

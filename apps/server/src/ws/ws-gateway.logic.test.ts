@@ -1,0 +1,186 @@
+import { createIntentStream } from '@mci/intent-extractor';
+import type { ServerMessage } from '@mci/protocol';
+import { afterEach, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { ManualPool } from '../../test/support/manual-pool.ts';
+import { createAuthenticator, type TokenGrant } from '../auth/authenticator.ts';
+import { LimitsSchema } from '../config/config-schema.ts';
+import { type Listener, listen } from '../listener.ts';
+import { createProcessManager } from '../processes/process-manager.ts';
+
+// The WebSocket transport over real sockets, with the real process manager and a manual sandbox pool
+// (the test decides when executions emit and end), so routing, replay and overflow are deterministic.
+
+const open: Array<{ close(): unknown }> = [];
+afterEach(async () => {
+  for (const item of open.splice(0).reverse()) await item.close();
+});
+
+async function setup(options: { tokens?: TokenGrant[]; maxBufferedBytes?: number; size?: number } = {}) {
+  const pool = new ManualPool(options.size ?? 2);
+  const manager = createProcessManager({ pool, createIntentStream });
+  const limits = LimitsSchema.parse({ maxBufferedBytes: options.maxBufferedBytes ?? 1 << 22 });
+  const listener: Listener = await listen({
+    manager,
+    authenticator: createAuthenticator(options.tokens ?? []),
+    tools: [],
+    limits,
+    host: '127.0.0.1',
+    port: 0,
+    heartbeatMs: 60_000,
+  });
+  open.push({ close: () => listener.close() });
+  return { pool, manager, listener };
+}
+
+class Client {
+  readonly messages: ServerMessage[] = [];
+  readonly socket: WebSocket;
+  private wake: Array<() => void> = [];
+  private nextId = 1;
+  constructor(url: string) {
+    this.socket = new WebSocket(url);
+    this.socket.on('message', (data) => {
+      this.messages.push(JSON.parse(data.toString()));
+      for (const w of this.wake.splice(0)) w();
+    });
+    open.push({ close: () => this.socket.close() });
+  }
+  async until(predicate: (m: ServerMessage) => boolean, from = 0): Promise<ServerMessage> {
+    for (;;) {
+      const found = this.messages.slice(from).find(predicate);
+      if (found) return found;
+      await new Promise<void>((resolve) => this.wake.push(resolve));
+    }
+  }
+  async send(message: Record<string, unknown>): Promise<ServerMessage> {
+    const id = this.nextId++;
+    this.socket.send(JSON.stringify({ ...message, id }));
+    return this.until((m) => (m.type === 'reply' || m.type === 'error') && m.id === id);
+  }
+  types(from = 0) {
+    return this.messages
+      .slice(from)
+      .map((m) =>
+        m.type === 'reply' ? `reply:${m.request}` : m.type === 'process' ? `process:${m.state}` : m.type,
+      );
+  }
+}
+
+async function connect(url: string) {
+  const client = new Client(url);
+  await client.until((m) => m.type === 'hello');
+  return client;
+}
+
+describe('WebSocket gateway', () => {
+  it('subscribes a connection to what it creates: reply first, then every event of the process', async () => {
+    const { pool, listener } = await setup();
+    const client = await connect(listener.wsUrl);
+    const reply = await client.send({ type: 'process.create', code: 'output(1)' });
+    expect(reply).toMatchObject({
+      type: 'reply',
+      request: 'process.create',
+      result: { process: { pid: 1 } },
+    });
+    const execution = await pool.started(1);
+    execution.emit({ type: 'output', value: 1 });
+    execution.emit({ type: 'log', stream: 'stdout', text: 'hi\n' });
+    execution.finish();
+    await client.until((m) => m.type === 'process' && m.state === 'idle');
+    expect(client.types(1)).toEqual([
+      'reply:process.create',
+      'process:queued',
+      'process:running',
+      'output',
+      'log',
+      'process:idle',
+    ]);
+    // A second connection that subscribed to nothing saw nothing.
+    const other = await connect(listener.wsUrl);
+    await other.send({ type: 'process.get', pid: 1 });
+    expect(other.types(1)).toEqual(['reply:process.get']);
+  });
+
+  it('follows a stream: intents, its processes (one after another) and stream.result', async () => {
+    const { pool, listener } = await setup();
+    const client = await connect(listener.wsUrl);
+    await client.send({ type: 'stream.start', streamId: 's1', ref: 'm1' });
+    const text =
+      'Hi\n```ts exec=true\noutput(1)\n```\n```python exec=true\nx\n```\n```js exec=true\noutput(2)\n```\n';
+    for (const piece of text.match(/[\s\S]{1,5}/g)!)
+      await client.send({ type: 'stream.chunk', streamId: 's1', text: piece });
+    await client.send({ type: 'stream.end', streamId: 's1' });
+    const first = await pool.started(1);
+    expect(pool.executions).toHaveLength(1); // the second block waits for the first
+    first.emit({ type: 'output', value: 1 });
+    first.finish();
+    const second = await pool.started(2);
+    second.emit({ type: 'output', value: 2 });
+    second.finish();
+    const result = await client.until((m) => m.type === 'stream.result');
+    expect(result).toMatchObject({ streamId: 's1', ref: 'm1', processes: [{ pid: 1 }, { pid: 2 }] });
+    const events = client.messages.filter((m) => m.type === 'intent' || m.type === 'output');
+    expect(
+      events.map((m) =>
+        m.type === 'intent' ? `intent ${m.index} ${m.rejected ? 'rejected' : m.pid}` : `output ${m.pid}`,
+      ),
+    ).toEqual(['intent 0 1', 'intent 1 rejected', 'intent 2 2', 'output 1', 'output 2']);
+  });
+
+  it('replays exactly the events after since, then goes on live', async () => {
+    const { pool, listener } = await setup();
+    const a = await connect(listener.wsUrl);
+    await a.send({ type: 'process.create', code: 'x', ref: 'r' });
+    const execution = await pool.started(1);
+    for (let i = 0; i < 5; i++) execution.emit({ type: 'output', value: i });
+    await a.until((m) => m.type === 'output' && m.value === 4);
+    const seen = a.messages.filter((m) => 'seq' in m && m.type !== 'hello');
+    const cut = (seen[3] as { seq: number }).seq;
+
+    const b = await connect(listener.wsUrl);
+    const reply = await b.send({ type: 'subscribe', ref: 'r', since: cut });
+    expect(reply).toMatchObject({ result: { replayed: seen.length - 4 } });
+    execution.emit({ type: 'output', value: 5 });
+    execution.finish();
+    await b.until((m) => m.type === 'process' && m.state === 'idle');
+    await a.until((m) => m.type === 'process' && m.state === 'idle');
+    const seqs = (c: Client) =>
+      c.messages.filter((m) => 'seq' in m && m.type !== 'hello').map((m) => (m as { seq: number }).seq);
+    expect(seqs(b)).toEqual(seqs(a).filter((s) => s > cut));
+    // A replay is exactly the stored events after since, even those another subscription delivered.
+    const again = await b.send({ type: 'subscribe', pid: 1, since: 0 });
+    expect(again).toMatchObject({ result: { replayed: seqs(a).length } });
+  });
+
+  it('drops live events for a reader that does not read, and says where to resume', async () => {
+    const { pool, manager, listener } = await setup({ maxBufferedBytes: 1024 });
+    const slow = await connect(listener.wsUrl);
+    await slow.send({ type: 'subscribe', all: true });
+    const raw = (slow.socket as unknown as { _socket: { pause(): void; resume(): void } })._socket;
+    raw.pause();
+    const operator = { id: 'local', role: 'operator' } as const;
+    manager.create({ code: 'x' }, operator);
+    const execution = await pool.started(1);
+    const big = 'y'.repeat(64 * 1024);
+    for (let i = 0; i < 400; i++) execution.emit({ type: 'output', value: big });
+    execution.finish();
+    await manager.wait(1, operator);
+    raw.resume();
+    const overflow = await slow.until((m) => m.type === 'overflow');
+    expect(overflow).toMatchObject({ subscriptions: [{ all: true }] });
+    const delivered = slow.messages.filter((m) => 'seq' in m && m.type !== 'hello');
+    expect(delivered.length).toBeLessThan(402);
+    expect(overflow.type === 'overflow' && overflow.since).toBe((delivered.at(-1) as { seq: number }).seq);
+    const from = slow.messages.length;
+    await slow.send({
+      type: 'subscribe',
+      all: true,
+      since: overflow.type === 'overflow' ? overflow.since : 0,
+    });
+    const resumed = slow.messages.slice(from).filter((m) => 'seq' in m);
+    expect([...delivered, ...resumed].map((m) => (m as { seq: number }).seq)).toEqual(
+      manager.replay(0, { all: true }, operator).map((event) => event.seq),
+    );
+  });
+});

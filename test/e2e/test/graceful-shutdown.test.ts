@@ -1,0 +1,127 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { repoRoot } from '../support/paths.ts';
+import { TRANSCRIPT_TOOLS } from '../support/start-server.ts';
+import { TestClient } from '../support/ws-client.ts';
+
+// `mci serve` as a real child process: SIGTERM stops accepting, lets running processes finish within
+// the grace period, cancels the rest, closes WebSockets with 1001 and exits 0.
+
+const main = join(repoRoot, 'apps/server/src/cli/main.ts');
+
+function serve(args: string[], env: Record<string, string> = {}) {
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@mci/source', '--disable-warning=ExperimentalWarning', main, 'serve', ...args],
+    {
+      env: { ...process.env, MCI_LOG_LEVEL: 'info', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let stderr = '';
+  let stdout = '';
+  child.stdout!.on('data', (d) => (stdout += d));
+  child.stderr!.on('data', (d) => (stderr += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const url = new Promise<string>((resolve, reject) => {
+    child.stderr!.on('data', () => {
+      const match = /listening on (http:\/\/\S+)/.exec(stderr);
+      if (match) resolve(match[1]!);
+    });
+    exited.then((code) => reject(new Error(`mci serve exited ${code}: ${stderr}`)));
+  });
+  url.catch(() => {}); // awaited only by the tests that expect a start
+  return { child, url, exited, output: () => ({ stdout, stderr }) };
+}
+
+const kill = (child: ChildProcess) => child.exitCode === null && child.kill('SIGKILL');
+
+describe('mci serve', () => {
+  it('shuts down gracefully on SIGTERM', { timeout: 60_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mci-serve-'));
+    writeFileSync(join(dir, 'server.yaml'), 'shutdownGraceMs: 5000\n');
+    const server = serve([
+      '--file',
+      TRANSCRIPT_TOOLS,
+      '--port',
+      '0',
+      '--concurrency',
+      '2',
+      '--config',
+      join(dir, 'server.yaml'),
+    ]);
+    try {
+      const url = await server.url;
+      expect(server.output().stderr).toContain(`curl -s ${url}/processes`);
+      await using client = await TestClient.open(`${url.replace('http', 'ws')}/ws`);
+      // Warm both sandbox workers, so the grace period measures the program, not a worker's start.
+      const warm = await Promise.all(
+        [0, 1].map(() => client.ok({ type: 'process.create', code: 'output(0)' })),
+      );
+      for (const { result } of warm) await client.waitIdle(result.process.pid);
+      const finishing = await client.ok({
+        type: 'process.create',
+        code: 'await new Promise((r) => setTimeout(r, 800)); output("finished")',
+      });
+      const looping = await client.ok({
+        type: 'process.create',
+        code: 'while (true) {}',
+        timeoutMs: 120_000,
+      });
+      const queued = await client.ok({ type: 'process.create', code: 'output("never")' });
+      for (const { result } of [finishing, looping]) {
+        await client.waitFor(
+          (m) => m.type === 'process' && m.pid === result.process.pid && m.state === 'running',
+        );
+      }
+      server.child.kill('SIGTERM');
+      expect(await client.closed).toBe(1001);
+      expect(await server.exited).toBe(0);
+      const final = (pid: number) =>
+        client.messages.filter((m) => m.type === 'process' && m.pid === pid).at(-1) as {
+          state: string;
+          status: string;
+        };
+      expect(
+        final(finishing.result.process.pid),
+        JSON.stringify(client.messages.filter((m) => m.type === 'process')),
+      ).toMatchObject({ state: 'idle', status: 'success' });
+      expect(final(looping.result.process.pid)).toMatchObject({ state: 'idle', status: 'canceled' });
+      expect(final(queued.result.process.pid)).toMatchObject({ state: 'idle', status: 'canceled' });
+      expect(client.messages.some((m) => m.type === 'output' && m.value === 'finished')).toBe(true);
+      await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+      // One pino line per process transition, each with its pid.
+      const lines = server
+        .output()
+        .stdout.trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
+      expect(
+        lines.some((l) => l.pid === looping.result.process.pid && /cancel/.test(JSON.stringify(l))),
+      ).toBe(true);
+    } finally {
+      kill(server.child);
+    }
+  });
+
+  it('refuses a non-loopback host without tokens unless --insecure', { timeout: 60_000 }, async () => {
+    const refused = serve(['--file', TRANSCRIPT_TOOLS, '--host', '0.0.0.0', '--port', '0']);
+    expect(await refused.exited).toBe(2);
+    expect(refused.output().stderr).toMatch(/refusing to listen on 0\.0\.0\.0 without tokens/);
+
+    const allowed = serve(['--file', TRANSCRIPT_TOOLS, '--host', '0.0.0.0', '--port', '0', '--insecure']);
+    try {
+      await allowed.url;
+      allowed.child.kill('SIGINT');
+      expect(await allowed.exited).toBe(0);
+    } finally {
+      kill(allowed.child);
+    }
+
+    const badPort = serve(['--port', 'eighty']);
+    expect(await badPort.exited).not.toBe(0);
+  });
+});
