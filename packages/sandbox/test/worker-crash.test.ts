@@ -1,0 +1,37 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { createSandboxPool } from '../src/index.ts';
+import { run } from './helpers.ts';
+
+const pool = createSandboxPool({ size: 1 });
+afterAll(() => pool.close());
+
+// Growing a dictionary-mode object in a tiny isolate makes V8 abort the whole process
+// ("CALL_AND_RETRY_LAST ... is_heap_oom"), which isolated-vm's memory limit cannot turn into an
+// exception: only the worker process dies.
+const PROCESS_KILLING_BOMB = 'const o: Record<string, number> = {};\nfor (let i = 0; ; i++) o["k" + i] = i;';
+
+describe('a worker that dies', () => {
+  it('fails its execution with a clear error and is replaced', async () => {
+    expect((await run(pool, 'return "before"')).outputs).toEqual(['before']);
+    const events: string[] = [];
+    const crashed = await run(pool, `console.log('about to explode');\n${PROCESS_KILLING_BOMB}`, {
+      memoryLimitMb: 8,
+    });
+    events.push(...crashed.events.map((e) => e.type));
+    expect(crashed.status).toBe('failed');
+    expect(crashed.error?.name).toBe('SandboxError');
+    expect(crashed.error?.message).toMatch(/^The sandbox worker process was killed by SIGABRT/);
+    expect(crashed.stdout).toBe('about to explode\n');
+    // The replacement serves the next executions, including queued ones.
+    const after = await Promise.all([1, 2, 3].map((i) => pool.execute({ code: `return ${i}` }).result));
+    expect(after.map((r) => r.outputs)).toEqual([[1], [2], [3]]);
+  });
+
+  it('keeps serving after repeated crashes', async () => {
+    for (let i = 0; i < 2; i++) {
+      const crashed = await run(pool, PROCESS_KILLING_BOMB, { memoryLimitMb: 8 });
+      expect(crashed.status).toBe('failed');
+    }
+    expect((await run(pool, 'return "alive"')).outputs).toEqual(['alive']);
+  });
+});
