@@ -60,6 +60,17 @@ export default async function templateBench(): Promise<BenchResult[]> {
   );
   const parse10 = median(await sample(() => parse(small), 1000, 100));
 
+  // Many inline directives on one long line: catches quadratic scanning (each directive looking back
+  // to the start of its line), which the multi-line templates above would not show. Sizes 100 KB and
+  // 1 MB: below ~100 KB the parse tree still fits V8's young generation, so 10 KB -> 100 KB shows a
+  // one-off garbage-collection step (~3x per KB) that is not a complexity problem.
+  const oneLine = (kb: number) =>
+    'x @if(props.premium)y@else z@endif {{props.user.id}}'.repeat((kb * 1024) / 50);
+  const line100 = oneLine(100);
+  const line1000 = oneLine(1000);
+  const parseLine100 = median(await sample(() => parse(line100), 1500, 5));
+  const parseLine1000 = median(await sample(() => parse(line1000), 3000, 2));
+
   const http = {
     url: 'https://api.example.com/users/{{props.user.id}}',
     headers: {
@@ -97,6 +108,13 @@ export default async function templateBench(): Promise<BenchResult[]> {
       'cache saves the parse',
     ),
     { name: 'template parse 10 KB', value: parse10, unit: 'ms' },
+    compared(
+      'template parse time, one-line 1 MB / 100 KB (6,000 inline blocks per 100 KB)',
+      parseLine1000,
+      'ms',
+      { name: 'template parse one-line 100 KB', value: parseLine100 },
+      '~10 (linear)',
+    ),
     {
       name: 'renderStructured http execution (headers, params, JSON body with native values)',
       value: 1000 / structured,

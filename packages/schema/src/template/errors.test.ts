@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   MAX_BLOCK_DEPTH,
   MAX_LOOP_ITERATIONS,
+  MAX_OUTPUT_LENGTH,
   renderTemplate,
   type TemplateContext,
   TemplateError,
@@ -359,6 +360,21 @@ describe('render errors quote the placeholder and say what to do', () => {
       1,
       "'@for(j in range(0, 1000))'",
     );
+  });
+
+  it(`stops output from growing past ${MAX_OUTPUT_LENGTH} characters`, () => {
+    const ctx = { props: { chunk: 'x'.repeat(4096) }, env: {} };
+    const error = failure('@for(i in range(0, 100000)){{props.chunk}}@endfor', ctx);
+    expect(error.code).toBe('TEMPLATE_LIMIT');
+    expect(error.message).toContain(`the output grew past ${MAX_OUTPUT_LENGTH} characters`);
+    const nested = failure(
+      '@for(i in range(0, 100))@foreach(x in props.list)@for(j in range(0, 9000)){{props.chunk}}@endfor@endforeach@endfor',
+      {
+        ...ctx,
+        props: { ...ctx.props, list: [1] },
+      },
+    );
+    expect(nested.code).toBe('TEMPLATE_LIMIT');
   });
 
   it(`rejects blocks nested more than ${MAX_BLOCK_DEPTH} deep when parsing`, () => {

@@ -155,6 +155,7 @@ export function parseAlternatives(body: string, site: ExpressionSite): Operand[]
 }
 
 const OPERATORS: readonly ComparisonOperator[] = ['==', '!=', '>=', '<=', '>', '<'];
+const OPERATOR_START = new Set(['=', '!', '<', '>', '&', '|']);
 
 /** Parses an `@if` / `@elseif` condition: `path`, or `a OP b` with OP one of `== != > < >= <=`. */
 export function parseCondition(text: string, site: ExpressionSite): Condition {
@@ -169,6 +170,7 @@ export function parseCondition(text: string, site: ExpressionSite): Condition {
       i = end - 1;
       continue;
     }
+    if (!OPERATOR_START.has(c)) continue;
     const two = text.slice(i, i + 2);
     if (two === '&&' || two === '||') {
       throw syntax(`'${two}' is not supported; nest @if blocks or use @elseif`, site);

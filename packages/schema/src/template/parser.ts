@@ -12,7 +12,8 @@ import {
   parseForHead,
 } from './expression.ts';
 import { type DirectiveName, scan, type Token } from './scanner.ts';
-import { MAX_BLOCK_DEPTH, TemplateError } from './template-error.ts';
+import { MAX_BLOCK_DEPTH } from './limits.ts';
+import { TemplateError } from './template-error.ts';
 
 type DirectiveToken = Extract<Token, { kind: 'directive' }>;
 

@@ -10,7 +10,8 @@ import {
   type Scope,
   type TemplateContext,
 } from './scope.ts';
-import { MAX_LOOP_ITERATIONS, TemplateError } from './template-error.ts';
+import { MAX_LOOP_ITERATIONS, MAX_OUTPUT_LENGTH } from './limits.ts';
+import { TemplateError } from './template-error.ts';
 
 /** Per-render bookkeeping. */
 interface RenderState {
@@ -30,7 +31,7 @@ interface RenderState {
  *
  * @throws {TemplateError} `TEMPLATE_SYNTAX` (malformed template, or a `{!!...!!}` placeholder, which
  * only works as a whole value in {@link renderStructured}), `TEMPLATE_UNRESOLVED` (a path that does
- * not resolve and has no fallback), `TEMPLATE_TYPE`, `TEMPLATE_LIMIT`.
+ * not resolve and has no fallback), `TEMPLATE_TYPE`, `TEMPLATE_LIMIT` (see `limits.ts`).
  * @see MCI schema reference, "Templating Syntax"
  */
 export function renderTemplate(template: string, context: TemplateContext): string {
@@ -137,12 +138,21 @@ function formatValue(value: unknown, node: PlaceholderNode): string {
   }
 }
 
-function countIteration(state: RenderState, node: ForNode | ForeachNode): void {
+/** Counts one loop iteration and checks the output so far against the limits. */
+function countIteration(state: RenderState, node: ForNode | ForeachNode, output: string): void {
+  const site = { line: node.line, placeholder: node.source };
   if (++state.iterations > MAX_LOOP_ITERATIONS) {
     throw new TemplateError(
       'TEMPLATE_LIMIT',
       `'${node.source}': the template ran more than ${MAX_LOOP_ITERATIONS} loop iterations; narrow the range or the collection`,
-      { line: node.line, placeholder: node.source },
+      site,
+    );
+  }
+  if (output.length > MAX_OUTPUT_LENGTH) {
+    throw new TemplateError(
+      'TEMPLATE_LIMIT',
+      `'${node.source}': the output grew past ${MAX_OUTPUT_LENGTH} characters; narrow the range or the collection`,
+      site,
     );
   }
 }
@@ -171,7 +181,7 @@ function renderFor(node: ForNode, scope: Scope, state: RenderState): string {
   const inner: Scope = { ...scope, vars: binding };
   let out = '';
   for (let i = start; i < end; i++) {
-    countIteration(state, node);
+    countIteration(state, node, out);
     binding.value = i;
     out += renderNodes(node.body, inner, state);
   }
@@ -203,7 +213,7 @@ function renderForeach(node: ForeachNode, scope: Scope, state: RenderState): str
   const inner: Scope = { ...scope, vars: binding };
   let out = '';
   for (const item of items) {
-    countIteration(state, node);
+    countIteration(state, node, out);
     binding.value = item;
     out += renderNodes(node.body, inner, state);
   }

@@ -47,10 +47,19 @@ function isBlank(text: string, from: number, to: number): boolean {
 export function scan(source: string): Token[] {
   const tokens: Token[] = [];
   let textFrom = 0;
+  // End of the last placeholder or directive: one earlier on a line makes a directive inline.
+  let lastTokenEnd = 0;
+  // Line bookkeeping moves forward only (positions only grow), so the whole scan stays linear.
   let lineAt = 0;
   let line = 1;
+  let lineStart = 0;
   const lineOf = (pos: number): number => {
-    for (; lineAt < pos; lineAt++) if (source.charCodeAt(lineAt) === 10) line++;
+    for (; lineAt < pos; lineAt++) {
+      if (source.charCodeAt(lineAt) === 10) {
+        line++;
+        lineStart = lineAt + 1;
+      }
+    }
     return line;
   };
   const pushText = (to: number): void => {
@@ -123,16 +132,20 @@ export function scan(source: string): Token[] {
         line: lineOf(pos),
       };
       // Standalone line: only spaces/tabs before it on its line and after it up to the newline.
-      const lineStart = source.lastIndexOf('\n', pos - 1) + 1;
       let after = end;
       while (source[after] === ' ' || source[after] === '\t') after++;
       const newline =
         source[after] === '\n' ? 1 : source[after] === '\r' && source[after + 1] === '\n' ? 2 : 0;
-      if (isBlank(source, lineStart, pos) && (newline > 0 || after === source.length)) {
+      if (
+        lastTokenEnd <= lineStart &&
+        isBlank(source, lineStart, pos) &&
+        (newline > 0 || after === source.length)
+      ) {
         pushText(lineStart);
         end = after + newline;
       } else pushText(pos);
       tokens.push(directive);
+      lastTokenEnd = directive.source.length + pos;
       textFrom = end;
       INTERESTING.lastIndex = end;
       continue;
@@ -161,6 +174,7 @@ export function scan(source: string): Token[] {
       line: lineOf(pos),
     });
     textFrom = end;
+    lastTokenEnd = end;
     INTERESTING.lastIndex = end;
   }
   pushText(source.length);

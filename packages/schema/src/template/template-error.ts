@@ -8,20 +8,14 @@
  *   context (missing prop, unset environment variable, index out of range) and no fallback applies.
  * - `TEMPLATE_TYPE`: a value has the wrong type for its use: `>`/`<` between non-numbers, a
  *   non-integer range bound, `@foreach` over something that is neither an array nor an object.
- * - `TEMPLATE_LIMIT`: a render ran more loop iterations than {@link MAX_LOOP_ITERATIONS}, or blocks
- *   nest deeper than {@link MAX_BLOCK_DEPTH}.
+ * - `TEMPLATE_LIMIT`: a template went past one of the limits of `limits.ts`: loop iterations per
+ *   render, output length, block nesting depth.
  */
 export type TemplateErrorCode =
   | 'TEMPLATE_SYNTAX'
   | 'TEMPLATE_UNRESOLVED'
   | 'TEMPLATE_TYPE'
   | 'TEMPLATE_LIMIT';
-
-/** Most loop iterations (all loops together) one render may run before it fails with `TEMPLATE_LIMIT`. */
-export const MAX_LOOP_ITERATIONS = 1_000_000;
-
-/** Deepest nesting of blocks a template may have (deeper is a `TEMPLATE_LIMIT` error when parsing). */
-export const MAX_BLOCK_DEPTH = 100;
 
 /** Where a template error happened, when known. */
 export interface TemplateErrorDetails {
