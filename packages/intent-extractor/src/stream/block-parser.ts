@@ -109,7 +109,10 @@ export class BlockParser {
    * a line ending (CommonMark keeps an unclosed fence's trailing blank line then).
    */
   finish(endedWithLineEnding: boolean): void {
-    while (this.#open.length > 1) this.#finalize(endedWithLineEnding ? 'eof-eol' : 'eof');
+    // micromark sees an empty last line after a final line ending: list items continue on it, block
+    // quotes do not, and a fence inside a block quote then ends before that line ending.
+    const keepsEnding = endedWithLineEnding && !this.#open.some((block) => block.kind === 'blockQuote');
+    while (this.#open.length > 1) this.#finalize(keepsEnding ? 'eof-eol' : 'eof');
   }
 
   #incorporate(): void {

@@ -47,7 +47,8 @@ export class LineSplitter {
     while (lf !== -1 || cr !== -1) {
       const isCr = cr !== -1 && (lf === -1 || cr < lf);
       const at = isCr ? cr : lf;
-      const text = this.#pending === '' ? chunk.slice(lineStart, at) : this.#pending + chunk.slice(lineStart, at);
+      const text =
+        this.#pending === '' ? chunk.slice(lineStart, at) : this.#pending + chunk.slice(lineStart, at);
       this.#pending = '';
       let ending = '\n';
       lineStart = at + 1;
