@@ -16,6 +16,9 @@ export interface LimitPolicy {
 /** Languages a process may be written in (TypeScript types are stripped; JavaScript runs as is). */
 export const PROCESS_LANGS = ['ts', 'typescript', 'js', 'javascript'] as const;
 
+/** Smallest memory limit a sandbox isolate accepts, in MiB. */
+export const MIN_MEMORY_LIMIT_MB = 8;
+
 /** Longest `ref`, in characters (after trimming). */
 export const MAX_REF_LENGTH = 256;
 
@@ -57,7 +60,7 @@ function checkOption(name: string, value: number | undefined, fallback: number):
 
 /**
  * The limits of one process: `timeoutMs` (positive integer ms; `null` = the server maximum) and
- * `memoryLimitMb` (positive integer MiB), each defaulted and clamped to the maxima.
+ * `memoryLimitMb` (integer MiB, at least {@link MIN_MEMORY_LIMIT_MB}), each defaulted and clamped to the maxima.
  * @throws ServerError `VALIDATION` with `path` naming the bad field.
  */
 export function resolveLimits(
@@ -80,10 +83,10 @@ export function resolveLimits(
   }
   let memoryLimitMb = policy.defaults.memoryLimitMb;
   if (input.memoryLimitMb !== undefined) {
-    if (!positiveInteger(input.memoryLimitMb)) {
+    if (!positiveInteger(input.memoryLimitMb) || input.memoryLimitMb < MIN_MEMORY_LIMIT_MB) {
       throw new ServerError(
         'VALIDATION',
-        `memoryLimitMb must be a positive integer (MiB), got ${String(input.memoryLimitMb)}`,
+        `memoryLimitMb must be an integer >= ${MIN_MEMORY_LIMIT_MB} (MiB), got ${String(input.memoryLimitMb)}`,
         {
           path: 'memoryLimitMb',
         },

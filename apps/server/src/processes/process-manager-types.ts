@@ -7,6 +7,7 @@ import type {
   RunSnapshot,
   ServerEvent,
 } from '@mci/protocol';
+import type { ToolHost } from '@mci/sandbox';
 import type { Logger } from 'pino';
 import type { EventRoute, ProcessStore } from './process-store.ts';
 import type { SandboxPoolLike } from './sandbox-seam.ts';
@@ -28,10 +29,13 @@ export interface ProcessLimits {
 
 /** Options of {@link createProcessManager}. */
 export interface ProcessManagerOptions {
-  /** The sandbox pool that runs programs (`createSandboxPool` from `@mci/sandbox`). */
+  /**
+   * The sandbox pool that runs programs: a `SandboxPool` from `@mci/sandbox`'s `createSandboxPool`
+   * (typed structurally, so a test may pass an in-memory executor). The manager does not close it.
+   */
   pool: SandboxPoolLike;
-  /** The tool host handed to every execution (a tool runner from `@mci/tools`). */
-  tools?: unknown;
+  /** The tools every execution can call (a `ToolRunner` from `@mci/tools` fits). @default no tools */
+  tools?: ToolHost;
   /** Where records, runs and events live. @default an in-memory store ({@link createMemoryStore}) */
   store?: ProcessStore;
   /** Most processes waiting in the queue; past it, creation fails with `QUEUE_FULL`. @default 1000 */

@@ -232,6 +232,7 @@ describe('process manager: validation and limits', () => {
       [{ code: 'x', timeoutMs: 1.5 }, 'VALIDATION', 'timeoutMs'],
       [{ code: 'x', timeoutMs: '100' }, 'VALIDATION', 'timeoutMs'],
       [{ code: 'x', memoryLimitMb: 0 }, 'VALIDATION', 'memoryLimitMb'],
+      [{ code: 'x', memoryLimitMb: 7 }, 'VALIDATION', 'memoryLimitMb'],
       [{ code: 'x', ref: '   ' }, 'VALIDATION', 'ref'],
       [{ code: 'x', ref: 'r'.repeat(257) }, 'VALIDATION', 'ref'],
       [{ code: 'x', lang: 'python' }, 'VALIDATION', 'lang'],

@@ -1,3 +1,4 @@
+import { createIntentStream } from '@mci/intent-extractor';
 import type {
   ProcessResult,
   ProcessSnapshot,
@@ -7,7 +8,7 @@ import type {
   ServerEvent,
 } from '@mci/protocol';
 import { DEFAULT_RESPONSE_PIPE_BYTES, MIN_RESPONSE_PIPE_BYTES } from '@mci/protocol';
-import { createIntentStream } from '@mci/intent-extractor';
+import type { ToolHost } from '@mci/sandbox';
 import type { Logger } from 'pino';
 import { FairQueue } from './fair-queue.ts';
 import {
@@ -63,7 +64,7 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
 class DefaultProcessManager implements ProcessManager, StreamHost {
   readonly responsePipeBytes: number;
   readonly #pool: SandboxPoolLike;
-  readonly #tools: unknown;
+  readonly #tools: ToolHost | undefined;
   readonly #store: ProcessStore;
   readonly #policy: LimitPolicy;
   readonly #maxQueue: number;
@@ -486,9 +487,17 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
   #recover(): void {
     const stored = this.#store.listProcesses({});
     for (const record of stored) this.#stats.add(record.state, record.status);
-    for (const record of stored.reverse()) {
-      if (record.state === 'idle') continue;
-      const run = this.#store.getRun(record.pid, record.runs);
+    const pending = stored
+      .filter((record) => record.state !== 'idle')
+      .map((record) => ({
+        record,
+        run: this.#store.getRun(record.pid, record.runs),
+        // The seq of its latest event (a queued process's `queued` one) restores the queue order: a run
+        // signal queues an older pid after newer ones.
+        order: this.#store.eventsSince(0, { pid: record.pid }).at(-1)?.event.seq ?? 0,
+      }))
+      .sort((a, b) => a.order - b.order || a.record.pid - b.record.pid);
+    for (const { record, run } of pending) {
       const live: LiveProcess = {
         record,
         run: run ? stripRun(run) : { run: record.runs, state: record.state, status: null },

@@ -1,4 +1,5 @@
 import type { ProcessState, ProcessStatus, RunError, ServerEvent } from '@mci/protocol';
+import type { ToolHost } from '@mci/sandbox';
 import type { StatsCounters } from './process-stats.ts';
 import type { EventRoute, ProcessStore, StoredProcess } from './process-store.ts';
 import type {
@@ -69,7 +70,7 @@ export class RunController {
   }
 
   /** queued -> running: hands the program to the pool. */
-  start(live: LiveProcess, pool: SandboxPoolLike, tools: unknown): void {
+  start(live: LiveProcess, pool: SandboxPoolLike, tools: ToolHost | undefined): void {
     const { record, run } = live;
     const from = shapeOf(record);
     record.state = run.state = 'running';

@@ -1,3 +1,5 @@
+import type { ToolHost } from '@mci/sandbox';
+
 // The part of `@mci/sandbox`'s pool the process manager relies on, written structurally so that the
 // real `SandboxPool` (issue 5) satisfies it and a fast in-memory executor can stand in for logic tests.
 
@@ -30,7 +32,7 @@ export interface ExecuteRequestLike {
   lang?: string;
   timeoutMs?: number;
   memoryLimitMb?: number;
-  tools?: unknown;
+  tools?: ToolHost;
   onEvent?: (event: SandboxEventLike) => void;
 }
 
