@@ -59,7 +59,10 @@ export interface ToolRunner {
   execute(name: string, props?: unknown, options?: ExecuteOptions): Promise<ToolResult>;
   /** The enabled tools, in collection order. */
   list(): ToolInfo[];
-  /** Closes MCP connections (stopping stdio servers) and the HTTP connection pool. Idempotent. */
+  /**
+   * Cancels executions in flight, closes MCP connections (stopping stdio servers) and the HTTP
+   * connection pool. Idempotent.
+   */
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
 }
@@ -78,6 +81,11 @@ export function createToolRunner(collection: ToolCollection, options: ToolRunner
   const http = new HttpClient(maxOutputBytes);
   const mcp = new McpConnections(collection.mcpServers, env);
   let closing: Promise<void> | undefined;
+  // Aborted by close() and by the runner's own signal: every execution listens to it.
+  const lifetime = new AbortController();
+  if (options.signal?.aborted) lifetime.abort(options.signal.reason);
+  else
+    options.signal?.addEventListener('abort', () => lifetime.abort(options.signal?.reason), { once: true });
 
   const run = (tool: ResolvedTool, ctx: ExecutionContext): Promise<ToolResult> => {
     const execution = tool.execution;
@@ -96,7 +104,10 @@ export function createToolRunner(collection: ToolCollection, options: ToolRunner
   };
 
   const close = () => {
-    closing ??= Promise.all([http.close(), mcp.close()]).then(() => {});
+    if (!closing) {
+      lifetime.abort(new Error('the tool runner was closed'));
+      closing = Promise.all([http.close(), mcp.close()]).then(() => {});
+    }
     return closing;
   };
 
@@ -105,7 +116,7 @@ export function createToolRunner(collection: ToolCollection, options: ToolRunner
       const tool = collection.get(name);
       if (!tool) throw new ToolError('TOOL_NOT_FOUND', notFoundMessage(name, collection));
       if (closing) return errorResult('The tool runner is closed');
-      const signal = anySignal(options.signal, executeOptions.signal);
+      const signal = anySignal(lifetime.signal, executeOptions.signal);
       if (signal?.aborted) return canceledResult(signal.reason);
       const validation = validator.validate(tool.inputSchema, props);
       if (!validation.ok) return errorResult(validation.message);

@@ -243,4 +243,17 @@ describe('tool runner', () => {
     await t.runner.close();
     expect((await t.runner.execute('hi')).error).toBe('The tool runner is closed');
   });
+
+  it('cancels executions in flight when closed', async () => {
+    await using t = await runnerFor({
+      tools: [{ name: 'sleep', execution: { type: 'cli', command: 'sleep', args: ['30'] } }],
+    });
+    const pending = t.runner.execute('sleep');
+    await t.runner.close();
+    expect(await pending).toMatchObject({
+      isError: true,
+      error: 'Execution canceled: the tool runner was closed',
+      metadata: { canceled: true },
+    });
+  });
 });
