@@ -60,6 +60,16 @@ describe('inline directives keep their bodies verbatim', () => {
     expect(render('{{props.on}}\n{{props.off}}\n')).toBe('true\nfalse\n');
   });
 
+  it('keeps a directive with a placeholder before it on its line inline', () => {
+    expect(render('{{props.on}} @if(props.on)\ny\n@endif\n')).toBe('true \ny\n');
+    expect(render('{{props.on}}\n  @if(props.on)\ny\n@endif\n')).toBe('true\ny\n');
+  });
+
+  it('renders a long line of many inline blocks (scanned without looking back per directive)', () => {
+    const line = '<@if(props.on)a@else b@endif|@foreach(x in props.list){{x}}@endforeach>'.repeat(3000);
+    expect(render(line)).toBe('<a|ab>'.repeat(3000));
+  });
+
   it('keeps a directive with text before it on its line inline', () => {
     expect(render('x @if(props.on)\ny\n@endif\n')).toBe('x \ny\n');
   });
