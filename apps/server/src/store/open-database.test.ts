@@ -1,0 +1,135 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { afterAll, describe, expect, it } from 'vitest';
+import { APPLICATION_ID, MIGRATIONS, type Migration } from './migrations.ts';
+import { openDatabase } from './open-database.ts';
+import { openSqliteStore } from './sqlite-store.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'mci-open-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const failure = (fn: () => unknown) => {
+  try {
+    fn();
+  } catch (error) {
+    return error as { code: string; message: string; path: string };
+  }
+  throw new Error('expected a StoreError');
+};
+
+describe('opening the process database', () => {
+  it('creates the directory and the schema, in WAL mode', () => {
+    const path = join(dir, 'new', 'nested', 'mci.db');
+    const { db, schema, path: opened } = openDatabase(path);
+    expect(opened).toBe(path);
+    expect(schema).toEqual({ from: 0, to: MIGRATIONS.length });
+    expect(db.prepare('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' });
+    expect(db.prepare('PRAGMA application_id').get()).toEqual({ application_id: APPLICATION_ID });
+    db.close();
+  });
+
+  it('refuses a file that is not an SQLite database', () => {
+    const path = join(dir, 'corrupt.db');
+    writeFileSync(path, 'not a database, just text\n'.repeat(100));
+    const error = failure(() => openSqliteStore({ path }));
+    expect(error).toMatchObject({ name: 'StoreError', code: 'STORE_CORRUPT', path });
+    expect(error.message).toContain(`the process database ${path} is corrupt or not an SQLite database`);
+  });
+
+  it('refuses a path it cannot create or write', () => {
+    writeFileSync(join(dir, 'a-file'), 'x');
+    const underFile = join(dir, 'a-file', 'mci.db');
+    expect(failure(() => openSqliteStore({ path: underFile }))).toMatchObject({
+      code: 'STORE_UNAVAILABLE',
+      message: expect.stringMatching(
+        /^cannot create the directory \S+a-file of the process database \S+a-file\/mci\.db \(EEXIST/,
+      ),
+    });
+    const directory = join(dir, 'a-directory');
+    mkdirSync(directory);
+    expect(failure(() => openSqliteStore({ path: directory }))).toMatchObject({
+      code: 'STORE_UNAVAILABLE',
+      message: expect.stringContaining(`cannot open the process database ${directory} for writing`),
+    });
+  });
+
+  it('refuses an SQLite database of another application', () => {
+    const path = join(dir, 'foreign.db');
+    const other = new DatabaseSync(path);
+    other.exec('CREATE TABLE notes (text TEXT)');
+    other.close();
+    expect(failure(() => openSqliteStore({ path }))).toMatchObject({
+      code: 'STORE_FOREIGN',
+      message: `${path} is an SQLite database of another application, not an MCI process database; pass another --db`,
+    });
+  });
+
+  it('refuses a database written by a newer server, and leaves it untouched', () => {
+    const path = join(dir, 'newer.db');
+    openDatabase(path).db.close();
+    const raw = new DatabaseSync(path);
+    raw.exec('PRAGMA user_version = 99');
+    raw.close();
+    expect(failure(() => openSqliteStore({ path }))).toMatchObject({
+      code: 'STORE_TOO_NEW',
+      message: `the process database ${path} has schema version 99, newer than this server supports (${MIGRATIONS.length}); upgrade mci, or pass another --db`,
+    });
+    const check = new DatabaseSync(path);
+    expect(check.prepare('PRAGMA user_version').get()).toEqual({ user_version: 99 });
+    check.close();
+  });
+
+  it('refuses a database another server holds', async () => {
+    const path = join(dir, 'held.db');
+    const holder = openSqliteStore({ path });
+    expect(failure(() => openSqliteStore({ path, busyTimeoutMs: 50 }))).toMatchObject({
+      code: 'STORE_LOCKED',
+      message: `the process database ${path} is in use by another process (another mci serve?); stop it or pass another --db`,
+    });
+    await holder.close();
+    const next = openSqliteStore({ path });
+    await next.close();
+  });
+
+  it('applies only the pending migrations, in order, each with its version', () => {
+    const path = join(dir, 'migrated.db');
+    openDatabase(path).db.close();
+    const applied: number[] = [];
+    const extra = (version: number): Migration => ({
+      version,
+      description: `test step ${version}`,
+      up(db) {
+        applied.push(version);
+        db.exec(`CREATE TABLE step_${version} (x)`);
+      },
+    });
+    const { db, schema } = openDatabase(path, { migrations: [...MIGRATIONS, extra(2), extra(3)] });
+    expect(schema).toEqual({ from: 1, to: 3 });
+    expect(applied).toEqual([2, 3]);
+    db.close();
+    const again = openDatabase(path, { migrations: [...MIGRATIONS, extra(2), extra(3)] });
+    expect(again.schema).toEqual({ from: 3, to: 3 });
+    expect(applied).toEqual([2, 3]);
+    again.db.close();
+  });
+
+  it('rolls back a failing migration, so the version stays where it was', () => {
+    const path = join(dir, 'failing.db');
+    openDatabase(path).db.close();
+    const broken: Migration = {
+      version: 2,
+      description: 'broken',
+      up(db) {
+        db.exec('CREATE TABLE half_done (x)');
+        throw new Error('step failed');
+      },
+    };
+    expect(() => openDatabase(path, { migrations: [...MIGRATIONS, broken] })).toThrow(/step failed/);
+    const { db, schema } = openDatabase(path);
+    expect(schema.from).toBe(1);
+    expect(db.prepare("SELECT name FROM sqlite_schema WHERE name = 'half_done'").get()).toBeUndefined();
+    db.close();
+  });
+});

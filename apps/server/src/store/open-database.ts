@@ -1,0 +1,77 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { type Migration, MIGRATIONS, migrate } from './migrations.ts';
+import { openError, StoreError } from './store-error.ts';
+
+/** The path `mci serve` uses when `--db` is not given (relative to the working directory). */
+export const DEFAULT_DB_PATH = './.mci/mci.db';
+
+/** Whether `path` names a throwaway in-memory database rather than a file. */
+export const isMemoryPath = (path: string) => path === ':memory:';
+
+/** An open, migrated database. */
+export interface OpenDatabase {
+  db: DatabaseSync;
+  /** Absolute file path, or `:memory:`. */
+  path: string;
+  /** Schema version found on disk (0 for a new database) and the version now. */
+  schema: { from: number; to: number };
+}
+
+/**
+ * Opens (creating it and its directory if needed) the database at `path`, takes the exclusive lock,
+ * switches to WAL, and applies pending migrations.
+ *
+ * WAL with `synchronous = NORMAL`: a committed batch survives a crash of the server (`kill -9`); a power
+ * loss may lose the last batches, never corrupt the file. `locking_mode = EXCLUSIVE`: one server per
+ * database; a second one gets `STORE_LOCKED` instead of interleaving pids.
+ * @see https://sqlite.org/wal.html
+ * @throws StoreError `STORE_UNAVAILABLE`, `STORE_CORRUPT`, `STORE_FOREIGN`, `STORE_TOO_NEW`, `STORE_LOCKED`.
+ */
+export function openDatabase(
+  path: string,
+  options: { busyTimeoutMs?: number; migrations?: readonly Migration[] } = {},
+): OpenDatabase {
+  const memory = isMemoryPath(path);
+  const file = memory ? path : resolve(path);
+  if (!memory) {
+    try {
+      mkdirSync(dirname(file), { recursive: true });
+    } catch (error) {
+      throw new StoreError(
+        'STORE_UNAVAILABLE',
+        file,
+        `cannot create the directory ${dirname(file)} of the process database ${file} (${(error as Error).message}); pass another --db`,
+        { cause: error },
+      );
+    }
+  }
+  let db: DatabaseSync | undefined;
+  try {
+    db = new DatabaseSync(file, { timeout: options.busyTimeoutMs ?? 2000 });
+    db.exec('PRAGMA locking_mode = EXCLUSIVE');
+    if (!memory) {
+      const mode = db.prepare('PRAGMA journal_mode = WAL').get() as { journal_mode?: string } | undefined;
+      if (mode?.journal_mode !== 'wal') {
+        throw new StoreError(
+          'STORE_UNAVAILABLE',
+          file,
+          `cannot switch the process database ${file} to WAL mode`,
+        );
+      }
+      db.exec('PRAGMA synchronous = NORMAL');
+    }
+    // A write takes the exclusive lock now (not at the first batch) and proves the file is writable.
+    db.exec('BEGIN IMMEDIATE; COMMIT');
+    const schema = migrate(db, file, options.migrations ?? MIGRATIONS);
+    return { db, path: file, schema };
+  } catch (error) {
+    try {
+      db?.close();
+    } catch {
+      // Closing a half-open database can fail too; the open error is the one to report.
+    }
+    throw openError(file, error);
+  }
+}

@@ -1,0 +1,150 @@
+import { deserialize, serialize } from 'node:v8';
+import type { ProcessState, ProcessStatus, ServerEvent } from '@mci/protocol';
+import type {
+  EventRoute,
+  RunUpdate,
+  StoredEvent,
+  StoredProcess,
+  StoredRun,
+} from '../processes/process-store.ts';
+
+// How records become SQLite rows and back. Output values are structured clones (Map, Set, Date, typed
+// arrays survive the sandbox), so they are stored with V8's serializer; everything else is JSON.
+
+type SqlValue = string | number | null | Uint8Array;
+type Row = Record<string, SqlValue>;
+
+/** The `processes` columns in insert order. */
+export const PROCESS_COLUMNS = [
+  'pid',
+  'owner',
+  'code',
+  'lang',
+  'ref',
+  'created_at',
+  'timeout_ms',
+  'memory_limit_mb',
+  'metadata',
+  'stream_id',
+  'state',
+  'status',
+  'runs',
+  'changed_at',
+] as const;
+
+export function processRow(record: StoredProcess, now: number): SqlValue[] {
+  return [
+    record.pid,
+    record.owner,
+    record.code,
+    record.lang,
+    record.ref ?? null,
+    record.createdAt,
+    record.timeoutMs,
+    record.memoryLimitMb,
+    record.metadata === undefined ? null : JSON.stringify(record.metadata),
+    record.metadata?.streamId ?? null,
+    record.state,
+    record.status,
+    record.runs,
+    now,
+  ];
+}
+
+export function toProcess(row: Row): StoredProcess {
+  const record: StoredProcess = {
+    pid: row.pid as number,
+    owner: row.owner as string,
+    code: row.code as string,
+    lang: row.lang as string,
+    createdAt: row.created_at as string,
+    timeoutMs: row.timeout_ms as number,
+    memoryLimitMb: row.memory_limit_mb as number,
+    state: row.state as ProcessState,
+    status: row.status as ProcessStatus,
+    runs: row.runs as number,
+  };
+  if (row.ref !== null) record.ref = row.ref as string;
+  if (row.metadata !== null) record.metadata = JSON.parse(row.metadata as string);
+  return record;
+}
+
+/** Column of each {@link RunUpdate} field, with its encoder. */
+const RUN_FIELDS = {
+  state: ['state', (v: unknown) => v as string],
+  status: ['status', (v: unknown) => (v ?? null) as string | null],
+  queuedAt: ['queued_at', (v: unknown) => (v ?? null) as string | null],
+  startedAt: ['started_at', (v: unknown) => (v ?? null) as string | null],
+  endedAt: ['ended_at', (v: unknown) => (v ?? null) as string | null],
+  durationMs: ['duration_ms', (v: unknown) => (v ?? null) as number | null],
+  error: ['error', (v: unknown) => (v === undefined ? null : JSON.stringify(v))],
+  truncated: ['truncated', (v: unknown) => (v === undefined ? null : v ? 1 : 0)],
+} as const;
+
+/** The columns and values of a run update, in a stable order (so statements can be cached by columns). */
+export function runAssignments(update: RunUpdate): { columns: string[]; values: SqlValue[] } {
+  const columns: string[] = [];
+  const values: SqlValue[] = [];
+  for (const [field, [column, encode]] of Object.entries(RUN_FIELDS)) {
+    if (!(field in update)) continue;
+    columns.push(column);
+    values.push(encode((update as Record<string, unknown>)[field]));
+  }
+  return { columns, values };
+}
+
+export function toRun(row: Row, outputs: unknown[], logs: Row[]): StoredRun {
+  const run: StoredRun = {
+    pid: row.pid as number,
+    run: row.run as number,
+    state: row.state as ProcessState,
+    status: row.status as ProcessStatus,
+    outputs,
+    stdout: '',
+    stderr: '',
+  };
+  if (row.queued_at !== null) run.queuedAt = row.queued_at as string;
+  if (row.started_at !== null) run.startedAt = row.started_at as string;
+  if (row.ended_at !== null) run.endedAt = row.ended_at as string;
+  if (row.duration_ms !== null) run.durationMs = row.duration_ms as number;
+  if (row.error !== null) run.error = JSON.parse(row.error as string);
+  if (row.truncated !== null) run.truncated = row.truncated === 1;
+  const text = { stdout: [] as string[], stderr: [] as string[] };
+  for (const log of logs) text[log.stream as 'stdout' | 'stderr'].push(log.text as string);
+  run.stdout = text.stdout.join('');
+  run.stderr = text.stderr.join('');
+  return run;
+}
+
+export const encodeValue = (value: unknown): Uint8Array => serialize(value);
+export const decodeValue = (data: Uint8Array): unknown => deserialize(data);
+
+/** Kinds of rows of the replay query (which table a row came from). */
+export const EVENT_ROW = 0;
+export const OUTPUT_ROW = 1;
+export const LOG_ROW = 2;
+
+/** A row of the replay query: an `events` row, or an output or log row rebuilt into its event. */
+export function toStoredEvent(row: Row): StoredEvent {
+  const route: EventRoute = { owner: row.owner as string };
+  if (row.pid !== null) route.pid = row.pid as number;
+  if (row.ref !== null) route.ref = row.ref as string;
+  if (row.stream_id !== null) route.streamId = row.stream_id as string;
+  const seq = row.seq as number;
+  const pid = row.pid as number;
+  const run = row.run as number;
+  let event: ServerEvent;
+  if (row.kind === OUTPUT_ROW)
+    event = { type: 'output', seq, pid, run, value: decodeValue(row.data as Uint8Array) };
+  else if (row.kind === LOG_ROW)
+    event = {
+      type: 'log',
+      seq,
+      pid,
+      run,
+      stream: row.stream as 'stdout' | 'stderr',
+      text: row.data as string,
+    };
+  else event = JSON.parse(row.data as string) as ServerEvent;
+  return { event, route };
+}

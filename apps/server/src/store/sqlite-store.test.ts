@@ -1,0 +1,139 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { describeProcessStoreContract } from '../../test/support/store-contract.ts';
+import type { StoredProcess } from '../processes/process-store.ts';
+import { openSqliteStore } from './sqlite-store.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'mci-store-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+const freshPath = () => join(dir, `store-${++files}`, 'mci.db');
+
+describeProcessStoreContract('sqlite in memory', () => openSqliteStore({ path: ':memory:' }));
+describeProcessStoreContract('sqlite file', () => openSqliteStore({ path: freshPath() }));
+describeProcessStoreContract('sqlite file, 5 ms batches', () =>
+  openSqliteStore({ path: freshPath(), flushDelayMs: 5 }),
+);
+
+const record = (pid: number, fields: Partial<StoredProcess> = {}): StoredProcess => ({
+  pid,
+  owner: 'alice',
+  code: `output(${pid})`,
+  lang: 'ts',
+  createdAt: '2026-01-01T00:00:00.000Z',
+  timeoutMs: 30000,
+  memoryLimitMb: 128,
+  state: 'idle',
+  status: null,
+  runs: 0,
+  ...fields,
+});
+
+describe('sqlite store', () => {
+  it('keeps everything across a close and reopen, and counters continue exactly', async () => {
+    const path = freshPath();
+    const first = openSqliteStore({ path });
+    expect(first.schema).toEqual({ from: 0, to: 1 });
+    first.putProcess(record(1, { ref: 'chat-1', state: 'idle', status: 'success', runs: 1 }));
+    first.insertRun(1, 1, { state: 'queued', status: null, queuedAt: '2026-01-01T00:00:01.000Z' });
+    const value = {
+      map: new Map([['a', 1]]),
+      when: new Date(0),
+      bytes: new Uint8Array([1, 2]),
+      nested: [1n],
+    };
+    first.appendOutput(1, 1, 10, value);
+    first.appendEvent(
+      { type: 'output', seq: 10, pid: 1, run: 1, value },
+      { owner: 'alice', pid: 1, ref: 'chat-1' },
+    );
+    first.appendLog(1, 1, 11, 'stdout', 'hello\n');
+    first.appendEvent(
+      { type: 'log', seq: 11, pid: 1, run: 1, stream: 'stdout', text: 'hello\n' },
+      { owner: 'alice', pid: 1, ref: 'chat-1' },
+    );
+    first.updateRun(1, 1, {
+      state: 'idle',
+      status: 'success',
+      endedAt: '2026-01-01T00:00:02.000Z',
+      durationMs: 3,
+    });
+    await first.close();
+
+    const second = openSqliteStore({ path });
+    expect(second.schema).toEqual({ from: 1, to: 1 });
+    expect(second.counters()).toEqual({ lastPid: 1, lastSeq: 11 });
+    expect(second.getProcess(1)).toEqual(
+      record(1, { ref: 'chat-1', state: 'idle', status: 'success', runs: 1 }),
+    );
+    const run = second.getRun(1, 1)!;
+    expect(run).toMatchObject({
+      state: 'idle',
+      status: 'success',
+      stdout: 'hello\n',
+      stderr: '',
+      durationMs: 3,
+    });
+    expect(run.outputs).toEqual([value]);
+    expect((run.outputs[0] as typeof value).map).toBeInstanceOf(Map);
+    // output and log events come back from the outputs and logs tables (stored once), with their route.
+    expect(second.eventsSince(0, { ref: 'chat-1' })).toEqual([
+      {
+        event: { type: 'output', seq: 10, pid: 1, run: 1, value },
+        route: { owner: 'alice', pid: 1, ref: 'chat-1' },
+      },
+      {
+        event: { type: 'log', seq: 11, pid: 1, run: 1, stream: 'stdout', text: 'hello\n' },
+        route: { owner: 'alice', pid: 1, ref: 'chat-1' },
+      },
+    ]);
+    await second.close();
+  });
+
+  it('reads see writes still waiting for their batch', async () => {
+    const store = openSqliteStore({ path: freshPath(), flushDelayMs: 60_000 });
+    store.putProcess(record(7));
+    store.updateProcess(7, { state: 'queued', status: null, runs: 1 });
+    expect(store.getProcess(7)).toMatchObject({ state: 'queued', runs: 1 });
+    await store.close();
+  });
+
+  it('expires idle processes past the age or the count, oldest change first, never live ones', async () => {
+    const store = openSqliteStore({ path: ':memory:' });
+    for (let pid = 1; pid <= 6; pid++)
+      store.putProcess(record(pid, { state: pid === 2 ? 'running' : 'idle' }));
+    store.putProcess(record(7, { state: 'queued' }));
+    const now = Date.now();
+    const day = 86_400_000;
+    // Nothing is old yet; 7 processes, keep at most 4: the 3 oldest idle ones go (pid 2 is running).
+    expect(store.expiredProcesses({ maxAgeMs: day, maxProcesses: 4, limit: 100, now })).toEqual([1, 3, 4]);
+    expect(store.expiredProcesses({ maxAgeMs: day, maxProcesses: 4, limit: 2, now })).toEqual([1, 3]);
+    // A week later every idle one is too old; the running and queued ones stay.
+    expect(
+      store.expiredProcesses({ maxAgeMs: day, maxProcesses: 100, limit: 100, now: now + 7 * day }),
+    ).toEqual([1, 3, 4, 5, 6]);
+    expect(store.expiredProcesses({ maxAgeMs: day, maxProcesses: 100, limit: 100, now })).toEqual([]);
+    await store.close();
+  });
+
+  it('deletes unowned events (intents, stream results) by age', async () => {
+    const store = openSqliteStore({ path: ':memory:' });
+    const intent = { type: 'intent', seq: 1, streamId: 's', index: 0, lang: 'ts', attributes: {} } as const;
+    store.appendEvent(intent, { owner: 'alice', streamId: 's' });
+    store.deleteUnownedEvents(Date.now() - 60_000);
+    expect(store.eventsSince(0, {})).toHaveLength(1);
+    store.deleteUnownedEvents(Date.now() + 1);
+    expect(store.eventsSince(0, {})).toEqual([]);
+    expect(store.counters().lastSeq).toBe(1);
+    await store.close();
+  });
+
+  it('refuses use after close', async () => {
+    const store = openSqliteStore({ path: ':memory:' });
+    await store.close();
+    await store.close();
+    expect(() => store.getProcess(1)).toThrow(expect.objectContaining({ code: 'STORE_CLOSED' }));
+  });
+});
