@@ -12,6 +12,8 @@ import type { LevelWithSilent } from 'pino';
 import { createLogger, type Logger } from './logger.ts';
 import type { ProcessManager } from './processes/process-manager-types.ts';
 import { createProcessManager } from './processes/process-manager.ts';
+import type { RetentionOptions } from './store/retention.ts';
+import { openServerStore, startServerRetention } from './store/server-store.ts';
 
 /** Options of {@link createServer}; every field is optional. */
 export interface ServerOptions {
@@ -44,6 +46,17 @@ export interface ServerOptions {
   logLevel?: LevelWithSilent;
   /** A sandbox pool to use instead of creating one (it is not closed with the server). */
   pool?: SandboxPool;
+  /**
+   * The durable process store: an SQLite file (created with its directory) or `:memory:`. Processes,
+   * runs, outputs, logs and events then survive a restart. @default none: processes live in memory
+   * (`mci serve` defaults to `./.mci/mci.db`)
+   */
+  db?: string;
+  /**
+   * Background deletion of old idle processes from the `db` store; `false` keeps everything.
+   * @default { maxAgeMs: 7 days, maxProcesses: 100000 }
+   */
+  retention?: RetentionOptions | false;
 }
 
 /** A listening server. */
@@ -66,7 +79,8 @@ export interface MciServer {
  * Loads the tool file, starts the sandbox pool, the process manager, the HTTP API and the WebSocket
  * gateway (`/ws`) on one port, and listens.
  * @throws ConfigError `INSECURE_BIND` for a non-loopback host without tokens (unless `insecure`);
- * a `SchemaError` from `@mci/tools` for a bad tool file; the listen error (EADDRINUSE, ...).
+ * a `SchemaError` from `@mci/tools` for a bad tool file; a `StoreError` for a `db` that cannot be opened;
+ * the listen error (EADDRINUSE, ...).
  */
 export async function createServer(options: ServerOptions = {}): Promise<MciServer> {
   const host = options.host ?? '127.0.0.1';
@@ -83,6 +97,13 @@ export async function createServer(options: ServerOptions = {}): Promise<MciServ
   const file = resolveToolFilePath(options.file);
   const collection = await loadTools(file, options.env ? { env: options.env } : {});
   const runner: ToolRunner = createToolRunner(collection, options.env ? { env: options.env } : {});
+  let store: ReturnType<typeof openServerStore>;
+  try {
+    store = openServerStore(options.db, logger);
+  } catch (error) {
+    await runner.close();
+    throw error;
+  }
   const ownPool = options.pool === undefined;
   const pool =
     options.pool ??
@@ -101,7 +122,9 @@ export async function createServer(options: ServerOptions = {}): Promise<MciServ
     createIntentStream,
     logger,
     ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
+    ...(store && { store }),
   });
+  const retention = startServerRetention(store, manager, options.retention, logger);
 
   let listener: Listener;
   try {
@@ -116,6 +139,7 @@ export async function createServer(options: ServerOptions = {}): Promise<MciServ
       logger,
     });
   } catch (error) {
+    retention?.stop();
     await manager.shutdown({ graceMs: 0 });
     await runner.close();
     if (ownPool) await pool.close();
@@ -131,6 +155,7 @@ export async function createServer(options: ServerOptions = {}): Promise<MciServ
     closing ??= (async () => {
       logger.info('shutting down');
       listener.stopAccepting();
+      retention?.stop();
       await manager.shutdown({ graceMs: closeOptions?.graceMs ?? options.shutdownGraceMs ?? 10_000 });
       await listener.close(1001);
       await runner.close();

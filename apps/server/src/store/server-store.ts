@@ -1,0 +1,40 @@
+import type { Logger } from 'pino';
+import type { Principal, ProcessManager } from '../processes/process-manager-types.ts';
+import { type Retention, type RetentionOptions, startRetention } from './retention.ts';
+import { openSqliteStore, type SqliteProcessStore } from './sqlite-store.ts';
+
+/** Who deletes expired processes (an operator, so every process is visible to it). */
+export const RETENTION_PRINCIPAL: Principal = { id: 'mci:retention', role: 'operator' };
+
+/**
+ * Opens the server's durable store at `db` (a file path or `:memory:`), logging failed write batches;
+ * `undefined` when no `db` is given (the manager then keeps processes in memory).
+ * @throws StoreError when the database cannot be opened.
+ */
+export function openServerStore(db: string | undefined, logger: Logger): SqliteProcessStore | undefined {
+  if (db === undefined) return undefined;
+  const store = openSqliteStore({
+    path: db,
+    onError: (error) => logger.error({ err: error, db }, 'process store: a batch of writes failed and was lost'),
+  });
+  logger.info({ db: store.path, schema: store.schema }, 'process store open');
+  return store;
+}
+
+/** Starts retention on the server's store (none without a store, or with `options: false`). */
+export function startServerRetention(
+  store: SqliteProcessStore | undefined,
+  manager: Pick<ProcessManager, 'delete'>,
+  options: RetentionOptions | false | undefined,
+  logger: Logger,
+): Retention | undefined {
+  if (!store || options === false) return undefined;
+  return startRetention(
+    store,
+    (pid) => {
+      manager.delete(pid, RETENTION_PRINCIPAL);
+      logger.debug({ pid }, `process ${pid} deleted by retention`);
+    },
+    options,
+  );
+}
