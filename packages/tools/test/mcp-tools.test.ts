@@ -207,6 +207,19 @@ describe('MCP server tools over Streamable HTTP', () => {
     expect(who.content).toEqual([{ type: 'text', text: 'Bearer sekret' }]);
   });
 
+  it('starts a new session when the server forgot the old one', async () => {
+    await using server = await startMcpHttpServer({ sessions: true });
+    await using dir = await toolDir({ mcp_servers: { remote: { type: 'http', url: server.url } } });
+    await using runner = createToolRunner(await loadTools(dir.file));
+    expect((await runner.execute('add', { a: 1, b: 1 })).content).toEqual([{ type: 'text', text: '2' }]);
+    const initialized = server.methods.filter((m) => m === 'initialize').length;
+    server.forgetSessions();
+    const again = await runner.execute('add', { a: 2, b: 3 });
+    expect(again.isError, again.error).toBe(false);
+    expect(again.content).toEqual([{ type: 'text', text: '5' }]);
+    expect(server.methods.filter((m) => m === 'initialize').length).toBe(initialized + 1);
+  });
+
   it('cancels a call promptly', async () => {
     await using server = await startMcpHttpServer();
     await using dir = await toolDir({ mcp_servers: { remote: { type: 'http', url: server.url } } });

@@ -1,6 +1,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type CallToolResult, ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ToolError } from '../tool-error.ts';
@@ -155,6 +158,13 @@ export class McpConnection {
   }
 }
 
+/**
+ * A closed connection (the stdio server exited), or an HTTP session the server no longer knows (404:
+ * it restarted), after which MCP asks the client to start a new session.
+ *
+ * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management
+ */
 function isConnectionLost(error: unknown): boolean {
+  if (error instanceof StreamableHTTPError) return error.code === 404;
   return error instanceof McpError && error.code === ErrorCode.ConnectionClosed;
 }

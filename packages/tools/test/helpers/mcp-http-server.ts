@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -33,7 +34,7 @@ const TOOLS: Tool[] = [
 ];
 const PAGE_SIZE = 2;
 
-/** A real Streamable HTTP MCP server (stateless) on 127.0.0.1, port 0. */
+/** A real Streamable HTTP MCP server on 127.0.0.1, port 0: stateless, or with sessions. */
 export interface McpHttpTestServer extends AsyncDisposable {
   /** `http://127.0.0.1:PORT/mcp` */
   url: string;
@@ -41,12 +42,22 @@ export interface McpHttpTestServer extends AsyncDisposable {
   methods: string[];
   /** `Authorization` header of each request. */
   authorizations: (string | undefined)[];
+  /** With sessions: forgets every session, as a restarted server would (their requests get 404). */
+  forgetSessions(): void;
 }
 
-/** Starts the test MCP server. */
-export async function startMcpHttpServer(): Promise<McpHttpTestServer> {
+/** Starts the test MCP server; `sessions` makes it stateful (`Mcp-Session-Id`). */
+export async function startMcpHttpServer(options: { sessions?: boolean } = {}): Promise<McpHttpTestServer> {
   const state = { methods: [] as string[], authorizations: [] as (string | undefined)[] };
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
   const http = createServer(async (req, res) => {
+    const sessionId = req.headers['mcp-session-id'];
+    if (req.method === 'DELETE' && typeof sessionId === 'string') {
+      await sessions.get(sessionId)?.close();
+      sessions.delete(sessionId);
+      res.writeHead(200).end();
+      return;
+    }
     if (req.method !== 'POST') {
       res.writeHead(405).end();
       return;
@@ -59,6 +70,35 @@ export async function startMcpHttpServer(): Promise<McpHttpTestServer> {
     for (const message of Array.isArray(body) ? body : [body])
       if (message.method) state.methods.push(message.method);
     state.authorizations.push(req.headers.authorization);
+    if (options.sessions) {
+      if (typeof sessionId === 'string') {
+        const transport = sessions.get(sessionId);
+        if (!transport) {
+          // MCP: an unknown session is answered 404, and the client starts a new one.
+          res
+            .writeHead(404, { 'content-type': 'application/json' })
+            .end(
+              JSON.stringify({
+                jsonrpc: '2.0',
+                error: { code: -32001, message: 'Session not found' },
+                id: null,
+              }),
+            );
+          return;
+        }
+        await transport.handleRequest(req, res, body);
+        return;
+      }
+      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => {
+          sessions.set(id, transport);
+        },
+      });
+      await mcpServer(req.headers.authorization).connect(transport);
+      await transport.handleRequest(req, res, body);
+      return;
+    }
     const server = mcpServer(req.headers.authorization);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on('close', () => {
@@ -78,7 +118,12 @@ export async function startMcpHttpServer(): Promise<McpHttpTestServer> {
     get authorizations() {
       return state.authorizations;
     },
+    forgetSessions() {
+      for (const transport of sessions.values()) void transport.close();
+      sessions.clear();
+    },
     async [Symbol.asyncDispose]() {
+      for (const transport of sessions.values()) await transport.close();
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
