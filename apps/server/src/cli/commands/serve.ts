@@ -3,6 +3,7 @@ import { ConfigError } from '../../config/config-error.ts';
 import { loadServerSettings, type ServerFlags } from '../../config/load-config.ts';
 import { createLogger } from '../../logger.ts';
 import { createServer, type MciServer } from '../../server.ts';
+import { type StorageFlags, storageOptions, storageSettings } from '../../store/storage-flags.ts';
 import type { RegisterCommand } from './index.ts';
 
 const integer =
@@ -17,6 +18,7 @@ const collect = (value: string, previous: string[] = []) => [...previous, value]
 
 /** `mci serve`: runs the server until SIGTERM/SIGINT (graceful: running processes get the grace period). */
 export const registerServe: RegisterCommand = (program: Command) => {
+  const storage = storageOptions();
   program
     .command('serve')
     .description('run MCI Server: WebSocket (/ws) and HTTP API on one port')
@@ -44,7 +46,10 @@ export const registerServe: RegisterCommand = (program: Command) => {
       collect,
     )
     .option('--insecure', 'allow a non-loopback host without tokens')
-    .action(async (opts: ServerFlags) => {
+    .addOption(storage.db)
+    .addOption(storage.retentionDays)
+    .addOption(storage.retentionMax)
+    .action(async (opts: ServerFlags & StorageFlags) => {
       let server: MciServer;
       try {
         const settings = loadServerSettings(opts);
@@ -62,6 +67,7 @@ export const registerServe: RegisterCommand = (program: Command) => {
           heartbeatMs: settings.heartbeatMs,
           shutdownGraceMs: settings.shutdownGraceMs,
           logger,
+          ...storageSettings(opts),
         });
         printBanner(server, settings.tokens.length > 0);
       } catch (error) {
