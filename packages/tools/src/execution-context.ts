@@ -14,7 +14,7 @@ export interface ExecutionContext {
   paths: PathPolicy;
   /** Aborts the execution (the caller's signal combined with the runner's). */
   signal: AbortSignal | undefined;
-  /** Bytes of stdout and stderr a cli tool keeps each. */
+  /** Bytes of stdout and stderr a cli tool keeps each; the largest http body or file accepted. */
   maxOutputBytes: number;
 }
 

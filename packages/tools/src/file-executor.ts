@@ -6,7 +6,8 @@ import { errorResult, type ToolResult, textResult } from './tool-result.ts';
 
 /**
  * Reads a file as UTF-8: `path` is templated, resolved against the tool file's directory and
- * path-checked; with `enableTemplating` the contents are rendered with the full engine.
+ * path-checked; with `enableTemplating` the contents are rendered with the full engine. Files larger
+ * than `maxOutputBytes` are refused.
  * Metadata: `path` (absolute), `size_bytes`.
  */
 export async function executeFile(execution: FileExecution, ctx: ExecutionContext): Promise<ToolResult> {
@@ -21,6 +22,9 @@ export async function executeFile(execution: FileExecution, ctx: ExecutionContex
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return errorResult(`File not found: ${path} (${absolute})`);
     throw error;
+  }
+  if (size > ctx.maxOutputBytes) {
+    return errorResult(`File ${path} is larger than the ${ctx.maxOutputBytes}-byte limit (${size} bytes)`);
   }
   const contents = await readFile(absolute, { encoding: 'utf8', signal: ctx.signal });
   const text = execution.enableTemplating

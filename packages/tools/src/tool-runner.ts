@@ -34,7 +34,7 @@ export interface ToolRunnerOptions {
   env?: Record<string, string | undefined>;
   /**
    * Bytes of stdout (and of stderr) a cli tool keeps (the rest is counted and dropped), and the
-   * largest HTTP response body an http tool accepts. @default 10485760 (10 MiB)
+   * largest HTTP response body and file that http and file tools accept. @default 10485760 (10 MiB)
    */
   maxOutputBytes?: number;
   /** Cancels every execution of this runner. */

@@ -67,6 +67,18 @@ describe('file tools', () => {
     expect(broken.error).toMatch(/^file broken\.txt: .*props\.missing/);
   });
 
+  it('refuses files larger than maxOutputBytes', async () => {
+    await using t = await runnerFor({ tools: [readTool('read')] }, { maxOutputBytes: 100 });
+    await writeFile(join(t.dir, 'big.txt'), 'b'.repeat(101));
+    await writeFile(join(t.dir, 'fits.txt'), 'f'.repeat(100));
+    expect((await t.runner.execute('read', { path: 'big.txt' })).error).toBe(
+      'File big.txt is larger than the 100-byte limit (101 bytes)',
+    );
+    expect((await t.runner.execute('read', { path: 'fits.txt' })).content).toEqual([
+      { type: 'text', text: 'f'.repeat(100) },
+    ]);
+  });
+
   it('refuses paths outside the allowed roots: absolute, `..`, symlinks and name prefixes', async () => {
     await using t = await runnerFor({ tools: [readTool('read')] });
     await symlink(join(outside, 'secret.txt'), join(t.dir, 'link.txt'));

@@ -75,15 +75,13 @@ export async function startMcpHttpServer(options: { sessions?: boolean } = {}): 
         const transport = sessions.get(sessionId);
         if (!transport) {
           // MCP: an unknown session is answered 404, and the client starts a new one.
-          res
-            .writeHead(404, { 'content-type': 'application/json' })
-            .end(
-              JSON.stringify({
-                jsonrpc: '2.0',
-                error: { code: -32001, message: 'Session not found' },
-                id: null,
-              }),
-            );
+          res.writeHead(404, { 'content-type': 'application/json' }).end(
+            JSON.stringify({
+              jsonrpc: '2.0',
+              error: { code: -32001, message: 'Session not found' },
+              id: null,
+            }),
+          );
           return;
         }
         await transport.handleRequest(req, res, body);
