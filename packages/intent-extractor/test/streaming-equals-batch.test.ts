@@ -30,6 +30,8 @@ const info = fc.constantFrom(
   'ts exec=true `x`',
   'exec&#32;x exec',
   'ts exec=\\"true\\"',
+  'ts exec a\u2028`b',
+  'ts exec\u00a0x',
   '',
 );
 const fenceLine = fc
@@ -87,6 +89,8 @@ const prose = fc.constantFrom(
   '<!DOCTYPE html>',
   '<div/>',
   '0. zero',
+  'ünïcode\u00a0nbsp\u2028sep',
+  '\u00a0   x',
   '  \t',
 );
 const prefixPart = fc.constantFrom(

@@ -1,4 +1,3 @@
-import { decodeString } from 'micromark-util-decode-string';
 import type { FencedBlock } from '../fenced-block.ts';
 import {
   ATX_HEADING,
@@ -10,14 +9,15 @@ import {
   OPENING_FENCE,
   ORDERED_MARKER,
   SETEXT_UNDERLINE,
+  splitInfo,
   THEMATIC_BREAK,
   testAt,
 } from './block-syntax.ts';
+import { CODE_INDENT, LineCursor } from './line-cursor.ts';
 import { type BlockKind, type OpenFence, OpenBlock } from './open-block.ts';
 
 const TAB = 9;
 const SPACE = 32;
-const CODE_INDENT = 4;
 const MATCHED = 0;
 const FAILED = 1;
 const CONSUMED = 2;
@@ -58,17 +58,9 @@ export class BlockParser {
   /** Open blocks from the document down to the innermost. */
   readonly #open: OpenBlock[] = [new OpenBlock('document')];
   #lineNumber = 0;
-  #line = '';
   /** The current line's ending (`''` for the unterminated last line). */
   #ending = '';
-  #offset = 0;
-  #column = 0;
-  #nextNonspace = 0;
-  #nextNonspaceColumn = 0;
-  #indent = 0;
-  #indented = false;
-  #blank = false;
-  #partiallyConsumedTab = false;
+  readonly #cursor = new LineCursor();
   /** Stack depth of the last matched container, and whether every open block matched. */
   #lastMatched = 0;
   #allClosed = true;
@@ -95,12 +87,8 @@ export class BlockParser {
   /** Processes one complete line (without its line ending). */
   line(text: string, ending: string): void {
     this.#lineNumber++;
-    this.#line = text;
+    this.#cursor.reset(text);
     this.#ending = ending;
-    this.#offset = 0;
-    this.#column = 0;
-    this.#blank = false;
-    this.#partiallyConsumedTab = false;
     this.#incorporate();
   }
 
@@ -119,7 +107,7 @@ export class BlockParser {
     const open = this.#open;
     let matched = 1;
     for (; matched < open.length; matched++) {
-      this.#findNextNonspace();
+      this.#cursor.findNextNonspace();
       const result = this.#continue(open[matched]!);
       if (result === CONSUMED) return;
       if (result === FAILED) break;
@@ -134,14 +122,14 @@ export class BlockParser {
     let matchedLeaf = container.kind !== 'paragraph' && container.acceptsLines;
 
     while (!matchedLeaf) {
-      this.#findNextNonspace();
-      if (!this.#indented && !maybeSpecial(this.#line.charCodeAt(this.#nextNonspace))) {
-        this.#advanceNextNonspace();
+      this.#cursor.findNextNonspace();
+      if (!this.#cursor.indented && !maybeSpecial(this.#cursor.line.charCodeAt(this.#cursor.nextNonspace))) {
+        this.#cursor.advanceNextNonspace();
         break;
       }
       const started = this.#tryStarts(container);
       if (started === MATCHED) {
-        this.#advanceNextNonspace();
+        this.#cursor.advanceNextNonspace();
         break;
       }
       container = this.#tip;
@@ -149,21 +137,21 @@ export class BlockParser {
     }
 
     // Lazy paragraph continuation: the unmatched containers stay open.
-    if (!this.#allClosed && !this.#blank && this.#tip.kind === 'paragraph') return;
+    if (!this.#allClosed && !this.#cursor.blank && this.#tip.kind === 'paragraph') return;
     this.#closeUnmatched();
     if (container.acceptsLines) {
       this.#addLine(container, this.#ending);
-    } else if (this.#offset < this.#line.length && !this.#blank) {
+    } else if (this.#cursor.offset < this.#cursor.line.length && !this.#cursor.blank) {
       this.#addChild('paragraph');
     }
   }
 
   /** Tries each block start in the spec's order; MATCHED means none applied. */
   #tryStarts(container: OpenBlock): number {
-    const line = this.#line;
-    const at = this.#nextNonspace;
+    const line = this.#cursor.line;
+    const at = this.#cursor.nextNonspace;
     const code = line.charCodeAt(at);
-    const indented = this.#indented;
+    const indented = this.#cursor.indented;
     if (!indented && code === 62) return this.#startBlockQuote();
     if (!indented && code === 35 && testAt(ATX_HEADING, line, at)) return this.#startLeaf('heading');
     if (!indented && (code === 96 || code === 126)) {
@@ -174,7 +162,7 @@ export class BlockParser {
       // Condition 7 cannot interrupt a paragraph; micromark allows it on a lazy line, though.
       const kind = htmlBlockStart(line, at, container.kind !== 'paragraph');
       if (kind !== 0) {
-        if (kind === 7 && !this.#allClosed && !this.#blank && this.#tip.kind === 'paragraph') {
+        if (kind === 7 && !this.#allClosed && !this.#cursor.blank && this.#tip.kind === 'paragraph') {
           // micromark quirk: condition 7 on a lazy line opens inside the lazy paragraph's containers.
           this.#finalize('container');
           this.#allClosed = true;
@@ -191,9 +179,9 @@ export class BlockParser {
     if (!indented || container.kind === 'list') {
       if (this.#startListItem()) return FAILED;
     }
-    if (indented && this.#tip.kind !== 'paragraph' && !this.#blank) {
+    if (indented && this.#tip.kind !== 'paragraph' && !this.#cursor.blank) {
       const lazy = this.#isLazyLine();
-      this.#advanceOffset(CODE_INDENT, true);
+      this.#cursor.advanceOffset(CODE_INDENT, true);
       this.#closeUnmatched();
       // micromark quirk: indented code that starts on a lazy line cannot continue past it.
       this.#addChild('indentedCode').endsWithLine = lazy;
@@ -203,9 +191,9 @@ export class BlockParser {
   }
 
   #startBlockQuote(): number {
-    this.#advanceNextNonspace();
-    this.#advanceOffset(1, false);
-    if (this.#isSpaceOrTab(this.#offset)) this.#advanceOffset(1, true);
+    this.#cursor.advanceNextNonspace();
+    this.#cursor.advanceOffset(1, false);
+    if (this.#cursor.isSpaceOrTab(this.#cursor.offset)) this.#cursor.advanceOffset(1, true);
     this.#closeUnmatched('new-container');
     this.#addChild('blockQuote');
     return FAILED; // "container start": keep looking for starts inside it
@@ -215,17 +203,17 @@ export class BlockParser {
     this.#closeUnmatched();
     if (kind === 'heading' && this.#tip.kind === 'paragraph') this.#finalize('container');
     this.#addChild(kind);
-    this.#offset = this.#line.length;
+    this.#cursor.offset = this.#cursor.line.length;
     return CONSUMED;
   }
 
   #startFence(sequence: string, ending: string): number {
     this.#closeUnmatched();
-    const fenceIndent = this.#indent;
+    const fenceIndent = this.#cursor.indent;
     const block = this.#addChild('fencedCode');
-    this.#advanceNextNonspace();
-    this.#advanceOffset(sequence.length, false);
-    const { lang, meta } = splitInfo(this.#line.slice(this.#offset));
+    this.#cursor.advanceNextNonspace();
+    this.#cursor.advanceOffset(sequence.length, false);
+    const { lang, meta } = splitInfo(this.#cursor.line.slice(this.#cursor.offset));
     const keep = this.#hooks.wants(lang, meta);
     block.fence = {
       char: sequence[0]!,
@@ -238,15 +226,15 @@ export class BlockParser {
       keep,
       parts: [ending],
     };
-    this.#offset = this.#line.length;
+    this.#cursor.offset = this.#cursor.line.length;
     return CONSUMED;
   }
 
   /** @see https://spec.commonmark.org/0.31.2/#list-items */
   #startListItem(): boolean {
-    if (this.#indent >= CODE_INDENT) return false;
-    const line = this.#line;
-    const at = this.#nextNonspace;
+    if (this.#cursor.indent >= CODE_INDENT) return false;
+    const line = this.#cursor.line;
+    const at = this.#cursor.nextNonspace;
     let marker: string;
     let width: number;
     const bullet = matchAt(BULLET_MARKER, line, at);
@@ -265,23 +253,23 @@ export class BlockParser {
     // A list item that interrupts a paragraph must not start with a blank line.
     if (this.#interrupt && !/[^ \t]/.test(line.slice(at + width))) return false;
 
-    const markerOffset = this.#indent;
-    this.#advanceNextNonspace();
-    this.#advanceOffset(width, true);
-    const spacesStartColumn = this.#column;
-    const spacesStartOffset = this.#offset;
+    const markerOffset = this.#cursor.indent;
+    this.#cursor.advanceNextNonspace();
+    this.#cursor.advanceOffset(width, true);
+    const spacesStartColumn = this.#cursor.column;
+    const spacesStartOffset = this.#cursor.offset;
     do {
-      this.#advanceOffset(1, true);
-    } while (this.#column - spacesStartColumn < 5 && this.#isSpaceOrTab(this.#offset));
-    const blankItem = this.#offset >= line.length;
-    const spacesAfterMarker = this.#column - spacesStartColumn;
+      this.#cursor.advanceOffset(1, true);
+    } while (this.#cursor.column - spacesStartColumn < 5 && this.#cursor.isSpaceOrTab(this.#cursor.offset));
+    const blankItem = this.#cursor.offset >= line.length;
+    const spacesAfterMarker = this.#cursor.column - spacesStartColumn;
     let padding: number;
     if (spacesAfterMarker >= 5 || spacesAfterMarker < 1 || blankItem) {
       padding = width + 1;
-      this.#column = spacesStartColumn;
-      this.#offset = spacesStartOffset;
-      this.#partiallyConsumedTab = false;
-      if (this.#isSpaceOrTab(this.#offset)) this.#advanceOffset(1, true);
+      this.#cursor.column = spacesStartColumn;
+      this.#cursor.offset = spacesStartOffset;
+      this.#cursor.partiallyConsumedTab = false;
+      if (this.#cursor.isSpaceOrTab(this.#cursor.offset)) this.#cursor.advanceOffset(1, true);
     } else {
       padding = width + spacesAfterMarker;
     }
@@ -302,22 +290,22 @@ export class BlockParser {
   #continue(block: OpenBlock): number {
     switch (block.kind) {
       case 'blockQuote':
-        if (!this.#indented && this.#line.charCodeAt(this.#nextNonspace) === 62) {
-          this.#advanceNextNonspace();
-          this.#advanceOffset(1, false);
-          if (this.#isSpaceOrTab(this.#offset)) this.#advanceOffset(1, true);
+        if (!this.#cursor.indented && this.#cursor.line.charCodeAt(this.#cursor.nextNonspace) === 62) {
+          this.#cursor.advanceNextNonspace();
+          this.#cursor.advanceOffset(1, false);
+          if (this.#cursor.isSpaceOrTab(this.#cursor.offset)) this.#cursor.advanceOffset(1, true);
           return MATCHED;
         }
         return FAILED;
       case 'item': {
         const required = block.markerOffset + block.padding;
-        if (this.#blank) {
+        if (this.#cursor.blank) {
           if (!block.hasChild) return FAILED;
-          this.#advanceOffset(Math.min(this.#indent, required), true);
+          this.#cursor.advanceOffset(Math.min(this.#cursor.indent, required), true);
           return MATCHED;
         }
-        if (this.#indent >= required) {
-          this.#advanceOffset(required, true);
+        if (this.#cursor.indent >= required) {
+          this.#cursor.advanceOffset(required, true);
           return MATCHED;
         }
         return FAILED;
@@ -326,14 +314,14 @@ export class BlockParser {
         return this.#continueFence(block.fence!);
       case 'indentedCode':
         if (block.endsWithLine) return FAILED;
-        if (this.#indent >= CODE_INDENT) this.#advanceOffset(CODE_INDENT, true);
-        else if (this.#blank) this.#advanceNextNonspace();
+        if (this.#cursor.indent >= CODE_INDENT) this.#cursor.advanceOffset(CODE_INDENT, true);
+        else if (this.#cursor.blank) this.#cursor.advanceNextNonspace();
         else return FAILED;
         return MATCHED;
       case 'html':
-        return this.#blank && (block.htmlKind === 6 || block.htmlKind === 7) ? FAILED : MATCHED;
+        return this.#cursor.blank && (block.htmlKind === 6 || block.htmlKind === 7) ? FAILED : MATCHED;
       case 'paragraph':
-        return this.#blank ? FAILED : MATCHED;
+        return this.#cursor.blank ? FAILED : MATCHED;
       case 'heading':
       case 'thematicBreak':
         return FAILED;
@@ -343,16 +331,17 @@ export class BlockParser {
   }
 
   #continueFence(fence: OpenFence): number {
-    const line = this.#line;
-    if (this.#indent <= 3 && line[this.#nextNonspace] === fence.char) {
-      const closing = matchAt(CLOSING_FENCE, line, this.#nextNonspace);
+    const line = this.#cursor.line;
+    if (this.#cursor.indent <= 3 && line[this.#cursor.nextNonspace] === fence.char) {
+      const closing = matchAt(CLOSING_FENCE, line, this.#cursor.nextNonspace);
       if (closing && closing[0].length >= fence.length) {
         fence.lastLine = this.#lineNumber;
         this.#finalize('fence');
         return CONSUMED;
       }
     }
-    for (let i = fence.indent; i > 0 && this.#isSpaceOrTab(this.#offset); i--) this.#advanceOffset(1, true);
+    for (let i = fence.indent; i > 0 && this.#cursor.isSpaceOrTab(this.#cursor.offset); i--)
+      this.#cursor.advanceOffset(1, true);
     return MATCHED;
   }
 
@@ -363,15 +352,12 @@ export class BlockParser {
       if (fence.startLine === this.#lineNumber) return;
       fence.lastLine = this.#lineNumber;
       if (!fence.keep) return;
-      let text = this.#line.slice(this.#offset);
-      if (this.#partiallyConsumedTab) {
-        text = ' '.repeat(4 - (this.#column % 4)) + this.#line.slice(this.#offset + 1);
-      }
+      const text = this.#cursor.rest();
       fence.parts.push(text.includes('\0') ? text.replaceAll('\0', '\uFFFD') : text, ending);
     } else if (
       block.kind === 'html' &&
       block.htmlKind <= 5 &&
-      htmlBlockEnds(block.htmlKind, this.#line.slice(this.#offset))
+      htmlBlockEnds(block.htmlKind, this.#cursor.line.slice(this.#cursor.offset))
     ) {
       this.#finalize('container');
     }
@@ -427,67 +413,4 @@ export class BlockParser {
     }
     return this.#lastMatched < deepestContainer;
   }
-
-  #isSpaceOrTab(offset: number): boolean {
-    const code = this.#line.charCodeAt(offset);
-    return code === SPACE || code === TAB;
-  }
-
-  #findNextNonspace(): void {
-    const line = this.#line;
-    let i = this.#offset;
-    let columns = this.#column;
-    let code = line.charCodeAt(i);
-    while (code === SPACE || code === TAB) {
-      columns += code === SPACE ? 1 : 4 - (columns % 4);
-      code = line.charCodeAt(++i);
-    }
-    this.#blank = Number.isNaN(code);
-    this.#nextNonspace = i;
-    this.#nextNonspaceColumn = columns;
-    this.#indent = columns - this.#column;
-    this.#indented = this.#indent >= CODE_INDENT;
-  }
-
-  #advanceNextNonspace(): void {
-    this.#offset = this.#nextNonspace;
-    this.#column = this.#nextNonspaceColumn;
-    this.#partiallyConsumedTab = false;
-  }
-
-  /** Advances by `count` characters, or by `count` columns when `columns` (tabs count to the next stop of 4). */
-  #advanceOffset(count: number, columns: boolean): void {
-    const line = this.#line;
-    while (count > 0 && this.#offset < line.length) {
-      if (line.charCodeAt(this.#offset) === TAB) {
-        const charsToTab = 4 - (this.#column % 4);
-        if (columns) {
-          this.#partiallyConsumedTab = charsToTab > count;
-          const advance = Math.min(charsToTab, count);
-          this.#column += advance;
-          if (!this.#partiallyConsumedTab) this.#offset++;
-          count -= advance;
-        } else {
-          this.#partiallyConsumedTab = false;
-          this.#column += charsToTab;
-          this.#offset++;
-          count--;
-        }
-      } else {
-        this.#partiallyConsumedTab = false;
-        this.#offset++;
-        this.#column++;
-        count--;
-      }
-    }
-  }
-}
-
-/** Splits the rest of an opening fence line like micromark: first word, then the rest. */
-function splitInfo(raw: string): { lang: string | null; meta: string | null } {
-  const text = raw.includes('\0') ? raw.replaceAll('\0', '\uFFFD') : raw;
-  const match = /^[ \t]*([^ \t]+)(?:[ \t]+(.+))?/.exec(text);
-  if (!match) return { lang: null, meta: null };
-  const meta = match[2];
-  return { lang: decodeString(match[1]!), meta: meta === undefined ? null : decodeString(meta) };
 }

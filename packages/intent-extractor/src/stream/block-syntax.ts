@@ -1,12 +1,13 @@
 // Line-level syntax of the CommonMark block starts that decide where fenced code blocks are. All
 // patterns are sticky (`y`): set `lastIndex` to the first non-space character and `test` the line,
 // which never includes its line ending.
+import { decodeString } from 'micromark-util-decode-string';
 import { htmlBlockNames, htmlRawNames } from 'micromark-util-html-tag-name';
 
 /** @see https://spec.commonmark.org/0.31.2/#atx-headings */
 export const ATX_HEADING = /#{1,6}(?:[ \t]+|$)/y;
 /** A backtick fence may not have a backtick in its info string. @see https://spec.commonmark.org/0.31.2/#code-fence */
-export const OPENING_FENCE = /`{3,}(?!.*`)|~{3,}/y;
+export const OPENING_FENCE = /`{3,}(?!.*`)|~{3,}/sy;
 /** @see https://spec.commonmark.org/0.31.2/#fenced-code-blocks */
 export const CLOSING_FENCE = /(?:`{3,}|~{3,})(?=[ \t]*$)/y;
 /** @see https://spec.commonmark.org/0.31.2/#setext-headings */
@@ -80,4 +81,13 @@ export function matchAt(pattern: RegExp, line: string, offset: number): RegExpEx
 export function testAt(pattern: RegExp, line: string, offset: number): boolean {
   pattern.lastIndex = offset;
   return pattern.test(line);
+}
+
+/** Splits the rest of an opening fence line like micromark: first word, then the rest. */
+export function splitInfo(raw: string): { lang: string | null; meta: string | null } {
+  const text = raw.includes('\0') ? raw.replaceAll('\0', '\uFFFD') : raw;
+  const match = /^[ \t]*([^ \t]+)(?:[ \t]+(.+))?/s.exec(text);
+  if (!match) return { lang: null, meta: null };
+  const meta = match[2];
+  return { lang: decodeString(match[1]!), meta: meta === undefined ? null : decodeString(meta) };
 }
