@@ -69,3 +69,7 @@ export function sendJson(
 ) {
   res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(value));
 }
+
+/** Answers with what arrived: `{method, url, headers, body}` as JSON. */
+export const echo: TestHandler = (req, res) =>
+  sendJson(res, 200, { method: req.method, url: req.url, headers: req.headers, body: req.body });
