@@ -71,6 +71,21 @@ return p.x * 2;`,
     expect(result.stdout).toBe(Array.from({ length: 50 }, (_, i) => `${i}\n`).join(''));
   });
 
+  it('never loses the messages sent just before the program ends (regression: outcome raced outputs)', async () => {
+    const results = await Promise.all(
+      Array.from(
+        { length: 40 },
+        (_, i) =>
+          pool.execute({
+            code: `await fetch('http://127.0.0.1:1/').catch(() => {});\nconsole.log(${i});\nreturn ${i}`,
+          }).result,
+      ),
+    );
+    expect(results.map((r) => [r.outputs, r.stdout])).toEqual(
+      Array.from({ length: 40 }, (_, i) => [[i], `${i}\n`]),
+    );
+  });
+
   it('ignores an onEvent listener that throws', async () => {
     const result = await pool.execute({
       code: 'output(1); output(2)',

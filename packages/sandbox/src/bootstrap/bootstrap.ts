@@ -36,7 +36,10 @@ export interface RunConfig {
 }
 
 /** What the program's script resolves to. */
-export type RunOutcome = { ok: true } | { ok: false; error: ErrorData };
+export type RunOutcome = ({ ok: true } | { ok: false; error: ErrorData }) & {
+  /** Messages sent before the outcome; the worker waits for all of them before it reports. */
+  sent: number;
+};
 
 /**
  * The worker's handle into the isolate: `settle` resolves a pending tool or fetch call, `timer` fires
@@ -49,8 +52,15 @@ export type Control = (op: 'settle' | 'timer', a?: unknown, b?: unknown, c?: unk
  * the {@link Control} function. `send` and `call` stay in this closure: no global, no property and no
  * prototype chain leads to them, and they carry only copies (isolated-vm `Callback` semantics).
  */
-export function bootstrap(send: Send, call: HostCall, lib: BootstrapLib): Control {
+export function bootstrap(sendRaw: Send, call: HostCall, lib: BootstrapLib): Control {
   const P = lib.capturePrimordials();
+  // isolated-vm does not order the run's outcome after the messages sent before it, so they are
+  // counted and the worker waits for that many (see `RunOutcome.sent`).
+  let sent = 0;
+  const send: Send = (kind, ...args) => {
+    sent++;
+    P.apply(sendRaw, undefined, [kind, ...args]);
+  };
   const clone = lib.createCloner(P);
   const inspectCopy = lib.createInspectCopier(P);
   const g = P.globalThis as unknown as Record<string, unknown>;
@@ -280,9 +290,9 @@ export function bootstrap(send: Send, call: HostCall, lib: BootstrapLib): Contro
       while (pendingOutputs > 0) await new P.Promise<void>((resolve) => (drained = resolve));
       if (value !== undefined) emitOutput(value, 'return value');
     } catch (e) {
-      return { ok: false, error: describeError(e) };
+      return { ok: false, error: describeError(e), sent };
     }
-    return { ok: true };
+    return { ok: true, sent };
   }
 
   // The compiled program calls this first (see `transpile.ts`), so starting it takes no extra trip

@@ -35,6 +35,10 @@ export class WorkerExecution {
   #deadline: NodeJS.Timeout | undefined;
   #filename = 'snippet.ts';
   #ended = false;
+  /** Messages received from the bootstrap so far. */
+  #received = 0;
+  /** The run's outcome, held until every message sent before it has arrived. */
+  #outcome: RunOutcome | undefined;
   #resolveDone!: () => void;
   /** Resolves once the result has been posted and the isolate disposed. */
   readonly done = new Promise<void>((resolve) => (this.#resolveDone = resolve));
@@ -75,7 +79,7 @@ export class WorkerExecution {
     try {
       const outcome = (await script.run(context, { release: true, promise: true, copy: true })) as RunOutcome;
       if (this.#ended) return;
-      if (typeof outcome !== 'object' || outcome === null) {
+      if (typeof outcome !== 'object' || outcome === null || typeof outcome.sent !== 'number') {
         // Only code that closed the wrapper function early gets here.
         return this.#finish(
           'failed',
@@ -83,8 +87,8 @@ export class WorkerExecution {
           true,
         );
       }
-      if (outcome.ok) this.#finish('success', undefined, true);
-      else this.#finish('failed', toExecutionError(outcome.error as object, this.#filename), true);
+      this.#outcome = outcome;
+      this.#finishWhenDrained();
     } catch (e) {
       this.#onTaskError(e);
     }
@@ -130,12 +134,28 @@ export class WorkerExecution {
         message: `The program ran out of memory (memoryLimitMb ${this.#request.limits.memoryLimitMb})`,
       });
     } else {
-      this.end('failed', this.#toError(e));
+      // Let messages the isolate sent before the failing task arrive first (best effort: they
+      // are queued tasks of this thread).
+      const error = this.#toError(e);
+      setImmediate(() => setImmediate(() => this.end('failed', error)));
     }
   }
 
+  #finishWhenDrained(): void {
+    const outcome = this.#outcome;
+    if (!outcome || this.#received < outcome.sent) return;
+    if (outcome.ok) this.#finish('success', undefined, true);
+    else this.#finish('failed', toExecutionError(outcome.error, this.#filename), true);
+  }
+
   #onMessage(kind: unknown, args: unknown[]): void {
+    this.#received++;
     if (this.#ended) return;
+    this.#handle(kind, args);
+    this.#finishWhenDrained();
+  }
+
+  #handle(kind: unknown, args: unknown[]): void {
     switch (kind) {
       case 'output':
         if (this.#budget.takeOutput(args[0])) this.#push({ type: 'output', value: args[0] });
