@@ -15,6 +15,7 @@ export interface LoggerOptions {
  * @see https://getpino.io
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
-  const settings = { name: 'mci-server', level: options.level ?? 'info' };
+  // No `base` (pino's default adds the OS pid and hostname): `pid` in our lines is a process id.
+  const settings = { name: 'mci-server', level: options.level ?? 'info', base: undefined };
   return options.destination ? pino(settings, options.destination) : pino(settings);
 }

@@ -16,7 +16,9 @@ afterEach(async () => {
   for (const item of open.splice(0).reverse()) await item.close();
 });
 
-async function setup(options: { tokens?: TokenGrant[]; maxBufferedBytes?: number; size?: number } = {}) {
+async function setup(
+  options: { tokens?: TokenGrant[]; maxBufferedBytes?: number; size?: number; heartbeatMs?: number } = {},
+) {
   const pool = new ManualPool(options.size ?? 2);
   const manager = createProcessManager({ pool, createIntentStream });
   const limits = LimitsSchema.parse({ maxBufferedBytes: options.maxBufferedBytes ?? 1 << 22 });
@@ -27,7 +29,7 @@ async function setup(options: { tokens?: TokenGrant[]; maxBufferedBytes?: number
     limits,
     host: '127.0.0.1',
     port: 0,
-    heartbeatMs: 60_000,
+    heartbeatMs: options.heartbeatMs ?? 60_000,
   });
   open.push({ close: () => listener.close() });
   return { pool, manager, listener };
@@ -182,5 +184,18 @@ describe('WebSocket gateway', () => {
     expect([...delivered, ...resumed].map((m) => (m as { seq: number }).seq)).toEqual(
       manager.replay(0, { all: true }, operator).map((event) => event.seq),
     );
+  });
+
+  it('terminates a connection that stops answering pings; a live one stays', async () => {
+    const { listener } = await setup({ heartbeatMs: 100 });
+    const live = await connect(listener.wsUrl);
+    const dead = new WebSocket(listener.wsUrl, { autoPong: false });
+    const closed = new Promise<number>((resolve) => dead.on('close', (code) => resolve(code)));
+    let pings = 0;
+    dead.on('ping', () => pings++);
+    expect(await closed).toBe(1006); // terminated, no close handshake
+    expect(pings).toBeGreaterThanOrEqual(1);
+    expect(live.socket.readyState).toBe(WebSocket.OPEN);
+    expect(await live.send({ type: 'process.list' })).toMatchObject({ type: 'reply' });
   });
 });

@@ -50,11 +50,10 @@ export const registerServe: RegisterCommand = (program: Command) => {
     .addOption(storage.retentionDays)
     .addOption(storage.retentionMax)
     .action(async (opts: ServerFlags & StorageFlags) => {
-      let server: MciServer;
       try {
         const settings = loadServerSettings(opts);
         const logger = createLogger({ level: settings.logLevel });
-        server = await createServer({
+        const server = await createServer({
           host: settings.host,
           port: settings.port,
           ...(settings.file !== undefined && { file: settings.file }),
@@ -69,6 +68,8 @@ export const registerServe: RegisterCommand = (program: Command) => {
           logger,
           ...storageSettings(opts),
         });
+        // Handlers first: whoever reads the banner may signal at once.
+        installSignalHandlers(server);
         printBanner(server, settings.tokens.length > 0);
       } catch (error) {
         process.stderr.write(`mci serve: ${(error as Error).message}\n`);
@@ -76,25 +77,29 @@ export const registerServe: RegisterCommand = (program: Command) => {
         process.exitCode = error instanceof ConfigError || (error as Error).name === 'SchemaError' ? 2 : 1;
         return;
       }
-      let stopping = false;
-      const stop = (signal: NodeJS.Signals) => {
-        if (stopping) {
-          process.stderr.write(`mci serve: ${signal} again, exiting now\n`);
-          process.exit(1);
-        }
-        stopping = true;
-        server.close().then(
-          () => process.exit(0),
-          (error: unknown) => {
-            process.stderr.write(`mci serve: shutdown failed: ${(error as Error).message}\n`);
-            process.exit(1);
-          },
-        );
-      };
-      process.on('SIGTERM', stop);
-      process.on('SIGINT', stop);
     });
 };
+
+/** SIGTERM/SIGINT: graceful close, then exit 0 (1 if it failed); a second signal exits at once. */
+function installSignalHandlers(server: MciServer): void {
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      process.stderr.write(`mci serve: ${signal} again, exiting now\n`);
+      process.exit(1);
+    }
+    stopping = true;
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`mci serve: shutdown failed: ${(error as Error).message}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
 
 /** What a newcomer sees first: where the server is, and one command to run code on it. */
 function printBanner(server: MciServer, tokens: boolean): void {
