@@ -15,7 +15,8 @@ export function openServerStore(db: string | undefined, logger: Logger): SqliteP
   if (db === undefined) return undefined;
   const store = openSqliteStore({
     path: db,
-    onError: (error) => logger.error({ err: error, db }, 'process store: a batch of writes failed and was lost'),
+    onError: (error) =>
+      logger.error({ err: error, db }, 'process store: a batch of writes failed and was lost'),
   });
   logger.info({ db: store.path, schema: store.schema }, 'process store open');
   return store;

@@ -25,7 +25,10 @@ export function storageOptions(): { db: Option; retentionDays: Option; retention
     db: new Option('--db <path>', `process database, SQLite; ':memory:' for a throwaway one`)
       .env('MCI_DB')
       .default(DEFAULT_DB_PATH),
-    retentionDays: new Option('--retention-days <days>', 'delete idle processes unchanged for this long (default 7)')
+    retentionDays: new Option(
+      '--retention-days <days>',
+      'delete idle processes unchanged for this long (default 7)',
+    )
       .env('MCI_RETENTION_DAYS')
       .argParser(positive('--retention-days', false)),
     retentionMax: new Option(
