@@ -51,7 +51,8 @@ export function createLimitPolicy(options: {
   return { defaults, maxima, maxCodeBytes: checkOption('maxCodeBytes', options.maxCodeBytes, 100 * 1024) };
 }
 
-function checkOption(name: string, value: number | undefined, fallback: number): number {
+/** `value` if it is a positive integer, `fallback` if undefined. @throws RangeError naming the option. */
+export function checkOption(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!positiveInteger(value))
     throw new RangeError(`${name} must be a positive integer, got ${String(value)}`);
@@ -155,4 +156,25 @@ export function checkCode(policy: LimitPolicy, code: unknown): string {
     );
   }
   return code;
+}
+
+/** The checked, normalized fields of a new process. */
+export interface CheckedProcessInput extends EffectiveLimits {
+  code: string;
+  lang: string;
+  ref?: string;
+}
+
+/**
+ * Checks and normalizes what a new process asks for: code size, language, ref, limits.
+ * @throws ServerError `VALIDATION` / `CODE_TOO_LARGE` with the field's `path`.
+ */
+export function checkProcessInput(
+  policy: LimitPolicy,
+  input: { code: unknown; lang?: unknown; ref?: unknown; timeoutMs?: number | null; memoryLimitMb?: number },
+): CheckedProcessInput {
+  const code = checkCode(policy, input.code);
+  const lang = normalizeLang(input.lang);
+  const ref = normalizeRef(input.ref);
+  return { code, lang, ...(ref === undefined ? {} : { ref }), ...resolveLimits(policy, input) };
 }

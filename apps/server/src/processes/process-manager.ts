@@ -10,14 +10,13 @@ import type {
 import { DEFAULT_RESPONSE_PIPE_BYTES, MIN_RESPONSE_PIPE_BYTES } from '@mci/protocol';
 import type { ToolHost } from '@mci/sandbox';
 import type { Logger } from 'pino';
-import { FairQueue } from './fair-queue.ts';
+import { EventLog, type UnsequencedEvent } from './event-log.ts';
 import {
-  checkCode,
+  checkOption,
+  checkProcessInput,
   createLimitPolicy,
   type LimitPolicy,
-  normalizeLang,
   normalizeRef,
-  resolveLimits,
 } from './limits.ts';
 import { createMemoryStore } from './memory-store.ts';
 import type {
@@ -35,17 +34,11 @@ import { StatsCounters } from './process-stats.ts';
 import type { EventRoute, ProcessStore, StoredProcess } from './process-store.ts';
 import { type LiveProcess, RunController, routeOf } from './run-controller.ts';
 import type { SandboxPoolLike } from './sandbox-seam.ts';
+import { Scheduler } from './scheduler.ts';
 import { ServerError } from './server-error.ts';
-import { type RunFields, toRunSnapshot, toSnapshot } from './snapshots.ts';
-import {
-  type DistributiveOmit,
-  type IntentStreamLike,
-  type StreamHost,
-  StreamSession,
-} from './stream-session.ts';
-
-/** Most finished streams remembered for `getStream` (older ones are forgotten first). */
-const MAX_FINISHED_STREAMS = 10_000;
+import { type RunFields, runFieldsOf, toRunSnapshot, toSnapshot } from './snapshots.ts';
+import { StreamRegistry } from './stream-registry.ts';
+import type { IntentStreamLike, StreamHost, StreamSession } from './stream-session.ts';
 
 /**
  * Creates the process manager: process records and runs, the fair run queue over a sandbox pool,
@@ -68,20 +61,16 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
   readonly #store: ProcessStore;
   readonly #policy: LimitPolicy;
   readonly #maxQueue: number;
-  readonly #concurrency: number;
   readonly #logger: Logger | undefined;
   readonly #createIntentStream: () => IntentStreamLike;
   readonly #stats = new StatsCounters();
-  readonly #queue = new FairQueue<LiveProcess>();
+  readonly #scheduler: Scheduler<LiveProcess>;
   /** Processes that are not idle, by pid. */
   readonly #live = new Map<number, LiveProcess>();
-  readonly #streams = new Map<string, StreamSession>();
-  readonly #streamOf = new Map<number, StreamSession>();
-  readonly #listeners = new Set<EventListener>();
+  readonly #streams = new StreamRegistry();
+  readonly #events: EventLog;
   readonly #runs: RunController;
   #lastPid: number;
-  #lastSeq: number;
-  #running = 0;
   #accepting = true;
   #closing: Promise<void> | undefined;
 
@@ -90,9 +79,9 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     this.#tools = options.tools;
     this.#store = options.store ?? createMemoryStore();
     this.#policy = createLimitPolicy(options);
-    this.#maxQueue = positiveOption('maxQueue', options.maxQueue, 1000);
-    this.#concurrency = positiveOption('concurrency', options.concurrency, Math.max(1, options.pool.size));
-    this.responsePipeBytes = positiveOption(
+    this.#maxQueue = checkOption('maxQueue', options.maxQueue, 1000);
+    const concurrency = checkOption('concurrency', options.concurrency, Math.max(1, options.pool.size));
+    this.responsePipeBytes = checkOption(
       'responsePipeBytes',
       options.responsePipeBytes,
       DEFAULT_RESPONSE_PIPE_BYTES,
@@ -101,20 +90,17 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
       throw new RangeError(`responsePipeBytes must be at least ${MIN_RESPONSE_PIPE_BYTES}`);
     }
     this.#logger = options.logger;
+    this.#events = new EventLog(this.#store, options.logger);
     this.#createIntentStream = options.createIntentStream ?? createIntentStream;
     this.#runs = new RunController({
       store: this.#store,
       stats: this.#stats,
       emit: (event, route, persist) => this.emit(event, route, persist),
       transition: (live, from) => this.#transition(live, from),
-      finished: () => {
-        this.#running--;
-        this.#dispatch();
-      },
+      finished: () => this.#scheduler.finished(),
     });
-    const { lastPid, lastSeq } = this.#store.counters();
-    this.#lastPid = lastPid;
-    this.#lastSeq = lastSeq;
+    this.#scheduler = new Scheduler(concurrency, (live) => this.#runs.start(live, this.#pool, this.#tools));
+    this.#lastPid = this.#store.counters().lastPid;
     this.#recover();
   }
 
@@ -135,20 +121,14 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     hold: boolean,
   ): number {
     this.checkAccepting();
-    const code = checkCode(this.#policy, input.code);
-    const lang = normalizeLang(input.lang);
-    const ref = normalizeRef(input.ref);
-    const limits = resolveLimits(this.#policy, input);
+    const checked = checkProcessInput(this.#policy, input);
     const autorun = input.autorun ?? true;
     if (autorun) this.#checkQueueRoom();
     const record: StoredProcess = {
       pid: ++this.#lastPid,
       owner: principal.id,
-      code,
-      lang,
-      ...(ref === undefined ? {} : { ref }),
+      ...checked,
       createdAt: new Date().toISOString(),
-      ...limits,
       ...(input.metadata === undefined ? {} : { metadata: input.metadata }),
       state: 'idle',
       status: null,
@@ -157,7 +137,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     this.#store.putProcess(record);
     this.#stats.add('idle', null);
     this.#stats.processesCreated++;
-    if (session) this.#streamOf.set(record.pid, session);
+    if (session) this.#streams.attach(record.pid, session);
     if (autorun) this.#queueRun(record, hold);
     else this.#emitProcess(record, undefined);
     return record.pid;
@@ -249,35 +229,18 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
 
   openStream(input: { streamId: string; ref?: string }, principal: Principal): StreamHandle {
     this.checkAccepting();
-    const { streamId } = input;
-    if (typeof streamId !== 'string' || streamId.trim() === '' || streamId.length > 256) {
-      throw new ServerError('VALIDATION', 'streamId must be a non-empty string of at most 256 characters', {
-        path: 'streamId',
-      });
-    }
-    if (this.#streams.has(streamId))
-      throw new ServerError('CONFLICT', `stream ${streamId} already exists`, { path: 'streamId' });
-    const ref = normalizeRef(input.ref);
-    const session = new StreamSession(this, this.#createIntentStream(), { streamId, ref, principal });
-    this.#streams.set(streamId, session);
-    void session.result.then(() => this.#forgetStream(session));
-    return session;
+    return this.#streams.open(this, this.#createIntentStream, input, principal);
   }
 
   getStream(streamId: string, principal: Principal): StreamHandle {
-    const session = this.#streams.get(streamId);
-    if (!session || (principal.role !== 'operator' && session.principal.id !== principal.id)) {
-      throw new ServerError('NOT_FOUND', `stream ${streamId} not found`, { path: 'streamId' });
-    }
-    return session;
+    return this.#streams.get(streamId, principal);
   }
 
   release(pid: number): boolean {
     const live = this.#live.get(pid);
     if (!live?.held) return false;
     live.held = false;
-    this.#queue.push(live.record.owner, live);
-    this.#dispatch();
+    this.#scheduler.enqueue(live.record.owner, live);
     return true;
   }
 
@@ -304,28 +267,12 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
 
   // --- events ----------------------------------------------------------------------------------
 
-  emit(
-    event: DistributiveOmit<ServerEvent, 'seq'>,
-    route: EventRoute,
-    persist?: (seq: number) => void,
-  ): void {
-    const full = { ...event, seq: ++this.#lastSeq } as ServerEvent;
-    persist?.(full.seq);
-    this.#store.appendEvent(full, route);
-    for (const listener of this.#listeners) {
-      try {
-        listener(full, route);
-      } catch (error) {
-        this.#logger?.error({ err: error, seq: full.seq }, 'event listener failed');
-      }
-    }
+  emit(event: UnsequencedEvent, route: EventRoute, persist?: (seq: number) => void): void {
+    this.#events.emit(event, route, persist);
   }
 
   onEvent(listener: EventListener): () => void {
-    // Wrap so the same function can be added twice and removed independently.
-    const entry: EventListener = (event, route) => listener(event, route);
-    this.#listeners.add(entry);
-    return () => this.#listeners.delete(entry);
+    return this.#events.listen(listener);
   }
 
   replay(since: number, filter: ReplayFilter, principal: Principal): ServerEvent[] {
@@ -337,17 +284,15 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     }
     if (filter.pid !== undefined) this.#visible(filter.pid, principal);
     const ref = filter.ref === undefined ? undefined : normalizeRef(filter.ref);
-    return this.#store
-      .eventsSince(since, {
-        ...(filter.pid === undefined ? {} : { pid: filter.pid }),
-        ...(ref === undefined ? {} : { ref }),
-        ...(principal.role === 'operator' ? {} : { owner: principal.id }),
-      })
-      .map((stored) => stored.event);
+    return this.#events.since(since, {
+      ...(filter.pid === undefined ? {} : { pid: filter.pid }),
+      ...(ref === undefined ? {} : { ref }),
+      ...(principal.role === 'operator' ? {} : { owner: principal.id }),
+    });
   }
 
   lastSeq(): number {
-    return this.#lastSeq;
+    return this.#events.lastSeq;
   }
 
   stats(): ProcessStats {
@@ -358,12 +303,13 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
 
   shutdown(options: { graceMs?: number } = {}): Promise<void> {
     this.#accepting = false;
+    this.#scheduler.pause();
     this.#closing ??= this.#shutdown(options.graceMs ?? 10_000);
     return this.#closing;
   }
 
   async #shutdown(graceMs: number): Promise<void> {
-    for (const session of this.#streams.values()) session.end();
+    this.#streams.endAll();
     for (const live of [...this.#live.values()]) if (live.record.state === 'queued') this.#kill(live);
     const allIdle = () =>
       Promise.all([...this.#live.values()].map((live) => new Promise<void>((r) => live.waiters.push(r))));
@@ -402,25 +348,12 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     const live: LiveProcess = { record, run, held: hold, killRequested: false, done: false, waiters: [] };
     this.#live.set(record.pid, live);
     this.#transition(live, from);
-    if (!hold) {
-      this.#queue.push(record.owner, live);
-      this.#dispatch();
-    }
-  }
-
-  #dispatch(): void {
-    if (!this.#accepting) return;
-    while (this.#running < this.#concurrency) {
-      const live = this.#queue.shift();
-      if (!live) return;
-      this.#running++;
-      this.#runs.start(live, this.#pool, this.#tools);
-    }
+    if (!hold) this.#scheduler.enqueue(record.owner, live);
   }
 
   #kill(live: LiveProcess): void {
     if (live.record.state === 'queued') {
-      this.#queue.delete(live);
+      this.#scheduler.remove(live);
       live.held = false;
       this.#runs.cancelQueued(live);
     } else if (live.record.state === 'running') {
@@ -443,7 +376,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     live.done = true;
     this.#live.delete(record.pid);
     for (const resolve of live.waiters.splice(0)) resolve();
-    this.#streamOf.get(record.pid)?.processIdle(record.pid);
+    this.#streams.processIdle(record.pid);
   }
 
   #emitProcess(record: StoredProcess, run: RunFields | undefined): void {
@@ -473,16 +406,6 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     return toSnapshot(record, record.runs > 0 ? this.#store.getRun(record.pid, record.runs) : undefined);
   }
 
-  #forgetStream(session: StreamSession): void {
-    for (const pid of session.pids) this.#streamOf.delete(pid);
-    // Finished streams stay reachable by id for a while; Map order is insertion order.
-    if (this.#streams.size <= MAX_FINISHED_STREAMS) return;
-    for (const [id, other] of this.#streams) {
-      if (this.#streams.size <= MAX_FINISHED_STREAMS) break;
-      if (other !== session && other.ended) this.#streams.delete(id);
-    }
-  }
-
   /** After a restart on a durable store: re-queue queued processes, end interrupted runs. */
   #recover(): void {
     const stored = this.#store.listProcesses({});
@@ -500,27 +423,15 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     for (const { record, run } of pending) {
       const live: LiveProcess = {
         record,
-        run: run ? stripRun(run) : { run: record.runs, state: record.state, status: null },
+        run: run ? runFieldsOf(run) : { run: record.runs, state: record.state, status: null },
         held: false,
         killRequested: false,
         done: false,
         waiters: [],
       };
       this.#live.set(record.pid, live);
-      if (record.state === 'queued') this.#queue.push(record.owner, live);
+      if (record.state === 'queued') this.#scheduler.enqueue(record.owner, live);
       else this.#runs.interrupt(live);
     }
-    this.#dispatch();
   }
-}
-
-function stripRun({ outputs, stdout, stderr, pid, ...fields }: RunSnapshot & { pid: number }): RunFields {
-  return fields;
-}
-
-function positiveOption(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < 1)
-    throw new RangeError(`${name} must be a positive integer, got ${value}`);
-  return value;
 }

@@ -63,3 +63,8 @@ export function toRunSnapshot(run: StoredRun): RunSnapshot {
     ...(run.truncated ? { truncated: true } : {}),
   };
 }
+
+/** The fields of a stored run without its outputs and logs. */
+export function runFieldsOf({ outputs, stdout, stderr, pid, ...fields }: StoredRun): RunFields {
+  return fields;
+}

@@ -1,0 +1,60 @@
+import type { ServerEvent } from '@mci/protocol';
+import type { Logger } from 'pino';
+import type { EventListener } from './process-manager-types.ts';
+import type { EventRoute, ProcessStore, StoredEventFilter } from './process-store.ts';
+import type { DistributiveOmit } from './stream-session.ts';
+
+/** A server event before it gets its `seq`. */
+export type UnsequencedEvent = DistributiveOmit<ServerEvent, 'seq'>;
+
+/**
+ * The server's event log: one global, strictly increasing `seq` (continuing after the store's
+ * highest), every event stored with its route for replay, then handed to every listener.
+ */
+export class EventLog {
+  readonly #store: ProcessStore;
+  readonly #logger: Logger | undefined;
+  readonly #listeners = new Set<EventListener>();
+  #lastSeq: number;
+
+  constructor(store: ProcessStore, logger: Logger | undefined) {
+    this.#store = store;
+    this.#logger = logger;
+    this.#lastSeq = store.counters().lastSeq;
+  }
+
+  /** The latest seq (0 if none yet). */
+  get lastSeq(): number {
+    return this.#lastSeq;
+  }
+
+  /**
+   * Gives `event` the next seq, runs `persist(seq)` (so readers see the data the event announces),
+   * stores it, and notifies listeners (a listener that throws is logged and skipped).
+   */
+  emit(event: UnsequencedEvent, route: EventRoute, persist?: (seq: number) => void): void {
+    const full = { ...event, seq: ++this.#lastSeq } as ServerEvent;
+    persist?.(full.seq);
+    this.#store.appendEvent(full, route);
+    for (const listener of this.#listeners) {
+      try {
+        listener(full, route);
+      } catch (error) {
+        this.#logger?.error({ err: error, seq: full.seq }, 'event listener failed');
+      }
+    }
+  }
+
+  /** Adds a listener; returns the function that removes it. */
+  listen(listener: EventListener): () => void {
+    // Wrap so the same function can be added twice and removed independently.
+    const entry: EventListener = (event, route) => listener(event, route);
+    this.#listeners.add(entry);
+    return () => this.#listeners.delete(entry);
+  }
+
+  /** Stored events with `seq > since` matching `filter`, in order. */
+  since(since: number, filter: StoredEventFilter): ServerEvent[] {
+    return this.#store.eventsSince(since, filter).map((stored) => stored.event);
+  }
+}

@@ -1,0 +1,56 @@
+import { FairQueue } from './fair-queue.ts';
+
+/**
+ * Decides what runs next: a {@link FairQueue} (FIFO per principal, round-robin across principals)
+ * drained into at most `concurrency` running slots. `start` is called for each item that gets a
+ * slot; the caller reports the end of its run with {@link Scheduler.finished}.
+ */
+export class Scheduler<T> {
+  readonly #queue = new FairQueue<T>();
+  readonly #concurrency: number;
+  readonly #start: (item: T) => void;
+  #running = 0;
+  #paused = false;
+
+  constructor(concurrency: number, start: (item: T) => void) {
+    this.#concurrency = concurrency;
+    this.#start = start;
+  }
+
+  /** Items waiting for a slot. */
+  get waiting(): number {
+    return this.#queue.length;
+  }
+
+  /** Queues `item` in the lane of `principal` and starts what fits. */
+  enqueue(principal: string, item: T): void {
+    this.#queue.push(principal, item);
+    this.dispatch();
+  }
+
+  /** Takes a waiting item out of the queue; returns whether it was waiting. */
+  remove(item: T): boolean {
+    return this.#queue.delete(item);
+  }
+
+  /** A started item's run ended: its slot is free. */
+  finished(): void {
+    this.#running--;
+    this.dispatch();
+  }
+
+  /** Starts no more items (shutdown); running ones go on. */
+  pause(): void {
+    this.#paused = true;
+  }
+
+  /** Starts waiting items while slots are free. */
+  dispatch(): void {
+    while (!this.#paused && this.#running < this.#concurrency) {
+      const item = this.#queue.shift();
+      if (item === undefined) return;
+      this.#running++;
+      this.#start(item);
+    }
+  }
+}
