@@ -14,7 +14,7 @@ describe('Scheduler', () => {
         const started: number[] = [];
         const scheduler = new Scheduler<number>(1, (item) => started.push(item));
         scheduler.enqueue('blocker', -1); // takes the only slot, so everything below queues first
-        items.forEach((item, i) => scheduler.enqueue(item.principal, i));
+        for (const [i, item] of items.entries()) scheduler.enqueue(item.principal, i);
         items.forEach((item, i) => {
           if (item.removed) expect(scheduler.remove(i)).toBe(true);
         });
@@ -46,7 +46,7 @@ describe('Scheduler', () => {
         (concurrency, owners) => {
           const started: number[] = [];
           const scheduler = new Scheduler<number>(concurrency, (item) => started.push(item));
-          owners.forEach((owner, i) => scheduler.enqueue(owner, i));
+          for (const [i, owner] of owners.entries()) scheduler.enqueue(owner, i);
           expect(started).toHaveLength(Math.min(concurrency, owners.length));
           scheduler.pause();
           scheduler.finished();
