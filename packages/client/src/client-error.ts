@@ -1,0 +1,40 @@
+/**
+ * Codes of {@link ClientError}. Codes the client raises itself: `CONNECT_FAILED` (the first connection
+ * could not be opened), `UNAUTHORIZED` (the server refused the token, HTTP 401), `DISCONNECTED` (the
+ * connection dropped while a request that must not be repeated was in flight: it may or may not have
+ * been applied), `BACKLOG_FULL` (too many requests waiting for a connection), `TIMEOUT` (no reply in
+ * time), `CLOSED` (the client was closed), `PROTOCOL` (the server sent something the protocol does not
+ * allow). Any other code is the server's wire error code (`NOT_FOUND`, `CONFLICT`, `VALIDATION`, ...).
+ */
+export type ClientErrorCode =
+  | 'CONNECT_FAILED'
+  | 'UNAUTHORIZED'
+  | 'DISCONNECTED'
+  | 'BACKLOG_FULL'
+  | 'TIMEOUT'
+  | 'CLOSED'
+  | 'PROTOCOL'
+  | (string & {});
+
+/**
+ * The one error class of `@mci/client`: a request or the connection failed. `code` says why; `path`
+ * names the bad field when the server rejected a request (`timeoutMs`, `pid`).
+ */
+export class ClientError extends Error {
+  override readonly name = 'ClientError';
+  readonly code: ClientErrorCode;
+  readonly path: string | undefined;
+
+  constructor(code: ClientErrorCode, message: string, options: { path?: string; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.path = options.path;
+  }
+}
+
+/** Turns anything thrown into a {@link ClientError} (unchanged when it already is one). */
+export function toClientError(error: unknown, code: ClientErrorCode = 'PROTOCOL'): ClientError {
+  if (error instanceof ClientError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new ClientError(code, message, { cause: error });
+}
