@@ -15,6 +15,8 @@ import type { WorkerProcess } from './worker-process.ts';
 
 /** How long `kill()` waits for the worker's own report (with CPU and heap figures) before resolving. */
 const KILL_ACK_MS = 25;
+/** The host's own deadline trails the worker's by this much, so the worker normally reports first. */
+const DEADLINE_GRACE_MS = 250;
 /** How long a stopped worker may take to confirm before it is presumed stuck and SIGKILLed. */
 const STUCK_WORKER_MS = 2000;
 
@@ -106,8 +108,9 @@ export class HostExecution implements Execution {
       tools: this.#tools?.names ?? [],
       limits: { timeoutMs, memoryLimitMb, maxOutputBytes, maxLogBytes },
     });
-    // The worker has its own deadline; this one also covers a worker that stopped answering.
-    this.#deadline = setTimeout(() => this.#stop('timeout', timedOut(timeoutMs)), timeoutMs);
+    // The worker enforces the deadline (and reports CPU and heap figures); this one covers a worker
+    // that stopped answering.
+    this.#deadline = setTimeout(() => this.#stop('timeout', timedOut(timeoutMs)), timeoutMs + DEADLINE_GRACE_MS);
     if (!sent) this.workerExited('its IPC channel closed');
   }
 
@@ -117,7 +120,8 @@ export class HostExecution implements Execution {
     if (this.#state !== 'running') return;
     switch (message.type) {
       case 'events':
-        if (!this.#stopping) for (const event of message.events) this.#emitWorkerEvent(event);
+        // Events still in flight when a kill arrives were produced before it: keep them.
+        for (const event of message.events) this.#emitWorkerEvent(event);
         return;
       case 'tool':
         if (this.#stopping) return;

@@ -215,8 +215,41 @@ export function bootstrap(sendRaw: Send, call: HostCall, lib: BootstrapLib): Con
       'require() is not available in the sandbox: there are no modules. Use the globals instead: tools, fetch, output, console.',
     );
   });
-  const web = lib.installWebApis(P, call, define);
-  lib.installFetch(P, web, (data) => hostCall('fetch', data) as Promise<FetchResponseData>, define);
+  // The web APIs and fetch are installed on first use: most programs never touch them, and building
+  // them is a good part of a fresh isolate's start-up cost.
+  const lazy = (names: string[], install: () => void) => {
+    for (const name of names) {
+      P.defineProperty(g, name, {
+        configurable: true,
+        enumerable: false,
+        get() {
+          install();
+          return g[name];
+        },
+        set(value: unknown) {
+          install();
+          define(name, value);
+        },
+      });
+    }
+  };
+  let web: WebApis | undefined;
+  const installWeb = () => {
+    web ??= lib.installWebApis(P, call, define);
+    return web;
+  };
+  lazy(['URL', 'URLSearchParams', 'TextEncoder', 'TextDecoder', 'Headers', 'crypto'], installWeb);
+  let fetchInstalled = false;
+  lazy(['fetch'], () => {
+    if (fetchInstalled) return;
+    fetchInstalled = true;
+    lib.installFetch(
+      P,
+      installWeb(),
+      (data) => hostCall('fetch', data) as Promise<FetchResponseData>,
+      define,
+    );
+  });
 
   // --- tools ---
   const closeNames = (name: string, names: string[]) => {

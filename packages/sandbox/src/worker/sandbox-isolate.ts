@@ -20,12 +20,44 @@ export interface SandboxIsolate {
 }
 
 const source = bootstrapSource();
+const ORIGIN = { filename: 'mci:bootstrap' };
 let cachedData: ivm.ExternalCopy<ArrayBuffer> | undefined;
 
 /**
- * Creates an isolate and context and runs the bootstrap in it. The bootstrap is compiled from V8's
- * code cache after the first time (`produceCachedData` / `cachedData`), so most of the cost of a new
- * isolate is V8's own. The isolate gets exactly two functions, as isolated-vm `Callback`s (arguments
+ * Produces V8 code cache for the bootstrap that includes its inner functions: compiled, run and
+ * exercised once in a throw-away isolate, then compiled again there (V8's per-isolate compilation
+ * cache hands back the now fully compiled script) with `produceCachedData`. A cache made right after
+ * the first compile would hold only the top level, and every new isolate would parse the rest again.
+ */
+function primeCodeCache(): ivm.ExternalCopy<ArrayBuffer> | undefined {
+  const isolate = new ivm.Isolate({ memoryLimit: 32 });
+  try {
+    const context = isolate.createContextSync();
+    const factory = isolate
+      .compileScriptSync(source, ORIGIN)
+      .runSync(context, { reference: true }) as ivm.Reference<(...args: unknown[]) => unknown>;
+    factory.applySync(undefined, [
+      new ivm.Callback(() => {}, { ignored: true }),
+      new ivm.Callback(hostFunction),
+    ]);
+    context.evalSync(
+      `void __mci_run__({ tools: ['t'] }, async function () { output({ a: [1, new Map([[1, new Date(0)]])] }); console.log('%s', 'x', { y: [1] }); return 1; })`,
+    );
+    return (
+      isolate.compileScriptSync(source, { ...ORIGIN, produceCachedData: true }) as {
+        cachedData?: ivm.ExternalCopy<ArrayBuffer>;
+      }
+    ).cachedData;
+  } catch {
+    return undefined;
+  } finally {
+    isolate.dispose();
+  }
+}
+
+/**
+ * Creates an isolate and context and runs the bootstrap in it, from primed V8 code cache (see
+ * {@link primeCodeCache}), so most of the cost of a new isolate is V8's own. The isolate gets exactly two functions, as isolated-vm `Callback`s (arguments
  * and results copied, never References): `send` (ignored mode) and `call` (sync, `hostFunction`).
  */
 export function createSandboxIsolate(memoryLimitMb: number): SandboxIsolate {
@@ -40,12 +72,8 @@ export function createSandboxIsolate(memoryLimitMb: number): SandboxIsolate {
   });
   try {
     const context = isolate.createContextSync();
-    const script = isolate.compileScriptSync(source, {
-      filename: 'mci:bootstrap',
-      ...(cachedData ? { cachedData } : { produceCachedData: true }),
-    });
-    const produced = (script as { cachedData?: ivm.ExternalCopy<ArrayBuffer> }).cachedData;
-    if (!cachedData && produced) cachedData = produced;
+    cachedData ??= primeCodeCache();
+    const script = isolate.compileScriptSync(source, cachedData ? { ...ORIGIN, cachedData } : ORIGIN);
     const factory = script.runSync(context, { reference: true }) as ivm.Reference<
       (...args: unknown[]) => unknown
     >;

@@ -1,0 +1,152 @@
+// Sandbox speed on the trivial program `output(1 + 1)`, against the baselines the issue names, all
+// measured in this run: a raw isolated-vm loop in one process (new isolate + context + compile + run
+// + dispose), and a child process per execution (`node -e`). Also the tool-call round trip from inside
+// the sandbox (a text tool), kill latency, and the TypeScript stripper choice.
+import { execFile } from 'node:child_process';
+import { stripTypeScriptTypes } from 'node:module';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { createToolRunner, loadTools } from '@mci/tools';
+import amaro from 'amaro';
+import ivm from 'isolated-vm';
+import { type BenchResult, compared, percentile } from '../../../bench/lib.ts';
+import { createSandboxPool, type SandboxPool } from '../src/index.ts';
+
+const PROGRAM = 'output(1 + 1)';
+const TOOL_FILE = fileURLToPath(new URL('../test/fixtures/tools.mci.json', import.meta.url));
+const run = promisify(execFile);
+
+/** Calls `fn` for about `ms` with `concurrency` callers; returns ops/s and every latency (ms). */
+async function load(fn: () => Promise<unknown>, concurrency: number, ms: number) {
+  const latencies: number[] = [];
+  const end = performance.now() + ms;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < end) {
+        const t = performance.now();
+        await fn();
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  return { opsPerSec: latencies.length / ((performance.now() - started) / 1000), latencies };
+}
+
+function rawIsolatedVm(ms: number): number {
+  let n = 0;
+  const end = performance.now() + ms;
+  const started = performance.now();
+  while (performance.now() < end) {
+    const isolate = new ivm.Isolate({ memoryLimit: 128 });
+    const context = isolate.createContextSync();
+    const result = isolate.compileScriptSync('1 + 1').runSync(context);
+    if (result !== 2) throw new Error('raw isolated-vm returned a wrong result');
+    isolate.dispose();
+    n++;
+  }
+  return n / ((performance.now() - started) / 1000);
+}
+
+async function execute(pool: SandboxPool, code: string) {
+  const result = await pool.execute({ code }).result;
+  if (result.status !== 'success') throw new Error(`bench program failed: ${JSON.stringify(result.error)}`);
+  return result;
+}
+
+export default async function bench(): Promise<BenchResult[]> {
+  const size = availableParallelism();
+  const results: BenchResult[] = [];
+
+  // TypeScript stripping: the two well-kept strippers that keep positions (types become spaces).
+  const snippet = `interface W { location: string }\nconst w: W = { location: 'Paris' };\nconst r = await tools.get_weather(w as W);\noutput(r);\n`;
+  const timeStrip = (fn: () => unknown) => {
+    for (let i = 0; i < 200; i++) fn();
+    const t = performance.now();
+    for (let i = 0; i < 2000; i++) fn();
+    return ((performance.now() - t) / 2000) * 1000;
+  };
+  const nodeStrip = timeStrip(() => stripTypeScriptTypes(snippet, { mode: 'strip' }));
+  const amaroStrip = timeStrip(() => amaro.transformSync(snippet, { mode: 'strip-only' }).code);
+  results.push(compared('TS strip: amaro strip-only (chosen)', amaroStrip, 'us', { name: 'node:module stripTypeScriptTypes', value: nodeStrip }));
+
+  // Baseline 1: raw isolated-vm, one process, one thread.
+  rawIsolatedVm(300);
+  const raw = rawIsolatedVm(3000);
+  results.push({ name: 'raw isolated-vm: isolate+context+compile+run+dispose', value: raw, unit: 'ops/s' });
+
+  // Baseline 2: a child process per execution.
+  const child = () => run(process.execPath, ['-e', 'console.log(JSON.stringify([1 + 1]))']);
+  await child();
+  const childSequential = await load(child, 1, 4000);
+  const childP50 = percentile(childSequential.latencies, 50);
+  results.push({ name: 'node -e per execution: p50 latency', value: childP50, unit: 'ms' });
+
+  const pool = createSandboxPool({ size });
+  try {
+    await Promise.all(Array.from({ length: size * 4 }, () => execute(pool, PROGRAM)));
+
+    const concurrent = await load(() => execute(pool, PROGRAM), size, 5000);
+    results.push(
+      compared(`pool execute() throughput, concurrency ${size} (pool size)`, concurrent.opsPerSec, 'ops/s', {
+        name: `raw isolated-vm x ${size}`,
+        value: raw * size,
+      }, '>= 0.7x'),
+      compared(`pool p50 latency at concurrency ${size}`, percentile(concurrent.latencies, 50), 'ms', {
+        name: 'node -e p50',
+        value: childP50,
+      }, '< 3 ms, <= 0.1x'),
+      { name: `pool p99 latency at concurrency ${size}`, value: percentile(concurrent.latencies, 99), unit: 'ms' },
+    );
+
+    // One caller at a time: each worker has the time to warm its next isolate.
+    const sequential = await load(() => execute(pool, PROGRAM), 1, 4000);
+    results.push(
+      compared('pool p50 latency, one caller', percentile(sequential.latencies, 50), 'ms', { name: 'node -e p50', value: childP50 }, '< 3 ms'),
+      { name: 'pool p99 latency, one caller', value: percentile(sequential.latencies, 99), unit: 'ms' },
+    );
+
+    // Tool-call round trip from inside the sandbox, against calling the runner directly.
+    const tools = createToolRunner(await loadTools(TOOL_FILE));
+    try {
+      const direct = await load(() => tools.execute('greet', { name: 'bench' }), 1, 1500);
+      const CALLS = 200;
+      const perCall: number[] = [];
+      const end = performance.now() + 5000;
+      while (performance.now() < end) {
+        const r = await pool.execute({
+          code: `const t = Date.now(); for (let i = 0; i < ${CALLS}; i++) await tools.greet({ name: 'bench' }); return Date.now() - t;`,
+          tools,
+        }).result;
+        perCall.push(((r.outputs[0] as number) / CALLS) * 1000);
+      }
+      results.push(
+        compared('tool-call round trip (text tool) from the sandbox, p50 of per-call means', percentile(perCall, 50), 'us', {
+          name: 'runner.execute() directly, p50',
+          value: percentile(direct.latencies, 50) * 1000,
+        }, '< 150 us'),
+      );
+    } finally {
+      await tools.close();
+    }
+
+    // Kill latency: a tight loop, from kill() to the resolved result.
+    const kills: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      let running!: () => void;
+      const started = new Promise<void>((r) => (running = r));
+      const e = pool.execute({ code: 'output(0); while (true) {}', onEvent: () => running() });
+      await started;
+      const t = performance.now();
+      e.kill();
+      await e.result;
+      kills.push(performance.now() - t);
+    }
+    results.push({ name: 'kill() of a tight loop, p50', value: percentile(kills, 50), unit: 'ms', target: '< 50 ms' });
+    results.push({ name: 'kill() of a tight loop, max of 20', value: Math.max(...kills), unit: 'ms', target: '< 50 ms' });
+  } finally {
+    await pool.close();
+  }
+  return results;
+}
