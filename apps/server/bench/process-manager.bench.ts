@@ -2,7 +2,11 @@
 // latency and throughput of `output(1 + 1)` through the pool directly and through the manager
 // (create -> idle), the manager's own overhead with an executor that answers at once, and the kill
 // latency of a running tight loop. The WebSocket end-to-end numbers are in test/e2e's bench.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createSandboxPool } from '@mci/sandbox';
+import { createToolRunner, loadTools } from '@mci/tools';
 import { type BenchResult, compared, percentile, sample } from '../../../bench/lib.ts';
 import { createProcessManager } from '../src/processes/process-manager.ts';
 import type { Principal } from '../src/processes/process-manager-types.ts';
@@ -123,33 +127,50 @@ export default async function bench(): Promise<BenchResult[]> {
       ),
     );
 
-    // Kill latency: a tight loop that has started (its first output arrived) -> idle/canceled.
-    const killer = createProcessManager({ pool });
-    const killLatency: number[] = [];
-    for (let i = 0; i < 40; i++) {
-      const { pid } = killer.create({ code: 'output(0);\nwhile (true) {}' }, principal);
-      await new Promise<void>((resolve) => {
-        const off = killer.onEvent((event) => {
-          if (event.type === 'output' && event.pid === pid) {
-            off();
-            resolve();
-          }
-        });
-      });
-      const begin = performance.now();
-      killer.signal(pid, 'kill', principal);
-      await killer.wait(pid, principal);
-      killLatency.push(performance.now() - begin);
-    }
-    results.push(
-      { name: 'kill running tight loop -> idle p50', value: percentile(killLatency, 50), unit: 'ms' },
-      {
-        name: 'kill running tight loop -> idle p99',
-        value: percentile(killLatency, 99),
-        unit: 'ms',
-        target: '< 100 ms',
-      },
+    // Kill latency: a running program (its first output arrived) -> idle/canceled, for a tight loop
+    // and for a program awaiting a slow cli tool (whose command is killed too).
+    const dir = mkdtempSync(join(tmpdir(), 'mci-bench-'));
+    writeFileSync(
+      join(dir, 'mci.yaml'),
+      "schemaVersion: '1.0'\ntools:\n  - name: slow\n    execution: { type: cli, command: sleep, args: ['30'] }\n",
     );
+    const tools = createToolRunner(await loadTools(join(dir, 'mci.yaml')));
+    try {
+      const killer = createProcessManager({ pool, tools });
+      for (const [label, code] of [
+        ['tight loop', 'output(0);\nwhile (true) {}'],
+        ['awaiting a slow cli tool', 'output(0);\nawait tools.slow({});'],
+      ] as const) {
+        const killLatency: number[] = [];
+        for (let i = 0; i < 40; i++) {
+          const { pid } = killer.create({ code }, principal);
+          await new Promise<void>((resolve) => {
+            const off = killer.onEvent((event) => {
+              if (event.type === 'output' && event.pid === pid) {
+                off();
+                resolve();
+              }
+            });
+          });
+          const begin = performance.now();
+          killer.signal(pid, 'kill', principal);
+          await killer.wait(pid, principal);
+          killLatency.push(performance.now() - begin);
+        }
+        results.push(
+          { name: `kill running (${label}) -> idle p50`, value: percentile(killLatency, 50), unit: 'ms' },
+          {
+            name: `kill running (${label}) -> idle p99`,
+            value: percentile(killLatency, 99),
+            unit: 'ms',
+            target: '< 100 ms',
+          },
+        );
+      }
+    } finally {
+      await tools.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   } finally {
     await pool.close();
   }
