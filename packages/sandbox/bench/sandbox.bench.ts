@@ -2,7 +2,7 @@
 // measured in this run: a raw isolated-vm loop in one process (new isolate + context + compile + run
 // + dispose), and a child process per execution (`node -e`). Also the tool-call round trip from inside
 // the sandbox (a text tool), kill latency, and the TypeScript stripper choice.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { stripTypeScriptTypes } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -49,6 +49,31 @@ function rawIsolatedVm(ms: number): number {
   return n / ((performance.now() - started) / 1000);
 }
 
+/** p50 of a bare IPC round trip (advanced serialization) with a child that echoes, in microseconds. */
+async function ipcRoundTripUs(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', "process.on('message', (m) => process.send(m))"], {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    serialization: 'advanced',
+  });
+  try {
+    const ping = () =>
+      new Promise((resolve) => {
+        child.once('message', resolve);
+        child.send({
+          type: 'settle',
+          callId: 1,
+          ok: true,
+          value: { isError: false, content: [{ type: 'text', text: 'Hello' }] },
+        });
+      });
+    await ping();
+    const { latencies } = await load(ping, 1, 1500);
+    return percentile(latencies, 50) * 1000;
+  } finally {
+    child.kill();
+  }
+}
+
 async function execute(pool: SandboxPool, code: string) {
   const result = await pool.execute({ code }).result;
   if (result.status !== 'success') throw new Error(`bench program failed: ${JSON.stringify(result.error)}`);
@@ -69,7 +94,12 @@ export default async function bench(): Promise<BenchResult[]> {
   };
   const nodeStrip = timeStrip(() => stripTypeScriptTypes(snippet, { mode: 'strip' }));
   const amaroStrip = timeStrip(() => amaro.transformSync(snippet, { mode: 'strip-only' }).code);
-  results.push(compared('TS strip: amaro strip-only (chosen)', amaroStrip, 'us', { name: 'node:module stripTypeScriptTypes', value: nodeStrip }));
+  results.push(
+    compared('TS strip: amaro strip-only (chosen)', amaroStrip, 'us', {
+      name: 'node:module stripTypeScriptTypes',
+      value: nodeStrip,
+    }),
+  );
 
   // Baseline 1: raw isolated-vm, one process, one thread.
   rawIsolatedVm(300);
@@ -89,21 +119,43 @@ export default async function bench(): Promise<BenchResult[]> {
 
     const concurrent = await load(() => execute(pool, PROGRAM), size, 5000);
     results.push(
-      compared(`pool execute() throughput, concurrency ${size} (pool size)`, concurrent.opsPerSec, 'ops/s', {
-        name: `raw isolated-vm x ${size}`,
-        value: raw * size,
-      }, '>= 0.7x'),
-      compared(`pool p50 latency at concurrency ${size}`, percentile(concurrent.latencies, 50), 'ms', {
-        name: 'node -e p50',
-        value: childP50,
-      }, '< 3 ms, <= 0.1x'),
-      { name: `pool p99 latency at concurrency ${size}`, value: percentile(concurrent.latencies, 99), unit: 'ms' },
+      compared(
+        `pool execute() throughput, concurrency ${size} (pool size)`,
+        concurrent.opsPerSec,
+        'ops/s',
+        {
+          name: `raw isolated-vm x ${size}`,
+          value: raw * size,
+        },
+        '>= 0.7x',
+      ),
+      compared(
+        `pool p50 latency at concurrency ${size}`,
+        percentile(concurrent.latencies, 50),
+        'ms',
+        {
+          name: 'node -e p50',
+          value: childP50,
+        },
+        '< 3 ms, <= 0.1x',
+      ),
+      {
+        name: `pool p99 latency at concurrency ${size}`,
+        value: percentile(concurrent.latencies, 99),
+        unit: 'ms',
+      },
     );
 
     // One caller at a time: each worker has the time to warm its next isolate.
     const sequential = await load(() => execute(pool, PROGRAM), 1, 4000);
     results.push(
-      compared('pool p50 latency, one caller', percentile(sequential.latencies, 50), 'ms', { name: 'node -e p50', value: childP50 }, '< 3 ms'),
+      compared(
+        'pool p50 latency, one caller',
+        percentile(sequential.latencies, 50),
+        'ms',
+        { name: 'node -e p50', value: childP50 },
+        '< 3 ms',
+      ),
       { name: 'pool p99 latency, one caller', value: percentile(sequential.latencies, 99), unit: 'ms' },
     );
 
@@ -121,11 +173,27 @@ export default async function bench(): Promise<BenchResult[]> {
         }).result;
         perCall.push(((r.outputs[0] as number) / CALLS) * 1000);
       }
+      const roundTrip = percentile(perCall, 50);
       results.push(
-        compared('tool-call round trip (text tool) from the sandbox, p50 of per-call means', percentile(perCall, 50), 'us', {
-          name: 'runner.execute() directly, p50',
-          value: percentile(direct.latencies, 50) * 1000,
-        }, '< 150 us'),
+        compared(
+          'tool-call round trip (text tool) from the sandbox, p50 of per-call means',
+          roundTrip,
+          'us',
+          {
+            name: 'runner.execute() directly, p50',
+            value: percentile(direct.latencies, 50) * 1000,
+          },
+          '< 150 us',
+        ),
+        compared(
+          'tool-call round trip vs a bare IPC round trip (the floor of this architecture)',
+          roundTrip,
+          'us',
+          {
+            name: 'IPC ping-pong host <-> child, p50',
+            value: await ipcRoundTripUs(),
+          },
+        ),
       );
     } finally {
       await tools.close();
@@ -143,8 +211,18 @@ export default async function bench(): Promise<BenchResult[]> {
       await e.result;
       kills.push(performance.now() - t);
     }
-    results.push({ name: 'kill() of a tight loop, p50', value: percentile(kills, 50), unit: 'ms', target: '< 50 ms' });
-    results.push({ name: 'kill() of a tight loop, max of 20', value: Math.max(...kills), unit: 'ms', target: '< 50 ms' });
+    results.push({
+      name: 'kill() of a tight loop, p50',
+      value: percentile(kills, 50),
+      unit: 'ms',
+      target: '< 50 ms',
+    });
+    results.push({
+      name: 'kill() of a tight loop, max of 20',
+      value: Math.max(...kills),
+      unit: 'ms',
+      target: '< 50 ms',
+    });
   } finally {
     await pool.close();
   }
