@@ -65,10 +65,23 @@ export class McpConnection {
     args: Record<string, unknown>,
     signal?: AbortSignal,
   ): Promise<CallToolResult> {
-    return this.#withReconnect(
-      async (client) =>
-        (await client.callTool({ name: toolName, arguments: args }, undefined, { signal })) as CallToolResult,
-    );
+    // The SDK never removes the abort listener it adds to a request's signal: give it a signal of its
+    // own per call, linked to the caller's only while the call runs, so a long-lived signal neither
+    // collects listeners nor cancels long-finished requests when it finally aborts.
+    const own = new AbortController();
+    const forward = () => own.abort(signal?.reason);
+    if (signal?.aborted) forward();
+    else signal?.addEventListener('abort', forward, { once: true });
+    try {
+      return await this.#withReconnect(
+        async (client) =>
+          (await client.callTool({ name: toolName, arguments: args }, undefined, {
+            signal: own.signal,
+          })) as CallToolResult,
+      );
+    } finally {
+      signal?.removeEventListener('abort', forward);
+    }
   }
 
   /** Closes the client (and stops a stdio server). Later calls fail. */
