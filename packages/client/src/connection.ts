@@ -59,8 +59,11 @@ interface Pending {
   timer: ReturnType<typeof setTimeout> | undefined;
 }
 
-/** Requests that only read: repeating them after a dropped connection changes nothing. */
-const IDEMPOTENT = new Set<ClientMessageType>(['process.get', 'process.list', 'unsubscribe']);
+/**
+ * Requests that only read: repeating them after a dropped connection changes nothing. (`unsubscribe`
+ * is not repeated: a new connection starts with no subscriptions.)
+ */
+const IDEMPOTENT = new Set<ClientMessageType>(['process.get', 'process.list']);
 
 /**
  * One logical connection to the server over a series of WebSockets: opens, waits for `hello`,
@@ -81,6 +84,8 @@ export class Connection {
   #backlog: Pending[] = [];
   #attempt = 0;
   #retryTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Why the connection closed for good (requests made afterwards fail with it). */
+  #closedBy: ClientError | undefined;
 
   constructor(settings: ConnectionSettings, handlers: ConnectionHandlers) {
     this.#settings = settings;
@@ -104,7 +109,9 @@ export class Connection {
     message: Outgoing & { type: T },
     options: { retry?: boolean } = {},
   ): Promise<ResultOf<T>> {
-    if (this.state === 'closed') return Promise.reject(new ClientError('CLOSED', 'the client is closed'));
+    if (this.state === 'closed') {
+      return Promise.reject(this.#closedBy ?? new ClientError('CLOSED', 'the client is closed'));
+    }
     return new Promise((resolve, reject) => {
       const id = this.#nextId++;
       const pending: Pending = {
@@ -340,6 +347,7 @@ export class Connection {
 
   /** Fails every request, in flight or waiting, and reports the closed state. */
   #fail(error: ClientError): void {
+    this.#closedBy ??= error;
     const all = [...this.#inflight.values(), ...this.#backlog.splice(0)];
     this.#inflight.clear();
     for (const pending of all) {

@@ -38,7 +38,7 @@ export async function startServerProcess(
     ],
     {
       cwd: REPO,
-      env: { ...process.env, MCI_LOG_LEVEL: 'warn', ...options.env },
+      env: { ...process.env, MCI_LOG_LEVEL: 'warn', MCI_DB: ':memory:', ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
