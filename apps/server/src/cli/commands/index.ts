@@ -3,6 +3,7 @@ import { registerEnvs } from './envs.ts';
 import { registerExec } from './exec.ts';
 import { registerExtract } from './extract.ts';
 import { registerList } from './list.ts';
+import { registerRun } from './run.ts';
 import { registerServe } from './serve.ts';
 import { registerValidate } from './validate.ts';
 
@@ -14,6 +15,7 @@ export const commands: RegisterCommand[] = [
   registerValidate,
   registerList,
   registerExec,
+  registerRun,
   registerEnvs,
   registerExtract,
   registerServe,

@@ -1,0 +1,175 @@
+import { execFile, spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// The real `mci` command line, spawned as a user would run it (real exit codes, real output).
+const main = fileURLToPath(new URL('../main.ts', import.meta.url));
+const NODE_ARGS = ['--conditions=@mci/source', '--disable-warning=ExperimentalWarning', main, 'run'];
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function mciRun(args: string[], options: { cwd: string; stdin?: string }): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      process.execPath,
+      [...NODE_ARGS, ...args],
+      { cwd: options.cwd, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+    child.stdin?.end(options.stdin ?? '');
+  });
+}
+
+let dir: string;
+let toolFile: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'mci-run-'));
+  toolFile = join(dir, 'tools.json');
+  await writeFile(
+    toolFile,
+    JSON.stringify({
+      schemaVersion: '1.0',
+      tools: [{ name: 'hello', execution: { type: 'text', text: 'Hello, {{props.name}}!' } }],
+    }),
+  );
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+describe('mci run', { timeout: 60_000 }, () => {
+  it('runs a snippet and prints the result as JSON (exit 0)', async () => {
+    const r = await mciRun(
+      [
+        'output(1 + 1); console.log("hi"); return new Map([["k", 2n]])',
+        '--format',
+        'json',
+        '--file',
+        toolFile,
+      ],
+      {
+        cwd: dir,
+      },
+    );
+    expect(r.code).toBe(0);
+    const result = JSON.parse(r.stdout);
+    expect(result).toMatchObject({
+      status: 'success',
+      outputs: [2, [['k', '2']]],
+      stdout: 'hi\n',
+      stderr: '',
+    });
+    expect(result.durationMs).toBeGreaterThan(0);
+  });
+
+  it('reads the snippet from stdin and calls the tools of the file', async () => {
+    const code = 'const r = await tools.hello({ name: "Ada" });\nconsole.log(r.content[0].text);';
+    const r = await mciRun(['-', '--file', toolFile], { cwd: dir, stdin: code });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('Hello, Ada!\n');
+    expect(r.stderr).toMatch(
+      /^tool hello ok \([\d.]+ ms\)\nsuccess in [\d.]+ ms, cpu [\d.]+ ms, heap [\d.]+ MB\n$/,
+    );
+  });
+
+  it('exits 1 with the error position for a failing program', async () => {
+    const r = await mciRun(['output("first");\nconst x: any = null;\nx.y = 1;', '--file', toolFile], {
+      cwd: dir,
+    });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("output: 'first'\n");
+    expect(r.stderr).toMatch(
+      /^failed at line 3, column 5: TypeError: Cannot set properties of null \(setting 'y'\)/,
+    );
+  });
+
+  it('enforces --timeout and --memory', async () => {
+    const slow = await mciRun(
+      ['while (true) {}', '--timeout', '300', '--format', 'json', '--file', toolFile],
+      { cwd: dir },
+    );
+    expect(slow.code).toBe(1);
+    expect(JSON.parse(slow.stdout)).toMatchObject({ status: 'timeout', error: { name: 'TimeoutError' } });
+    const hog = await mciRun(
+      [
+        'const a: number[][] = []; while (true) a.push(new Array(1e6).fill(1.5))',
+        '--memory',
+        '16',
+        '--format',
+        'json',
+        '--file',
+        toolFile,
+      ],
+      { cwd: dir },
+    );
+    expect(hog.code).toBe(1);
+    expect(JSON.parse(hog.stdout).error.message).toBe('The program ran out of memory (memoryLimitMb 16)');
+  });
+
+  it('lets fetch reach a local server only with --allow-net', async () => {
+    const server = createServer((_, res) => res.end('from the host'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const code = `return await (await fetch('http://127.0.0.1:${port}/')).text()`;
+      const denied = await mciRun([code, '--format', 'json', '--file', toolFile], { cwd: dir });
+      expect(denied.code).toBe(1);
+      expect(JSON.parse(denied.stdout).error.message).toMatch(/loopback, private or link-local/);
+      const allowed = await mciRun(
+        [code, '--format', 'json', '--allow-net', `127.0.0.1:${port}`, '--file', toolFile],
+        { cwd: dir },
+      );
+      expect(allowed.code).toBe(0);
+      expect(JSON.parse(allowed.stdout).outputs).toEqual(['from the host']);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('exits 1 with a clear message for a tool file that does not load, or bad options', async () => {
+    const bad = join(dir, 'bad.json');
+    await writeFile(bad, '{ "schemaVersion": "1.0", "tools": [ { "name": 1 } ] }');
+    const r = await mciRun(['return 1', '--file', bad], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^error: /);
+    expect(r.stderr).toContain('bad.json');
+    const opt = await mciRun(['return 1', '--timeout', 'soon'], { cwd: dir });
+    expect(opt.code).toBe(1);
+    expect(opt.stderr).toContain('--timeout must be a positive integer');
+  });
+
+  it('kills the execution on Ctrl-C (SIGINT) and exits 1', async () => {
+    const child = spawn(
+      process.execPath,
+      [...NODE_ARGS, 'console.log("ready"); while (true) {}', '--file', toolFile],
+      { cwd: dir },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    // Text mode streams the logs: interrupt once the program has really started.
+    await new Promise<void>((resolve) =>
+      child.stdout.on('data', (chunk) => {
+        stdout += chunk;
+        if (stdout.includes('ready')) resolve();
+      }),
+    );
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).toBe(1);
+    expect(stdout).toBe('ready\n');
+    expect(stderr).toMatch(/^canceled: CanceledError: The execution was killed/);
+  });
+});
