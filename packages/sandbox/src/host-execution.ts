@@ -110,7 +110,10 @@ export class HostExecution implements Execution {
     });
     // The worker enforces the deadline (and reports CPU and heap figures); this one covers a worker
     // that stopped answering.
-    this.#deadline = setTimeout(() => this.#stop('timeout', timedOut(timeoutMs)), timeoutMs + DEADLINE_GRACE_MS);
+    this.#deadline = setTimeout(
+      () => this.#stop('timeout', timedOut(timeoutMs)),
+      timeoutMs + DEADLINE_GRACE_MS,
+    );
     if (!sent) this.workerExited('its IPC channel closed');
   }
 

@@ -1,19 +1,10 @@
-/**
- * The MCI result of one tool call (the shape `@mci/tools` returns): the MCP `CallToolResult` plus
- * `error` and `metadata`. Declared structurally so the sandbox needs no runtime dependency on the
- * tools package.
- */
-export interface ToolResult {
-  isError: boolean;
-  content: Array<{ type: string }>;
-  error?: string;
-  metadata?: Record<string, unknown>;
-  structuredContent?: unknown;
-}
+import type { ToolResult } from '@mci/tools';
+
+export type { ToolResult };
 
 /**
  * The tools an execution can call as `tools.<name>(props)`. `@mci/tools`' `createToolRunner(...)`
- * fits; any object with these two methods does.
+ * fits; any object with these two methods does (the sandbox needs no runtime part of `@mci/tools`).
  */
 export interface ToolHost {
   /** The tools the sandbox exposes, by name (names need not be identifiers). */
@@ -21,6 +12,7 @@ export interface ToolHost {
   /**
    * Runs one tool. `options.signal` aborts when the execution is killed or times out; the host should
    * stop the work (kill a CLI process, abort a request). A throw rejects the call in the sandbox.
+   * The result reaches the sandbox as a structured clone.
    */
   execute(name: string, props: unknown, options?: { signal?: AbortSignal }): Promise<ToolResult>;
 }
