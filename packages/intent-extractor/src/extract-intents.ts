@@ -5,8 +5,9 @@ import { IntentExtractorError } from './errors.ts';
 import { type FencedBlock, intentFromBlock } from './fenced-block.ts';
 import type { Intent } from './intent.ts';
 import { fenceSequenceCount, remarkFenceClosure } from './remark-fence-closure.ts';
+import { remarkSkipInline } from './remark-skip-inline.ts';
 
-const processor = unified().use(remarkParse).use(remarkFenceClosure).freeze();
+const processor = unified().use(remarkParse).use(remarkSkipInline).use(remarkFenceClosure).freeze();
 
 /**
  * Finds the exec intents of a markdown document: its fenced code blocks whose info string carries
@@ -37,15 +38,17 @@ export function extractIntents(markdown: string): Intent[] {
 /** Every fenced code block of a document, in document order, as remark-parse sees it. */
 export function fencedBlocks(markdown: string): FencedBlock[] {
   const blocks: FencedBlock[] = [];
-  const visit = (node: Nodes) => {
+  // Depth-first in document order, without recursion: hostile nesting must not overflow the stack.
+  const stack: Nodes[] = [processor.parse(markdown) as Root];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
     if (node.type === 'code') {
       const block = fencedBlockOf(node);
       if (block) blocks.push(block);
-      return;
+    } else if ('children' in node) {
+      for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]!);
     }
-    if ('children' in node) for (const child of node.children) visit(child);
-  };
-  visit(processor.parse(markdown) as Root);
+  }
   return blocks;
 }
 

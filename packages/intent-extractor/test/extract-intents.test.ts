@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { extractIntents, IntentExtractorError } from '../src/index.ts';
+import { createIntentStream, extractIntents, IntentExtractorError } from '../src/index.ts';
 
 const codes = (markdown: string) => extractIntents(markdown).map((intent) => intent.code);
 
@@ -111,5 +111,20 @@ describe('extractIntents', () => {
     } catch (error) {
       expect((error as IntentExtractorError).code).toBe('INVALID_INPUT');
     }
+  });
+});
+
+describe('extractIntents on hostile input', () => {
+  it('handles thousands of nested block quotes without overflowing the stack, agreeing with the stream', () => {
+    const markdown = `${'> '.repeat(8000)}\`\`\`ts exec\n${'>'.repeat(8000)}x\n`;
+    const intents = extractIntents(markdown);
+    expect(intents.map((intent) => [intent.code, intent.closed])).toEqual([['x', false]]);
+    const stream = createIntentStream();
+    expect([...stream.push(markdown), ...stream.end()]).toEqual(intents);
+  }, 120_000);
+
+  it('does not parse inline content (quadratic on runs of brackets)', () => {
+    const markdown = `${'['.repeat(50_000)}\n\n\`\`\`ts exec\nok();\n\`\`\`\n`;
+    expect(extractIntents(markdown).map((intent) => intent.code)).toEqual(['ok();']);
   });
 });
