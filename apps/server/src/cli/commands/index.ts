@@ -2,9 +2,14 @@ import type { Command } from 'commander';
 import { registerEnvs } from './envs.ts';
 import { registerExec } from './exec.ts';
 import { registerExtract } from './extract.ts';
+import { registerKill } from './kill.ts';
 import { registerList } from './list.ts';
+import { registerLogs } from './logs.ts';
+import { registerPs } from './ps.ts';
+import { registerRerun } from './rerun.ts';
 import { registerRun } from './run.ts';
 import { registerServe } from './serve.ts';
+import { registerSubmit } from './submit.ts';
 import { registerValidate } from './validate.ts';
 
 /** A command module registers one `mci` sub-command on the program. */
@@ -19,4 +24,9 @@ export const commands: RegisterCommand[] = [
   registerEnvs,
   registerExtract,
   registerServe,
+  registerPs,
+  registerLogs,
+  registerKill,
+  registerRerun,
+  registerSubmit,
 ];

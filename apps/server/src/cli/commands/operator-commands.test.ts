@@ -1,0 +1,254 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { connect, type MciClient } from '@mci/client';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createServer, type MciServer } from '../../server.ts';
+
+// `mci ps | logs | kill | rerun | submit`, spawned as an operator runs them, against a real server.
+const main = fileURLToPath(new URL('../main.ts', import.meta.url));
+const tools = fileURLToPath(new URL('../../../../../examples/mci.yaml', import.meta.url));
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `mci ARGS` with MCI_URL pointing at `server` (stdin: `input`, else empty). */
+function mci(
+  args: string[],
+  options: { input?: string; env?: Record<string, string>; url?: string } = {},
+): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['--conditions=@mci/source', '--disable-warning=ExperimentalWarning', main, ...args],
+      {
+        cwd: dir,
+        env: {
+          ...process.env,
+          MCI_URL: options.url ?? server.url,
+          MCI_TOKEN: '',
+          MCI_API_KEY: '',
+          ...options.env,
+        },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    child.stdin.end(options.input ?? '');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+let server: MciServer;
+let client: MciClient;
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'mci-operator-'));
+  server = await createServer({ port: 0, file: tools, concurrency: 2, logLevel: 'silent' });
+  client = await connect(server.url);
+});
+
+afterAll(async () => {
+  await client?.close();
+  await server?.close({ graceMs: 0 });
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+async function file(name: string, code: string): Promise<string> {
+  const path = join(dir, name);
+  await writeFile(path, code);
+  return path;
+}
+
+const slowCounter = (count: number, everyMs: number) =>
+  `for (let i = 0; i < ${count}; i++) { output(i); console.log('line ' + i); await new Promise((r) => setTimeout(r, ${everyMs})); }`;
+
+describe('mci submit', () => {
+  test('FILE: prints the pid and exits 0; the language comes from the extension', async () => {
+    const run = await mci(['submit', await file('job.js', 'output(40 + 2)')]);
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    const pid = Number(run.stdout.trim());
+    expect(pid).toBeGreaterThan(0);
+    expect(await client.wait(pid)).toMatchObject({ lang: 'js', status: 'success' });
+  });
+
+  test('--wait streams outputs and console text, plain progress lines off a terminal, exit 0 on success', async () => {
+    const run = await mci([
+      'submit',
+      await file('count.ts', slowCounter(3, 20)),
+      '--wait',
+      '--ref',
+      'cli-submit',
+    ]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('[output] 0\nline 0\n[output] 1\nline 1\n[output] 2\nline 2\n');
+    const lines = run.stderr.trim().split('\n');
+    expect(lines.slice(0, -1).every((line) => /^pid \d+: (queued|running)$/.test(line))).toBe(true);
+    expect(lines.at(-1)).toMatch(/^pid \d+: idle \(success, run 1, [\d.]+m?s\)$/);
+    expect(run.stderr).not.toContain('\x1b');
+    const [process] = await client.list({ ref: 'cli-submit' });
+    expect(process).toMatchObject({ status: 'success' });
+  });
+
+  test("'-' reads stdin; a failing program exits 1 with its error and line", async () => {
+    const run = await mci(['submit', '-', '--wait'], {
+      input: 'const x = 1;\nthrow new Error("bad input");\n',
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/idle \(failed, run 1, .*\): Error: bad input \(line 2\)/);
+  });
+
+  test('usage errors exit 2: a missing file, a bad --timeout', async () => {
+    const missing = await mci(['submit', join(dir, 'nope.ts')]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('cannot read');
+    const timeout = await mci(['submit', '-', '--timeout', '0'], { input: 'output(1)' });
+    expect(timeout.code).toBe(2);
+    expect(timeout.stderr).toContain('--timeout must be a positive integer');
+  });
+});
+
+describe('mci ps', () => {
+  test('a table, newest first, with state, status, ref, age and duration; filters; json', async () => {
+    const ref = `ps-${Date.now()}`;
+    const ok = await client.createProcess('output(1)', { ref });
+    const bad = await client.createProcess('throw new Error("x")', { ref });
+    await client.wait(ok.pid);
+    await client.wait(bad.pid);
+    const run = await mci(['ps', '--ref', ref]);
+    expect(run.code).toBe(0);
+    const [header, ...rows] = run.stdout.trim().split('\n');
+    expect(header?.split(/\s+/)).toEqual(['PID', 'STATE', 'STATUS', 'RUN', 'REF', 'AGE', 'DURATION']);
+    expect(rows.map((row) => row.split(/\s+/).slice(0, 5))).toEqual([
+      [String(bad.pid), 'idle', 'failed', '1', ref],
+      [String(ok.pid), 'idle', 'success', '1', ref],
+    ]);
+    expect(rows[0]).toMatch(/\d+s\s+[\d.]+m?s$/);
+
+    const failed = await mci(['ps', '--ref', ref, '--status', 'failed', '--format', 'json']);
+    expect(failed.code).toBe(0);
+    expect(JSON.parse(failed.stdout)).toEqual(await client.list({ ref, status: 'failed' }));
+  });
+
+  test('a bad --state is a usage error (exit 2)', async () => {
+    const run = await mci(['ps', '--state', 'sleeping']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('sleeping');
+  });
+});
+
+describe('mci logs', () => {
+  test('a finished run: outputs and stdout on stdout, stderr on stderr; --run picks an earlier run', async () => {
+    const { pid } = await client.createProcess('output({ n: 1 }); console.log("out"); console.error("err");');
+    await client.wait(pid);
+    await client.signal(pid, 'run');
+    await client.wait(pid);
+    const run = await mci(['logs', String(pid), '--run', '1']);
+    expect(run).toMatchObject({ code: 0, stdout: '[output] {"n":1}\nout\n', stderr: 'err\n' });
+  });
+
+  test('--follow streams a running process in order until it finishes', async () => {
+    // Long enough (8 s) that the spawned command finds it still running on a loaded machine.
+    const { pid } = await client.createProcess(slowCounter(40, 200));
+    for await (const event of client.subscribe(pid, { since: 0 })) if (event.type === 'output') break;
+    const run = await mci(['logs', String(pid), '--follow']);
+    expect(run.code).toBe(0);
+    const expected = Array.from({ length: 40 }, (_, i) => `[output] ${i}\nline ${i}\n`).join('');
+    expect(run.stdout).toBe(expected);
+    expect(run.stderr).toContain(`pid ${pid} run 1: running`);
+    expect(run.stderr.trim().split('\n').at(-1)).toMatch(new RegExp(`^pid ${pid}: idle \\(success, run 1`));
+  });
+
+  test('an unknown pid exits 1 with the server error', async () => {
+    const run = await mci(['logs', '987654']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('NOT_FOUND');
+  });
+});
+
+describe('mci kill and mci rerun', () => {
+  test('kill stops a running process and prints its state; an idle one is refused (exit 1), the rest still run', async () => {
+    const loop = await client.createProcess('while (true) {}', { timeoutMs: 60_000 });
+    for await (const event of client.subscribe(loop.pid, { since: 0 }))
+      if (event.type === 'process' && event.state === 'running') break;
+    const done = await client.createProcess('output(1)');
+    await client.wait(done.pid);
+    const run = await mci(['kill', String(done.pid), String(loop.pid)]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`pid ${done.pid}:`);
+    expect(run.stderr).toContain('CONFLICT');
+    expect(run.stdout).toMatch(new RegExp(`^pid ${loop.pid}: idle \\(canceled, run 1`));
+    expect(await client.get(loop.pid)).toMatchObject({ status: 'canceled' });
+  });
+
+  test('kill a process that never ran is refused (exit 1)', async () => {
+    const held = await client.createProcess('output(1)', { autorun: false });
+    const run = await mci(['kill', '--no-wait', String(held.pid)]);
+    // Never run (idle, status null): nothing to kill.
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('CONFLICT');
+  });
+
+  test('rerun queues a new run and prints it; --wait prints the outcome, exit 1 unless all succeeded', async () => {
+    const good = await client.createProcess('output("again")');
+    const bad = await client.createProcess('throw new Error("still bad")');
+    await client.wait(good.pid);
+    await client.wait(bad.pid);
+
+    const queued = await mci(['rerun', String(good.pid)]);
+    expect(queued.code).toBe(0);
+    expect(queued.stdout).toMatch(new RegExp(`^pid ${good.pid}: (queued|running) \\(run 2\\)`));
+    await client.wait(good.pid);
+
+    const waited = await mci(['rerun', '--wait', String(good.pid), String(bad.pid)]);
+    expect(waited.code).toBe(1);
+    const lines = waited.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(new RegExp(`^pid ${good.pid}: idle \\(success, run 3`));
+    expect(lines[1]).toMatch(new RegExp(`^pid ${bad.pid}: idle \\(failed, run 2, .*\\): Error: still bad`));
+    expect((await client.getRun(good.pid, 3)).outputs).toEqual(['again']);
+  });
+
+  test('a pid that is not a number is a usage error', async () => {
+    const run = await mci(['kill', 'abc']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('not a pid: "abc"');
+  });
+});
+
+describe('connection options', () => {
+  test('an unreachable server exits 1 saying so', async () => {
+    const run = await mci(['ps'], { url: 'http://127.0.0.1:1' });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('cannot connect to ws://127.0.0.1:1/ws');
+  });
+
+  test('tokens: none is refused with a hint; --token, MCI_TOKEN and MCI_API_KEY work', async () => {
+    await using secured = await createServer({
+      port: 0,
+      file: tools,
+      concurrency: 1,
+      logLevel: 'silent',
+      tokens: [{ token: 'op-key', role: 'operator', id: 'ops' }],
+    });
+    const refused = await mci(['ps'], { url: secured.url });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('pass --token or set MCI_TOKEN');
+    expect((await mci(['ps', '--token', 'op-key'], { url: secured.url })).code).toBe(0);
+    expect((await mci(['ps'], { url: secured.url, env: { MCI_TOKEN: 'op-key' } })).code).toBe(0);
+    expect((await mci(['ps', '--url', secured.url], { env: { MCI_API_KEY: 'op-key' } })).code).toBe(0);
+  });
+});

@@ -1,0 +1,69 @@
+import type { ProcessFilter, ProcessSnapshot } from '@mci/client';
+import { type Command, Option } from 'commander';
+import { formatAge, runDuration } from '../process-format.ts';
+import { addRemoteOptions, EXIT, type RemoteOptions, runRemote } from '../remote.ts';
+import type { RegisterCommand } from './index.ts';
+
+interface PsOptions extends RemoteOptions {
+  state?: ProcessFilter['state'];
+  status?: ProcessFilter['status'];
+  ref?: string;
+  format: 'table' | 'json';
+}
+
+/** `mci ps`: the processes of a running server, newest first (a table, or JSON). */
+export const registerPs: RegisterCommand = (program: Command) => {
+  const command = program
+    .command('ps')
+    .description('list the processes of a running server, newest first')
+    .addOption(
+      new Option('--state <state>', 'only this state').choices(['queued', 'running', 'terminating', 'idle']),
+    )
+    .addOption(
+      new Option('--status <status>', 'only this outcome').choices([
+        'success',
+        'failed',
+        'timeout',
+        'canceled',
+      ]),
+    )
+    .option('--ref <ref>', 'only processes with this ref')
+    .addOption(new Option('--format <format>', 'output format').choices(['table', 'json']).default('table'));
+  addRemoteOptions(command).action((options: PsOptions) =>
+    runRemote('ps', options, async (client) => {
+      const processes = await client.list({
+        ...(options.state && { state: options.state }),
+        ...(options.status && { status: options.status }),
+        ...(options.ref !== undefined && { ref: options.ref }),
+      });
+      process.stdout.write(
+        options.format === 'json' ? `${JSON.stringify(processes, null, 2)}\n` : table(processes),
+      );
+      return EXIT.OK;
+    }),
+  );
+};
+
+const HEADERS = ['PID', 'STATE', 'STATUS', 'RUN', 'REF', 'AGE', 'DURATION'];
+
+function table(processes: ProcessSnapshot[]): string {
+  const now = Date.now();
+  const rows = processes.map((p) => [
+    String(p.pid),
+    p.state,
+    p.status ?? '-',
+    String(p.run),
+    p.ref ?? '-',
+    formatAge(p.createdAt, now),
+    runDuration(p, now),
+  ]);
+  const widths = HEADERS.map((header, column) =>
+    Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
+  const render = (cells: string[]) =>
+    cells
+      .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  return `${[render(HEADERS), ...rows.map(render)].join('\n')}\n`;
+}

@@ -1,0 +1,103 @@
+import { readFile } from 'node:fs/promises';
+import { extname } from 'node:path';
+import type { MciClient, ProcessSnapshot } from '@mci/client';
+import { type Command, Option } from 'commander';
+import { describeProcess, formatDuration, printEvent } from '../process-format.ts';
+import { createProgress } from '../progress.ts';
+import {
+  addRemoteOptions,
+  EXIT,
+  positiveInteger,
+  type RemoteOptions,
+  runRemote,
+  UsageError,
+} from '../remote.ts';
+import type { RegisterCommand } from './index.ts';
+
+interface SubmitOptions extends RemoteOptions {
+  wait?: boolean;
+  ref?: string;
+  timeout?: number;
+  lang?: string;
+}
+
+/**
+ * `mci submit [FILE|-] [--wait]`: creates a process from a file (or stdin) and prints its pid. With
+ * `--wait`, streams its outputs and logs until it finishes: exit 0 on success, 1 otherwise.
+ */
+export const registerSubmit: RegisterCommand = (program: Command) => {
+  const command = program
+    .command('submit')
+    .description('run a TypeScript/JavaScript file on a running server; prints the pid')
+    .argument('[file]', "the code: a file, or '-' (default) for stdin")
+    .option('-w, --wait', 'stream its outputs and logs until it finishes; exit 0 on success, 1 otherwise')
+    .option('--ref <ref>', 'a label for the process')
+    .addOption(new Option('--timeout <ms>', 'run time limit in ms').argParser(positiveInteger('--timeout')))
+    .option('--lang <lang>', 'ts, typescript, js or javascript (default: from the file extension, else ts)');
+  addRemoteOptions(command).action((file: string | undefined, options: SubmitOptions) =>
+    runRemote('submit', options, async (client) => {
+      const code = await readCode(file);
+      const created = await client.createProcess(code, {
+        lang: options.lang ?? langOf(file),
+        ...(options.ref !== undefined && { ref: options.ref }),
+        ...(options.timeout !== undefined && { timeoutMs: options.timeout }),
+      });
+      if (!options.wait) {
+        process.stdout.write(`${created.pid}\n`);
+        return EXIT.OK;
+      }
+      const final = await follow(client, created);
+      return final.status === 'success' ? EXIT.OK : EXIT.FAILED;
+    }),
+  );
+};
+
+async function readCode(file: string | undefined): Promise<string> {
+  if (file === undefined || file === '-') {
+    if (process.stdin.isTTY) throw new UsageError("no code: give a FILE, or pipe the code in and pass '-'");
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  }
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(
+      `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
+  }
+}
+
+function langOf(file: string | undefined): string {
+  const extension = file === undefined ? '' : extname(file).toLowerCase();
+  return ['.js', '.mjs', '.cjs'].includes(extension) ? 'js' : 'ts';
+}
+
+/** Prints the process's events as they come (progress on stderr); resolves with its final snapshot. */
+async function follow(client: MciClient, created: ProcessSnapshot): Promise<ProcessSnapshot> {
+  const progress = createProgress();
+  const started = Date.now();
+  let final: ProcessSnapshot = created;
+  // The elapsed time ticks on a terminal only: elsewhere a line per state change is enough.
+  const ticker = progress.live
+    ? setInterval(
+        () => progress.update(`pid ${created.pid}: ${final.state} ${formatDuration(Date.now() - started)}`),
+        1000,
+      )
+    : undefined;
+  ticker?.unref();
+  try {
+    for await (const event of client.events(created.pid)) {
+      if (event.type === 'process') {
+        final = event;
+        // The idle state gets its own final line below.
+        if (event.state !== 'idle') progress.update(`pid ${created.pid}: ${event.state}`);
+      } else printEvent(event, (text, to) => progress.line(text, to));
+    }
+  } finally {
+    clearInterval(ticker);
+    progress.stop();
+  }
+  process.stderr.write(`${describeProcess(final)}\n`);
+  return final;
+}
