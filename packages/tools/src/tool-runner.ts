@@ -131,8 +131,11 @@ export function createToolRunner(collection: ToolCollection, options: ToolRunner
         maxOutputBytes,
       };
       try {
-        // The race makes cancellation immediate; the executor's own cleanup (kill, abort) follows.
-        return await raceAbort(run(tool, ctx), signal);
+        // The race makes cancellation immediate while the executor cleans up (kill, abort); http
+        // requests abort at once by themselves and text renders synchronously, so they skip it.
+        const pending = run(tool, ctx);
+        const type = tool.execution.type;
+        return await (type === 'http' || type === 'text' ? pending : raceAbort(pending, signal));
       } catch (error) {
         if (signal?.aborted) return canceledResult(signal.reason);
         return errorResult(messageOf(error));

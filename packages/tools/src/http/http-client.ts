@@ -64,7 +64,7 @@ export class HttpClient {
     const limit = deadline(signal, spec.timeoutMs);
     const combined = limit.signal;
     try {
-      const token = await this.#authorize(prepared, spec, combined);
+      const token = spec.auth ? await this.#authorize(prepared, spec, combined) : undefined;
       let response = await this.#dispatch(prepared, spec, combined);
       if (response.statusCode === 401 && spec.auth?.type === 'oauth2' && token !== undefined) {
         // The token may have been revoked early: fetch a new one and try once more.
@@ -175,6 +175,10 @@ async function readBody(
     body.on('error', () => {});
     body.destroy();
     return undefined;
+  }
+  if (declaredBytes > 0) {
+    // The usual case, a declared length within the limit: read it whole (undici checks the length).
+    return new Uint8Array(await body.arrayBuffer());
   }
   const chunks: Buffer[] = [];
   let length = 0;
