@@ -10,7 +10,7 @@ import type {
 } from './execution.ts';
 import type { SandboxLimits } from './limits.ts';
 import type { WorkerEvent, WorkerMessage } from './protocol.ts';
-import { ToolCalls } from './tool-calls.ts';
+import { HostCalls } from './host-calls.ts';
 import type { WorkerProcess } from './worker-process.ts';
 
 /** How long `kill()` waits for the worker's own report (with CPU and heap figures) before resolving. */
@@ -46,7 +46,7 @@ export class HostExecution implements Execution {
   readonly #lang: 'ts' | 'js';
   readonly #host: ExecutionHost;
   readonly #abort = new AbortController();
-  readonly #tools: ToolCalls | undefined;
+  readonly #calls: HostCalls;
   #resolve!: (result: ExecutionResult) => void;
   #state: 'queued' | 'running' | 'ended' = 'queued';
   #worker: WorkerProcess | undefined;
@@ -73,7 +73,7 @@ export class HostExecution implements Execution {
     this.limits = limits;
     this.#host = host;
     this.result = new Promise((resolve) => (this.#resolve = resolve));
-    if (request.tools) this.#tools = new ToolCalls(request.tools, limits, this.#abort.signal);
+    this.#calls = new HostCalls(request.tools, limits, this.#abort.signal);
   }
 
   get state(): 'queued' | 'running' | 'ended' {
@@ -105,7 +105,7 @@ export class HostExecution implements Execution {
       id: this.id,
       code: this.#request.code,
       lang: this.#lang,
-      tools: this.#tools?.names ?? [],
+      tools: this.#calls.names,
       limits: { timeoutMs, memoryLimitMb, maxOutputBytes, maxLogBytes },
     });
     // The worker enforces the deadline (and reports CPU and heap figures); this one covers a worker
@@ -128,11 +128,7 @@ export class HostExecution implements Execution {
         return;
       case 'tool':
         if (this.#stopping) return;
-        if (!this.#tools) {
-          this.#settle(message.callId, false, { name: 'TypeError', message: 'This execution has no tools' });
-          return;
-        }
-        this.#tools.call(message.name, message.props, (ok, value, event) => {
+        this.#calls.tool(message.name, message.props, (ok, value, event) => {
           if (this.#stopping || this.#state !== 'running') return;
           if (event) this.#emit({ type: 'tool', ...event });
           this.#settle(message.callId, ok, value);
@@ -141,13 +137,17 @@ export class HostExecution implements Execution {
       case 'fetch': {
         if (this.#stopping) return;
         const { callId, request } = message;
-        this.#host.egress
-          .fetch(request, { signal: this.#abort.signal, maxResponseBytes: this.limits.maxFetchResponseBytes })
-          .then(
-            (response) => this.#settle(callId, true, response),
-            (error: unknown) =>
-              this.#settle(callId, false, { name: 'TypeError', message: fetchErrorMessage(error) }),
-          );
+        const done = (ok: boolean, value: unknown) => this.#settle(callId, ok, value);
+        this.#calls.fetch(
+          (signal) =>
+            this.#host.egress
+              .fetch(request, { signal, maxResponseBytes: this.limits.maxFetchResponseBytes })
+              .then(
+                (response) => done(true, response),
+                (error: unknown) => done(false, { name: 'TypeError', message: fetchErrorMessage(error) }),
+              ),
+          done,
+        );
         return;
       }
       case 'done': {

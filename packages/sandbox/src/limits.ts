@@ -10,9 +10,9 @@ export interface SandboxLimits {
   maxOutputBytes: number;
   /** Total UTF-8 bytes written by `console.*` (stdout and stderr together). @default 1048576 */
   maxLogBytes: number;
-  /** Tool calls one execution may make; later calls reject in the sandbox. @default 1000 */
+  /** Tool calls and fetches one execution may make; later ones reject in the sandbox. @default 1000 */
   maxToolCalls: number;
-  /** Tool calls running at once; further calls wait for a slot. @default 16 */
+  /** Tool calls and fetches running at once; further ones wait for a slot. @default 16 */
   maxConcurrentToolCalls: number;
   /** Bytes of one `fetch` response body; a larger body rejects the `fetch`. @default 10485760 */
   maxFetchResponseBytes: number;

@@ -165,6 +165,40 @@ return out;`,
     ]);
   });
 
+  it('shares the tool-call limits: concurrency and count', async () => {
+    let active = 0;
+    let peak = 0;
+    const slow = createServer((_, res) => {
+      active++;
+      peak = Math.max(peak, active);
+      setTimeout(() => {
+        active--;
+        res.end('ok');
+      }, 30);
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    const port = (slow.address() as AddressInfo).port;
+    const pool = createSandboxPool({
+      size: 1,
+      allowNet: [`127.0.0.1:${port}`],
+      limits: { maxConcurrentToolCalls: 2, maxToolCalls: 8 },
+    });
+    try {
+      const r = await run(
+        pool,
+        `const all = await Promise.allSettled(Array.from({ length: 10 }, () => fetch('http://127.0.0.1:${port}/').then((x) => x.text())));
+return all.map((x) => x.status === 'fulfilled' ? x.value : x.reason.message);`,
+      );
+      const results = r.outputs[0] as string[];
+      expect(results.filter((x) => x === 'ok')).toHaveLength(8);
+      expect(results.filter((x) => x.startsWith('Call limit reached'))).toHaveLength(2);
+      expect(peak).toBe(2);
+    } finally {
+      await pool.close();
+      slow.close();
+    }
+  });
+
   it('is aborted when the execution is killed', async () => {
     const hang = createServer(() => {});
     await new Promise<void>((resolve) => hang.listen(0, '127.0.0.1', resolve));

@@ -143,7 +143,7 @@ describe('tool call limits', () => {
       { tools: host, limits: { maxToolCalls: 5 } },
     );
     expect(r.outputs).toEqual([
-      [5, 'RangeError', 'Tool call limit reached: an execution may make at most 5 tool calls'],
+      [5, 'RangeError', 'Call limit reached: an execution may make at most 5 tool calls and fetches'],
     ]);
     expect(stats().calls).toBe(5);
   });
@@ -176,5 +176,19 @@ describe('timers limit', () => {
       'for (let i = 0; i < 20000; i++) setTimeout(() => {}, 60000);\nawait new Promise(() => {})',
     );
     expect(r.error).toEqual({ name: 'RangeError', message: 'Too many pending timers (at most 10000)' });
+  });
+});
+
+describe('after the program ends', () => {
+  it('a timer callback still looping in the isolate does not hold the worker (regression)', async () => {
+    // The timer may fire between the program's return and the report: reading the heap figures
+    // must not wait for the loop (it used to block the worker until the host killed it).
+    for (let i = 0; i < 5; i++) {
+      const r = await run(pool, 'setTimeout(() => { while (true) {} }, 0);\nreturn "done"', {
+        timeoutMs: 5000,
+      });
+      expect(r).toMatchObject({ status: 'success', outputs: ['done'] });
+    }
+    expect((await run(pool, 'return 1')).outputs).toEqual([1]);
   });
 });

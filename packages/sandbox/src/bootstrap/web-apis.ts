@@ -46,6 +46,9 @@ export function installWebApis(
     'hash',
   ];
 
+  // Lets a URL own its searchParams; assigned in URLSearchParams' static block (private access).
+  let linkParams: (params: URLSearchParams, search: string, onChange: () => void) => void = () => {};
+
   class URLSearchParams {
     #pairs: [string, string][] = [];
     #onChange: (() => void) | undefined;
@@ -70,9 +73,11 @@ export function installWebApis(
         this.#pairs = call('qs.parse', P.String(init)) as [string, string][];
       }
     }
-    static _link(params: URLSearchParams, search: string, onChange: () => void) {
-      params.#pairs = call('qs.parse', search) as [string, string][];
-      params.#onChange = onChange;
+    static {
+      linkParams = (params, search, onChange) => {
+        params.#pairs = call('qs.parse', search) as [string, string][];
+        params.#onChange = onChange;
+      };
     }
     #changed() {
       this.#onChange?.();
@@ -164,19 +169,19 @@ export function installWebApis(
         return null;
       }
     }
-    _set(key: string, value: unknown) {
+    #set(key: string, value: unknown) {
       this.#parts = call('url.set', this.#parts.href, key, P.String(value)) as Parts;
       if (key !== 'search' && key !== 'href') return;
-      if (this.#params) URLSearchParams._link(this.#params, this.#parts.search!, () => this._syncSearch());
+      if (this.#params) linkParams(this.#params, this.#parts.search!, () => this.#syncSearch());
     }
-    _syncSearch() {
+    #syncSearch() {
       const query = this.#params!.toString();
       this.#parts = call('url.set', this.#parts.href, 'search', query) as Parts;
     }
     get searchParams() {
       if (!this.#params) {
         this.#params = new URLSearchParams();
-        URLSearchParams._link(this.#params, this.#parts.search!, () => this._syncSearch());
+        linkParams(this.#params, this.#parts.search!, () => this.#syncSearch());
       }
       return this.#params;
     }
@@ -196,7 +201,7 @@ export function installWebApis(
             key === 'origin'
               ? undefined
               : function (this: URL, value: unknown) {
-                  this._set(key, value);
+                  this.#set(key, value);
                 },
           enumerable: true,
           configurable: true,

@@ -9,6 +9,9 @@ import { LINE_OFFSET, prepareSource, toExecutionError } from './transpile.ts';
 
 type ExecuteMessage = Extract<HostMessage, { type: 'execute' }>;
 
+/** How long the heap statistics of a finished run may take before they are reported as 0. */
+const HEAP_STATS_WAIT_MS = 5;
+
 /** Timers one execution may have pending at once (each is a Node timer in this process). */
 const MAX_TIMERS = 10_000;
 
@@ -253,9 +256,10 @@ export class WorkerExecution {
   }
 
   /**
-   * Reports the result. `idle` says the isolate is not running code (the run settled), so heap
-   * statistics can be read synchronously; otherwise the isolate is disposed first (that is what stops
-   * a running program) and its heap is reported as 0.
+   * Reports the result. `idle` says the run has settled, so the isolate is normally not running code
+   * and its heap statistics can be read (asynchronously, and given up after a few milliseconds: a
+   * timer callback may still be looping in it). Otherwise the isolate is disposed at once (that is
+   * what stops a running program) and its heap is reported as 0.
    */
   #finish(status: ExecutionStatus, error: ExecutionError | undefined, idle: boolean): void {
     if (this.#ended) return;
@@ -265,27 +269,43 @@ export class WorkerExecution {
     this.#timers.clear();
     const { isolate } = this.#sandbox;
     let cpuTimeMs = 0;
-    let heapUsedBytes = 0;
-    if (!isolate.isDisposed) {
-      try {
-        cpuTimeMs = Number(isolate.cpuTime - this.#sandbox.baseCpuTime) / 1e6;
-        if (idle) heapUsedBytes = isolate.getHeapStatisticsSync().used_heap_size;
-      } catch {
-        // The isolate died under us (memory limit); the numbers are unknown.
-      }
+    try {
+      if (!isolate.isDisposed) cpuTimeMs = Number(isolate.cpuTime - this.#sandbox.baseCpuTime) / 1e6;
+    } catch {
+      // The isolate died under us (memory limit): the figure is unknown.
     }
-    this.#sandbox.dispose();
-    this.#flush();
-    this.#post({
-      type: 'done',
-      id: this.id,
-      status,
-      error,
-      cpuTimeMs,
-      heapUsedBytes,
-      truncated: this.#budget.truncated,
-    });
-    this.#resolveDone();
+    const report = (heapUsedBytes: number) => {
+      this.#sandbox.dispose();
+      this.#flush();
+      this.#post({
+        type: 'done',
+        id: this.id,
+        status,
+        error,
+        cpuTimeMs,
+        heapUsedBytes,
+        truncated: this.#budget.truncated,
+      });
+      this.#resolveDone();
+    };
+    if (!idle || isolate.isDisposed) {
+      report(0);
+      return;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    Promise.race([
+      isolate.getHeapStatistics().then((stats) => stats.used_heap_size),
+      new Promise<number>((resolve) => (timer = setTimeout(resolve, HEAP_STATS_WAIT_MS, 0))),
+    ]).then(
+      (heap) => {
+        clearTimeout(timer);
+        report(heap);
+      },
+      () => {
+        clearTimeout(timer);
+        report(0);
+      },
+    );
   }
 }
 

@@ -1,0 +1,86 @@
+import type { SandboxLimits } from './limits.ts';
+import type { ToolHost } from './tool-host.ts';
+
+/** Reports one finished call: the value to settle with, and the `tool` event (absent when refused). */
+export type HostCallDone = (
+  ok: boolean,
+  value: unknown,
+  event?: { name: string; durationMs: number; isError: boolean },
+) => void;
+
+/**
+ * Runs one execution's calls out of the sandbox on the host: tool calls (only the tools the host
+ * lists) and fetches. Together they may make at most `maxToolCalls` calls and run
+ * `maxConcurrentToolCalls` at once (further calls wait their turn), so a program cannot turn the host
+ * into a request amplifier. Each call gets the execution's `AbortSignal`: a kill or timeout stops
+ * them (and the tools' processes).
+ */
+export class HostCalls {
+  readonly names: string[];
+  readonly #host: ToolHost | undefined;
+  readonly #known: Set<string>;
+  readonly #limits: SandboxLimits;
+  readonly #signal: AbortSignal;
+  #count = 0;
+  #active = 0;
+  readonly #waiting: Array<() => void> = [];
+
+  constructor(host: ToolHost | undefined, limits: SandboxLimits, signal: AbortSignal) {
+    this.#host = host;
+    this.names = host ? host.list().map((tool) => tool.name) : [];
+    this.#known = new Set(this.names);
+    this.#limits = limits;
+    this.#signal = signal;
+  }
+
+  /** Calls tool `name`; `done` gets the MCI result, or an error when refused or thrown. */
+  tool(name: string, props: unknown, done: HostCallDone): void {
+    const host = this.#host;
+    // The sandbox checks names too, but nothing from the sandbox is trusted.
+    if (!host || !this.#known.has(name)) {
+      done(false, { name: 'TypeError', message: `Unknown tool "${name}"` });
+      return;
+    }
+    this.#admit(done, async () => {
+      const started = performance.now();
+      try {
+        const result = await host.execute(name, props, { signal: this.#signal });
+        done(true, result, {
+          name,
+          durationMs: performance.now() - started,
+          isError: Boolean(result?.isError),
+        });
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        const event = { name, durationMs: performance.now() - started, isError: true };
+        done(false, { name: 'Error', message: `Tool ${name} failed: ${message}` }, event);
+      }
+    });
+  }
+
+  /** Runs one fetch (`request` settles `done` itself). */
+  fetch(request: (signal: AbortSignal) => Promise<void>, done: HostCallDone): void {
+    this.#admit(done, () => request(this.#signal));
+  }
+
+  #admit(done: HostCallDone, task: () => Promise<void>): void {
+    if (++this.#count > this.#limits.maxToolCalls) {
+      done(false, {
+        name: 'RangeError',
+        message: `Call limit reached: an execution may make at most ${this.#limits.maxToolCalls} tool calls and fetches`,
+      });
+      return;
+    }
+    const run = () => {
+      this.#active++;
+      const finish = () => {
+        this.#active--;
+        this.#waiting.shift()?.();
+      };
+      if (this.#signal.aborted) finish();
+      else task().then(finish, finish);
+    };
+    if (this.#active < this.#limits.maxConcurrentToolCalls) run();
+    else this.#waiting.push(run);
+  }
+}
