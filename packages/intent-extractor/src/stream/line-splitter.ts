@@ -1,4 +1,15 @@
 const LF = 10;
+const CR = 13;
+/** Up to this length a loop over characters beats two native searches. */
+const SHORT_CHUNK = 32;
+
+function hasLineEnding(chunk: string, from: number): boolean {
+  for (let i = from; i < chunk.length; i++) {
+    const code = chunk.charCodeAt(i);
+    if (code === LF || code === CR) return true;
+  }
+  return false;
+}
 
 /** Receives the complete lines of a stream. */
 export interface LineSink {
@@ -40,6 +51,12 @@ export class LineSplitter {
       start++;
     }
     this.#afterCr = false;
+    if (chunk.length - start <= SHORT_CHUNK && !hasLineEnding(chunk, start)) {
+      // The common case of token-sized chunks: no line ends here.
+      this.#pending += start === 0 ? chunk : chunk.slice(start);
+      this.#atLineStart = false;
+      return;
+    }
     let lineStart = start;
     // Native searches for both line-ending characters; far faster than a loop over characters.
     let lf = chunk.indexOf('\n', start);
