@@ -34,6 +34,11 @@ export class OutputBudget {
     return true;
   }
 
+  /** Whether the log budget is spent (later log calls need not even be formatted). */
+  get logsFull(): boolean {
+    return this.#logBytes >= this.#maxLogBytes;
+  }
+
   /** The part of `text` that still fits (possibly empty). */
   takeLog(text: string): string {
     const left = this.#maxLogBytes - this.#logBytes;

@@ -40,6 +40,8 @@ export class WorkerExecution {
   #ended = false;
   /** Messages received from the bootstrap so far. */
   #received = 0;
+  /** Tasks this worker has started in the isolate (timers, settles) that have not completed. */
+  #tasks = 0;
   /** The run's outcome, held until every message sent before it has arrived. */
   #outcome: RunOutcome | undefined;
   #resolveDone!: () => void;
@@ -118,7 +120,19 @@ export class WorkerExecution {
         release: true,
       });
     }
-    this.#sandbox.control.apply(undefined, ['settle', callId, ok, copy]).catch((e) => this.#onTaskError(e));
+    this.#task(['settle', callId, ok, copy]);
+  }
+
+  /** Runs `control(...args)` in the isolate as a task of its own. */
+  #task(args: Array<string | number | boolean | ivm.Copy<unknown>>): void {
+    this.#tasks++;
+    this.#sandbox.control.apply(undefined, args as never[]).then(
+      () => this.#tasks--,
+      (e) => {
+        this.#tasks--;
+        this.#onTaskError(e);
+      },
+    );
   }
 
   #toError(e: unknown): ExecutionError {
@@ -164,6 +178,10 @@ export class WorkerExecution {
         if (this.#budget.takeOutput(args[0])) this.#push({ type: 'output', value: args[0] });
         return;
       case 'log': {
+        if (this.#budget.logsFull) {
+          this.#budget.truncated = true;
+          return;
+        }
         const stream = args[0] === 'stderr' ? 'stderr' : 'stdout';
         const text = this.#budget.takeLog(`${formatLogArgs(args[1], this.#filename)}\n`);
         if (text) this.#push({ type: 'log', stream, text });
@@ -221,7 +239,7 @@ export class WorkerExecution {
         const timer = setTimeout(() => {
           this.#timers.delete(id);
           if (this.#ended) return;
-          this.#sandbox.control.apply(undefined, ['timer', id]).catch((e) => this.#onTaskError(e));
+          this.#task(['timer', id]);
         }, delay);
         this.#timers.set(id, timer);
         return;
@@ -257,8 +275,8 @@ export class WorkerExecution {
 
   /**
    * Reports the result. `idle` says the run has settled, so the isolate is normally not running code
-   * and its heap statistics can be read (asynchronously, and given up after a few milliseconds: a
-   * timer callback may still be looping in it). Otherwise the isolate is disposed at once (that is
+   * and its heap statistics can be read: at once when no timer or settle task is in flight, else
+   * asynchronously, given up after a few milliseconds (a timer callback may still be looping). Otherwise the isolate is disposed at once (that is
    * what stops a running program) and its heap is reported as 0.
    */
   #finish(status: ExecutionStatus, error: ExecutionError | undefined, idle: boolean): void {
@@ -290,6 +308,15 @@ export class WorkerExecution {
     };
     if (!idle || isolate.isDisposed) {
       report(0);
+      return;
+    }
+    if (this.#tasks === 0) {
+      // Only this worker starts code in the isolate, and nothing is running: safe to read at once.
+      let heap = 0;
+      try {
+        heap = isolate.getHeapStatisticsSync().used_heap_size;
+      } catch {}
+      report(heap);
       return;
     }
     let timer: NodeJS.Timeout | undefined;
