@@ -4,6 +4,7 @@ import type { Clone } from './clone.ts';
 import type { FetchRequestData, FetchResponseData } from './fetch.ts';
 import type { InspectCopy } from './inspect-copy.ts';
 import type { Primordials } from './primordials.ts';
+import type { UrlApis } from './url.ts';
 import type { HostCall, WebApis } from './web-apis.ts';
 
 /** Fire-and-forget message to the worker (an isolated-vm `Callback` in ignored mode). */
@@ -21,7 +22,13 @@ export interface BootstrapLib {
   capturePrimordials: () => Primordials;
   createCloner: (P: Primordials) => Clone;
   createInspectCopier: (P: Primordials) => InspectCopy;
-  installWebApis: (P: Primordials, call: HostCall, define: (name: string, value: unknown) => void) => WebApis;
+  createUrlApis: (P: Primordials, call: HostCall) => UrlApis;
+  installWebApis: (
+    P: Primordials,
+    call: HostCall,
+    define: (name: string, value: unknown) => void,
+    url: UrlApis,
+  ) => WebApis;
   installFetch: (
     P: Primordials,
     web: WebApis,
@@ -235,7 +242,7 @@ export function bootstrap(sendRaw: Send, call: HostCall, lib: BootstrapLib): Con
   };
   let web: WebApis | undefined;
   const installWeb = () => {
-    web ??= lib.installWebApis(P, call, define);
+    web ??= lib.installWebApis(P, call, define, lib.createUrlApis(P, call));
     return web;
   };
   lazy(['URL', 'URLSearchParams', 'TextEncoder', 'TextDecoder', 'Headers', 'crypto'], installWeb);

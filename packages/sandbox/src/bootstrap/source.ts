@@ -3,6 +3,7 @@ import { createCloner } from './clone.ts';
 import { installFetch } from './fetch.ts';
 import { createInspectCopier } from './inspect-copy.ts';
 import { capturePrimordials } from './primordials.ts';
+import { createUrlApis } from './url.ts';
 import { installWebApis } from './web-apis.ts';
 
 /**
@@ -18,6 +19,7 @@ const lib = {
   capturePrimordials: (${capturePrimordials}),
   createCloner: (${createCloner}),
   createInspectCopier: (${createInspectCopier}),
+  createUrlApis: (${createUrlApis}),
   installWebApis: (${installWebApis}),
   installFetch: (${installFetch}),
 };
