@@ -77,11 +77,16 @@ export class WorkerProcess {
     return this.#exited && !this.#ready;
   }
 
-  /** Sends a message; false when the channel is gone (the `exit` event will follow). */
+  /**
+   * Sends a message; false when it could not be sent: the channel is gone (the `exit` event will
+   * follow) or the message cannot be serialized. (`ChildProcess.send` also returns false under mere
+   * backpressure, when the message is still queued: that counts as sent.)
+   */
   send(message: HostMessage): boolean {
     if (this.#exited || !this.#child.connected) return false;
     try {
-      return this.#child.send(message);
+      this.#child.send(message);
+      return true;
     } catch {
       return false;
     }

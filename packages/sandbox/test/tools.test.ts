@@ -89,6 +89,15 @@ describe('tools inside the sandbox', () => {
     );
   });
 
+  it('rejects the call when the host returns something that cannot be copied', async () => {
+    const host: ToolHost = {
+      list: () => [{ name: 'odd' }],
+      execute: async () => ({ isError: false, content: [], metadata: { callback: () => 1 } }),
+    };
+    const r = await run(pool, 'try { await tools.odd() } catch (e) { return e.message }', { tools: host });
+    expect(r.outputs).toEqual(['The tool result could not be copied']);
+  });
+
   it('rejects the call in the sandbox when the host throws', async () => {
     const host: ToolHost = {
       list: () => [{ name: 'broken' }],
