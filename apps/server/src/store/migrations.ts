@@ -38,11 +38,11 @@ export const MIGRATIONS: readonly Migration[] = [
           state TEXT NOT NULL,
           status TEXT,
           runs INTEGER NOT NULL,
-          changed_at INTEGER NOT NULL
+          idle_since INTEGER NOT NULL
         );
         CREATE INDEX processes_owner ON processes (owner, pid);
         CREATE INDEX processes_ref ON processes (ref, pid) WHERE ref IS NOT NULL;
-        CREATE INDEX processes_state ON processes (state, changed_at);
+        CREATE INDEX processes_idle_since ON processes (idle_since);
         CREATE TABLE runs (
           pid INTEGER NOT NULL,
           run INTEGER NOT NULL,

@@ -61,6 +61,8 @@ export function openDatabase(
         );
       }
       db.exec('PRAGMA synchronous = NORMAL');
+      // Room for a large batch without spilling to the WAL before its commit.
+      db.exec('PRAGMA cache_size = -16384');
     }
     // A write takes the exclusive lock now (not at the first batch) and proves the file is writable.
     db.exec('BEGIN IMMEDIATE; COMMIT');

@@ -29,7 +29,7 @@ export const PROCESS_COLUMNS = [
   'state',
   'status',
   'runs',
-  'changed_at',
+  'idle_since',
 ] as const;
 
 export function processRow(record: StoredProcess, now: number): SqlValue[] {
@@ -69,26 +69,28 @@ export function toProcess(row: Row): StoredProcess {
   return record;
 }
 
-/** Column of each {@link RunUpdate} field, with its encoder. */
-const RUN_FIELDS = {
-  state: ['state', (v: unknown) => v as string],
-  status: ['status', (v: unknown) => (v ?? null) as string | null],
-  queuedAt: ['queued_at', (v: unknown) => (v ?? null) as string | null],
-  startedAt: ['started_at', (v: unknown) => (v ?? null) as string | null],
-  endedAt: ['ended_at', (v: unknown) => (v ?? null) as string | null],
-  durationMs: ['duration_ms', (v: unknown) => (v ?? null) as number | null],
-  error: ['error', (v: unknown) => (v === undefined ? null : JSON.stringify(v))],
-  truncated: ['truncated', (v: unknown) => (v === undefined ? null : v ? 1 : 0)],
-} as const;
+const orNull = (value: unknown) => (value ?? null) as string | number | null;
+
+/** Each {@link RunUpdate} field with its column and encoder, in a fixed order. */
+const RUN_FIELDS: ReadonlyArray<readonly [keyof RunUpdate, string, (value: unknown) => SqlValue]> = [
+  ['state', 'state', orNull],
+  ['status', 'status', orNull],
+  ['queuedAt', 'queued_at', orNull],
+  ['startedAt', 'started_at', orNull],
+  ['endedAt', 'ended_at', orNull],
+  ['durationMs', 'duration_ms', orNull],
+  ['error', 'error', (value) => (value === undefined ? null : JSON.stringify(value))],
+  ['truncated', 'truncated', (value) => (value === undefined ? null : value ? 1 : 0)],
+];
 
 /** The columns and values of a run update, in a stable order (so statements can be cached by columns). */
 export function runAssignments(update: RunUpdate): { columns: string[]; values: SqlValue[] } {
   const columns: string[] = [];
   const values: SqlValue[] = [];
-  for (const [field, [column, encode]] of Object.entries(RUN_FIELDS)) {
+  for (const [field, column, encode] of RUN_FIELDS) {
     if (!(field in update)) continue;
     columns.push(column);
-    values.push(encode((update as Record<string, unknown>)[field]));
+    values.push(encode(update[field]));
   }
   return { columns, values };
 }

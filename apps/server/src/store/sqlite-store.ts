@@ -1,6 +1,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type {
   ProcessStore,
+  RunUpdate,
   StoredEvent,
   StoredEventFilter,
   StoredProcess,
@@ -8,6 +9,7 @@ import type {
   StoredRun,
 } from '../processes/process-store.ts';
 import { DEFAULT_DB_PATH, openDatabase } from './open-database.ts';
+import { RecordCache } from './record-cache.ts';
 import {
   decodeValue,
   encodeValue,
@@ -29,14 +31,20 @@ export interface SqliteStoreOptions {
   /** Database file (created with its directory), or `:memory:` for a throwaway one. @default './.mci/mci.db' */
   path?: string;
   /**
-   * How long (ms) writes wait to be committed together; 0 commits once per event-loop turn. Reads
-   * commit pending writes first, so they always see them. @default 0
+   * How long (ms) writes wait to be committed together; 0 commits once per event-loop turn. Reads see
+   * pending writes (from the cache, or by committing them first). After a crash, at most this much
+   * work is lost. @default 5
    */
   flushDelayMs?: number;
   /** How long (ms) to wait for a database another process holds before `STORE_LOCKED`. @default 2000 */
   busyTimeoutMs?: number;
   /** A batch of writes failed (disk full, I/O error) and was rolled back. @default a process warning */
   onError?: (error: unknown) => void;
+  /**
+   * Limits of the in-memory cache of recently used records and runs (which spares the hot path SQL
+   * reads). @default { processes: 2000, bytes: 33554432 }
+   */
+  cache?: { processes?: number; bytes?: number };
 }
 
 /** What {@link SqliteProcessStore.expiredProcesses} selects. */
@@ -65,14 +73,21 @@ export interface SqliteProcessStore extends ProcessStore {
   deleteUnownedEvents(beforeMs: number): void;
 }
 
+/** The fields of a pending process update (`idleSince`: ms since the epoch, when it became idle). */
+type ProcessUpdate = Pick<StoredProcess, 'state' | 'status' | 'runs'> & { idleSince?: number };
+
 /** pids and seqs are reserved in blocks, so one never goes back after a crash (see counters()). */
 const PID_BLOCK = 32;
 const SEQ_BLOCK = 1024;
+/** Limits of the cache of recently used records and runs. */
+const CACHE_PROCESSES = 2000;
+const CACHE_BYTES = 32 * 1024 * 1024;
 
 /**
  * Opens the durable process store: SQLite (Node's built-in `node:sqlite`) in WAL mode. Writes are
- * batched into one transaction per event-loop turn (or `flushDelayMs`); reads commit what is pending
- * first. Output values and logs are stored once, with their event `seq`.
+ * batched into one transaction every `flushDelayMs` (5 ms), updates of one row within a batch merged;
+ * recently used records and runs are cached, so the manager's hot path runs no SQL reads; other reads
+ * commit what is pending first. Output values and logs are stored once, with their event `seq`.
  *
  * pids and seqs handed out are reserved on disk ahead of use in small blocks, so after a crash the
  * counters continue past anything a client may have seen (they may skip ahead; they never repeat).
@@ -92,6 +107,7 @@ class SqliteStore implements SqliteProcessStore {
   readonly #db: DatabaseSync;
   readonly #batch: WriteBatcher;
   readonly #statements = new Map<string, StatementSync>();
+  readonly #cache: RecordCache;
   #lastPid: number;
   #lastSeq: number;
   #reservedPid: number;
@@ -99,6 +115,9 @@ class SqliteStore implements SqliteProcessStore {
   /** The last output or log written, so its event is not stored a second time. */
   #lastData: { seq: number; pid: number; run: number } | undefined;
   #closed = false;
+  /** Updates waiting in the batch, merged by process and by `pid:run` (see #coalesce). */
+  readonly #pendingProcesses = new Map<number, ProcessUpdate>();
+  readonly #pendingRuns = new Map<string, RunUpdate>();
 
   constructor(
     db: DatabaseSync,
@@ -109,11 +128,23 @@ class SqliteStore implements SqliteProcessStore {
     this.#db = db;
     this.path = path;
     this.schema = schema;
+    this.#cache = new RecordCache(
+      options.cache?.processes ?? CACHE_PROCESSES,
+      options.cache?.bytes ?? CACHE_BYTES,
+    );
     const onError =
       options.onError ??
       ((error: unknown) =>
         process.emitWarning(`process store: a batch of writes was lost: ${String(error)}`));
-    this.#batch = new WriteBatcher(db, { flushDelayMs: options.flushDelayMs ?? 0, onError });
+    this.#batch = new WriteBatcher(db, {
+      flushDelayMs: options.flushDelayMs ?? 5,
+      onError: (error) => {
+        // The batch is gone: pending updates must start new writes.
+        this.#pendingProcesses.clear();
+        this.#pendingRuns.clear();
+        onError(error);
+      },
+    });
     const value = (sql: string) => Number(Object.values(db.prepare(sql).get() ?? {})[0] ?? 0);
     this.#lastPid = this.#reservedPid = Math.max(
       value("SELECT value FROM counters WHERE name = 'pid'"),
@@ -137,23 +168,39 @@ class SqliteStore implements SqliteProcessStore {
       `INSERT OR REPLACE INTO processes (${PROCESS_COLUMNS.join(', ')}) VALUES (${PROCESS_COLUMNS.map(() => '?').join(', ')})`,
       row,
     );
+    this.#cache.putProcess(record);
+    this.#pendingProcesses.delete(record.pid); // later updates go after this write
     if (record.pid > this.#lastPid) this.#lastPid = record.pid;
     if (record.pid > this.#reservedPid) this.#reservedPid = this.#reserve('pid', record.pid + PID_BLOCK - 1);
   }
 
   updateProcess(pid: number, update: Pick<StoredProcess, 'state' | 'status' | 'runs'>): void {
-    this.#write('UPDATE processes SET state = ?, status = ?, runs = ?, changed_at = ? WHERE pid = ?', [
-      update.state,
-      update.status,
-      update.runs,
-      Date.now(),
-      pid,
-    ]);
+    this.#cache.updateProcess(pid, update);
+    // `idle_since` (for retention) moves only when the process becomes idle, so other transitions
+    // touch no index.
+    const fields: ProcessUpdate = { ...update, ...(update.state === 'idle' && { idleSince: Date.now() }) };
+    this.#coalesce(this.#pendingProcesses, pid, fields, (last) => {
+      const params = [last.state, last.status, last.runs] as const;
+      if (last.idleSince === undefined)
+        this.#statement('UPDATE processes SET state = ?, status = ?, runs = ? WHERE pid = ?').run(
+          ...params,
+          pid,
+        );
+      else
+        this.#statement(
+          'UPDATE processes SET state = ?, status = ?, runs = ?, idle_since = ? WHERE pid = ?',
+        ).run(...params, last.idleSince, pid);
+    });
   }
 
   getProcess(pid: number): StoredProcess | undefined {
+    const cached = this.#cache.getProcess(pid);
+    if (cached) return cached;
     const row = this.#read('SELECT * FROM processes WHERE pid = ?').get(pid);
-    return row && toProcess(row as Parameters<typeof toProcess>[0]);
+    if (!row) return undefined;
+    const record = toProcess(row as Parameters<typeof toProcess>[0]);
+    this.#cache.putProcess(record);
+    return record;
   }
 
   listProcesses(filter: StoredProcessFilter): StoredProcess[] {
@@ -173,33 +220,43 @@ class SqliteStore implements SqliteProcessStore {
   deleteProcess(pid: number): void {
     for (const table of ['processes', 'runs', 'outputs', 'logs', 'events'])
       this.#write(`DELETE FROM ${table} WHERE pid = ?`, [pid]);
+    this.#cache.deleteProcess(pid);
+    this.#pendingProcesses.delete(pid);
   }
 
   insertRun(pid: number, run: number, init: Parameters<ProcessStore['insertRun']>[2]): void {
-    const { columns, values } = runAssignments({ state: 'queued', status: null, ...init });
+    const fields = { state: 'queued' as const, status: null, ...init };
+    const { columns, values } = runAssignments(fields);
     this.#write(
       `INSERT OR REPLACE INTO runs (pid, run, ${columns.join(', ')}) VALUES (?, ?, ${columns.map(() => '?').join(', ')})`,
       [pid, run, ...values],
     );
+    this.#pendingRuns.delete(`${pid}:${run}`); // later updates go after this write
+    // A new run starts empty (as the cache says), even over leftovers of a run with that number.
+    this.#write('DELETE FROM outputs WHERE pid = ? AND run = ?', [pid, run]);
+    this.#write('DELETE FROM logs WHERE pid = ? AND run = ?', [pid, run]);
+    this.#cache.putRun({ pid, run, ...fields, outputs: [], stdout: '', stderr: '' }, 0);
   }
 
-  updateRun(pid: number, run: number, update: Parameters<ProcessStore['updateRun']>[2]): void {
-    const { columns, values } = runAssignments(update);
-    if (columns.length === 0) return;
-    this.#write(`UPDATE runs SET ${columns.map((c) => `${c} = ?`).join(', ')} WHERE pid = ? AND run = ?`, [
-      ...values,
-      pid,
-      run,
-    ]);
+  updateRun(pid: number, run: number, update: RunUpdate): void {
+    this.#cache.updateRun(pid, run, update);
+    this.#coalesce(this.#pendingRuns, `${pid}:${run}`, update, (merged) => {
+      const { columns, values } = runAssignments(merged);
+      if (columns.length === 0) return;
+      const sql = `UPDATE runs SET ${columns.map((c) => `${c} = ?`).join(', ')} WHERE pid = ? AND run = ?`;
+      this.#statement(sql).run(...values, pid, run);
+    });
   }
 
   appendOutput(pid: number, run: number, seq: number, value: unknown): void {
+    const encoded = encodeValue(value);
     this.#write('INSERT OR REPLACE INTO outputs (seq, pid, run, value) VALUES (?, ?, ?, ?)', [
       seq,
       pid,
       run,
-      encodeValue(value),
+      encoded,
     ]);
+    this.#cache.appendOutput(pid, run, value, encoded.byteLength);
     this.#data(seq, pid, run);
   }
 
@@ -211,20 +268,29 @@ class SqliteStore implements SqliteProcessStore {
       stream,
       text,
     ]);
+    this.#cache.appendLog(pid, run, stream, text);
     this.#data(seq, pid, run);
   }
 
   getRun(pid: number, run: number): StoredRun | undefined {
+    const cached = this.#cache.getRun(pid, run);
+    if (cached) return cached;
     const row = this.#read('SELECT * FROM runs WHERE pid = ? AND run = ?').get(pid, run);
     if (!row) return undefined;
+    let outputBytes = 0;
     const outputs = this.#read('SELECT value FROM outputs WHERE pid = ? AND run = ? ORDER BY seq')
       .all(pid, run)
-      .map((output) => decodeValue(output.value as Uint8Array));
+      .map((output) => {
+        outputBytes += (output.value as Uint8Array).byteLength;
+        return decodeValue(output.value as Uint8Array);
+      });
     const logs = this.#read('SELECT stream, text FROM logs WHERE pid = ? AND run = ? ORDER BY seq').all(
       pid,
       run,
     );
-    return toRun(row as Parameters<typeof toRun>[0], outputs, logs as Parameters<typeof toRun>[2]);
+    const found = toRun(row as Parameters<typeof toRun>[0], outputs, logs as Parameters<typeof toRun>[2]);
+    this.#cache.putRun(found, outputBytes);
+    return { ...found, outputs: [...found.outputs] };
   }
 
   appendEvent(
@@ -288,7 +354,7 @@ class SqliteStore implements SqliteProcessStore {
         .all(...params)
         .map((row) => row.pid as number);
     const aged = pids(
-      "SELECT pid FROM processes WHERE state = 'idle' AND changed_at < ? ORDER BY changed_at, pid LIMIT ?",
+      "SELECT pid FROM processes WHERE idle_since < ? AND state = 'idle' ORDER BY idle_since, pid LIMIT ?",
       now - policy.maxAgeMs,
       policy.limit,
     );
@@ -297,7 +363,7 @@ class SqliteStore implements SqliteProcessStore {
     if (excess <= 0) return aged;
     return aged.concat(
       pids(
-        "SELECT pid FROM processes WHERE state = 'idle' AND changed_at >= ? ORDER BY changed_at, pid LIMIT ?",
+        "SELECT pid FROM processes WHERE idle_since >= ? AND state = 'idle' ORDER BY idle_since, pid LIMIT ?",
         now - policy.maxAgeMs,
         excess,
       ),
@@ -339,6 +405,25 @@ class SqliteStore implements SqliteProcessStore {
     this.#open();
     const statement = this.#statement(sql);
     this.#batch.add(() => statement.run(...params));
+  }
+
+  /**
+   * Queues an update that merges with the pending one of the same key: the write happens once, at the
+   * place of the first, with the fields of all (later writes of other rows do not depend on it).
+   */
+  #coalesce<K, T extends object>(pending: Map<K, T>, key: K, update: T, write: (merged: T) => void): void {
+    const waiting = pending.get(key);
+    if (waiting) {
+      Object.assign(waiting, update);
+      return;
+    }
+    const merged = { ...update };
+    pending.set(key, merged);
+    this.#open();
+    this.#batch.add(() => {
+      if (pending.get(key) === merged) pending.delete(key);
+      write(merged);
+    });
   }
 
   /** A statement for reading, after committing pending writes so it sees them. */

@@ -1,0 +1,130 @@
+// The durable store's cost on the hot path, measured in one run: throughput of `output(1 + 1)`
+// processes through the process manager and the real sandbox pool with the in-memory store and with
+// the SQLite store (a WAL file on disk), in interleaved rounds so both see the same machine load; and
+// the same with an executor that answers at once, where the store's cost per process is all that is
+// left to see.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createSandboxPool } from '@mci/sandbox';
+import { type BenchResult, compared, percentile } from '../../../bench/lib.ts';
+import { createMemoryStore } from '../src/processes/memory-store.ts';
+import { createProcessManager } from '../src/processes/process-manager.ts';
+import type { Principal, ProcessManager } from '../src/processes/process-manager-types.ts';
+import type { ProcessStore } from '../src/processes/process-store.ts';
+import type { ExecutionResultLike, SandboxPoolLike } from '../src/processes/sandbox-seam.ts';
+import { openSqliteStore } from '../src/store/sqlite-store.ts';
+
+const principal: Principal = { id: 'bench', role: 'operator' };
+const program = 'output(1 + 1)';
+
+/** Runs `total` processes with at most `inFlight` at once (create -> idle); returns processes per second. */
+async function throughput(manager: ProcessManager, total: number, inFlight: number): Promise<number> {
+  let started = 0;
+  const begin = performance.now();
+  const worker = async () => {
+    while (started < total) {
+      started++;
+      await manager.wait(manager.create({ code: program }, principal).pid, principal);
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, worker));
+  return total / ((performance.now() - begin) / 1000);
+}
+
+/** Median throughput of each store over `rounds` interleaved rounds. */
+async function race(
+  pool: SandboxPoolLike,
+  stores: Record<'memory' | 'sqlite', ProcessStore>,
+  total: number,
+  inFlight: number,
+  rounds: number,
+) {
+  const managers = {
+    memory: createProcessManager({ pool, store: stores.memory }),
+    sqlite: createProcessManager({ pool, store: stores.sqlite }),
+  };
+  const rates = { memory: [] as number[], sqlite: [] as number[] };
+  await throughput(managers.memory, 100, inFlight); // warm-up
+  await throughput(managers.sqlite, 100, inFlight);
+  for (let round = 0; round < rounds; round++) {
+    for (const key of round % 2 === 0 ? (['memory', 'sqlite'] as const) : (['sqlite', 'memory'] as const)) {
+      rates[key].push(await throughput(managers[key], total, inFlight));
+    }
+  }
+  await managers.memory.shutdown({ graceMs: 0 });
+  await managers.sqlite.shutdown({ graceMs: 0 });
+  return { memory: percentile(rates.memory, 50), sqlite: percentile(rates.sqlite, 50) };
+}
+
+export default async function bench(): Promise<BenchResult[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'mci-store-bench-'));
+  const size = 2;
+  const pool = createSandboxPool({ size });
+  const results: BenchResult[] = [];
+  try {
+    const real = await race(
+      pool,
+      {
+        memory: createMemoryStore(),
+        sqlite: openSqliteStore({ path: join(dir, 'real.db') }),
+      },
+      600,
+      size * 4,
+      5,
+    );
+    results.push(
+      { name: 'manager + sandbox throughput, memory store (median of 5)', value: real.memory, unit: 'ops/s' },
+      compared(
+        'manager + sandbox throughput, SQLite store (median of 5)',
+        real.sqlite,
+        'ops/s',
+        { name: 'memory store', value: real.memory },
+        '>= 0.9x',
+      ),
+    );
+
+    // An executor that answers at once: what is left is the manager and its store.
+    const instantResult: ExecutionResultLike = {
+      status: 'success',
+      outputs: [2],
+      stdout: '',
+      stderr: '',
+      durationMs: 0,
+    };
+    const instant: SandboxPoolLike = {
+      size,
+      // Events and results arrive on later turns of the event loop, as from the real pool's workers.
+      execute: (request) => {
+        setImmediate(() => request.onEvent?.({ type: 'output', value: 2 }));
+        return { result: new Promise((resolve) => setImmediate(() => resolve(instantResult))), kill() {} };
+      },
+    };
+    const bare = await race(
+      instant,
+      {
+        memory: createMemoryStore(),
+        sqlite: openSqliteStore({ path: join(dir, 'bare.db') }),
+      },
+      5000,
+      size * 4,
+      5,
+    );
+    results.push(
+      { name: 'manager alone throughput, memory store (median of 5)', value: bare.memory, unit: 'ops/s' },
+      compared('manager alone throughput, SQLite store (median of 5)', bare.sqlite, 'ops/s', {
+        name: 'memory store',
+        value: bare.memory,
+      }),
+      {
+        name: 'SQLite store cost per process (create -> idle, 1 output)',
+        value: (1 / bare.sqlite - 1 / bare.memory) * 1e6,
+        unit: 'us',
+      },
+    );
+  } finally {
+    await pool.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return results;
+}
