@@ -54,6 +54,14 @@ return p.x * 2;`,
     }
   });
 
+  it('is not derailed by a program that pollutes Object.prototype.then', async () => {
+    const r = await run(
+      pool,
+      'Object.defineProperty(Object.prototype, "then", { value: (resolve: any) => resolve("hijacked"), configurable: true });\noutput(1);',
+    );
+    expect(r).toMatchObject({ status: 'success', outputs: [1] });
+  });
+
   it('delivers events in order with increasing seq, all before the result resolves', async () => {
     const seen: number[] = [];
     let resolvedBeforeLast = false;

@@ -35,3 +35,32 @@ describe('a worker that dies', () => {
     expect((await run(pool, 'return "alive"')).outputs).toEqual(['alive']);
   });
 });
+
+describe('a worker that stops answering', () => {
+  it('is SIGKILLed after kill() and replaced, while kill() resolves at once', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const workerPids = () =>
+      execFileSync('sh', ['-c', `pgrep -P ${process.pid} -f 'worker/mai[n]' || true`], { encoding: 'utf8' })
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map(Number);
+    let ready!: () => void;
+    const started = new Promise<void>((resolve) => (ready = resolve));
+    const execution = pool.execute({
+      code: 'console.log("ready");\nwhile (true) {}',
+      onEvent: () => ready(),
+    });
+    await started;
+    // Vitest runs each test file in its own process, so these are this pool's workers only.
+    const frozen = workerPids();
+    expect(frozen).toHaveLength(1);
+    process.kill(frozen[0]!, 'SIGSTOP');
+    execution.kill();
+    const result = await execution.result;
+    expect(result).toMatchObject({ status: 'canceled', stdout: 'ready\n', cpuTimeMs: 0 });
+    // The frozen worker never confirms: it is SIGKILLed and a replacement serves the next run.
+    expect((await run(pool, 'return "replaced"')).outputs).toEqual(['replaced']);
+    expect(workerPids()).not.toContain(frozen[0]);
+  });
+});

@@ -322,6 +322,12 @@ export function bootstrap(sendRaw: Send, call: HostCall, lib: BootstrapLib): Con
   };
 
   // --- running the program ---
+  // The outcome resolves a promise: without a prototype, a program that defined
+  // `Object.prototype.then` cannot hijack it.
+  const bare = <T extends object>(o: T): T => {
+    P.setPrototypeOf(o, null);
+    return o;
+  };
   async function run(main: () => Promise<unknown>, config: RunConfig): Promise<RunOutcome> {
     installTools(config.tools);
     let value: unknown;
@@ -330,9 +336,9 @@ export function bootstrap(sendRaw: Send, call: HostCall, lib: BootstrapLib): Con
       while (pendingOutputs > 0) await new P.Promise<void>((resolve) => (drained = resolve));
       if (value !== undefined) emitOutput(value, 'return value');
     } catch (e) {
-      return { ok: false, error: describeError(e), sent };
+      return bare({ ok: false, error: describeError(e), sent });
     }
-    return { ok: true, sent };
+    return bare({ ok: true, sent });
   }
 
   // The compiled program calls this first (see `transpile.ts`), so starting it takes no extra trip

@@ -37,6 +37,7 @@ export function capturePrimordials() {
     ownKeys: Reflect.ownKeys,
     defineProperty: Object.defineProperty,
     getPrototypeOf: Object.getPrototypeOf,
+    setPrototypeOf: Object.setPrototypeOf,
     getOwnPropertyDescriptor: Object.getOwnPropertyDescriptor,
     objectKeys: Object.keys,
     objectCreate: Object.create,
