@@ -109,6 +109,14 @@ const prefixPart = fc.constantFrom(
   '>\t',
   '-\t',
   ' > ',
+  '-     ',
+  '1.      ',
+  '*\t\t',
+  '  \t',
+  '> \t',
+  '123456789. ',
+  '1234567890. ',
+  '-\u00a0',
 );
 const prefix = fc.array(prefixPart, { maxLength: 3 }).map((parts) => parts.join(''));
 const inline = fc.constantFrom('use `code` here', '``a``', 'a ``` b', '&amp; \\`', 'x ~~~ y', '<span>');
