@@ -3,8 +3,10 @@
 // Extraction: batch (remark) and streaming (incremental, same result for every chunking).
 export { createIntentStream } from './create-intent-stream.ts';
 export { extractIntents } from './extract-intents.ts';
+
 // Info strings: the attribute syntax and the exec predicate.
 export { isExecAttributes, isExecInfo, parseInfoString } from './info-string.ts';
+
 // Errors.
 export { IntentExtractorError } from './errors.ts';
 

@@ -1,8 +1,8 @@
 import { tests } from 'commonmark-spec';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createIntentStream, extractIntents, type Intent } from '../src/index.ts';
 import { fencedBlocks } from '../src/extract-intents.ts';
+import { createIntentStream, extractIntents, type Intent } from '../src/index.ts';
 import { everyNth, streamedFencedBlocks } from './fenced-blocks.ts';
 
 // The spec writes tabs as `→`.

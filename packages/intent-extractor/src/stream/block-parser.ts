@@ -14,7 +14,7 @@ import {
   testAt,
 } from './block-syntax.ts';
 import { CODE_INDENT, LineCursor } from './line-cursor.ts';
-import { type BlockKind, type OpenFence, OpenBlock } from './open-block.ts';
+import { type BlockKind, OpenBlock, type OpenFence } from './open-block.ts';
 
 const TAB = 9;
 const SPACE = 32;
