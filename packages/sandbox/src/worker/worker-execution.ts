@@ -293,7 +293,9 @@ export class WorkerExecution {
       // The isolate died under us (memory limit): the figure is unknown.
     }
     const report = (heapUsedBytes: number) => {
-      this.#sandbox.dispose();
+      // A running program is stopped by disposing its isolate before reporting; a finished one is
+      // disposed after, off the result's path.
+      if (!idle) this.#sandbox.dispose();
       this.#flush();
       this.#post({
         type: 'done',
@@ -304,6 +306,7 @@ export class WorkerExecution {
         heapUsedBytes,
         truncated: this.#budget.truncated,
       });
+      this.#sandbox.dispose();
       this.#resolveDone();
     };
     if (!idle || isolate.isDisposed) {
