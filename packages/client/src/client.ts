@@ -293,16 +293,13 @@ export class MciClient implements FeedOwner {
     feed.confirmedImplicitly();
     this.#feeds.add(feed);
     this.#routes.noteStream(streamId, options.ref);
-    const started = this.#connection.request({
-      type: 'stream.start',
-      streamId,
-      ...(options.ref !== undefined && { ref: options.ref }),
-    });
-    started.then(
-      () => {
-        feed.awaitingStart = false;
+    const started = this.#connection.request(
+      { type: 'stream.start', streamId, ...(options.ref !== undefined && { ref: options.ref }) },
+      {
+        onResult: () => {
+          feed.awaitingStart = false;
+        },
       },
-      () => {},
     );
     stream.attach(feed, started);
     return stream;
@@ -330,17 +327,16 @@ export class MciClient implements FeedOwner {
     const since = feed.beginSubscribe();
     const generation = feed.generation;
     const message = { type: 'subscribe' as const, ...feed.target, ...(since !== undefined && { since }) };
-    this.#connection.request(message).then(
-      (result) => {
-        if (feed.generation === generation) feed.confirmed(result.seq);
-      },
-      (error: ClientError) => {
-        if (feed.generation !== generation) return;
-        // Lost with the connection: the reconnect subscribes again from the feed's last seq.
-        if (error.code === 'DISCONNECTED' && this.#connection.state !== 'closed') return;
-        feed.fail(error);
-      },
-    );
+    // Confirmed as the reply is read, so that a notice right behind it (overflow) sees the feed current.
+    const onResult = (result: { seq: number }) => {
+      if (feed.generation === generation) feed.confirmed(result.seq);
+    };
+    this.#connection.request(message, { onResult }).catch((error: ClientError) => {
+      if (feed.generation !== generation) return;
+      // Lost with the connection: the reconnect subscribes again from the feed's last seq.
+      if (error.code === 'DISCONNECTED' && this.#connection.state !== 'closed') return;
+      feed.fail(error);
+    });
   }
 
   #resubscribeAll(): void {

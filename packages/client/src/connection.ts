@@ -56,6 +56,8 @@ interface Pending {
   retry: boolean;
   resolve(result: unknown): void;
   reject(error: ClientError): void;
+  /** Runs as the reply is read, before frames read after it (a promise's handlers would run later). */
+  onResult: ((result: unknown) => void) | undefined;
   timer: ReturnType<typeof setTimeout> | undefined;
 }
 
@@ -107,7 +109,7 @@ export class Connection {
    */
   request<T extends ClientMessageType>(
     message: Outgoing & { type: T },
-    options: { retry?: boolean } = {},
+    options: { retry?: boolean; onResult?: (result: ResultOf<T>) => void } = {},
   ): Promise<ResultOf<T>> {
     if (this.state === 'closed') {
       return Promise.reject(this.#closedBy ?? new ClientError('CLOSED', 'the client is closed'));
@@ -121,6 +123,7 @@ export class Connection {
         retry: options.retry ?? IDEMPOTENT.has(message.type),
         resolve: resolve as (result: unknown) => void,
         reject,
+        onResult: options.onResult as ((result: unknown) => void) | undefined,
         timer: undefined,
       };
       const timeoutMs = this.#settings.requestTimeoutMs;
@@ -273,8 +276,10 @@ export class Connection {
           return undefined;
         }
         this.#settle(pending);
-        if (message.type === 'reply') pending.resolve(message.result);
-        else pending.reject(new ClientError(message.code, message.message, pathOf(message)));
+        if (message.type === 'reply') {
+          pending.onResult?.(message.result);
+          pending.resolve(message.result);
+        } else pending.reject(new ClientError(message.code, message.message, pathOf(message)));
         return undefined;
       }
       case 'overflow':

@@ -104,8 +104,8 @@ export class Feed implements Subscription {
 
   /**
    * The server confirmed the subscription; `seq` is the latest seq it had issued then. The buffer holds
-   * the replay (events after `since`) and possibly live events that arrived after the reply but before
-   * this call (a reply settles a promise, so its handler runs after frames read in the same tick).
+   * the replay (events after `since`), events the connection had from other subscriptions, and
+   * possibly live events read before this call: delivered sorted, each once, after the start point.
    */
   confirmed(seq: number): void {
     if (this.#closed) return;

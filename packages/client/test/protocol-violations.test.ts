@@ -83,3 +83,45 @@ test('a server that never answers: the request fails with TIMEOUT, the connectio
   answer = true;
   expect(await client.list()).toEqual([]);
 });
+
+test('an overflow notice: the client subscribes again from the last seq it delivered and misses nothing', async () => {
+  const subscribes: Array<{ since?: number }> = [];
+  const output = (seq: number) => JSON.stringify({ type: 'output', seq, pid: 1, run: 1, value: seq });
+  await using server = await misbehavingServer((request, send) => {
+    if (request.type !== 'subscribe') return;
+    const { since } = request as { since?: number };
+    subscribes.push({ since });
+    if (subscribes.length === 1) {
+      send(
+        JSON.stringify({
+          type: 'reply',
+          id: request.id,
+          request: 'subscribe',
+          result: { subscription: { pid: 1 }, replayed: 0, seq: 0 },
+        }),
+      );
+      for (const seq of [1, 2, 3]) send(output(seq));
+      // Too slow: the server drops the subscription after seq 3 and says so.
+      send(JSON.stringify({ type: 'overflow', since: 3, subscriptions: [{ pid: 1 }] }));
+      return;
+    }
+    for (const seq of [3, 4, 5]) send(output(seq)); // a replay that overlaps what was delivered
+    send(
+      JSON.stringify({
+        type: 'reply',
+        id: request.id,
+        request: 'subscribe',
+        result: { subscription: { pid: 1 }, replayed: 3, seq: 5 },
+      }),
+    );
+    send(output(6));
+  });
+  await using client = await connect(server.url);
+  const seen: number[] = [];
+  for await (const event of client.subscribe(1, { since: 0 })) {
+    seen.push(event.seq);
+    if (event.seq === 6) break;
+  }
+  expect(seen).toEqual([1, 2, 3, 4, 5, 6]);
+  expect(subscribes).toEqual([{ since: 0 }, { since: 3 }]);
+});
