@@ -4,9 +4,12 @@ import { describe, expect, it, vi } from 'vitest';
 import { isAlive } from './helpers/processes.ts';
 import { runnerFor } from './helpers/tool-dir.ts';
 
-/** A node script that starts a grandchild (`sleep 60`), writes its pid to `file`, and waits. */
-const spawnGrandchild = (file: string) =>
-  `const c=require('node:child_process').spawn('sleep',['60'],{stdio:'ignore'});require('node:fs').writeFileSync(${JSON.stringify(file)},String(c.pid));setInterval(()=>{},1000)`;
+/** A shell that starts a grandchild (`sleep 60`), writes its pid to the file `$1`, and waits. */
+const HANG = {
+  type: 'cli',
+  command: 'sh',
+  args: ['-c', 'sleep 60 & echo $! > "$1"; wait', 'sh', '{{props.pidFile}}'],
+};
 
 async function waitForPid(file: string): Promise<number> {
   return vi.waitFor(
@@ -147,14 +150,14 @@ describe('cli tools', () => {
       tools: [
         {
           name: 'hang',
-          execution: { type: 'cli', command: 'node', args: ['-e', '{{props.script}}'], timeout_ms: 500 },
+          execution: { ...HANG, timeout_ms: 2000 },
         },
       ],
     });
     const pidFile = join(t.dir, 'grandchild.pid');
-    const result = await t.runner.execute('hang', { script: spawnGrandchild(pidFile) });
+    const result = await t.runner.execute('hang', { pidFile });
     expect(result.isError).toBe(true);
-    expect(result.error).toBe('Command timed out after 500 ms and was killed: node');
+    expect(result.error).toBe('Command timed out after 2000 ms and was killed: sh');
     expect(result.metadata?.timed_out).toBe(true);
     const grandchild = await waitForPid(pidFile);
     await vi.waitFor(() => expect(isAlive(grandchild)).toBe(false), { timeout: 5000 });
@@ -162,17 +165,11 @@ describe('cli tools', () => {
 
   it('kills the process group at once when canceled', async () => {
     await using t = await runnerFor({
-      tools: [
-        { name: 'hang', execution: { type: 'cli', command: 'node', args: ['-e', '{{props.script}}'] } },
-      ],
+      tools: [{ name: 'hang', execution: HANG }],
     });
     const pidFile = join(t.dir, 'grandchild.pid');
     const controller = new AbortController();
-    const pending = t.runner.execute(
-      'hang',
-      { script: spawnGrandchild(pidFile) },
-      { signal: controller.signal },
-    );
+    const pending = t.runner.execute('hang', { pidFile }, { signal: controller.signal });
     const grandchild = await waitForPid(pidFile);
     expect(isAlive(grandchild)).toBe(true);
     controller.abort();

@@ -11,7 +11,8 @@ import { toolDir } from './helpers/tool-dir.ts';
 const DAY_MS = 24 * 60 * 60 * 1000;
 const EVERYTHING = 'server-everything';
 
-describe('MCP server tools (server-everything over stdio)', () => {
+// Each server-everything start costs a second or more on a busy machine: allow for several per test.
+describe('MCP server tools (server-everything over stdio)', { timeout: 60_000 }, () => {
   it('lists the tools, writes the cache, and reuses it without connecting until it expires', async () => {
     await using dir = await toolDir({ mcp_servers: { everything: everythingServer() } });
     const now = Date.UTC(2026, 0, 1);
