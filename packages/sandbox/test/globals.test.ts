@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSandboxPool } from '../src/index.ts';
 import { run } from './helpers.ts';
@@ -51,6 +52,15 @@ output(new Error('as data'));`,
     ]);
     expect(r.outputs[4]).toBeInstanceOf(Error);
     expect((r.outputs[4] as Error).message).toBe('as data');
+  });
+
+  it('copies any JSON value out unchanged (property, 200 generated values in one run)', async () => {
+    const values = fc
+      .sample(fc.jsonValue({ maxDepth: 4 }), { numRuns: 200, seed: 42 })
+      .map((v) => JSON.parse(JSON.stringify(v)));
+    const r = await run(pool, `for (const v of ${JSON.stringify(values)}) output(v);`);
+    expect(r.status).toBe('success');
+    expect(r.outputs).toEqual(values);
   });
 
   it('throws a TypeError naming the path of a part that cannot be copied', async () => {
