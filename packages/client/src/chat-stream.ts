@@ -1,6 +1,6 @@
 import type { ServerEvent, StreamResultEvent } from '@mci/protocol';
 import { ClientError } from './client-error.ts';
-import type { Outgoing, ResultOf } from './connection.ts';
+import type { Connection } from './connection.ts';
 import { EventQueue } from './event-queue.ts';
 import type { Feed } from './feed.ts';
 
@@ -23,9 +23,8 @@ export interface OpenStreamOptions {
   onEvent?: (event: ServerEvent) => void;
 }
 
-type Send = <T extends 'stream.start' | 'stream.chunk' | 'stream.end'>(
-  message: Outgoing & { type: T },
-) => Promise<ResultOf<T>>;
+/** The part of the connection a stream sends its chunks through. */
+type Requester = Pick<Connection, 'request'>;
 
 /**
  * One model turn streamed to the server: `write` the model's output as it arrives (cut anywhere),
@@ -38,7 +37,7 @@ export class ChatStream implements AsyncIterable<ServerEvent> {
   readonly ref: string | undefined;
   /** Resolves with the `stream.result` once the stream has ended and all its processes are idle. */
   readonly result: Promise<StreamResult>;
-  readonly #send: Send;
+  readonly #connection: Requester;
   readonly #queue: EventQueue<ServerEvent> | undefined;
   #feed: Feed | undefined;
   #settled = false;
@@ -49,12 +48,12 @@ export class ChatStream implements AsyncIterable<ServerEvent> {
   constructor(
     streamId: string,
     ref: string | undefined,
-    send: Send,
+    connection: Requester,
     userOnEvent?: (event: ServerEvent) => void,
   ) {
     this.streamId = streamId;
     this.ref = ref;
-    this.#send = send;
+    this.#connection = connection;
     this.#queue = userOnEvent ? undefined : new EventQueue<ServerEvent>();
     this.result = new Promise((resolve, reject) => {
       this.#resolve = resolve;
@@ -98,7 +97,9 @@ export class ChatStream implements AsyncIterable<ServerEvent> {
    * dropped while this piece was in flight: it may or may not have reached the server), `TIMEOUT`.
    */
   write(text: string): Promise<void> {
-    const sent = this.#send({ type: 'stream.chunk', streamId: this.streamId, text }).then(() => {});
+    const sent = this.#connection
+      .request({ type: 'stream.chunk', streamId: this.streamId, text })
+      .then(() => {});
     sent.catch(() => {}); // an unawaited write must not become an unhandled rejection
     return sent;
   }
@@ -106,7 +107,7 @@ export class ChatStream implements AsyncIterable<ServerEvent> {
   /** Ends the turn; `result` follows once every process of the stream is idle. */
   async end(): Promise<void> {
     try {
-      await this.#send({ type: 'stream.end', streamId: this.streamId });
+      await this.#connection.request({ type: 'stream.end', streamId: this.streamId });
     } catch (error) {
       this.#failed(error as ClientError);
       throw error;

@@ -274,10 +274,7 @@ export class MciClient implements FeedOwner {
    */
   openStream(options: OpenStreamOptions = {}): ChatStream {
     const streamId = options.streamId ?? crypto.randomUUID();
-    const send = this.#connection.request.bind(this.#connection) as ConstructorParameters<
-      typeof ChatStream
-    >[2];
-    const stream = new ChatStream(streamId, options.ref, send, options.onEvent);
+    const stream = new ChatStream(streamId, options.ref, this.#connection, options.onEvent);
     const feed = new Feed(
       this,
       { streamId },
