@@ -147,7 +147,75 @@ const runs = Number(process.env.FC_RUNS ?? 2000);
 // remark-parse is slow (a few hundred KB/s); give a loaded CI machine room.
 const timeout = Math.max(120_000, runs * 20);
 
+// Character soup: markdown punctuation, spaces, tabs and line endings in any order.
+const soup = fc
+  .array(
+    fc.constantFrom(
+      ' ',
+      ' ',
+      '\t',
+      '\n',
+      '\n',
+      '\r',
+      '\r\n',
+      '>',
+      '-',
+      '*',
+      '+',
+      '1',
+      '.',
+      ')',
+      '`',
+      '```',
+      '~~~',
+      '<',
+      'div',
+      '!--',
+      '#',
+      '=',
+      '_',
+      '[',
+      ']',
+      ':',
+      'a',
+      ' exec',
+      '\\',
+      '&',
+      ';',
+      '<pre',
+      '</pre>',
+      '-->',
+      '<?',
+      '?>',
+      '    ',
+      '\u00a0',
+      '0',
+      '9',
+      ' x="1 2"',
+      "'",
+      '&amp;',
+    ),
+    { maxLength: 200 },
+  )
+  .map((parts) => parts.join(''));
+
 describe('streaming equals batch', () => {
+  it(
+    'every fenced block is the same for character soup and random chunkings',
+    () => {
+      fc.assert(
+        fc.property(
+          soup.chain((text) => fc.tuple(fc.constant(text), cutsFor(text))),
+          ([text, cuts]) => {
+            expect(streamedFencedBlocks(text, cuts)).toEqual(fencedBlocks(text));
+          },
+        ),
+        { numRuns: runs },
+      );
+    },
+    timeout,
+  );
+
   it(
     'every fenced block (exec or not) is the same for random documents and chunkings',
     () => {

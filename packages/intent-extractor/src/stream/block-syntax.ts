@@ -86,7 +86,7 @@ export function testAt(pattern: RegExp, line: string, offset: number): boolean {
 /** Splits the rest of an opening fence line like micromark: first word, then the rest. */
 export function splitInfo(raw: string): { lang: string | null; meta: string | null } {
   const text = raw.includes('\0') ? raw.replaceAll('\0', '\uFFFD') : raw;
-  const match = /^[ \t]*([^ \t]+)(?:[ \t]+(.+))?/s.exec(text);
+  const match = /^[ \t]*([^ \t]+)(?:[ \t]+([^ \t].*))?/s.exec(text);
   if (!match) return { lang: null, meta: null };
   const meta = match[2];
   return { lang: decodeString(match[1]!), meta: meta === undefined ? null : decodeString(meta) };
