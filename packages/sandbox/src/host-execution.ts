@@ -114,7 +114,7 @@ export class HostExecution implements Execution {
       () => this.#stop('timeout', timedOut(timeoutMs)),
       timeoutMs + DEADLINE_GRACE_MS,
     );
-    if (!sent) this.workerExited('its IPC channel closed');
+    if (!sent) this.workerExited('lost its IPC channel');
   }
 
   /** A message from this execution's worker. */
@@ -167,7 +167,9 @@ export class HostExecution implements Execution {
       stopped?.status ?? 'failed',
       stopped?.error ?? {
         name: 'SandboxError',
-        message: `The sandbox worker process ${reason}. The program was stopped; a memory bomb the isolate limit could not catch does this.`,
+        message:
+          `The sandbox worker process ${reason}. The execution is lost (a replacement worker is starting); ` +
+          'this happens when a program exhausts memory in a way the isolate limit cannot catch.',
       },
       {},
     );
