@@ -132,12 +132,14 @@ const line = fc
   )
   .map(([p, l]) => p + l);
 const ending = fc.constantFrom('\n', '\n', '\n', '\r\n', '\r');
-const documentArb = fc.array(fc.tuple(line, ending), { maxLength: 25 }).chain((lines) =>
-  fc.boolean().map((last) => {
-    const text = lines.map(([l, e]) => l + e).join('');
-    return last && lines.length > 0 ? text.slice(0, -lines[lines.length - 1]![1].length) : text;
-  }),
-);
+const documentArb = fc
+  .array(fc.tuple(line, ending), { maxLength: Number(process.env.FC_LINES ?? 25) })
+  .chain((lines) =>
+    fc.boolean().map((last) => {
+      const text = lines.map(([l, e]) => l + e).join('');
+      return last && lines.length > 0 ? text.slice(0, -lines[lines.length - 1]![1].length) : text;
+    }),
+  );
 const cutsFor = (text: string) =>
   fc
     .uniqueArray(fc.integer({ min: 0, max: text.length }), { maxLength: 12 })
