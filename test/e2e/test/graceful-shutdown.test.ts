@@ -108,11 +108,30 @@ describe('mci serve', () => {
   });
 
   it('refuses a non-loopback host without tokens unless --insecure', { timeout: 60_000 }, async () => {
-    const refused = serve(['--file', TRANSCRIPT_TOOLS, '--host', '0.0.0.0', '--port', '0']);
+    const refused = serve([
+      '--file',
+      TRANSCRIPT_TOOLS,
+      '--host',
+      '0.0.0.0',
+      '--port',
+      '0',
+      '--db',
+      ':memory:',
+    ]);
     expect(await refused.exited).toBe(2);
     expect(refused.output().stderr).toMatch(/refusing to listen on 0\.0\.0\.0 without tokens/);
 
-    const allowed = serve(['--file', TRANSCRIPT_TOOLS, '--host', '0.0.0.0', '--port', '0', '--insecure']);
+    const allowed = serve([
+      '--file',
+      TRANSCRIPT_TOOLS,
+      '--host',
+      '0.0.0.0',
+      '--port',
+      '0',
+      '--insecure',
+      '--db',
+      ':memory:',
+    ]);
     try {
       await allowed.url;
       allowed.child.kill('SIGINT');

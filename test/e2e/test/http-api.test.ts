@@ -10,16 +10,16 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close({ graceMs: 0 }));
 
-async function waitFor(pid: number, state: string) {
-  for (let i = 0; i < 600; i++) {
-    const { body } = await http(server, 'GET', `/processes/${pid}`);
+async function waitFor(pid: number, state: string, on: { url: string } = server) {
+  for (let i = 0; i < 2400; i++) {
+    const { body } = await http(on, 'GET', `/processes/${pid}`);
     if (body.state === state) return body;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   throw new Error(`process ${pid} never reached ${state}`);
 }
 
-describe('HTTP process API', () => {
+describe('HTTP process API', { timeout: 60_000 }, () => {
   it('POST /processes -> 201 {pid}; block: true waits for the final snapshot with outputs', async () => {
     const created = await http(server, 'POST', '/processes', { body: { code: 'output(1 + 1)' } });
     expect(created.status).toBe(201);
@@ -168,5 +168,25 @@ describe('HTTP process API', () => {
     expect(metrics.text).toMatch(/^mci_run_duration_seconds_count [1-9]\d*$/m);
     expect(metrics.text).toMatch(/^mci_queue_length 0$/m);
     expect(metrics.text).toMatch(/^mci_tool_calls_total \d+$/m);
+  });
+
+  it('429 QUEUE_FULL past the queue limit', async () => {
+    await using small = await startServer({ concurrency: 1, maxQueue: 1 });
+    const loop = (
+      await http(small, 'POST', '/processes', { body: { code: 'while (true) {}', timeout: 120_000 } })
+    ).body.pid;
+    const queued = await http(small, 'POST', '/processes', { body: { code: 'output(1)' } });
+    expect(queued.status).toBe(201);
+    const refused = await http(small, 'POST', '/processes', { body: { code: 'output(2)' } });
+    expect(refused).toMatchObject({ status: 429, body: { code: 'QUEUE_FULL' } });
+    const later = await http(small, 'POST', '/processes', { body: { code: 'output(3)', autorun: false } });
+    expect(later.status).toBe(201); // not queued, so not refused
+    expect((await http(small, 'POST', `/processes/${later.body.pid}/signals/run`)).status).toBe(429);
+    await http(small, 'POST', `/processes/${loop}/signals/kill`);
+    await waitFor(queued.body.pid, 'idle', small); // the queue is empty again
+    const done = await http(small, 'POST', `/processes/${later.body.pid}/signals/run`, {
+      body: { block: true },
+    });
+    expect(done.body).toMatchObject({ status: 'success', outputs: [3] });
   });
 });

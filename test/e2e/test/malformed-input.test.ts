@@ -12,7 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close({ graceMs: 0 }));
 
-describe('malformed input over WebSocket', () => {
+describe('malformed input over WebSocket', { timeout: 60_000 }, () => {
   it('answers each malformed frame with an error and stays open', async () => {
     await using client = await TestClient.open(server.wsUrl);
     const cases: Array<[string, Record<string, unknown>]> = [

@@ -21,7 +21,7 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close({ graceMs: 0 }));
 
-describe('auth and ownership', () => {
+describe('auth and ownership', { timeout: 60_000 }, () => {
   it('HTTP needs a valid bearer token except for /healthz', async () => {
     expect(await http(server, 'GET', '/processes')).toMatchObject({
       status: 401,

@@ -22,7 +22,7 @@ async function reference(target: { pid: number } | { ref: string }): Promise<Ser
   return reader.events();
 }
 
-describe('reconnect with since', () => {
+describe('reconnect with since', { timeout: 60_000 }, () => {
   it('loses no event and repeats none across a dropped connection', async () => {
     const first = await TestClient.open(server.wsUrl);
     const created = await first.ok({ type: 'process.create', code: ticker(60), ref: 'reconnect' });

@@ -43,7 +43,7 @@ const waitState = (pid: number, state: ProcessSnapshot['state'], from = 0) =>
     from,
   ) as Promise<ProcessEvent>;
 
-describe('process lifecycle over WebSocket', () => {
+describe('process lifecycle over WebSocket', { timeout: 60_000 }, () => {
   it('queued -> running -> idle/success, then a run signal makes run 2', async () => {
     const mark = client.messages.length;
     const p = await create('output(1 + 1)');
