@@ -8,6 +8,8 @@ export interface RetentionOptions {
   maxProcesses?: number;
   /** Time between sweeps, in ms (the first one runs at start). @default 60000 */
   intervalMs?: number;
+  /** A background sweep failed (it is retried at the next interval). @default a process warning */
+  onError?: (error: unknown) => void;
 }
 
 /** A running retention job. */
@@ -40,6 +42,9 @@ export function startRetention(
   const maxAgeMs = positive('maxAgeMs', options.maxAgeMs, DEFAULT_RETENTION_MAX_AGE_MS);
   const maxProcesses = positive('maxProcesses', options.maxProcesses, DEFAULT_RETENTION_MAX_PROCESSES);
   const intervalMs = positive('intervalMs', options.intervalMs, 60_000);
+  const onError =
+    options.onError ??
+    ((error: unknown) => process.emitWarning(`process retention failed: ${String(error)}`));
   let stopped = false;
   let next: NodeJS.Timeout | undefined;
 
@@ -61,7 +66,12 @@ export function startRetention(
   const schedule = (delayMs: number) => {
     if (stopped) return;
     next = setTimeout(() => {
-      const deleted = sweep();
+      let deleted = 0;
+      try {
+        deleted = sweep();
+      } catch (error) {
+        onError(error);
+      }
       schedule(deleted >= BATCH ? 0 : intervalMs);
     }, delayMs);
     next.unref();

@@ -36,6 +36,10 @@ export function startServerRetention(
       manager.delete(pid, RETENTION_PRINCIPAL);
       logger.debug({ pid }, `process ${pid} deleted by retention`);
     },
-    options,
+    {
+      ...options,
+      onError: (error) =>
+        logger.error({ err: error }, 'process retention failed; retrying at the next interval'),
+    },
   );
 }
