@@ -1,7 +1,7 @@
 // Entry point of a sandbox worker process (started by the pool with `--no-node-snapshot` and an IPC
 // channel). It owns the isolates: one execution at a time, with one isolate kept warm for the next.
 import type { HostMessage, WorkerMessage } from '../protocol.ts';
-import { createSandboxIsolate, type SandboxIsolate } from './sandbox-isolate.ts';
+import { createSandboxIsolate, createSandboxIsolateAsync, type SandboxIsolate } from './sandbox-isolate.ts';
 import { WorkerExecution } from './worker-execution.ts';
 
 const post = (message: WorkerMessage) => {
@@ -9,7 +9,10 @@ const post = (message: WorkerMessage) => {
 };
 
 let current: WorkerExecution | undefined;
+/** The isolate kept ready for the next execution. */
 let warm: SandboxIsolate | undefined;
+/** True while a warm isolate is being prepared (off the main thread, mostly). */
+let warming = false;
 let warmMemoryLimitMb = 128;
 
 function takeIsolate(memoryLimitMb: number): SandboxIsolate {
@@ -21,10 +24,18 @@ function takeIsolate(memoryLimitMb: number): SandboxIsolate {
 }
 
 function prepareWarm(): void {
-  setImmediate(() => {
-    if (current || warm) return;
-    warm = createSandboxIsolate(warmMemoryLimitMb);
-  });
+  if (warm || warming) return;
+  warming = true;
+  createSandboxIsolateAsync(warmMemoryLimitMb).then(
+    (isolate) => {
+      warming = false;
+      if (warm) isolate.dispose();
+      else warm = isolate;
+    },
+    () => {
+      warming = false;
+    },
+  );
 }
 
 process.on('message', (message: HostMessage) => {

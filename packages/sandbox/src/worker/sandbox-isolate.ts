@@ -55,13 +55,8 @@ function primeCodeCache(): ivm.ExternalCopy<ArrayBuffer> | undefined {
   }
 }
 
-/**
- * Creates an isolate and context and runs the bootstrap in it, from primed V8 code cache (see
- * {@link primeCodeCache}), so most of the cost of a new isolate is V8's own. The isolate gets exactly two functions, as isolated-vm `Callback`s (arguments
- * and results copied, never References): `send` (ignored mode) and `call` (sync, `hostFunction`).
- */
-export function createSandboxIsolate(memoryLimitMb: number): SandboxIsolate {
-  const isolate = new ivm.Isolate({
+function newIsolate(memoryLimitMb: number): ivm.Isolate {
+  return new ivm.Isolate({
     memoryLimit: memoryLimitMb,
     // isolated-vm's advice: v8 has lost control of the isolate; end the process. The pool sees the
     // worker exit, fails its execution and starts a replacement.
@@ -70,34 +65,93 @@ export function createSandboxIsolate(memoryLimitMb: number): SandboxIsolate {
       process.abort();
     },
   });
+}
+
+type ControlRef = ivm.Reference<(...args: unknown[]) => unknown>;
+
+/** Gives the bootstrapped isolate its two bridge functions and wraps it up. */
+function bridge(
+  isolate: ivm.Isolate,
+  context: ivm.Context,
+  memoryLimitMb: number,
+  runBootstrap: (send: ivm.Callback, call: ivm.Callback) => ControlRef,
+): SandboxIsolate;
+function bridge(
+  isolate: ivm.Isolate,
+  context: ivm.Context,
+  memoryLimitMb: number,
+  runBootstrap: (send: ivm.Callback, call: ivm.Callback) => Promise<ControlRef>,
+): Promise<SandboxIsolate>;
+function bridge(
+  isolate: ivm.Isolate,
+  context: ivm.Context,
+  memoryLimitMb: number,
+  runBootstrap: (send: ivm.Callback, call: ivm.Callback) => ControlRef | Promise<ControlRef>,
+): SandboxIsolate | Promise<SandboxIsolate> {
+  let sink: MessageSink = () => {};
+  const send = new ivm.Callback((kind: unknown, ...args: unknown[]) => sink(kind, args), { ignored: true });
+  const call = new ivm.Callback(hostFunction);
+  const wrap = (control: ControlRef): SandboxIsolate => ({
+    isolate,
+    context,
+    control,
+    memoryLimitMb,
+    baseCpuTime: isolate.cpuTime,
+    setSink(next) {
+      sink = next;
+    },
+    dispose() {
+      if (!isolate.isDisposed) isolate.dispose();
+    },
+  });
+  const control = runBootstrap(send, call);
+  return control instanceof Promise ? control.then(wrap) : wrap(control);
+}
+
+/**
+ * Creates an isolate and context and runs the bootstrap in it, from primed V8 code cache (see
+ * {@link primeCodeCache}), so most of the cost of a new isolate is V8's own. The isolate gets exactly
+ * two functions, as isolated-vm `Callback`s (arguments and results copied, never References): `send`
+ * (ignored mode) and `call` (sync, `hostFunction`).
+ */
+export function createSandboxIsolate(memoryLimitMb: number): SandboxIsolate {
+  const isolate = newIsolate(memoryLimitMb);
   try {
     const context = isolate.createContextSync();
     cachedData ??= primeCodeCache();
     const script = isolate.compileScriptSync(source, cachedData ? { ...ORIGIN, cachedData } : ORIGIN);
-    const factory = script.runSync(context, { reference: true }) as ivm.Reference<
-      (...args: unknown[]) => unknown
-    >;
-    script.release();
-    let sink: MessageSink = () => {};
-    const send = new ivm.Callback((kind: unknown, ...args: unknown[]) => sink(kind, args), { ignored: true });
-    const call = new ivm.Callback(hostFunction);
-    const control = factory.applySync(undefined, [send, call], {
-      result: { reference: true },
-    }) as ivm.Reference<(...args: unknown[]) => unknown>;
-    factory.release();
-    return {
+    const factory = script.runSync(context, { reference: true, release: true }) as ControlRef;
+    return bridge(
       isolate,
       context,
-      control,
       memoryLimitMb,
-      baseCpuTime: isolate.cpuTime,
-      setSink(next) {
-        sink = next;
-      },
-      dispose() {
-        if (!isolate.isDisposed) isolate.dispose();
-      },
-    };
+      (send, call) =>
+        factory.applySync(undefined, [send, call], { result: { reference: true } }) as ControlRef,
+    );
+  } catch (e) {
+    if (!isolate.isDisposed) isolate.dispose();
+    throw e;
+  }
+}
+
+/**
+ * {@link createSandboxIsolate}, with every step after `new Isolate` run on isolated-vm's threads: the
+ * worker's main thread stays free to take a request while a warm isolate is being prepared.
+ */
+export async function createSandboxIsolateAsync(memoryLimitMb: number): Promise<SandboxIsolate> {
+  const isolate = newIsolate(memoryLimitMb);
+  try {
+    const context = await isolate.createContext();
+    cachedData ??= primeCodeCache();
+    const script = await isolate.compileScript(source, cachedData ? { ...ORIGIN, cachedData } : ORIGIN);
+    const factory = (await script.run(context, { reference: true, release: true })) as ControlRef;
+    return await bridge(
+      isolate,
+      context,
+      memoryLimitMb,
+      (send, call) =>
+        factory.apply(undefined, [send, call], { result: { reference: true } }) as Promise<ControlRef>,
+    );
   } catch (e) {
     if (!isolate.isDisposed) isolate.dispose();
     throw e;
