@@ -18,6 +18,13 @@ export { DEFAULT_PORT, loadServerSettings } from './config/load-config.ts';
 export { createLogger } from './logger.ts';
 export { renderSandboxGlobals } from './tools-dts/sandbox-globals-dts.ts';
 
+// Durable storage: the SQLite process store, its migrations, retention, errors
+export { openSqliteStore } from './store/sqlite-store.ts';
+export { DEFAULT_DB_PATH, openDatabase } from './store/open-database.ts';
+export { MIGRATIONS, SCHEMA_VERSION } from './store/migrations.ts';
+export { startRetention } from './store/retention.ts';
+export { StoreError } from './store/store-error.ts';
+
 // Process model types
 export type {
   CreateProcessInput,
@@ -57,3 +64,10 @@ export type { Limits, ServerConfigFile, TokenConfig } from './config/config-sche
 export type { ServerFlags, ServerSettings } from './config/load-config.ts';
 export type { LoggerOptions } from './logger.ts';
 export type { ToolDeclarationSource } from './tools-dts/sandbox-globals-dts.ts';
+
+// Durable storage types
+export type { ExpiryPolicy, SqliteProcessStore, SqliteStoreOptions } from './store/sqlite-store.ts';
+export type { OpenDatabase } from './store/open-database.ts';
+export type { Migration } from './store/migrations.ts';
+export type { Retention, RetentionOptions } from './store/retention.ts';
+export type { StoreErrorCode } from './store/store-error.ts';
