@@ -112,6 +112,10 @@ export default async function bench(): Promise<BenchResult[]> {
     if (result.status !== 'success') throw new Error(`pool run failed: ${result.status}`);
   };
   const viaServer = (client = 0) => clients[client]!.create(program);
+  // The process manager in the same process, without the transport: splits the overhead in two.
+  const operator = { id: 'local', role: 'operator' } as const;
+  const viaManager = () =>
+    server.manager.wait(server.manager.create({ code: program }, operator).pid, operator);
 
   // Warm every worker on both paths.
   await loadTest(size, 1500, () => direct());
@@ -132,9 +136,11 @@ export default async function bench(): Promise<BenchResult[]> {
   // 16 concurrent callers; rounds alternate between the two paths so both see the same machine load.
   const pool16 = { samples: [] as number[], seconds: 0 };
   const ws16 = { samples: [] as number[], seconds: 0 };
+  const manager16 = { samples: [] as number[], seconds: 0 };
   for (let round = 0; round < 4; round++) {
     for (const [into, job] of [
       [pool16, () => direct()],
+      [manager16, () => viaManager()],
       [ws16, (c: number) => viaServer(c)],
     ] as const) {
       const run = await loadTest(16, 1500, job);
@@ -195,6 +201,12 @@ export default async function bench(): Promise<BenchResult[]> {
       'processes/s',
       base('sandbox pool, 16 callers', perSecond(pool16)),
       '>= 80% of pool',
+    ),
+    compared(
+      'process manager throughput, 16 callers (no transport)',
+      perSecond(manager16),
+      'processes/s',
+      base('sandbox pool, 16 callers', perSecond(pool16)),
     ),
     { name: 'kill latency p50 (running tight loop)', value: p(kills, 50), unit: 'ms' },
     { name: 'kill latency p99 (running tight loop)', value: p(kills, 99), unit: 'ms', target: '< 100 ms' },
