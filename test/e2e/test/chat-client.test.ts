@@ -1,4 +1,7 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { connect, type ServerEvent, type StreamResultEvent } from '@mci/client';
 import { describe, expect, test } from 'vitest';
 import { startInventoryServer } from '../support/inventory-server.ts';
@@ -37,6 +40,15 @@ function chat(args: string[], options: { input?: string; env?: Record<string, st
     });
   });
 }
+
+const hasScript = (() => {
+  try {
+    execFileSync('script', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
 
 describe('the reference chat client', () => {
   test('streams a transcript token by token, shows intents and processes, prints the response pipe', {
@@ -122,4 +134,45 @@ describe('the reference chat client', () => {
     expect(down.code).toBe(1);
     expect(down.stderr).toContain('CONNECT_FAILED');
   });
+
+  test.skipIf(!hasScript)(
+    'on a terminal, each process keeps one status line, updated in place',
+    { timeout: 60_000 },
+    async () => {
+      await using server = await startServer();
+      const answer = join(tmpdir(), `mci-chat-${process.pid}.md`);
+      writeFileSync(
+        answer,
+        'Two blocks:\n\n```ts exec=true\noutput(1)\n```\n\n```ts exec=true\noutput(2)\n```\n',
+      );
+      const command = [
+        process.execPath,
+        '--conditions=@mci/source',
+        '--disable-warning=ExperimentalWarning',
+        chatClient,
+        answer,
+        '--url',
+        server.url,
+        '--rate',
+        '0',
+      ]
+        .map((word) => `'${word}'`)
+        .join(' ');
+      const output = await new Promise<string>((resolve, reject) => {
+        const child = spawn('script', ['-qec', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'ignore'] });
+        let text = '';
+        child.stdout.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+        child.stdin.end();
+        child.on('error', reject);
+        child.on('close', (code) =>
+          code === 0 ? resolve(text) : reject(new Error(`exit ${code}: ${text}`)),
+        );
+      }).finally(() => rmSync(answer, { force: true }));
+      // Redrawn in place: cursor up to the first status line, clear below, draw again.
+      expect(output).toMatch(/\x1b\[\d+F\x1b\[0J/);
+      expect(output).toMatch(/pid \d+ \[block 0\]: success in \d+ ms/);
+      expect(output).toMatch(/pid \d+ \[block 1\]: success in \d+ ms/);
+      expect(output).toMatch(/block 1 \(pid \d+\): success\r?\noutput: 2/);
+    },
+  );
 });

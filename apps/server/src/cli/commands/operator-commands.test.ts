@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,6 +52,41 @@ function mci(
   });
 }
 
+/** Runs `mci ARGS` on a pseudo-terminal (util-linux `script`), to see what a person at a terminal sees. */
+function mciOnTerminal(args: string[]): Promise<Run> {
+  const quote = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
+  const command = [
+    process.execPath,
+    '--conditions=@mci/source',
+    '--disable-warning=ExperimentalWarning',
+    main,
+    ...args,
+  ]
+    .map(quote)
+    .join(' ');
+  return new Promise((resolve, reject) => {
+    const child = spawn('script', ['-qec', command, '/dev/null'], {
+      cwd: dir,
+      env: { ...process.env, MCI_URL: server.url, MCI_TOKEN: '', MCI_API_KEY: '' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+    child.stdin.end();
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr: '' }));
+  });
+}
+
+const hasScript = (() => {
+  try {
+    execFileSync('script', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
 let server: MciServer;
 let client: MciClient;
 let dir: string;
@@ -103,6 +138,18 @@ describe('mci submit', () => {
     const [process] = await client.list({ ref: 'cli-submit' });
     expect(process).toMatchObject({ status: 'success' });
   });
+
+  test.skipIf(!hasScript)(
+    '--wait on a terminal: a spinner line that is cleared, then the outcome',
+    async () => {
+      const run = await mciOnTerminal(['submit', await file('tty.ts', slowCounter(8, 150)), '--wait']);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] pid \d+: running/);
+      expect(run.stdout).toContain('\r\x1b[2K');
+      expect(run.stdout).toContain('[output] 7');
+      expect(run.stdout).toMatch(/pid \d+: idle \(success, run 1, [\d.]+m?s\)\r?\n$/);
+    },
+  );
 
   test("'-' reads stdin; a failing program exits 1 with its error and line", async () => {
     const run = await mci(['submit', '-', '--wait'], {
