@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ServerMessageSchema } from './messages.ts';
 import { parseClientMessage } from './parse-client-message.ts';
@@ -64,6 +65,35 @@ describe('parseClientMessage', () => {
       });
       expect(!result.ok && result.problem.message).toContain(path);
     }
+  });
+
+  it('never throws, whatever the frame (text, JSON values, near-miss requests)', () => {
+    const nearMiss = fc.record(
+      {
+        type: fc.constantFrom('process.create', 'process.signal', 'subscribe', 'stream.chunk', 'nope'),
+        id: fc.oneof(fc.string(), fc.integer(), fc.object()),
+        pid: fc.oneof(fc.integer(), fc.string(), fc.double()),
+        code: fc.oneof(fc.string(), fc.integer()),
+        signal: fc.string(),
+        since: fc.oneof(fc.integer(), fc.constant(null)),
+        all: fc.anything(),
+      },
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.json(),
+          nearMiss.map((value) => JSON.stringify(value)),
+        ),
+        (frame) => {
+          const result = parseClientMessage(frame);
+          if (!result.ok) expect(['BAD_JSON', 'UNKNOWN_TYPE', 'VALIDATION']).toContain(result.problem.code);
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 
   it('drops an unreadable id rather than echoing it', () => {
