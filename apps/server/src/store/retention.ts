@@ -48,11 +48,13 @@ export function startRetention(
   let stopped = false;
   let next: NodeJS.Timeout | undefined;
 
-  const sweep = (now = Date.now()): number => {
-    if (stopped) return 0;
+  /** One step: deletes up to BATCH expired processes; `more` when there may be others left. */
+  const step = (now: number): { deleted: number; more: boolean } => {
+    if (stopped) return { deleted: 0, more: false };
     const policy: ExpiryPolicy = { maxAgeMs, maxProcesses, limit: BATCH, now };
+    const expired = store.expiredProcesses(policy);
     let deleted = 0;
-    for (const pid of store.expiredProcesses(policy)) {
+    for (const pid of expired) {
       try {
         remove(pid);
         deleted++;
@@ -61,24 +63,24 @@ export function startRetention(
       }
     }
     store.deleteUnownedEvents(now - maxAgeMs);
-    return deleted;
+    return { deleted, more: expired.length >= BATCH && deleted > 0 };
   };
   const schedule = (delayMs: number) => {
     if (stopped) return;
     next = setTimeout(() => {
-      let deleted = 0;
+      let more = false;
       try {
-        deleted = sweep();
+        more = step(Date.now()).more;
       } catch (error) {
         onError(error);
       }
-      schedule(deleted >= BATCH ? 0 : intervalMs);
+      schedule(more ? 0 : intervalMs);
     }, delayMs);
     next.unref();
   };
   schedule(0);
   return {
-    sweep,
+    sweep: (now = Date.now()) => step(now).deleted,
     stop() {
       stopped = true;
       clearTimeout(next);
