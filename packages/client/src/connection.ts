@@ -363,6 +363,8 @@ export class Connection {
   }
 
   #setState(state: ConnectionState, error?: ClientError): void {
+    // Retries in a row stay one `reconnecting`; `closed` is reported once, by #fail.
+    if (this.state === state && state !== 'closed') return;
     this.state = state;
     this.#handlers.onState(state, error);
   }
