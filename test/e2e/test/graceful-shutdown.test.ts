@@ -78,6 +78,14 @@ describe('mci serve', () => {
         );
       }
       server.child.kill('SIGTERM');
+      // Shutdown began once the queued process is canceled; from then on new work is refused (503).
+      await client.waitFor(
+        (m) => m.type === 'process' && m.pid === queued.result.process.pid && m.state === 'idle',
+      );
+      expect(await client.request({ type: 'process.create', code: 'output(1)' })).toMatchObject({
+        type: 'error',
+        code: 'SHUTTING_DOWN',
+      });
       expect(await client.closed).toBe(1001);
       expect(await server.exited).toBe(0);
       const final = (pid: number) =>
