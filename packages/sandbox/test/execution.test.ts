@@ -62,6 +62,20 @@ return p.x * 2;`,
     expect(r).toMatchObject({ status: 'success', outputs: [1] });
   });
 
+  it('keeps working when the program replaces the array iterator', async () => {
+    const r = await run(
+      pool,
+      'Array.prototype[Symbol.iterator] = function* () {};\nconsole.log("still", 1);\noutput([1, 2]);\nreturn (await tools.echo({ a: 1 })).content.length',
+      {
+        tools: {
+          list: () => [{ name: 'echo' }],
+          execute: async () => ({ isError: false, content: [{ type: 'text', text: 'x' }] }),
+        },
+      },
+    );
+    expect(r).toMatchObject({ status: 'success', stdout: 'still 1\n', outputs: [[1, 2], 1] });
+  });
+
   it('delivers events in order with increasing seq, all before the result resolves', async () => {
     const seen: number[] = [];
     let resolvedBeforeLast = false;

@@ -63,10 +63,12 @@ export function bootstrap(sendRaw: Send, call: HostCall, lib: BootstrapLib): Con
   const P = lib.capturePrimordials();
   // isolated-vm does not order the run's outcome after the messages sent before it, so they are
   // counted and the worker waits for that many (see `RunOutcome.sent`).
+  // (`arguments` rather than a spread: a program may have replaced Array.prototype[Symbol.iterator].)
   let sent = 0;
-  const send: Send = (kind, ...args) => {
+  const send: Send = function (this: unknown) {
+    // biome-ignore lint/complexity/noArguments: see above
+    P.apply(sendRaw, undefined, arguments);
     sent++;
-    P.apply(sendRaw, undefined, [kind, ...args]);
   };
   const clone = lib.createCloner(P);
   const inspectCopy = lib.createInspectCopier(P);
@@ -101,11 +103,11 @@ export function bootstrap(sendRaw: Send, call: HostCall, lib: BootstrapLib): Con
   // --- calls answered later by the host (tools, fetch) ---
   const pending = new P.Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
   let nextId = 0;
-  const hostCall = (kind: string, ...args: unknown[]) =>
+  const hostCall = (kind: string, a: unknown, b?: unknown) =>
     new P.Promise<unknown>((resolve, reject) => {
       const id = ++nextId;
       P.mapSet(pending, id, { resolve, reject });
-      send(kind, id, ...args);
+      send(kind, id, a, b);
     });
   const settle = (id: unknown, ok: unknown, value: unknown) => {
     const entry = P.mapGet(pending, id as number);
