@@ -106,4 +106,23 @@ describe('auth and ownership', { timeout: 60_000 }, () => {
     // Alice saw none of Bob's events, through `all`, `ref` or replay.
     expect(alice.events().filter((e) => 'pid' in e && e.pid === pid)).toEqual([]);
   });
+
+  it("a client cannot push to, end or follow another client's stream", async () => {
+    await using alice = await TestClient.open(server.wsUrl, { token: ALICE });
+    await using bob = await TestClient.open(server.wsUrl, { token: BOB });
+    await alice.ok({ type: 'stream.start', streamId: 'alice-turn' });
+    for (const request of [
+      { type: 'stream.chunk', streamId: 'alice-turn', text: '```ts exec=true\noutput(1)\n```\n' },
+      { type: 'stream.end', streamId: 'alice-turn' },
+      { type: 'subscribe', streamId: 'alice-turn', since: 0 },
+    ] as const) {
+      expect(await bob.request(request), request.type).toMatchObject({ type: 'error', code: 'NOT_FOUND' });
+    }
+    expect(await bob.request({ type: 'stream.start', streamId: 'alice-turn' })).toMatchObject({
+      type: 'error',
+    });
+    await alice.ok({ type: 'stream.end', streamId: 'alice-turn' });
+    await alice.waitFor((m) => m.type === 'stream.result' && m.streamId === 'alice-turn');
+    expect(bob.events()).toEqual([]);
+  });
 });
