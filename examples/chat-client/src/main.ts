@@ -67,19 +67,23 @@ async function main(): Promise<number> {
   return 0;
 }
 
+/** Blocks already announced, by index: the server may report a block's process before its intent. */
+const announced = new Set<number>();
+
 /** One event as the chat client shows it: intents and outputs as lines, processes as status lines. */
 function show(event: ServerEvent, board: ReturnType<typeof createStatusBoard>): void {
   switch (event.type) {
-    case 'intent': {
-      const what = `block ${event.index} (${event.lang}${label(event.attributes)})`;
-      board.note(
-        event.rejected === undefined ? `${what} -> pid ${event.pid}` : `${what} not run: ${event.rejected}`,
-      );
+    case 'intent':
+      announce(event.index, event.lang, event.attributes, board, event.pid, event.rejected);
       return;
-    }
-    case 'process':
+    case 'process': {
+      const { metadata } = event;
+      if (metadata?.intentIndex !== undefined) {
+        announce(metadata.intentIndex, event.lang, metadata.attributes ?? {}, board, event.pid);
+      }
       board.set(event.pid, statusLine(event));
       return;
+    }
     case 'output':
       board.note(`pid ${event.pid} output: ${clip(JSON.stringify(event.value) ?? 'undefined')}`);
       return;
@@ -95,6 +99,21 @@ function show(event: ServerEvent, board: ReturnType<typeof createStatusBoard>): 
     case 'stream.result':
       return;
   }
+}
+
+/** `block 2 (ts, load) -> pid 7` or `block 3 (python) not run: ...`, once per block. */
+function announce(
+  index: number,
+  lang: string,
+  attributes: Record<string, string | boolean>,
+  board: ReturnType<typeof createStatusBoard>,
+  pid: number | undefined,
+  rejected?: string,
+): void {
+  if (announced.has(index)) return;
+  announced.add(index);
+  const what = `block ${index} (${lang}${label(attributes)})`;
+  board.note(rejected === undefined ? `${what} -> pid ${pid}` : `${what} not run: ${rejected}`);
 }
 
 function statusLine(process: ProcessSnapshot): string {

@@ -107,8 +107,15 @@ describe('the reference chat client', () => {
     ).toBe(true);
     expect(lines.some((line) => line.includes('called greet'))).toBe(true);
     expect(last).toBeUndefined();
-    // Lines come in the order things happened: a process runs before it succeeds, its output in between.
+    // Lines come in the order things happened: a block, its process queued and running, its output, its end.
     const at = (line: string) => lines.indexOf(line);
+    expect(at(`block 0 (ts, greeting) -> pid ${first?.pid}`)).toBeLessThan(
+      at(`pid ${first?.pid} [block 0]: queued`),
+    );
+    expect(at(`pid ${first?.pid} [block 0]: queued`)).toBeLessThan(
+      at(`pid ${first?.pid} [block 0]: running`),
+    );
+    expect(lines.filter((line) => line.startsWith('block 0 ')).length).toBe(1);
     expect(at(`pid ${first?.pid} [block 0]: running`)).toBeLessThan(
       at(`pid ${first?.pid} output: "Hello, Ada!"`),
     );
