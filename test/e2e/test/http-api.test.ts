@@ -124,6 +124,38 @@ describe('HTTP process API', { timeout: 60_000 }, () => {
     });
   });
 
+  it('kill while queued cancels at once; run after timeout and after cancel', async () => {
+    const loops = [];
+    for (let i = 0; i < 2; i++) {
+      loops.push(
+        (await http(server, 'POST', '/processes', { body: { code: 'while (true) {}', timeout: 120_000 } }))
+          .body.pid,
+      );
+    }
+    for (const pid of loops) await waitFor(pid, 'running');
+    const queued = (await http(server, 'POST', '/processes', { body: { code: 'output("late")' } })).body.pid;
+    expect((await http(server, 'GET', `/processes/${queued}`)).body.state).toBe('queued');
+    const killed = await http(server, 'POST', `/processes/${queued}/signals/kill`);
+    expect(killed).toMatchObject({ status: 200, body: { state: 'idle', status: 'canceled' } });
+    for (const pid of loops) await http(server, 'POST', `/processes/${pid}/signals/kill`);
+    for (const pid of loops) expect(await waitFor(pid, 'idle')).toMatchObject({ status: 'canceled' });
+
+    const rerun = await http(server, 'POST', `/processes/${queued}/signals/run`, { body: { block: true } });
+    expect(rerun.body).toMatchObject({ status: 'success', run: 2, outputs: ['late'] });
+    expect((await http(server, 'GET', `/processes/${queued}/runs/1`)).body).toMatchObject({
+      status: 'canceled',
+    });
+
+    const slow = await http(server, 'POST', '/processes', {
+      body: { code: 'await new Promise(() => {})', timeout: 200, block: true },
+    });
+    expect(slow.body).toMatchObject({ status: 'timeout' });
+    const again = await http(server, 'POST', `/processes/${slow.body.pid}/signals/run`, {
+      body: { block: true },
+    });
+    expect(again.body).toMatchObject({ status: 'timeout', run: 2, runs: 2 });
+  });
+
   it('lists newest first with filters, and validates the query', async () => {
     const a = (
       await http(server, 'POST', '/processes', { body: { code: 'output(1)', ref: 'list-me', block: true } })
