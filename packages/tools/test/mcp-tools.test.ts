@@ -1,5 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { SchemaError, ToolsetFileSchema } from '@mci/schema';
 import { describe, expect, it, vi } from 'vitest';
 import { createToolRunner, loadTools, mcpCachePath, ToolError } from '../src/index.ts';
@@ -143,6 +144,33 @@ describe('MCP server tools (server-everything over stdio)', { timeout: 60_000 },
     expect(again.isError, again.error).toBe(false);
     expect(again.content).toEqual([{ type: 'text', text: 'Echo: b' }]);
     expect(childPids(EVERYTHING)).toHaveLength(1);
+  });
+
+  it('repeats a call cut off by a crash only for read-only or idempotent tools', async () => {
+    const fixture = fileURLToPath(new URL('./fixtures/crashing-server.ts', import.meta.url));
+    await using dir = await toolDir({ tools: [{ name: 'noop', execution: { type: 'text', text: '' } }] });
+    const log = join(dir.dir, 'calls.log');
+    await writeFile(
+      dir.file,
+      JSON.stringify({
+        schemaVersion: '1.0',
+        mcp_servers: {
+          crashing: { command: process.execPath, args: [fixture], env: { MCI_TEST_CALL_LOG: log } },
+        },
+      }),
+    );
+    await using runner = createToolRunner(await loadTools(dir.file));
+
+    const charge = await runner.execute('charge');
+    expect(charge.isError).toBe(true);
+    expect(charge.error).toContain('the connection closed during the call; it was not repeated');
+    expect(await readFile(log, 'utf8')).toBe('charge\n');
+    // The next call reconnects.
+    expect((await runner.execute('charge')).content).toEqual([{ type: 'text', text: 'charge ran 2 times' }]);
+
+    const lookup = await runner.execute('lookup');
+    expect(lookup.isError, lookup.error).toBe(false);
+    expect(lookup.content).toEqual([{ type: 'text', text: 'lookup ran 2 times' }]);
   });
 
   it('names the server that cannot start', async () => {

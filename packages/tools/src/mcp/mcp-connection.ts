@@ -57,13 +57,17 @@ export class McpConnection {
   }
 
   /**
-   * Calls a tool. Protocol errors other than a dropped connection reject with the server's message;
-   * an abort rejects with the signal's reason (the SDK tells the server the request was cancelled).
+   * Calls a tool. Protocol errors reject with the server's message; an abort rejects with the
+   * signal's reason (the SDK tells the server the request was cancelled).
+   *
+   * @param repeatable whether the call may be sent again after the connection closed mid-call (the
+   *   tool is read-only or idempotent); a call the server never received is always sent again.
    */
   async callTool(
     toolName: string,
     args: Record<string, unknown>,
     signal?: AbortSignal,
+    repeatable = false,
   ): Promise<CallToolResult> {
     // The SDK never removes the abort listener it adds to a request's signal: give it a signal of its
     // own per call, linked to the caller's only while the call runs, so a long-lived signal neither
@@ -78,6 +82,7 @@ export class McpConnection {
           (await client.callTool({ name: toolName, arguments: args }, undefined, {
             signal: own.signal,
           })) as CallToolResult,
+        repeatable,
       );
     } finally {
       signal?.removeEventListener('abort', forward);
@@ -92,13 +97,26 @@ export class McpConnection {
     if (entry) await entry.promise.then((c) => c.close()).catch(() => {});
   }
 
-  async #withReconnect<T>(operation: (client: Client) => Promise<T>): Promise<T> {
+  /**
+   * Runs `operation`; when the connection turns out lost, drops it and runs it once more on a new
+   * one. A session the server did not know (404) never ran the request, so it is always repeated; a
+   * connection that closed mid-request may have run it, so that is repeated only when `repeatable`.
+   */
+  async #withReconnect<T>(operation: (client: Client) => Promise<T>, repeatable = true): Promise<T> {
     const client = await this.#connect();
     try {
       return await operation(client);
     } catch (error) {
-      if (!isConnectionLost(error) || this.#closed) throw error;
+      const lost = connectionLoss(error);
+      if (lost === undefined || this.#closed) throw error;
       this.#drop(client);
+      if (lost === 'mid-request' && !repeatable) {
+        throw new Error(
+          'the connection closed during the call; it was not repeated because the tool is not marked ' +
+            'readOnly or idempotent (the next call reconnects)',
+          { cause: error },
+        );
+      }
       return operation(await this.#connect());
     }
   }
@@ -172,12 +190,14 @@ export class McpConnection {
 }
 
 /**
- * A closed connection (the stdio server exited), or an HTTP session the server no longer knows (404:
- * it restarted), after which MCP asks the client to start a new session.
+ * How a request failed for want of a connection: an HTTP session the server no longer knows (404: it
+ * restarted; MCP asks the client to start a new session), or a connection that closed while the
+ * request was out (the stdio server exited). Anything else is not a connection loss.
  *
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management
  */
-function isConnectionLost(error: unknown): boolean {
-  if (error instanceof StreamableHTTPError) return error.code === 404;
-  return error instanceof McpError && error.code === ErrorCode.ConnectionClosed;
+function connectionLoss(error: unknown): 'unknown-session' | 'mid-request' | undefined {
+  if (error instanceof StreamableHTTPError && error.code === 404) return 'unknown-session';
+  if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) return 'mid-request';
+  return undefined;
 }

@@ -18,7 +18,9 @@ export async function executeMcp(
   const metadata = { mcp_server: execution.serverName, mcp_tool: execution.toolName };
   let result: CallToolResult;
   try {
-    result = await connection.callTool(execution.toolName, ctx.props, ctx.signal);
+    const hints = ctx.tool.annotations;
+    const repeatable = hints?.readOnlyHint === true || hints?.idempotentHint === true;
+    result = await connection.callTool(execution.toolName, ctx.props, ctx.signal, repeatable);
   } catch (error) {
     if (ctx.signal?.aborted) return canceledResult(ctx.signal.reason);
     return errorResult(
