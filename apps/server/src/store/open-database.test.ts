@@ -22,12 +22,12 @@ const failure = (fn: () => unknown) => {
 describe('opening the process database', () => {
   it('creates the directory and the schema, in WAL mode', () => {
     const path = join(dir, 'new', 'nested', 'mci.db');
-    const { db, schema, path: opened } = openDatabase(path);
+    const { db, schema, path: opened, close } = openDatabase(path);
     expect(opened).toBe(path);
     expect(schema).toEqual({ from: 0, to: MIGRATIONS.length });
     expect(db.prepare('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' });
     expect(db.prepare('PRAGMA application_id').get()).toEqual({ application_id: APPLICATION_ID });
-    db.close();
+    close();
   });
 
   it('refuses a file that is not an SQLite database', () => {
@@ -68,7 +68,7 @@ describe('opening the process database', () => {
 
   it('refuses a database written by a newer server, and leaves it untouched', () => {
     const path = join(dir, 'newer.db');
-    openDatabase(path).db.close();
+    openDatabase(path).close();
     const raw = new DatabaseSync(path);
     raw.exec('PRAGMA user_version = 99');
     raw.close();
@@ -95,7 +95,7 @@ describe('opening the process database', () => {
 
   it('applies only the pending migrations, in order, each with its version', () => {
     const path = join(dir, 'migrated.db');
-    openDatabase(path).db.close();
+    openDatabase(path).close();
     const applied: number[] = [];
     const extra = (version: number): Migration => ({
       version,
@@ -105,19 +105,19 @@ describe('opening the process database', () => {
         db.exec(`CREATE TABLE step_${version} (x)`);
       },
     });
-    const { db, schema } = openDatabase(path, { migrations: [...MIGRATIONS, extra(2), extra(3)] });
-    expect(schema).toEqual({ from: 1, to: 3 });
+    const first = openDatabase(path, { migrations: [...MIGRATIONS, extra(2), extra(3)] });
+    expect(first.schema).toEqual({ from: 1, to: 3 });
     expect(applied).toEqual([2, 3]);
-    db.close();
+    first.close();
     const again = openDatabase(path, { migrations: [...MIGRATIONS, extra(2), extra(3)] });
     expect(again.schema).toEqual({ from: 3, to: 3 });
     expect(applied).toEqual([2, 3]);
-    again.db.close();
+    again.close();
   });
 
   it('rolls back a failing migration, so the version stays where it was', () => {
     const path = join(dir, 'failing.db');
-    openDatabase(path).db.close();
+    openDatabase(path).close();
     const broken: Migration = {
       version: 2,
       description: 'broken',
@@ -127,9 +127,9 @@ describe('opening the process database', () => {
       },
     };
     expect(() => openDatabase(path, { migrations: [...MIGRATIONS, broken] })).toThrow(/step failed/);
-    const { db, schema } = openDatabase(path);
+    const { db, schema, close } = openDatabase(path);
     expect(schema.from).toBe(1);
     expect(db.prepare("SELECT name FROM sqlite_schema WHERE name = 'half_done'").get()).toBeUndefined();
-    db.close();
+    close();
   });
 });

@@ -17,15 +17,19 @@ export interface OpenDatabase {
   path: string;
   /** Schema version found on disk (0 for a new database) and the version now. */
   schema: { from: number; to: number };
+  /** Closes the database and releases its lock. */
+  close(): void;
 }
 
 /**
- * Opens (creating it and its directory if needed) the database at `path`, takes the exclusive lock,
- * switches to WAL, and applies pending migrations.
+ * Opens (creating it and its directory if needed) the database at `path`, takes its lock, switches to
+ * WAL, and applies pending migrations.
  *
  * WAL with `synchronous = NORMAL`: a committed batch survives a crash of the server (`kill -9`); a power
- * loss may lose the last batches, never corrupt the file. `locking_mode = EXCLUSIVE`: one server per
- * database; a second one gets `STORE_LOCKED` instead of interleaving pids.
+ * loss may lose the last batches, never corrupt the file. Automatic checkpoints are off: the store runs
+ * them on a worker thread ({@link startCheckpointer}). One server per database: an exclusive SQLite lock
+ * on `PATH.lock`, held while open (the OS drops it if the server dies), makes a second one fail with
+ * `STORE_LOCKED` instead of interleaving pids; readers such as the `sqlite3` shell still work.
  * @see https://sqlite.org/wal.html
  * @throws StoreError `STORE_UNAVAILABLE`, `STORE_CORRUPT`, `STORE_FOREIGN`, `STORE_TOO_NEW`, `STORE_LOCKED`.
  */
@@ -47,10 +51,27 @@ export function openDatabase(
       );
     }
   }
+  const timeout = options.busyTimeoutMs ?? 2000;
+  let lock: DatabaseSync | undefined;
   let db: DatabaseSync | undefined;
+  const close = () => {
+    for (const handle of [db, lock]) {
+      try {
+        handle?.close();
+      } catch {
+        // Closing a half-open database can fail too; nothing more to release.
+      }
+    }
+  };
   try {
-    db = new DatabaseSync(file, { timeout: options.busyTimeoutMs ?? 2000 });
-    db.exec('PRAGMA locking_mode = EXCLUSIVE');
+    if (!memory) {
+      lock = new DatabaseSync(`${file}.lock`, { timeout });
+      lock.exec('PRAGMA locking_mode = EXCLUSIVE');
+      // The first write takes the exclusive lock; in this mode it is kept until the connection closes.
+      lock.exec('CREATE TABLE IF NOT EXISTS holder (pid INTEGER); DELETE FROM holder');
+      lock.prepare('INSERT INTO holder (pid) VALUES (?)').run(process.pid);
+    }
+    db = new DatabaseSync(file, { timeout });
     if (!memory) {
       const mode = db.prepare('PRAGMA journal_mode = WAL').get() as { journal_mode?: string } | undefined;
       if (mode?.journal_mode !== 'wal') {
@@ -61,19 +82,16 @@ export function openDatabase(
         );
       }
       db.exec('PRAGMA synchronous = NORMAL');
+      db.exec('PRAGMA wal_autocheckpoint = 0');
       // Room for a large batch without spilling to the WAL before its commit.
       db.exec('PRAGMA cache_size = -16384');
     }
-    // A write takes the exclusive lock now (not at the first batch) and proves the file is writable.
+    // Proves the file is writable now, not at the first batch.
     db.exec('BEGIN IMMEDIATE; COMMIT');
     const schema = migrate(db, file, options.migrations ?? MIGRATIONS);
-    return { db, path: file, schema };
+    return { db, path: file, schema, close };
   } catch (error) {
-    try {
-      db?.close();
-    } catch {
-      // Closing a half-open database can fail too; the open error is the one to report.
-    }
+    close();
     throw openError(file, error);
   }
 }

@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { DatabaseSync } from 'node:sqlite';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { describeProcessStoreContract } from '../../test/support/store-contract.ts';
 import type { StoredProcess } from '../processes/process-store.ts';
 import { openSqliteStore } from './sqlite-store.ts';
@@ -128,6 +129,21 @@ describe('sqlite store', () => {
     expect(store.eventsSince(0, {})).toEqual([]);
     expect(store.counters().lastSeq).toBe(1);
     await store.close();
+  });
+
+  it('checkpoints the WAL into the database file on a worker thread; other readers can look', async () => {
+    const path = freshPath();
+    const store = openSqliteStore({ path, checkpointIntervalMs: 20 });
+    const empty = statSync(path).size;
+    for (let pid = 1; pid <= 200; pid++) store.putProcess(record(pid, { code: 'x'.repeat(1000) }));
+    store.flush();
+    await vi.waitFor(() => expect(statSync(path).size).toBeGreaterThan(empty + 200_000), { timeout: 10_000 });
+    const reader = new DatabaseSync(path, { readOnly: true });
+    expect(reader.prepare('SELECT count(*) AS n FROM processes').get()).toEqual({ n: 200 });
+    reader.close();
+    await store.close();
+    // A clean close leaves no WAL behind.
+    expect(statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0).toBe(0);
   });
 
   it('refuses use after close', async () => {

@@ -8,7 +8,8 @@ import type {
   StoredProcessFilter,
   StoredRun,
 } from '../processes/process-store.ts';
-import { DEFAULT_DB_PATH, openDatabase } from './open-database.ts';
+import { type Checkpointer, startCheckpointer } from './checkpointer.ts';
+import { DEFAULT_DB_PATH, isMemoryPath, type OpenDatabase, openDatabase } from './open-database.ts';
 import { RecordCache } from './record-cache.ts';
 import {
   decodeValue,
@@ -38,8 +39,13 @@ export interface SqliteStoreOptions {
   flushDelayMs?: number;
   /** How long (ms) to wait for a database another process holds before `STORE_LOCKED`. @default 2000 */
   busyTimeoutMs?: number;
-  /** A batch of writes failed (disk full, I/O error) and was rolled back. @default a process warning */
+  /**
+   * A batch of writes failed (disk full, I/O error) and was rolled back, or a background checkpoint
+   * failed. @default a process warning
+   */
   onError?: (error: unknown) => void;
+  /** Time between checkpoints (WAL -> database file, on a worker thread), in ms. @default 1000 */
+  checkpointIntervalMs?: number;
   /**
    * Limits of the in-memory cache of recently used records and runs (which spares the hot path SQL
    * reads). @default { processes: 2000, bytes: 33554432 }
@@ -95,16 +101,18 @@ const CACHE_BYTES = 32 * 1024 * 1024;
  * @throws StoreError when the database cannot be opened (see {@link openDatabase}).
  */
 export function openSqliteStore(options: SqliteStoreOptions = {}): SqliteProcessStore {
-  const { db, path, schema } = openDatabase(options.path ?? DEFAULT_DB_PATH, {
+  const opened = openDatabase(options.path ?? DEFAULT_DB_PATH, {
     ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
   });
-  return new SqliteStore(db, path, schema, options);
+  return new SqliteStore(opened, options);
 }
 
 class SqliteStore implements SqliteProcessStore {
   readonly path: string;
   readonly schema: { from: number; to: number };
   readonly #db: DatabaseSync;
+  readonly #opened: OpenDatabase;
+  readonly #checkpointer: Checkpointer | undefined;
   readonly #batch: WriteBatcher;
   readonly #statements = new Map<string, StatementSync>();
   readonly #cache: RecordCache;
@@ -119,12 +127,9 @@ class SqliteStore implements SqliteProcessStore {
   readonly #pendingProcesses = new Map<number, ProcessUpdate>();
   readonly #pendingRuns = new Map<string, RunUpdate>();
 
-  constructor(
-    db: DatabaseSync,
-    path: string,
-    schema: { from: number; to: number },
-    options: SqliteStoreOptions,
-  ) {
+  constructor(opened: OpenDatabase, options: SqliteStoreOptions) {
+    const { db, path, schema } = opened;
+    this.#opened = opened;
     this.#db = db;
     this.path = path;
     this.schema = schema;
@@ -133,9 +138,12 @@ class SqliteStore implements SqliteProcessStore {
       options.cache?.bytes ?? CACHE_BYTES,
     );
     const onError =
-      options.onError ??
-      ((error: unknown) =>
-        process.emitWarning(`process store: a batch of writes was lost: ${String(error)}`));
+      options.onError ?? ((error: unknown) => process.emitWarning(`process store: ${String(error)}`));
+    this.#checkpointer = isMemoryPath(path)
+      ? undefined
+      : startCheckpointer(path, options.checkpointIntervalMs ?? 1000, (message) =>
+          onError(new Error(`checkpoint of ${path} failed: ${message}`)),
+        );
     this.#batch = new WriteBatcher(db, {
       flushDelayMs: options.flushDelayMs ?? 5,
       onError: (error) => {
@@ -386,7 +394,9 @@ class SqliteStore implements SqliteProcessStore {
     this.#reserve('pid', this.#lastPid);
     this.#reserve('seq', this.#lastSeq);
     this.#closed = true;
-    this.#db.close();
+    await this.#checkpointer?.stop();
+    if (!isMemoryPath(this.path)) this.#db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    this.#opened.close();
   }
 
   // --- internals -------------------------------------------------------------------------------
