@@ -4,6 +4,8 @@ import type { HostMessage, WorkerMessage } from '../protocol.ts';
 import { createSandboxIsolate, createSandboxIsolateAsync, type SandboxIsolate } from './sandbox-isolate.ts';
 import { WorkerExecution } from './worker-execution.ts';
 
+type ExecuteMessage = Extract<HostMessage, { type: 'execute' }>;
+
 const post = (message: WorkerMessage) => {
   if (process.connected) process.send!(message);
 };
@@ -11,48 +13,77 @@ const post = (message: WorkerMessage) => {
 let current: WorkerExecution | undefined;
 /** The isolate kept ready for the next execution. */
 let warm: SandboxIsolate | undefined;
-/** True while a warm isolate is being prepared (off the main thread, mostly). */
-let warming = false;
+/** The warm isolate being prepared (off the main thread, mostly), if any. */
+let warming: Promise<SandboxIsolate | undefined> | undefined;
 let warmMemoryLimitMb = 128;
-
-function takeIsolate(memoryLimitMb: number): SandboxIsolate {
-  const ready = warm;
-  warm = undefined;
-  if (ready && ready.memoryLimitMb === memoryLimitMb) return ready;
-  ready?.dispose();
-  return createSandboxIsolate(memoryLimitMb);
-}
+/** An execution waiting for the isolate being warmed; `killed` is set by a kill that came first. */
+let starting: { id: number; killed?: 'canceled' | 'timeout' } | undefined;
 
 function prepareWarm(): void {
   if (warm || warming) return;
-  warming = true;
-  createSandboxIsolateAsync(warmMemoryLimitMb).then(
-    (isolate) => {
-      warming = false;
-      if (warm) isolate.dispose();
-      else warm = isolate;
-    },
-    () => {
-      warming = false;
-    },
+  const preparing = createSandboxIsolateAsync(warmMemoryLimitMb).then(
+    (isolate) => isolate,
+    () => undefined,
   );
+  warming = preparing;
+  preparing.then((isolate) => {
+    if (warming === preparing) warming = undefined;
+    if (!isolate) return;
+    if (warm) isolate.dispose();
+    else warm = isolate;
+  });
+}
+
+function run(message: ExecuteMessage, isolate: SandboxIsolate, killed?: 'canceled' | 'timeout'): void {
+  const execution = new WorkerExecution(message, isolate, post);
+  current = execution;
+  execution.done.then(() => {
+    if (current === execution) current = undefined;
+    prepareWarm();
+  });
+  if (killed) execution.end(killed);
+  else void execution.start();
+}
+
+function execute(message: ExecuteMessage): void {
+  const { memoryLimitMb } = message.limits;
+  warmMemoryLimitMb = memoryLimitMb;
+  const ready = warm;
+  warm = undefined;
+  if (ready?.memoryLimitMb === memoryLimitMb) {
+    run(message, ready);
+    return;
+  }
+  ready?.dispose();
+  const preparing = warming;
+  if (!preparing) {
+    run(message, createSandboxIsolate(memoryLimitMb));
+    return;
+  }
+  // An isolate is being warmed right now (the request came right after the last result): waiting
+  // for the rest of its preparation is cheaper than building a second one on this thread.
+  const waiting: NonNullable<typeof starting> = { id: message.id };
+  starting = waiting;
+  preparing.then((isolate) => {
+    if (starting === waiting) starting = undefined;
+    if (isolate && warm === isolate) warm = undefined;
+    else isolate = undefined;
+    if (isolate?.memoryLimitMb !== memoryLimitMb) {
+      isolate?.dispose();
+      isolate = createSandboxIsolate(memoryLimitMb);
+    }
+    run(message, isolate, waiting.killed);
+  });
 }
 
 process.on('message', (message: HostMessage) => {
   switch (message.type) {
-    case 'execute': {
-      warmMemoryLimitMb = message.limits.memoryLimitMb;
-      const execution = new WorkerExecution(message, takeIsolate(message.limits.memoryLimitMb), post);
-      current = execution;
-      execution.done.then(() => {
-        if (current === execution) current = undefined;
-        prepareWarm();
-      });
-      void execution.start();
+    case 'execute':
+      execute(message);
       return;
-    }
     case 'kill':
       if (current?.id === message.id) current.end(message.status);
+      else if (starting?.id === message.id) starting.killed = message.status;
       return;
     case 'settle':
       if (current?.id === message.id) current.settle(message.callId, message.ok, message.value);
