@@ -28,31 +28,3 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefine
   });
 }
 
-/**
- * A signal that aborts when `signal` does or when `timeoutMs` runs out (0: never), with its cleanup.
- * Cheaper than `AbortSignal.any([signal, AbortSignal.timeout(ms)])`, whose timer keeps every signal
- * alive until it fires; `dispose` clears the timer at once.
- */
-export function deadline(
-  signal: AbortSignal | undefined,
-  timeoutMs: number,
-): { signal: AbortSignal | undefined; timedOut: () => boolean; dispose: () => void } {
-  if (timeoutMs <= 0) return { signal, timedOut: () => false, dispose: () => {} };
-  const controller = new AbortController();
-  let expired = false;
-  const timer = setTimeout(() => {
-    expired = true;
-    controller.abort(new DOMException(`timed out after ${timeoutMs} ms`, 'TimeoutError'));
-  }, timeoutMs);
-  const forward = () => controller.abort(signal?.reason);
-  if (signal?.aborted) forward();
-  else signal?.addEventListener('abort', forward, { once: true });
-  return {
-    signal: controller.signal,
-    timedOut: () => expired,
-    dispose: () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', forward);
-    },
-  };
-}

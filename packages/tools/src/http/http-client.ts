@@ -1,9 +1,10 @@
 import { Agent, type Dispatcher, interceptors } from 'undici';
-import { deadline, raceAbort } from '../abort.ts';
+import { raceAbort } from '../abort.ts';
 import { messageOf } from '../tool-error.ts';
 import { canceledResult, errorResult, type ToolResult } from '../tool-result.ts';
 import { type HttpRequestSpec, type PreparedRequest, prepareRequest, setHeader } from './http-request.ts';
 import { OAuth2TokenCache } from './oauth2-token-cache.ts';
+import { RequestDeadline } from './request-deadline.ts';
 import { mapBody } from './response-content.ts';
 
 /** Status codes that are retried: request timeout, too many requests, every 5xx. */
@@ -61,17 +62,16 @@ export class HttpClient {
     } catch (error) {
       return errorResult(`Invalid request: ${messageOf(error)} (url: ${spec.url})`);
     }
-    const limit = deadline(signal, spec.timeoutMs);
-    const combined = limit.signal;
+    const limit = new RequestDeadline(signal, spec.timeoutMs);
     try {
-      const token = spec.auth ? await this.#authorize(prepared, spec, combined) : undefined;
-      let response = await this.#dispatch(prepared, spec, combined);
+      const token = spec.auth ? await this.#authorize(prepared, spec, limit) : undefined;
+      let response = await this.#dispatch(prepared, spec, limit);
       if (response.statusCode === 401 && spec.auth?.type === 'oauth2' && token !== undefined) {
         // The token may have been revoked early: fetch a new one and try once more.
         await response.body.dump();
         this.#tokens.invalidate(spec.auth, token);
-        await this.#authorize(prepared, spec, combined);
-        response = await this.#dispatch(prepared, spec, combined);
+        await this.#authorize(prepared, spec, limit);
+        response = await this.#dispatch(prepared, spec, limit);
       }
       const declared = Number(headerValue(response.headers['content-length']) ?? 0);
       const bytes = await readBody(response.body, declared, this.#maxBodyBytes);
@@ -98,7 +98,7 @@ export class HttpClient {
       return result;
     } catch (error) {
       if (signal?.aborted) return canceledResult(signal.reason);
-      if (limit.timedOut()) {
+      if (limit.timedOut) {
         return errorResult(`Request to ${prepared.url.origin} timed out after ${spec.timeoutMs} ms`);
       }
       return errorResult(`Request to ${prepared.url.href} failed: ${describe(error)}`);
@@ -113,7 +113,7 @@ export class HttpClient {
   }
 
   /** Applies the auth block to the prepared request; returns the OAuth2 token used, if any. */
-  async #authorize(prepared: PreparedRequest, spec: HttpRequestSpec, signal: AbortSignal | undefined) {
+  async #authorize(prepared: PreparedRequest, spec: HttpRequestSpec, limit: RequestDeadline) {
     const auth = spec.auth;
     if (!auth) return undefined;
     switch (auth.type) {
@@ -130,14 +130,15 @@ export class HttpClient {
         return undefined;
       }
       case 'oauth2': {
-        const token = await raceAbort(this.#tokens.token(auth, spec.timeoutMs), signal);
+        const token = await raceAbort(this.#tokens.token(auth, spec.timeoutMs), limit.signal);
         setHeader(prepared.headers, 'Authorization', `Bearer ${token}`);
         return token;
       }
     }
   }
 
-  #dispatch(prepared: PreparedRequest, spec: HttpRequestSpec, signal: AbortSignal | undefined) {
+  async #dispatch(prepared: PreparedRequest, spec: HttpRequestSpec, limit: RequestDeadline) {
+    limit.throwIfAborted();
     const retrying = spec.attempts > 1;
     const dispatcher = retrying ? this.#retrying : this.#agent;
     return dispatcher.request({
@@ -146,7 +147,7 @@ export class HttpClient {
       method: spec.method.toUpperCase() as Dispatcher.HttpMethod,
       headers: prepared.headers,
       body: prepared.body,
-      signal,
+      signal: limit.emitter,
       // Read by undici's retry interceptor for this request only.
       retryOptions: retrying
         ? {
@@ -180,17 +181,22 @@ async function readBody(
     // The usual case, a declared length within the limit: read it whole (undici checks the length).
     return new Uint8Array(await body.arrayBuffer());
   }
-  const chunks: Buffer[] = [];
-  let length = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    length += chunk.length;
-    if (length > maxBytes) {
-      body.destroy();
-      return undefined;
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks, length);
+  // No declared length (chunked): count as the chunks come. Listeners, not `for await`: the async
+  // iterator costs more than the rest of reading a small body.
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let length = 0;
+    body.on('data', (chunk: Buffer) => {
+      length += chunk.length;
+      if (length > maxBytes) {
+        body.destroy();
+        resolve(undefined);
+      } else chunks.push(chunk);
+    });
+    body.once('end', () => resolve(Buffer.concat(chunks, length)));
+    // After an early resolve (too large) this settles nothing; before it, it is the abort or timeout.
+    body.once('error', reject);
+  });
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { startHttpServer } from './helpers/http-test-server.ts';
+import { runnerFor } from './helpers/tool-dir.ts';
+
+// The request's deadline is an event emitter undici listens to, not an AbortSignal: these pin down
+// that it still ends the body phase, follows caller and runner signals, and lets go of both.
+describe('http request deadline', () => {
+  const stalled = {
+    // Headers and a first chunk at once, then nothing: only a bound on the whole request ends it.
+    '/stall': (_req: unknown, res: import('node:http').ServerResponse) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write('first chunk');
+    },
+  };
+
+  it('bounds the body with timeout_ms when there are no retries', async () => {
+    await using server = await startHttpServer(stalled);
+    await using t = await runnerFor({
+      tools: [{ name: 'stall', execution: { type: 'http', url: `${server.url}/stall`, timeout_ms: 300 } }],
+    });
+    const started = performance.now();
+    const result = await t.runner.execute('stall');
+    expect(result).toMatchObject({ isError: true });
+    expect(result.error).toMatch(/timed out after 300 ms/);
+    expect(performance.now() - started).toBeLessThan(5000);
+  });
+
+  it('cancels a body in flight through the caller signal and through the runner signal', async () => {
+    await using server = await startHttpServer(stalled);
+    const lifetime = new AbortController();
+    await using t = await runnerFor(
+      { tools: [{ name: 'stall', execution: { type: 'http', url: `${server.url}/stall` } }] },
+      { signal: lifetime.signal },
+    );
+    const caller = new AbortController();
+    const mine = t.runner.execute('stall', {}, { signal: caller.signal });
+    const others = [t.runner.execute('stall'), t.runner.execute('stall')];
+    while (server.count('/stall') < 3) await new Promise((resolve) => setTimeout(resolve, 10));
+    caller.abort();
+    expect(await mine).toMatchObject({ isError: true, metadata: { canceled: true } });
+    // The runner signal (one listener for all its requests) ends the other two.
+    lifetime.abort();
+    for (const result of await Promise.all(others)) {
+      expect(result).toMatchObject({ isError: true, metadata: { canceled: true } });
+    }
+  });
+
+});
