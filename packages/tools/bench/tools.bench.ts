@@ -2,7 +2,7 @@
  * Tool execution benchmark (issue 3): executions per second and p50/p99 latency of a `text` tool, an
  * `http` tool against a local keep-alive server, and an `mcp` tool against server-everything (stdio);
  * the http and mcp tools next to the same operation done directly (a bare undici request; a bare MCP
- * SDK `callTool`), measured in the same run, interleaved round by round so drift hits both alike.
+ * SDK `callTool`), measured in the same run, interleaved round by round (after a warm-up of both) so drift hits both alike.
  * Target: our overhead over the raw operation under 10% for http and mcp. One more http row compares
  * with a direct request that also carries a timeout signal and parses the JSON, to show how much of
  * the overhead is those features rather than the runner.
@@ -19,16 +19,29 @@ import { Agent, request } from 'undici';
 import { type BenchResult, compared, percentile, sample } from '../../../bench/lib.ts';
 import { createToolRunner, loadTools, type ToolRunner } from '../src/index.ts';
 
-const ROUNDS = 8;
-const ROUND_MS = 400;
+const ROUNDS = 24;
+const ROUND_MS = 150;
+/** Warm-up time per operation, in ms, so both run optimised code before sampling. */
+const WARMUP_MS = 1500;
 
-/** Samples two operations in alternating rounds; returns the latency samples (ms) of each. */
+/**
+ * Samples two operations in alternating rounds (which goes first alternates too) after warming
+ * both up; returns the latency samples (ms) of each. Short, many rounds spread the load of a shared
+ * machine over both sides.
+ */
 async function interleaved(ours: () => Promise<unknown>, bare: () => Promise<unknown>) {
   const a: number[] = [];
   const b: number[] = [];
+  await sample(bare, WARMUP_MS, 0);
+  await sample(ours, WARMUP_MS, 0);
   for (let round = 0; round < ROUNDS; round++) {
-    b.push(...(await sample(bare, ROUND_MS, 50)));
-    a.push(...(await sample(ours, ROUND_MS, 50)));
+    if (round % 2 === 0) {
+      b.push(...(await sample(bare, ROUND_MS, 10)));
+      a.push(...(await sample(ours, ROUND_MS, 10)));
+    } else {
+      a.push(...(await sample(ours, ROUND_MS, 10)));
+      b.push(...(await sample(bare, ROUND_MS, 10)));
+    }
   }
   return { ours: a, bare: b };
 }
