@@ -17,7 +17,8 @@ function serve(args: string[], env: Record<string, string> = {}) {
     process.execPath,
     ['--conditions=@mci/source', '--disable-warning=ExperimentalWarning', main, 'serve', ...args],
     {
-      env: { ...process.env, MCI_LOG_LEVEL: 'info', ...env },
+      // A throwaway database: test servers must never share `./.mci/mci.db` (one server per database).
+      env: { ...process.env, MCI_LOG_LEVEL: 'info', MCI_DB: ':memory:', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
