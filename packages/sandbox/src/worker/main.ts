@@ -16,6 +16,8 @@ let warm: SandboxIsolate | undefined;
 /** The warm isolate being prepared (off the main thread, mostly), if any. */
 let warming: Promise<SandboxIsolate | undefined> | undefined;
 let warmMemoryLimitMb = 128;
+/** How long a request waits for the isolate being warmed before it builds one itself (ms). */
+const WARM_WAIT_MS = 20;
 /** An execution waiting for the isolate being warmed; `killed` is set by a kill that came first. */
 let starting: { id: number; killed?: 'canceled' | 'timeout' } | undefined;
 
@@ -64,7 +66,17 @@ function execute(message: ExecuteMessage): void {
   // for the rest of its preparation is cheaper than building a second one on this thread.
   const waiting: NonNullable<typeof starting> = { id: message.id };
   starting = waiting;
-  preparing.then((isolate) => {
+  // Never wait long: an isolated-vm task can be slow to be scheduled (or, rarely, never complete) on
+  // a loaded machine; then this request builds its own isolate and the stalled one is abandoned.
+  let timer: NodeJS.Timeout | undefined;
+  const stalled = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => {
+      if (warming === preparing) warming = undefined;
+      resolve(undefined);
+    }, WARM_WAIT_MS);
+  });
+  Promise.race([preparing, stalled]).then((isolate) => {
+    clearTimeout(timer);
     if (starting === waiting) starting = undefined;
     if (isolate && warm === isolate) warm = undefined;
     else isolate = undefined;
