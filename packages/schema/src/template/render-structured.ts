@@ -10,6 +10,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 function copyValue(value: unknown): unknown {
+  // Primitives are immutable; structuredClone would cost microseconds per value for nothing.
+  if (typeof value !== 'object' || value === null) return value;
   try {
     return structuredClone(value);
   } catch {
