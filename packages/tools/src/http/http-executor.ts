@@ -13,8 +13,9 @@ export async function executeHttp(
   ctx: ExecutionContext,
   client: HttpClient,
 ): Promise<ToolResult> {
+  // A field without templates goes as loaded: the request is built from it without changing it.
   const render = <T>(field: string, value: T): T =>
-    renderField(`execution.${field}`, () => renderStructured(value, ctx.template) as T);
+    isStatic(value) ? value : renderField(`execution.${field}`, () => renderStructured(value, ctx.template) as T);
   return client.send(
     {
       method: execution.method,
@@ -29,4 +30,21 @@ export async function executeHttp(
     },
     ctx.signal,
   );
+}
+
+// Loaded tool definitions never change, so whether a field holds a template is worked out once.
+const staticValues = new WeakMap<object, boolean>();
+
+/** True when no string inside `value` can be a template (none has `{` or `@`). */
+function isStatic(value: unknown): boolean {
+  if (typeof value === 'string') return value.indexOf('{') < 0 && value.indexOf('@') < 0;
+  if (typeof value !== 'object' || value === null) return true;
+  let known = staticValues.get(value);
+  if (known === undefined) {
+    // A circular value is left to renderStructured, which reports it.
+    staticValues.set(value, false);
+    known = Object.values(value).every(isStatic);
+    staticValues.set(value, known);
+  }
+  return known;
 }
