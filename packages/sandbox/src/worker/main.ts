@@ -103,8 +103,10 @@ process.on('message', (message: HostMessage) => {
   }
 });
 
-// The pool is gone (closed, or crashed): nothing left to serve.
-process.on('disconnect', () => process.exit(0));
+// The pool is gone (closed, or crashed): nothing left to serve. Not `process.exit()`: its clean-up
+// waits for isolated-vm's isolates to stop, and an isolate running `while (true) {}` never does, which
+// left orphaned workers spinning a core after their host died. This worker holds nothing to flush.
+process.on('disconnect', () => process.kill(process.pid, 'SIGKILL'));
 
 warm = createSandboxIsolate(warmMemoryLimitMb);
 post({ type: 'ready' });
