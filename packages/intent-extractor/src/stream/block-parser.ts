@@ -1,40 +1,29 @@
 import type { FencedBlock } from '../fenced-block.ts';
 import {
   ATX_HEADING,
-  BULLET_MARKER,
   CLOSING_FENCE,
   htmlBlockEnds,
   htmlBlockStart,
   matchAt,
+  maybeSpecial,
   OPENING_FENCE,
-  ORDERED_MARKER,
   SETEXT_UNDERLINE,
   splitInfo,
   THEMATIC_BREAK,
   testAt,
 } from './block-syntax.ts';
+import {
+  consumeBlockQuoteMarker,
+  continuesBlockQuote,
+  continuesListItem,
+  startListItem,
+} from './container-markers.ts';
 import { CODE_INDENT, LineCursor } from './line-cursor.ts';
 import { type BlockKind, OpenBlock, type OpenFence } from './open-block.ts';
 
-const TAB = 9;
-const SPACE = 32;
 const MATCHED = 0;
 const FAILED = 1;
 const CONSUMED = 2;
-
-/** Characters that may begin a block start other than a paragraph (commonmark.js `reMaybeSpecial`). */
-const maybeSpecial = (code: number) =>
-  code === 35 ||
-  code === 96 ||
-  code === 126 ||
-  code === 42 ||
-  code === 43 ||
-  code === 95 ||
-  code === 61 ||
-  code === 60 ||
-  code === 62 ||
-  code === 45 ||
-  (code >= 48 && code <= 57);
 
 /** What the parser tells its owner about fenced blocks. */
 export interface BlockParserHooks {
@@ -191,9 +180,7 @@ export class BlockParser {
   }
 
   #startBlockQuote(): number {
-    this.#cursor.advanceNextNonspace();
-    this.#cursor.advanceOffset(1, false);
-    if (this.#cursor.isSpaceOrTab(this.#cursor.offset)) this.#cursor.advanceOffset(1, true);
+    consumeBlockQuoteMarker(this.#cursor);
     this.#closeUnmatched('new-container');
     this.#addChild('blockQuote');
     return FAILED; // "container start": keep looking for starts inside it
@@ -232,48 +219,9 @@ export class BlockParser {
 
   /** @see https://spec.commonmark.org/0.31.2/#list-items */
   #startListItem(): boolean {
-    if (this.#cursor.indent >= CODE_INDENT) return false;
-    const line = this.#cursor.line;
-    const at = this.#cursor.nextNonspace;
-    let marker: string;
-    let width: number;
-    const bullet = matchAt(BULLET_MARKER, line, at);
-    if (bullet) {
-      marker = bullet[0];
-      width = 1;
-    } else {
-      const ordered = matchAt(ORDERED_MARKER, line, at);
-      // An ordered list can interrupt a paragraph only when it starts with 1.
-      if (!ordered || (this.#interrupt && Number(ordered[1]) !== 1)) return false;
-      marker = `1${ordered[2]}`;
-      width = ordered[0].length;
-    }
-    const next = line.charCodeAt(at + width);
-    if (!(Number.isNaN(next) || next === TAB || next === SPACE)) return false;
-    // A list item that interrupts a paragraph must not start with a blank line.
-    if (this.#interrupt && !/[^ \t]/.test(line.slice(at + width))) return false;
-
-    const markerOffset = this.#cursor.indent;
-    this.#cursor.advanceNextNonspace();
-    this.#cursor.advanceOffset(width, true);
-    const spacesStartColumn = this.#cursor.column;
-    const spacesStartOffset = this.#cursor.offset;
-    do {
-      this.#cursor.advanceOffset(1, true);
-    } while (this.#cursor.column - spacesStartColumn < 5 && this.#cursor.isSpaceOrTab(this.#cursor.offset));
-    const blankItem = this.#cursor.offset >= line.length;
-    const spacesAfterMarker = this.#cursor.column - spacesStartColumn;
-    let padding: number;
-    if (spacesAfterMarker >= 5 || spacesAfterMarker < 1 || blankItem) {
-      padding = width + 1;
-      this.#cursor.column = spacesStartColumn;
-      this.#cursor.offset = spacesStartOffset;
-      this.#cursor.partiallyConsumedTab = false;
-      if (this.#cursor.isSpaceOrTab(this.#cursor.offset)) this.#cursor.advanceOffset(1, true);
-    } else {
-      padding = width + spacesAfterMarker;
-    }
-
+    const start = startListItem(this.#cursor, this.#interrupt);
+    if (!start) return false;
+    const { marker, markerOffset, padding } = start;
     this.#closeUnmatched('new-container');
     if (this.#tip.kind !== 'list' || this.#tip.marker !== marker) {
       const list = this.#addChild('list');
@@ -290,26 +238,9 @@ export class BlockParser {
   #continue(block: OpenBlock): number {
     switch (block.kind) {
       case 'blockQuote':
-        if (!this.#cursor.indented && this.#cursor.line.charCodeAt(this.#cursor.nextNonspace) === 62) {
-          this.#cursor.advanceNextNonspace();
-          this.#cursor.advanceOffset(1, false);
-          if (this.#cursor.isSpaceOrTab(this.#cursor.offset)) this.#cursor.advanceOffset(1, true);
-          return MATCHED;
-        }
-        return FAILED;
-      case 'item': {
-        const required = block.markerOffset + block.padding;
-        if (this.#cursor.blank) {
-          if (!block.hasChild) return FAILED;
-          this.#cursor.advanceOffset(Math.min(this.#cursor.indent, required), true);
-          return MATCHED;
-        }
-        if (this.#cursor.indent >= required) {
-          this.#cursor.advanceOffset(required, true);
-          return MATCHED;
-        }
-        return FAILED;
-      }
+        return continuesBlockQuote(this.#cursor) ? MATCHED : FAILED;
+      case 'item':
+        return continuesListItem(this.#cursor, block) ? MATCHED : FAILED;
       case 'fencedCode':
         return this.#continueFence(block.fence!);
       case 'indentedCode':

@@ -71,6 +71,23 @@ export function htmlBlockEnds(kind: number, text: string): boolean {
   return HTML_CLOSE[kind]?.test(text) ?? false;
 }
 
+/** Whether a character may begin a block start other than a paragraph (commonmark.js `reMaybeSpecial`). */
+export function maybeSpecial(code: number): boolean {
+  return (
+    code === 35 ||
+    code === 96 ||
+    code === 126 ||
+    code === 42 ||
+    code === 43 ||
+    code === 95 ||
+    code === 61 ||
+    code === 60 ||
+    code === 62 ||
+    code === 45 ||
+    (code >= 48 && code <= 57)
+  );
+}
+
 /** Runs a sticky pattern at `offset` and returns the match, or null. */
 export function matchAt(pattern: RegExp, line: string, offset: number): RegExpExecArray | null {
   pattern.lastIndex = offset;
