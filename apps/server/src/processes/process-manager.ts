@@ -11,13 +11,7 @@ import { DEFAULT_RESPONSE_PIPE_BYTES, MIN_RESPONSE_PIPE_BYTES } from '@mci/proto
 import type { ToolHost } from '@mci/sandbox';
 import type { Logger } from 'pino';
 import { EventLog, type UnsequencedEvent } from './event-log.ts';
-import {
-  checkOption,
-  checkProcessInput,
-  createLimitPolicy,
-  type LimitPolicy,
-  normalizeRef,
-} from './limits.ts';
+import { checkOption, checkProcessInput, createLimitPolicy, type LimitPolicy } from './limits.ts';
 import { createMemoryStore } from './memory-store.ts';
 import type {
   CreateProcessInput,
@@ -30,13 +24,16 @@ import type {
   ReplayFilter,
   StreamHandle,
 } from './process-manager-types.ts';
+import { ProcessReader } from './process-reader.ts';
+import { recoverProcesses } from './process-recovery.ts';
 import { StatsCounters } from './process-stats.ts';
 import type { EventRoute, ProcessStore, StoredProcess } from './process-store.ts';
 import { type LiveProcess, RunController, routeOf } from './run-controller.ts';
 import type { SandboxPoolLike } from './sandbox-seam.ts';
 import { Scheduler } from './scheduler.ts';
 import { ServerError } from './server-error.ts';
-import { type RunFields, runFieldsOf, toRunSnapshot, toSnapshot } from './snapshots.ts';
+import { drainLive } from './shutdown-drain.ts';
+import { type RunFields, toSnapshot } from './snapshots.ts';
 import { StreamRegistry } from './stream-registry.ts';
 import type { IntentStreamLike, StreamHost, StreamSession } from './stream-session.ts';
 
@@ -67,6 +64,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
   readonly #scheduler: Scheduler<LiveProcess>;
   /** Processes that are not idle, by pid. */
   readonly #live = new Map<number, LiveProcess>();
+  readonly #reader: ProcessReader;
   readonly #streams = new StreamRegistry();
   readonly #events: EventLog;
   readonly #runs: RunController;
@@ -91,6 +89,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     }
     this.#logger = options.logger;
     this.#events = new EventLog(this.#store, options.logger);
+    this.#reader = new ProcessReader(this.#store, this.#live, this.#events);
     this.#createIntentStream = options.createIntentStream ?? createIntentStream;
     this.#runs = new RunController({
       store: this.#store,
@@ -101,13 +100,18 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     });
     this.#scheduler = new Scheduler(concurrency, (live) => this.#runs.start(live, this.#pool, this.#tools));
     this.#lastPid = this.#store.counters().lastPid;
-    this.#recover();
+    // After a restart on a durable store: queue queued processes again, end interrupted runs.
+    for (const live of recoverProcesses(this.#store, this.#stats)) {
+      this.#live.set(live.record.pid, live);
+      if (live.record.state === 'queued') this.#scheduler.enqueue(live.record.owner, live);
+      else this.#runs.interrupt(live);
+    }
   }
 
   // --- processes -------------------------------------------------------------------------------
 
   create(input: CreateProcessInput, principal: Principal): ProcessSnapshot {
-    return this.#snapshot(this.#create(input, principal, undefined, false));
+    return this.#reader.snapshot(this.#create(input, principal, undefined, false));
   }
 
   createForStream(input: CreateProcessInput, session: StreamSession, hold: boolean): number {
@@ -149,7 +153,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     principal: Principal,
     _options?: { force?: boolean },
   ): ProcessSnapshot {
-    const record = this.#visible(pid, principal);
+    const record = this.#reader.visible(pid, principal);
     if (signal === 'run') {
       this.checkAccepting();
       if (record.state !== 'idle') {
@@ -160,7 +164,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
       }
       this.#checkQueueRoom();
       this.#queueRun(record, false);
-      return this.#snapshot(pid);
+      return this.#reader.snapshot(pid);
     }
     if (signal !== 'kill') {
       throw new ServerError('VALIDATION', `signal must be kill or run, got ${JSON.stringify(signal)}`, {
@@ -170,44 +174,31 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     const live = this.#live.get(pid);
     if (!live) throw new ServerError('CONFLICT', `process ${pid} is idle: there is nothing to kill`);
     this.#kill(live);
-    return this.#snapshot(pid);
+    return this.#reader.snapshot(pid);
   }
 
   get(pid: number, principal: Principal): ProcessSnapshot {
-    this.#visible(pid, principal);
-    return this.#snapshot(pid);
+    return this.#reader.get(pid, principal);
   }
 
   getRun(pid: number, run: number, principal: Principal): RunSnapshot {
-    this.#visible(pid, principal);
-    const stored = Number.isSafeInteger(run) && run > 0 ? this.#store.getRun(pid, run) : undefined;
-    if (!stored) throw new ServerError('NOT_FOUND', `process ${pid} has no run ${run}`, { path: 'run' });
-    return toRunSnapshot(stored);
+    return this.#reader.getRun(pid, run, principal);
   }
 
   getResult(pid: number, principal: Principal): ProcessResult {
-    this.#visible(pid, principal);
-    return this.result(pid)!;
+    return this.#reader.getResult(pid, principal);
   }
 
   getCode(pid: number, principal: Principal): string {
-    return this.#visible(pid, principal).code;
+    return this.#reader.visible(pid, principal).code;
   }
 
   list(filter: ProcessFilter, principal: Principal): ProcessSnapshot[] {
-    const ref = filter.ref === undefined ? undefined : normalizeRef(filter.ref);
-    return this.#store
-      .listProcesses({
-        ...(filter.state === undefined ? {} : { state: filter.state }),
-        ...(filter.status === undefined ? {} : { status: filter.status }),
-        ...(ref === undefined ? {} : { ref }),
-        ...(principal.role === 'operator' ? {} : { owner: principal.id }),
-      })
-      .map((record) => this.#snapshotOf(record));
+    return this.#reader.list(filter, principal);
   }
 
   delete(pid: number, principal: Principal): void {
-    const record = this.#visible(pid, principal);
+    const record = this.#reader.visible(pid, principal);
     if (record.state !== 'idle') {
       throw new ServerError(
         'CONFLICT',
@@ -219,10 +210,10 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
   }
 
   async wait(pid: number, principal: Principal): Promise<ProcessSnapshot> {
-    this.#visible(pid, principal);
+    this.#reader.visible(pid, principal);
     const live = this.#live.get(pid);
     if (live) await new Promise<void>((resolve) => live.waiters.push(resolve));
-    return this.#snapshot(pid);
+    return this.#reader.snapshot(pid);
   }
 
   // --- streams ---------------------------------------------------------------------------------
@@ -249,16 +240,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
   }
 
   result(pid: number): ProcessResult | undefined {
-    const record = this.#store.getProcess(pid);
-    if (!record) return undefined;
-    const run = record.runs > 0 ? this.#store.getRun(pid, record.runs) : undefined;
-    return {
-      ...toSnapshot(record, run),
-      outputs: run?.outputs ?? [],
-      stdout: run?.stdout ?? '',
-      stderr: run?.stderr ?? '',
-      ...(run?.truncated ? { truncated: true } : {}),
-    };
+    return this.#reader.result(pid);
   }
 
   checkAccepting(): void {
@@ -276,19 +258,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
   }
 
   replay(since: number, filter: ReplayFilter, principal: Principal): ServerEvent[] {
-    if (!Number.isSafeInteger(since) || since < 0) {
-      throw new ServerError('VALIDATION', 'since must be a non-negative integer', { path: 'since' });
-    }
-    if (filter.pid === undefined && filter.ref === undefined && !filter.all) {
-      throw new ServerError('VALIDATION', 'give one of pid, ref or all', { path: 'pid' });
-    }
-    if (filter.pid !== undefined) this.#visible(filter.pid, principal);
-    const ref = filter.ref === undefined ? undefined : normalizeRef(filter.ref);
-    return this.#events.since(since, {
-      ...(filter.pid === undefined ? {} : { pid: filter.pid }),
-      ...(ref === undefined ? {} : { ref }),
-      ...(principal.role === 'operator' ? {} : { owner: principal.id }),
-    });
+    return this.#reader.replay(since, filter, principal);
   }
 
   lastSeq(): number {
@@ -310,14 +280,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
 
   async #shutdown(graceMs: number): Promise<void> {
     this.#streams.endAll();
-    for (const live of [...this.#live.values()]) if (live.record.state === 'queued') this.#kill(live);
-    const allIdle = () =>
-      Promise.all([...this.#live.values()].map((live) => new Promise<void>((r) => live.waiters.push(r))));
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([allIdle(), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
-    clearTimeout(timer);
-    for (const live of [...this.#live.values()]) this.#kill(live);
-    await allIdle();
+    await drainLive(this.#live, (live) => this.#kill(live), graceMs);
     await this.#store.close();
   }
 
@@ -381,57 +344,5 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
 
   #emitProcess(record: StoredProcess, run: RunFields | undefined): void {
     this.emit({ type: 'process', ...toSnapshot(record, run) }, routeOf(record));
-  }
-
-  #visible(pid: number, principal: Principal): StoredProcess {
-    const record =
-      this.#live.get(pid)?.record ?? (Number.isSafeInteger(pid) ? this.#store.getProcess(pid) : undefined);
-    if (!record || (principal.role !== 'operator' && record.owner !== principal.id)) {
-      throw new ServerError('NOT_FOUND', `process ${pid} not found`, { path: 'pid' });
-    }
-    return record;
-  }
-
-  #snapshot(pid: number): ProcessSnapshot {
-    const live = this.#live.get(pid);
-    if (live) return toSnapshot(live.record, live.run);
-    const record = this.#store.getProcess(pid);
-    if (!record) throw new ServerError('NOT_FOUND', `process ${pid} not found`, { path: 'pid' });
-    return this.#snapshotOf(record);
-  }
-
-  #snapshotOf(record: StoredProcess): ProcessSnapshot {
-    const live = this.#live.get(record.pid);
-    if (live) return toSnapshot(live.record, live.run);
-    return toSnapshot(record, record.runs > 0 ? this.#store.getRun(record.pid, record.runs) : undefined);
-  }
-
-  /** After a restart on a durable store: re-queue queued processes, end interrupted runs. */
-  #recover(): void {
-    const stored = this.#store.listProcesses({});
-    for (const record of stored) this.#stats.add(record.state, record.status);
-    const pending = stored
-      .filter((record) => record.state !== 'idle')
-      .map((record) => ({
-        record,
-        run: this.#store.getRun(record.pid, record.runs),
-        // The seq of its latest event (a queued process's `queued` one) restores the queue order: a run
-        // signal queues an older pid after newer ones.
-        order: this.#store.eventsSince(0, { pid: record.pid }).at(-1)?.event.seq ?? 0,
-      }))
-      .sort((a, b) => a.order - b.order || a.record.pid - b.record.pid);
-    for (const { record, run } of pending) {
-      const live: LiveProcess = {
-        record,
-        run: run ? runFieldsOf(run) : { run: record.runs, state: record.state, status: null },
-        held: false,
-        killRequested: false,
-        done: false,
-        waiters: [],
-      };
-      this.#live.set(record.pid, live);
-      if (record.state === 'queued') this.#scheduler.enqueue(record.owner, live);
-      else this.#runs.interrupt(live);
-    }
   }
 }

@@ -1,0 +1,32 @@
+import type { StatsCounters } from './process-stats.ts';
+import type { ProcessStore } from './process-store.ts';
+import type { LiveProcess } from './run-controller.ts';
+import { runFieldsOf } from './snapshots.ts';
+
+/**
+ * Reads back what a durable store holds after a restart: counts every stored process in `stats`, and
+ * returns the processes that were not idle as live processes, in the order their runs were queued.
+ * The caller queues the queued ones again and ends the others (their runs were interrupted).
+ */
+export function recoverProcesses(store: ProcessStore, stats: StatsCounters): LiveProcess[] {
+  const stored = store.listProcesses({});
+  for (const record of stored) stats.add(record.state, record.status);
+  return stored
+    .filter((record) => record.state !== 'idle')
+    .map((record) => ({
+      record,
+      run: store.getRun(record.pid, record.runs),
+      // The seq of its latest event (a queued process's `queued` one) restores the queue order: a run
+      // signal queues an older pid after newer ones.
+      order: store.eventsSince(0, { pid: record.pid }).at(-1)?.event.seq ?? 0,
+    }))
+    .sort((a, b) => a.order - b.order || a.record.pid - b.record.pid)
+    .map(({ record, run }) => ({
+      record,
+      run: run ? runFieldsOf(run) : { run: record.runs, state: record.state, status: null },
+      held: false,
+      killRequested: false,
+      done: false,
+      waiters: [],
+    }));
+}
