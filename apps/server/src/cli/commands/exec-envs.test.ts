@@ -1,37 +1,15 @@
-import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { mci } from '../../../test/support/spawn-mci.ts';
 
-// The real `mci` command line, spawned as a user would run it (real exit codes, real output).
-const main = fileURLToPath(new URL('../main.ts', import.meta.url));
 // server-everything is a dev dependency of @mci/tools; resolve it from there.
 const everything = createRequire(
   fileURLToPath(new URL('../../../../../packages/tools/package.json', import.meta.url)),
 ).resolve('@modelcontextprotocol/server-everything/dist/index.js');
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function mci(args: string[], cwd: string, env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--conditions=@mci/source', '--disable-warning=ExperimentalWarning', main, ...args],
-      { cwd, env: { ...process.env, ...env }, timeout: 60_000 },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
 
 let dir: string;
 beforeEach(async () => {

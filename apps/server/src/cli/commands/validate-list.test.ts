@@ -1,37 +1,15 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { mci } from '../../../test/support/spawn-mci.ts';
 
-// The real `mci` command line, spawned as a user would run it (real exit codes, real output).
-const main = fileURLToPath(new URL('../main.ts', import.meta.url));
 const schemaFixtures = fileURLToPath(
   new URL('../../../../../packages/schema/test/fixtures/', import.meta.url),
 );
 const examples = fileURLToPath(new URL('../../../../../examples/', import.meta.url));
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function mci(args: string[], cwd: string, env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--conditions=@mci/source', '--disable-warning=ExperimentalWarning', main, ...args],
-      { cwd, env: { ...process.env, ...env }, timeout: 60_000 },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
 
 let empty: string;
 beforeAll(async () => {
