@@ -3,6 +3,7 @@
 // to the server as the tokens arrive, shows each exec block and process as it happens, and prints the
 // response pipe it would hand back to the model. See "Connect your chat client" in the README.
 import { readFile } from 'node:fs/promises';
+import { text as readStream } from 'node:stream/consumers';
 import { parseArgs } from 'node:util';
 import { ClientError, connect, type ProcessSnapshot, type ServerEvent } from '@mci/client';
 import { createStatusBoard } from './status-board.ts';
@@ -139,9 +140,7 @@ function clip(text: string, max = 160): string {
 async function readAnswer(file: string | undefined): Promise<string> {
   if (file === undefined || file === '-') {
     if (process.stdin.isTTY) throw new UsageError('no answer: give a FILE, or pipe the answer in');
-    const chunks: Buffer[] = [];
-    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks).toString('utf8');
+    return readStream(process.stdin);
   }
   try {
     return await readFile(file, 'utf8');

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
+import { text as readStream } from 'node:stream/consumers';
 import type { MciClient, ProcessSnapshot } from '@mci/client';
 import { type Command, Option } from 'commander';
 import { describeProcess, formatDuration, printEvent } from '../process-format.ts';
@@ -55,9 +56,7 @@ export const registerSubmit: RegisterCommand = (program: Command) => {
 async function readCode(file: string | undefined): Promise<string> {
   if (file === undefined || file === '-') {
     if (process.stdin.isTTY) throw new UsageError("no code: give a FILE, or pipe the code in and pass '-'");
-    const chunks: Buffer[] = [];
-    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks).toString('utf8');
+    return readStream(process.stdin);
   }
   try {
     return await readFile(file, 'utf8');
