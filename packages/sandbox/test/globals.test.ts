@@ -54,6 +54,20 @@ output(new Error('as data'));`,
     expect((r.outputs[4] as Error).message).toBe('as data');
   });
 
+  it('copies subclasses of built-ins by what they are, and class instances and null-prototype objects as plain data', async () => {
+    const r = await run(
+      pool,
+      `class Registry extends Map {}
+class Stamp extends Date {}
+class Base { a = 1 } class Derived extends Base { b = 2 }
+output([new Registry([['k', new Set([1])]]), new Stamp(0), new Derived(), Object.assign(Object.create(null), { n: null })]);
+try { output({ deep: { er: [new (class extends WeakMap {})()] } }) } catch (e) { output(e.message) }`,
+    );
+    expect(r.status).toBe('success');
+    expect(r.outputs[0]).toEqual([new Map([['k', new Set([1])]]), new Date(0), { a: 1, b: 2 }, { n: null }]);
+    expect(r.outputs[1]).toBe('output(): $.deep.er[0] is a WeakMap and cannot be copied out of the sandbox');
+  });
+
   it('copies any JSON value out unchanged (property, 200 generated values in one run)', async () => {
     const values = fc
       .sample(fc.jsonValue({ maxDepth: 4 }), { numRuns: 200, seed: 42 })

@@ -13,6 +13,11 @@ export type Clone = (value: unknown, what: string) => unknown;
  * for example `output(): $.items[2].callback is a function and cannot be copied out of the sandbox`.
  *
  * Buffers are always copied into fresh, non-shared memory, whatever `Symbol.species` says.
+ *
+ * Objects are told apart by brand checks (internal slots), which run only for objects whose
+ * prototype chain passes through a slotted built-in's prototype (see `inheritsSlotted`): plain
+ * objects, arrays and class instances, the usual props and outputs, are copied without a thrown
+ * check. Paths are built only for the error message.
  */
 export function createCloner(P: Primordials): Clone {
   const identifier = /^[A-Za-z_$][\w$]*$/;
@@ -28,13 +33,31 @@ export function createCloner(P: Primordials): Clone {
   };
   const copyBytes = (buffer: ArrayBuffer, offset: number, length: number) =>
     new P.Uint8Array(new P.Uint8Array(buffer, offset, length));
+  /** What `copySlotted` returns for an object that is none of the slotted built-ins. */
+  const NOT_SLOTTED = {};
 
   return function clone(value: unknown, what: string): unknown {
     const seen = new P.Map<object, unknown>();
-    const fail = (path: string, kind: string): never => {
-      throw new P.TypeError(`${what}: ${path} is ${kind} and cannot be copied out of the sandbox`);
+    // The path to the value being copied, as segments (`path[d]` leads from depth d to d + 1); only
+    // a failure turns it into text, so the common case builds no strings. An array index is a
+    // number, an object key a string, a Map or Set position a label such as `<key 0>` in an array.
+    // (No helper frame per level: the error's stack must still reach the program's own line.)
+    // No prototype: a program's index setters on Array.prototype must not see these writes.
+    const path = P.setPrototypeOf([], null) as Array<number | string | [string]>;
+    const fail = (kind: string, depth: number): never => {
+      let text = '$';
+      for (let i = 0; i < depth; i++) {
+        const segment = path[i]!;
+        text =
+          typeof segment === 'number'
+            ? `${text}[${segment}]`
+            : typeof segment === 'string'
+              ? child(text, segment)
+              : `${text}${segment[0]}`;
+      }
+      throw new P.TypeError(`${what}: ${text} is ${kind} and cannot be copied out of the sandbox`);
     };
-    const walk = (v: unknown, path: string): unknown => {
+    const walk = (v: unknown, depth: number): unknown => {
       switch (typeof v) {
         case 'string':
         case 'number':
@@ -43,9 +66,9 @@ export function createCloner(P: Primordials): Clone {
         case 'bigint':
           return v;
         case 'symbol':
-          return fail(path, 'a symbol');
+          return fail('a symbol', depth);
         case 'function':
-          return fail(path, 'a function');
+          return fail('a function', depth);
       }
       if (v === null) return null;
       const o = v as object;
@@ -54,7 +77,10 @@ export function createCloner(P: Primordials): Clone {
         const out: unknown[] = [];
         P.mapSet(seen, o, out);
         const length = (o as unknown[]).length;
-        for (let i = 0; i < length; i++) out[i] = walk((o as unknown[])[i], `${path}[${i}]`);
+        for (let i = 0; i < length; i++) {
+          path[depth] = i;
+          out[i] = walk((o as unknown[])[i], depth + 1);
+        }
         return out;
       }
       if (P.isView(o)) {
@@ -75,6 +101,27 @@ export function createCloner(P: Primordials): Clone {
         P.mapSet(seen, o, out);
         return out;
       }
+      if (P.inheritsSlotted(o)) {
+        const out = copySlotted(o, depth);
+        if (out !== NOT_SLOTTED) return out;
+      }
+      const out: Record<string, unknown> = {};
+      P.mapSet(seen, o, out);
+      const keys = P.objectKeys(o);
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i]!;
+        path[depth] = key;
+        P.defineProperty(out, key, {
+          value: walk((o as Record<string, unknown>)[key], depth + 1),
+          writable: true,
+          enumerable: true,
+          configurable: true,
+        });
+      }
+      return out;
+    };
+    // Built-ins with internal slots, told apart by brand checks (a check throws for other objects).
+    const copySlotted = (o: object, depth: number): unknown => {
       if (brand(P.arrayBufferByteLength, o)) {
         const out = copyBytes(o as ArrayBuffer, 0, P.arrayBufferByteLength(o)).buffer;
         P.mapSet(seen, o, out);
@@ -95,8 +142,10 @@ export function createCloner(P: Primordials): Clone {
         P.mapSet(seen, o, out);
         let i = 0;
         P.mapForEach(o, (val: unknown, key: unknown) => {
-          const k = walk(key, `${path}<key ${i}>`);
-          P.mapSet(out, k, walk(val, `${path}<value ${i++}>`));
+          path[depth] = [`<key ${i}>`];
+          const k = walk(key, depth + 1);
+          path[depth] = [`<value ${i++}>`];
+          P.mapSet(out, k, walk(val, depth + 1));
         });
         return out;
       }
@@ -105,13 +154,14 @@ export function createCloner(P: Primordials): Clone {
         P.mapSet(seen, o, out);
         let i = 0;
         P.setForEach(o, (val: unknown) => {
-          P.setAdd(out, walk(val, `${path}<item ${i++}>`));
+          path[depth] = [`<item ${i++}>`];
+          P.setAdd(out, walk(val, depth + 1));
         });
         return out;
       }
-      if (brand((x) => P.weakMapHas(x, P.ObjectPrototype), o)) return fail(path, 'a WeakMap');
-      if (brand((x) => P.weakSetHas(x, P.ObjectPrototype), o)) return fail(path, 'a WeakSet');
-      if (o instanceof P.Promise) return fail(path, 'a Promise (await it first)');
+      if (brand((x) => P.weakMapHas(x, P.ObjectPrototype), o)) return fail('a WeakMap', depth);
+      if (brand((x) => P.weakSetHas(x, P.ObjectPrototype), o)) return fail('a WeakSet', depth);
+      if (o instanceof P.Promise) return fail('a Promise (await it first)', depth);
       if (P.isError ? P.isError(o) : o instanceof P.Error) {
         const e = o as Error;
         const name = P.String(e.name);
@@ -123,20 +173,8 @@ export function createCloner(P: Primordials): Clone {
         P.mapSet(seen, o, out);
         return out;
       }
-      const out: Record<string, unknown> = {};
-      P.mapSet(seen, o, out);
-      const keys = P.objectKeys(o);
-      for (let i = 0; i < keys.length; i++) {
-        const key = keys[i]!;
-        P.defineProperty(out, key, {
-          value: walk((o as Record<string, unknown>)[key], child(path, key)),
-          writable: true,
-          enumerable: true,
-          configurable: true,
-        });
-      }
-      return out;
+      return NOT_SLOTTED;
     };
-    return walk(value, '$');
+    return walk(value, 0);
   };
 }

@@ -16,6 +16,8 @@ export function createInspectCopier(P: Primordials): InspectCopy {
   const MARK = '__mci_inspect__';
   const MAX_DEPTH = 6;
   const MAX_ENTRIES = 1000;
+  /** What `inspectSlotted` returns for an object that is none of the slotted built-ins. */
+  const NOT_SLOTTED = {};
   const marker = (kind: string, fields: Record<string, unknown>) => {
     const m: Record<string, unknown> = { [MARK]: kind };
     const keys = P.objectKeys(fields);
@@ -57,18 +59,8 @@ export function createInspectCopier(P: Primordials): InspectCopy {
 
   return function inspectCopy(value: unknown): unknown {
     const seen = new P.Map<object, unknown>();
-    const walk = (v: unknown, depth: number): unknown => {
-      if (typeof v === 'symbol')
-        return marker('symbol', { description: safe(() => v.description, undefined) });
-      if (typeof v === 'function') {
-        const name = safe(() => (v as { name?: unknown }).name, '');
-        return marker('function', { name: typeof name === 'string' ? name : '', kind: functionKind(v) });
-      }
-      if (typeof v !== 'object' || v === null) return v;
-      if (P.mapHas(seen, v)) return P.mapGet(seen, v);
-      const isArray = P.isArray(v);
-      if (depth > MAX_DEPTH) return marker('depth', { name: isArray ? 'Array' : constructorName(v) });
-      if (P.isView(v) || brand(P.arrayBufferByteLength, v) || brand(P.dateGetTime, v)) return v;
+    const inspectSlotted = (v: object, depth: number): unknown => {
+      if (brand(P.arrayBufferByteLength, v) || brand(P.dateGetTime, v)) return v;
       if (brand(P.regExpSource, v) && v !== P.RegExp.prototype) return v;
       if (P.isError ? P.isError(v) : v instanceof P.Error) {
         const e = v as Error;
@@ -98,6 +90,26 @@ export function createInspectCopier(P: Primordials): InspectCopy {
           if (n++ < MAX_ENTRIES) P.setAdd(out, walk(val, depth + 1));
         });
         return out;
+      }
+      return NOT_SLOTTED;
+    };
+    const walk = (v: unknown, depth: number): unknown => {
+      if (typeof v === 'symbol')
+        return marker('symbol', { description: safe(() => v.description, undefined) });
+      if (typeof v === 'function') {
+        const name = safe(() => (v as { name?: unknown }).name, '');
+        return marker('function', { name: typeof name === 'string' ? name : '', kind: functionKind(v) });
+      }
+      if (typeof v !== 'object' || v === null) return v;
+      if (P.mapHas(seen, v)) return P.mapGet(seen, v);
+      const isArray = P.isArray(v);
+      if (depth > MAX_DEPTH) return marker('depth', { name: isArray ? 'Array' : constructorName(v) });
+      if (P.isView(v)) return v;
+      // Brand checks throw for other objects, which is slow: only objects inheriting from a slotted
+      // built-in's prototype need them.
+      if (!isArray && safe(() => P.inheritsSlotted(v), true)) {
+        const slotted = inspectSlotted(v, depth);
+        if (slotted !== NOT_SLOTTED) return slotted;
       }
       const out: Record<string, unknown> | unknown[] = isArray ? [] : {};
       const name = isArray ? 'Array' : constructorName(v);

@@ -14,6 +14,36 @@ export function capturePrimordials() {
   const getter = (proto: object, key: PropertyKey) =>
     uncurry(Object.getOwnPropertyDescriptor(proto, key)!.get as () => unknown);
   const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype) as object;
+  const getPrototypeOf = Object.getPrototypeOf;
+  const ObjectPrototype = Object.prototype;
+  // Prototypes of the built-ins whose objects carry internal slots that copying must look at.
+  const slotted: object[] = [
+    ArrayBuffer.prototype,
+    Date.prototype,
+    RegExp.prototype,
+    Map.prototype,
+    Set.prototype,
+    WeakMap.prototype,
+    WeakSet.prototype,
+    Promise.prototype,
+    Error.prototype,
+  ];
+  /**
+   * Whether `o`'s prototype chain passes through the prototype of a built-in with internal slots
+   * (ArrayBuffer, Date, RegExp, Map, Set, WeakMap, WeakSet, Promise, Error). False for plain objects,
+   * arrays and class instances, which then skip the brand checks: each failed check throws, and a
+   * thrown error costs microseconds. A built-in whose prototype chain was rewired to avoid those
+   * prototypes counts as a plain object. Chains longer than 1000 count as slotted (checks decide).
+   */
+  const inheritsSlotted = (o: object): boolean => {
+    let proto = getPrototypeOf(o) as object | null;
+    for (let depth = 0; proto !== null && proto !== ObjectPrototype; depth++) {
+      if (depth > 1000) return true;
+      for (let i = 0; i < slotted.length; i++) if (proto === slotted[i]) return true;
+      proto = getPrototypeOf(proto) as object | null;
+    }
+    return false;
+  };
   return {
     Array,
     Date,
@@ -44,6 +74,7 @@ export function capturePrimordials() {
     objectFreeze: Object.freeze,
     ObjectPrototype: Object.prototype,
     isArray: Array.isArray,
+    inheritsSlotted,
     isView: ArrayBuffer.isView,
     isError: (Error as unknown as { isError?: (v: unknown) => boolean }).isError,
     jsonStringify: JSON.stringify,
