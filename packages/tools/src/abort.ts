@@ -1,10 +1,3 @@
-/** Combines optional signals into one (undefined when none is given). */
-export function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
-  const present = signals.filter((s): s is AbortSignal => s !== undefined);
-  if (present.length <= 1) return present[0];
-  return AbortSignal.any(present);
-}
-
 /**
  * Settles with `promise`, or rejects with the signal's reason as soon as `signal` aborts, whichever
  * comes first. The promise keeps running; its own cleanup is the caller's business.
@@ -27,4 +20,3 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefine
     );
   });
 }
-

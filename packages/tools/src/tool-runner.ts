@@ -1,5 +1,5 @@
 import type { Annotations, ResolvedTool, ToolCollection } from '@mci/schema';
-import { anySignal, raceAbort } from './abort.ts';
+import { raceAbort } from './abort.ts';
 import { executeCli } from './cli/cli-executor.ts';
 import type { ExecutionContext } from './execution-context.ts';
 import { executeFile } from './file-executor.ts';
@@ -7,7 +7,7 @@ import { HttpClient } from './http/http-client.ts';
 import { executeHttp } from './http/http-executor.ts';
 import { McpConnections } from './mcp/mcp-connections.ts';
 import { executeMcp } from './mcp/mcp-executor.ts';
-import { pathPolicyFor } from './path-policy.ts';
+import { type PathPolicy, pathPolicyFor } from './path-policy.ts';
 import { PropsValidator } from './props-validator.ts';
 import { executeText } from './text-executor.ts';
 import { messageOf, ToolError } from './tool-error.ts';
@@ -80,6 +80,16 @@ export function createToolRunner(collection: ToolCollection, options: ToolRunner
   const validator = new PropsValidator();
   const http = new HttpClient(maxOutputBytes);
   const mcp = new McpConnections(collection.mcpServers, env);
+  // Loaded tools never change, so neither do their path policies.
+  const policies = new WeakMap<ResolvedTool, PathPolicy>();
+  const pathsOf = (tool: ResolvedTool) => {
+    let policy = policies.get(tool);
+    if (!policy) {
+      policy = pathPolicyFor(collection.dir, collection, tool);
+      policies.set(tool, policy);
+    }
+    return policy;
+  };
   let closing: Promise<void> | undefined;
   // Aborted by close() and by the runner's own signal: every execution listens to it.
   const lifetime = new AbortController();
@@ -116,8 +126,10 @@ export function createToolRunner(collection: ToolCollection, options: ToolRunner
       const tool = collection.get(name);
       if (!tool) throw new ToolError('TOOL_NOT_FOUND', notFoundMessage(name, collection));
       if (closing) return errorResult('The tool runner is closed');
-      const signal = anySignal(lifetime.signal, executeOptions.signal);
-      if (signal?.aborted) return canceledResult(signal.reason);
+      const signal = executeOptions.signal
+        ? AbortSignal.any([lifetime.signal, executeOptions.signal])
+        : lifetime.signal;
+      if (signal.aborted) return canceledResult(signal.reason);
       const validation = validator.validate(tool.inputSchema, props);
       if (!validation.ok) return errorResult(validation.message);
       const validProps = validation.props as Record<string, unknown>;
@@ -126,7 +138,7 @@ export function createToolRunner(collection: ToolCollection, options: ToolRunner
         props: validProps,
         template: { props: validProps, input: validProps, env },
         env,
-        paths: pathPolicyFor(collection.dir, collection, tool),
+        paths: pathsOf(tool),
         signal,
         maxOutputBytes,
       };
@@ -137,7 +149,7 @@ export function createToolRunner(collection: ToolCollection, options: ToolRunner
         const type = tool.execution.type;
         return await (type === 'http' || type === 'text' ? pending : raceAbort(pending, signal));
       } catch (error) {
-        if (signal?.aborted) return canceledResult(signal.reason);
+        if (signal.aborted) return canceledResult(signal.reason);
         return errorResult(messageOf(error));
       }
     },

@@ -2,7 +2,15 @@ import { Agent, type Dispatcher, interceptors } from 'undici';
 import { raceAbort } from '../abort.ts';
 import { messageOf } from '../tool-error.ts';
 import { canceledResult, errorResult, type ToolResult } from '../tool-result.ts';
-import { type HttpRequestSpec, type PreparedRequest, prepareRequest, setHeader } from './http-request.ts';
+import {
+  type HttpRequestSpec,
+  type PreparedRequest,
+  prepareRequest,
+  requestHref,
+  requestPath,
+  setHeader,
+  setQueryParam,
+} from './http-request.ts';
 import { OAuth2TokenCache } from './oauth2-token-cache.ts';
 import { RequestDeadline } from './request-deadline.ts';
 import { mapBody } from './response-content.ts';
@@ -77,7 +85,7 @@ export class HttpClient {
       const bytes = await readBody(response.body, declared, this.#maxBodyBytes);
       if (bytes === undefined) {
         return errorResult(
-          `Response body of ${prepared.url.href} is larger than the ${this.#maxBodyBytes}-byte limit`,
+          `Response body of ${requestHref(prepared)} is larger than the ${this.#maxBodyBytes}-byte limit`,
           { status_code: response.statusCode },
         );
       }
@@ -101,7 +109,7 @@ export class HttpClient {
       if (limit.timedOut) {
         return errorResult(`Request to ${prepared.url.origin} timed out after ${spec.timeoutMs} ms`);
       }
-      return errorResult(`Request to ${prepared.url.href} failed: ${describe(error)}`);
+      return errorResult(`Request to ${requestHref(prepared)} failed: ${describe(error)}`);
     } finally {
       limit.dispose();
     }
@@ -118,7 +126,7 @@ export class HttpClient {
     if (!auth) return undefined;
     switch (auth.type) {
       case 'apiKey':
-        if (auth.in === 'query') prepared.url.searchParams.set(auth.name, auth.value);
+        if (auth.in === 'query') setQueryParam(prepared, auth.name, auth.value);
         else setHeader(prepared.headers, auth.name, auth.value);
         return undefined;
       case 'bearer':
@@ -143,7 +151,7 @@ export class HttpClient {
     const dispatcher = retrying ? this.#retrying : this.#agent;
     return dispatcher.request({
       origin: prepared.url.origin,
-      path: `${prepared.url.pathname}${prepared.url.search}`,
+      path: requestPath(prepared),
       method: spec.method.toUpperCase() as Dispatcher.HttpMethod,
       headers: prepared.headers,
       body: prepared.body,

@@ -1,3 +1,5 @@
+import { cachedParse } from './cached-parse.ts';
+
 /** An http auth block after templating. */
 export type HttpAuth =
   | { type: 'apiKey'; in: 'header' | 'query'; name: string; value: string }
@@ -34,13 +36,31 @@ export interface HttpRequestSpec {
   backoffMs: number;
 }
 
+/** A parsed URL, as far as a request needs it. Shared through a cache: never change one. */
+interface ParsedUrl {
+  readonly href: string;
+  readonly origin: string;
+  readonly pathname: string;
+  /** `?` and the query, or empty. */
+  readonly search: string;
+}
+
 /** The parts of a request ready for undici, auth not yet applied. */
 export interface PreparedRequest {
-  url: URL;
+  /** The URL as given (parsed once per distinct string). */
+  url: ParsedUrl;
+  /** The query string to send: `?` and the query (the URL's own one plus the params), or empty. */
+  query: string;
   /** Header names as given; values stringified. */
   headers: Record<string, string>;
   body: string | undefined;
 }
+
+/** Parses a URL with the WHATWG parser; tools with a static URL (most) parse theirs once. */
+const parseUrl = cachedParse(256, (url): ParsedUrl => {
+  const { href, origin, pathname, search } = new URL(url);
+  return Object.freeze({ href, origin, pathname, search });
+});
 
 /**
  * Builds the URL (params appended with proper encoding: arrays repeat the key, objects are JSON),
@@ -50,16 +70,29 @@ export interface PreparedRequest {
  * @throws {TypeError} for a URL that does not parse.
  */
 export function prepareRequest(spec: HttpRequestSpec): PreparedRequest {
-  const url = new URL(spec.url);
-  for (const [name, value] of Object.entries(spec.params ?? {})) {
-    for (const item of Array.isArray(value) ? value : [value]) {
-      if (item === undefined) continue;
-      url.searchParams.append(name, stringify(item));
+  const url = parseUrl(spec.url);
+  // Appending to a URL's searchParams re-serializes its whole query the URLSearchParams way; doing
+  // the same on a URLSearchParams of its own gives the same query without a URL object per request.
+  let search: URLSearchParams | undefined;
+  if (spec.params) {
+    for (const name in spec.params) {
+      if (!Object.hasOwn(spec.params, name)) continue;
+      const value = spec.params[name];
+      for (const item of Array.isArray(value) ? value : [value]) {
+        if (item === undefined) continue;
+        search ??= new URLSearchParams(url.search);
+        search.append(name, stringify(item));
+      }
     }
   }
+  const query = search ? withQuestionMark(search.toString()) : url.search;
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(spec.headers ?? {})) {
-    if (value !== undefined && value !== null) headers[name] = stringify(value);
+  if (spec.headers) {
+    for (const name in spec.headers) {
+      if (!Object.hasOwn(spec.headers, name)) continue;
+      const value = spec.headers[name];
+      if (value !== undefined && value !== null) headers[name] = stringify(value);
+    }
   }
   let body: string | undefined;
   if (spec.body) {
@@ -81,7 +114,31 @@ export function prepareRequest(spec: HttpRequestSpec): PreparedRequest {
       setDefaultHeader(headers, 'content-type', 'text/plain');
     }
   }
-  return { url, headers, body };
+  return { url, query, headers, body };
+}
+
+/** Sets a query parameter (replacing any of that name), as `URL.searchParams.set` would. */
+export function setQueryParam(prepared: PreparedRequest, name: string, value: string): void {
+  const search = new URLSearchParams(prepared.query);
+  search.set(name, value);
+  prepared.query = withQuestionMark(search.toString());
+}
+
+/** The path and query to send (`/data?id=7`). */
+export function requestPath(prepared: PreparedRequest): string {
+  return prepared.url.pathname + prepared.query;
+}
+
+/** The full URL of the request, for messages. */
+export function requestHref(prepared: PreparedRequest): string {
+  if (prepared.query === prepared.url.search) return prepared.url.href;
+  const url = new URL(prepared.url.href);
+  url.search = prepared.query;
+  return url.href;
+}
+
+function withQuestionMark(query: string): string {
+  return query === '' ? '' : `?${query}`;
 }
 
 /** Sets a header unless one of that name (any case) is present. */

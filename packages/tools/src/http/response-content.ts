@@ -1,4 +1,5 @@
 import type { Content } from '../tool-result.ts';
+import { cachedParse } from './cached-parse.ts';
 
 /** A response body mapped to result content. */
 export interface MappedBody {
@@ -33,16 +34,27 @@ export function mapBody(bytes: Uint8Array, contentType: string | undefined): Map
   return mapped;
 }
 
-function parseContentType(header: string | undefined): { mimeType: string; charset: string | undefined } {
-  if (!header) return { mimeType: '', charset: undefined };
+interface ContentType {
+  readonly mimeType: string;
+  readonly charset: string | undefined;
+}
+
+const NO_CONTENT_TYPE: ContentType = { mimeType: '', charset: undefined };
+
+function parseContentType(header: string | undefined): ContentType {
+  return header ? parseContentTypeHeader(header) : NO_CONTENT_TYPE;
+}
+
+/** A server sends the same few Content-Type headers again and again: each is parsed once. */
+const parseContentTypeHeader = cachedParse(64, (header): ContentType => {
   const [type = '', ...params] = header.split(';');
   let charset: string | undefined;
   for (const param of params) {
     const [name, value] = param.split('=');
     if (name?.trim().toLowerCase() === 'charset' && value) charset = value.trim().replace(/^"|"$/g, '');
   }
-  return { mimeType: type.trim().toLowerCase(), charset };
-}
+  return Object.freeze({ mimeType: type.trim().toLowerCase(), charset });
+});
 
 const utf8 = new TextDecoder('utf-8');
 
