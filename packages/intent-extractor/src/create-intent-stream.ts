@@ -49,7 +49,10 @@ export function createIntentStream(): IntentStream {
     },
   });
   const splitter = new LineSplitter(parser);
-  const take = () => {
+  const take = (): Intent[] => {
+    // Most chunks complete nothing: answer a new array and leave `ready` alone (storing a new array into
+    // a long stream's context, which lives in V8's old space, would cost a write barrier every chunk).
+    if (ready.length === 0) return [];
     const out = ready;
     ready = [];
     return out;

@@ -11,6 +11,16 @@ function hasLineEnding(chunk: string, from: number): boolean {
   return false;
 }
 
+/**
+ * The text of the current line so far, in a holder made new for each line. A long stream's splitter is
+ * promoted to V8's old space, and storing a freshly built string into an old object runs the
+ * generational write barrier's slow path on every 4-character chunk; storing it into a young holder
+ * does not (about a tenth more time per MB on long streams otherwise).
+ */
+class PendingLine {
+  text = '';
+}
+
 /** Receives the complete lines of a stream. */
 export interface LineSink {
   /** A complete line, without its line ending (`'\n'`, `'\r\n'` or `'\r'`). */
@@ -29,7 +39,7 @@ export interface LineSink {
  */
 export class LineSplitter {
   readonly #sink: LineSink;
-  #pending = '';
+  #pending = new PendingLine();
   #afterCr = false;
   #started = false;
   /** Whether the last delivered line had a line ending and nothing followed it yet. */
@@ -53,7 +63,7 @@ export class LineSplitter {
     this.#afterCr = false;
     if (chunk.length - start <= SHORT_CHUNK && !hasLineEnding(chunk, start)) {
       // The common case of token-sized chunks: no line ends here.
-      this.#pending += start === 0 ? chunk : chunk.slice(start);
+      this.#pending.text += start === 0 ? chunk : chunk.slice(start);
       this.#atLineStart = false;
       return;
     }
@@ -64,9 +74,9 @@ export class LineSplitter {
     while (lf !== -1 || cr !== -1) {
       const isCr = cr !== -1 && (lf === -1 || cr < lf);
       const at = isCr ? cr : lf;
-      const text =
-        this.#pending === '' ? chunk.slice(lineStart, at) : this.#pending + chunk.slice(lineStart, at);
-      this.#pending = '';
+      const pending = this.#pending.text;
+      const text = pending === '' ? chunk.slice(lineStart, at) : pending + chunk.slice(lineStart, at);
+      if (pending !== '') this.#pending = new PendingLine();
       let ending = '\n';
       lineStart = at + 1;
       if (isCr) {
@@ -83,7 +93,7 @@ export class LineSplitter {
       if (cr !== -1 && cr < lineStart) cr = chunk.indexOf('\r', lineStart);
     }
     if (lineStart < chunk.length) {
-      this.#pending += chunk.slice(lineStart);
+      this.#pending.text += chunk.slice(lineStart);
       this.#atLineStart = false;
     } else {
       this.#atLineStart = true;
@@ -92,9 +102,9 @@ export class LineSplitter {
 
   /** Delivers the unterminated last line, if any; returns whether the stream ended with a line ending. */
   end(): boolean {
-    if (!this.#atLineStart || this.#pending !== '') {
-      this.#sink.line(this.#pending, '');
-      this.#pending = '';
+    if (!this.#atLineStart || this.#pending.text !== '') {
+      this.#sink.line(this.#pending.text, '');
+      this.#pending = new PendingLine();
       return false;
     }
     return this.#started;
