@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { echo, sendJson, startHttpServer } from './helpers/http-test-server.ts';
 import { runnerFor } from './helpers/tool-dir.ts';
@@ -153,6 +154,38 @@ describe('http tools', () => {
     const text = await t.runner.execute('text');
     expect(text.content).toEqual([{ type: 'text', text: 'plain ✓' }]);
     expect(text.structuredContent).toBeUndefined();
+  });
+
+  it('decodes text bodies as TextDecoder does (BOM dropped, bad bytes replaced, charset), declared or chunked', async () => {
+    const utf8 = Buffer.concat([
+      Buffer.from([0xef, 0xbb, 0xbf]),
+      Buffer.from('{"name":"Zoë"}'),
+      Buffer.from([0xff]),
+    ]);
+    const latin1 = Buffer.from('Zoë', 'latin1');
+    const send = (type: string, body: Buffer, chunked: boolean) => (_req: unknown, res: ServerResponse) => {
+      res.writeHead(
+        200,
+        chunked ? { 'content-type': type } : { 'content-type': type, 'content-length': body.length },
+      );
+      res.end(body);
+    };
+    await using server = await startHttpServer({
+      '/utf8': send('application/json', utf8, false),
+      '/utf8-chunked': send('application/json', utf8, true),
+      '/latin1': send('text/plain; charset=ISO-8859-1', latin1, false),
+      '/latin1-chunked': send('text/plain; charset=ISO-8859-1', latin1, true),
+    });
+    const names = ['utf8', 'utf8-chunked', 'latin1', 'latin1-chunked'];
+    await using t = await runnerFor({
+      tools: names.map((name) => ({ name, execution: { type: 'http', url: `${server.url}/${name}` } })),
+    });
+    for (const name of names) {
+      const result = await t.runner.execute(name);
+      const expected = name.startsWith('utf8') ? new TextDecoder().decode(utf8) : 'Zoë';
+      expect(result.content, name).toEqual([{ type: 'text', text: expected }]);
+      expect(expected.startsWith('{"name"')).toBe(name.startsWith('utf8'));
+    }
   });
 
   it('refuses response bodies larger than maxOutputBytes, declared or streamed', async () => {

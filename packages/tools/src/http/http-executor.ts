@@ -8,8 +8,11 @@ import type { HttpAuth, HttpBody } from './http-request.ts';
 /**
  * Runs an http tool: renders url, headers, params, body and auth (strings are templates; a value
  * that is exactly `{!!path!!}` inserts the raw JSON value), then sends the request with `client`.
+ *
+ * @throws {TemplateError} at once (not through the promise) for a field that does not render; the
+ *   runner turns it into an error result.
  */
-export async function executeHttp(
+export function executeHttp(
   execution: HttpExecution,
   ctx: ExecutionContext,
   client: HttpClient,

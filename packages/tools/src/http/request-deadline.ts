@@ -2,21 +2,80 @@ import { EventEmitter } from 'node:events';
 
 // One DOM listener per caller signal, however many requests follow it (the runner's lifetime
 // signal is shared by every execution without a caller signal of its own).
-const followers = new WeakMap<AbortSignal, Set<() => void>>();
+const followers = new WeakMap<AbortSignal, Set<RequestDeadline>>();
 
-function follow(signal: AbortSignal, listener: () => void): () => void {
-  let listeners = followers.get(signal);
-  if (!listeners) {
-    const set = new Set<() => void>();
-    listeners = set;
+function follow(signal: AbortSignal, deadline: RequestDeadline): Set<RequestDeadline> {
+  let deadlines = followers.get(signal);
+  if (!deadlines) {
+    const set = new Set<RequestDeadline>();
+    deadlines = set;
     followers.set(signal, set);
     signal.addEventListener('abort', () => {
-      for (const each of set) each();
+      for (const each of set) each.abort();
       set.clear();
     });
   }
-  listeners.add(listener);
-  return () => listeners.delete(listener);
+  deadlines.add(deadline);
+  return deadlines;
+}
+
+/** The longest delay setTimeout takes as given. */
+const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
+
+/**
+ * Ends the requests whose time is up, from one timer for all of them (a setTimeout and clearTimeout
+ * per request cost more than the rest of the deadline). The timer is due at the earliest deadline;
+ * a request that finishes leaves it running, and when it fires it expires what is due and re-arms for
+ * the next one (so with equal timeouts it fires about once per `timeoutMs`, not per request). It holds
+ * the process open only while requests are pending.
+ */
+export class DeadlineTimer {
+  readonly #pending = new Set<RequestDeadline>();
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  /** When the timer is due, as a `performance.now()` time; Infinity when it is not armed. */
+  #due = Number.POSITIVE_INFINITY;
+
+  /** Expires `deadline` at `deadline.expiresAt` unless it is removed first. */
+  add(deadline: RequestDeadline): void {
+    this.#pending.add(deadline);
+    if (deadline.expiresAt < this.#due) this.#arm(deadline.expiresAt);
+    else if (this.#pending.size === 1) this.#timer?.ref();
+  }
+
+  /** Stops watching `deadline`. */
+  delete(deadline: RequestDeadline): void {
+    if (this.#pending.delete(deadline) && this.#pending.size === 0) this.#timer?.unref();
+  }
+
+  /** Clears the timer (pending deadlines no longer expire). */
+  close(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#due = Number.POSITIVE_INFINITY;
+  }
+
+  #arm(at: number): void {
+    clearTimeout(this.#timer);
+    this.#due = at;
+    // A timer may run up to a millisecond early against performance.now(): #fire then re-arms. Past
+    // 2^31-1 ms setTimeout would fire at once, so a longer wait is done in parts.
+    const delay = Math.min(MAX_TIMER_DELAY_MS, Math.max(1, Math.ceil(at - performance.now())));
+    this.#timer = setTimeout(this.#fire, delay);
+  }
+
+  readonly #fire = (): void => {
+    this.#timer = undefined;
+    this.#due = Number.POSITIVE_INFINITY;
+    const now = performance.now();
+    let next = Number.POSITIVE_INFINITY;
+    for (const deadline of this.#pending) {
+      if (deadline.expiresAt <= now) {
+        this.#pending.delete(deadline);
+        deadline.expire();
+      } else if (deadline.expiresAt < next) next = deadline.expiresAt;
+    }
+    if (next < Number.POSITIVE_INFINITY) this.#arm(next);
+  };
 }
 
 /**
@@ -30,20 +89,29 @@ function follow(signal: AbortSignal, listener: () => void): () => void {
 export class RequestDeadline {
   /** Pass as undici's `signal`. Has no `aborted` property (undici would take it for an AbortSignal). */
   readonly emitter = new EventEmitter();
+  /** When the time runs out, as a `performance.now()` time; Infinity without a timeout. */
+  readonly expiresAt: number;
   #aborted = false;
   #expired = false;
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  #unfollow: (() => void) | undefined;
+  readonly #timer: DeadlineTimer | undefined;
+  readonly #following: Set<RequestDeadline> | undefined;
   #controller: AbortController | undefined;
 
-  constructor(signal: AbortSignal | undefined, timeoutMs: number) {
-    if (signal?.aborted) this.#abort();
-    else if (signal) this.#unfollow = follow(signal, () => this.#abort());
+  /**
+   * @param startedAt the `performance.now()` time the request started; `timeoutMs` counts from it.
+   */
+  constructor(
+    signal: AbortSignal | undefined,
+    timeoutMs: number,
+    timer: DeadlineTimer,
+    startedAt = performance.now(),
+  ) {
+    this.expiresAt = timeoutMs > 0 ? startedAt + timeoutMs : Number.POSITIVE_INFINITY;
+    if (signal?.aborted) this.#aborted = true;
+    else if (signal) this.#following = follow(signal, this);
     if (timeoutMs > 0 && !this.#aborted) {
-      this.#timer = setTimeout(() => {
-        this.#expired = true;
-        this.#abort();
-      }, timeoutMs);
+      this.#timer = timer;
+      timer.add(this);
     }
   }
 
@@ -69,13 +137,21 @@ export class RequestDeadline {
     if (this.#aborted) throw new Error(this.#expired ? 'timed out' : 'aborted');
   }
 
-  /** Clears the timer and stops following the caller's signal. */
+  /** Stops the timeout and stops following the caller's signal. */
   dispose(): void {
-    clearTimeout(this.#timer);
-    this.#unfollow?.();
+    this.#timer?.delete(this);
+    this.#following?.delete(this);
   }
 
-  #abort(): void {
+  /** Called by the {@link DeadlineTimer} when the time is up. */
+  expire(): void {
+    if (this.#aborted) return;
+    this.#expired = true;
+    this.abort();
+  }
+
+  /** Ends the request (the caller's signal aborted, or the time is up). */
+  abort(): void {
     if (this.#aborted) return;
     this.#aborted = true;
     this.emitter.emit('abort');

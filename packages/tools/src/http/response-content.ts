@@ -10,21 +10,42 @@ export interface MappedBody {
   text: string;
 }
 
+/** What a `Content-Type` header says about how to read and map a body. */
+export interface BodyType {
+  /** Lower-cased, without parameters; empty without a header. */
+  readonly mimeType: string;
+  /** `image/*` and `audio/*` bodies become base64 content; anything else is text. */
+  readonly kind: 'image' | 'audio' | 'text';
+  /** The `charset` parameter, for text. */
+  readonly charset: string | undefined;
+  /** A text body in UTF-8 (no charset, or a UTF-8 one): it can be read as a string right away. */
+  readonly utf8: boolean;
+  /** `application/json` or `*+json`: the text is parsed for `structuredContent`. */
+  readonly json: boolean;
+}
+
+/** The body type of a response with this `Content-Type` header (or none). */
+export function bodyTypeOf(header: string | undefined): BodyType {
+  return header ? parseContentType(header) : NO_CONTENT_TYPE;
+}
+
 /**
- * Maps a response body to content by its `Content-Type`: `image/*` and `audio/*` become base64
- * image/audio content; anything else is decoded as text (the `charset` parameter, else UTF-8), and a
- * JSON body (`application/json`, `*+json`) also yields `structuredContent`.
+ * Maps a response body to content by its type: `image/*` and `audio/*` become base64 image/audio
+ * content; anything else is decoded as text (the `charset` parameter, else UTF-8), and a JSON body
+ * (`application/json`, `*+json`) also yields `structuredContent`.
+ *
+ * @param body the bytes, or for a {@link BodyType.utf8} type the text already decoded (a leading
+ *   byte order mark dropped, invalid bytes replaced, as `TextDecoder` does).
  */
-export function mapBody(bytes: Uint8Array, contentType: string | undefined): MappedBody {
-  const { mimeType, charset } = parseContentType(contentType);
-  if (mimeType.startsWith('image/') || mimeType.startsWith('audio/')) {
+export function mapBody(body: Uint8Array | string, type: BodyType): MappedBody {
+  if (type.kind !== 'text') {
+    const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
     const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
-    const type = mimeType.startsWith('image/') ? 'image' : 'audio';
-    return { content: [{ type, data, mimeType }], text: '' };
+    return { content: [{ type: type.kind, data, mimeType: type.mimeType }], text: '' };
   }
-  const text = decode(bytes, charset);
+  const text = typeof body === 'string' ? body : decode(body, type.charset);
   const mapped: MappedBody = { content: [{ type: 'text', text }], text };
-  if (mimeType === 'application/json' || mimeType.endsWith('+json')) {
+  if (type.json) {
     try {
       mapped.structuredContent = JSON.parse(text);
     } catch {
@@ -34,26 +55,29 @@ export function mapBody(bytes: Uint8Array, contentType: string | undefined): Map
   return mapped;
 }
 
-interface ContentType {
-  readonly mimeType: string;
-  readonly charset: string | undefined;
+function bodyType(mimeType: string, charset: string | undefined): BodyType {
+  const kind = mimeType.startsWith('image/') ? 'image' : mimeType.startsWith('audio/') ? 'audio' : 'text';
+  const label = charset?.toLowerCase();
+  return Object.freeze({
+    mimeType,
+    kind,
+    charset,
+    utf8: kind === 'text' && (label === undefined || label === 'utf-8' || label === 'utf8'),
+    json: mimeType === 'application/json' || mimeType.endsWith('+json'),
+  });
 }
 
-const NO_CONTENT_TYPE: ContentType = { mimeType: '', charset: undefined };
-
-function parseContentType(header: string | undefined): ContentType {
-  return header ? parseContentTypeHeader(header) : NO_CONTENT_TYPE;
-}
+const NO_CONTENT_TYPE = bodyType('', undefined);
 
 /** A server sends the same few Content-Type headers again and again: each is parsed once. */
-const parseContentTypeHeader = cachedParse(64, (header): ContentType => {
+const parseContentType = cachedParse(64, (header): BodyType => {
   const [type = '', ...params] = header.split(';');
   let charset: string | undefined;
   for (const param of params) {
     const [name, value] = param.split('=');
     if (name?.trim().toLowerCase() === 'charset' && value) charset = value.trim().replace(/^"|"$/g, '');
   }
-  return Object.freeze({ mimeType: type.trim().toLowerCase(), charset });
+  return bodyType(type.trim().toLowerCase(), charset);
 });
 
 const utf8 = new TextDecoder('utf-8');
