@@ -143,11 +143,12 @@ export function createToolRunner(collection: ToolCollection, options: ToolRunner
         maxOutputBytes,
       };
       try {
-        // The race makes cancellation immediate while the executor cleans up (kill, abort); http
-        // requests abort at once by themselves and text renders synchronously, so they skip it.
+        // The race makes cancellation immediate while a cli or file executor cleans up (kill, close);
+        // http requests and MCP calls (and waits for their connections) end at once by themselves,
+        // and text renders synchronously, so they skip it.
         const pending = run(tool, ctx);
         const type = tool.execution.type;
-        return await (type === 'http' || type === 'text' ? pending : raceAbort(pending, signal));
+        return await (type === 'cli' || type === 'file' ? raceAbort(pending, signal) : pending);
       } catch (error) {
         if (signal.aborted) return canceledResult(signal.reason);
         return errorResult(messageOf(error));

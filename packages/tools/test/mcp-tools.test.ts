@@ -173,6 +173,38 @@ describe('MCP server tools (server-everything over stdio)', { timeout: 60_000 },
     expect(lookup.content).toEqual([{ type: 'text', text: 'lookup ran 2 times' }]);
   });
 
+  it('cancels a call still waiting for its server to answer, and close stops that server', async () => {
+    // A server that never answers `initialize`; its tool comes from an unexpired cache, so loading
+    // does not connect and the call is the first to wait for it.
+    const mute = { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] };
+    await using dir = await toolDir({ mcp_servers: { mute } });
+    const tool = { name: 'hang', execution: { type: 'mcp', serverName: 'mute', toolName: 'hang' } };
+    await dir.write(
+      join('mci', 'mcp', 'mute.mci.json'),
+      JSON.stringify({
+        schemaVersion: '1.0',
+        metadata: { name: 'mute', description: 'cached' },
+        tools: [tool],
+        expiresAt: new Date(Date.now() + DAY_MS).toISOString(),
+      }),
+    );
+    const runner = createToolRunner(await loadTools(dir.file));
+    const controller = new AbortController();
+    const started = performance.now();
+    const pending = runner.execute('hang', {}, { signal: controller.signal });
+    await vi.waitFor(() => expect(childPids('setInterval').length).toBeGreaterThan(0), { timeout: 10_000 });
+    controller.abort();
+    expect(await pending).toMatchObject({
+      isError: true,
+      error: 'Execution canceled',
+      metadata: { canceled: true },
+    });
+    // The SDK would wait 60 s for the answer to initialize.
+    expect(performance.now() - started).toBeLessThan(30_000);
+    await runner.close();
+    await vi.waitFor(() => expect(childPids('setInterval')).toEqual([]), { timeout: 10_000 });
+  });
+
   it('names the server that cannot start', async () => {
     await using dir = await toolDir({
       mcp_servers: {

@@ -1,23 +1,5 @@
 import { EventEmitter } from 'node:events';
-
-// One DOM listener per caller signal, however many requests follow it (the runner's lifetime
-// signal is shared by every execution without a caller signal of its own).
-const followers = new WeakMap<AbortSignal, Set<RequestDeadline>>();
-
-function follow(signal: AbortSignal, deadline: RequestDeadline): Set<RequestDeadline> {
-  let deadlines = followers.get(signal);
-  if (!deadlines) {
-    const set = new Set<RequestDeadline>();
-    deadlines = set;
-    followers.set(signal, set);
-    signal.addEventListener('abort', () => {
-      for (const each of set) each.abort();
-      set.clear();
-    });
-  }
-  deadlines.add(deadline);
-  return deadlines;
-}
+import { followAbort, unfollowAbort } from '../abort.ts';
 
 /** The longest delay setTimeout takes as given. */
 const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
@@ -94,7 +76,7 @@ export class RequestDeadline {
   #aborted = false;
   #expired = false;
   readonly #timer: DeadlineTimer | undefined;
-  readonly #following: Set<RequestDeadline> | undefined;
+  readonly #following: AbortSignal | undefined;
   #controller: AbortController | undefined;
 
   /**
@@ -108,7 +90,10 @@ export class RequestDeadline {
   ) {
     this.expiresAt = timeoutMs > 0 ? startedAt + timeoutMs : Number.POSITIVE_INFINITY;
     if (signal?.aborted) this.#aborted = true;
-    else if (signal) this.#following = follow(signal, this);
+    else if (signal) {
+      this.#following = signal;
+      followAbort(signal, this);
+    }
     if (timeoutMs > 0 && !this.#aborted) {
       this.#timer = timer;
       timer.add(this);
@@ -140,7 +125,7 @@ export class RequestDeadline {
   /** Stops the timeout and stops following the caller's signal. */
   dispose(): void {
     this.#timer?.delete(this);
-    this.#following?.delete(this);
+    if (this.#following) unfollowAbort(this.#following, this);
   }
 
   /** Called by the {@link DeadlineTimer} when the time is up. */

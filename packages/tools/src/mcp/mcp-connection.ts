@@ -6,6 +6,7 @@ import {
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type CallToolResult, ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { followAbort, raceAbort, unfollowAbort } from '../abort.ts';
 import { ToolError } from '../tool-error.ts';
 
 /** An MCP server config with every template already rendered. */
@@ -32,8 +33,8 @@ const STDERR_TAIL_CHARS = 2000;
 export class McpConnection {
   readonly name: string;
   readonly #target: McpServerTarget;
-  /** The open (or opening) connection; `client` is set once it is open. */
-  #entry: { promise: Promise<Client>; client?: Client } | undefined;
+  /** The open (or opening) connection; `open` once `promise` has resolved to `client`. */
+  #entry: { client: Client; promise: Promise<Client>; open: boolean } | undefined;
   #stderrTail = '';
   #closed = false;
 
@@ -58,7 +59,8 @@ export class McpConnection {
 
   /**
    * Calls a tool. Protocol errors reject with the server's message; an abort rejects with the
-   * signal's reason (the SDK tells the server the request was cancelled).
+   * signal's reason at once, also while the connection is still opening (the SDK tells the server a
+   * request in flight was cancelled).
    *
    * @param repeatable whether the call may be sent again after the connection closed mid-call (the
    *   tool is read-only or idempotent); a call the server never received is always sent again.
@@ -73,19 +75,19 @@ export class McpConnection {
     // own per call, linked to the caller's only while the call runs, so a long-lived signal neither
     // collects listeners nor cancels long-finished requests when it finally aborts.
     const own = new AbortController();
-    const forward = () => own.abort(signal?.reason);
-    if (signal?.aborted) forward();
-    else signal?.addEventListener('abort', forward, { once: true });
+    if (signal?.aborted) own.abort(signal.reason);
+    else if (signal) followAbort(signal, own);
     try {
       return await this.#withReconnect(
-        async (client) =>
-          (await client.callTool({ name: toolName, arguments: args }, undefined, {
+        (client) =>
+          client.callTool({ name: toolName, arguments: args }, undefined, {
             signal: own.signal,
-          })) as CallToolResult,
+          }) as Promise<CallToolResult>,
         repeatable,
+        own.signal,
       );
     } finally {
-      signal?.removeEventListener('abort', forward);
+      if (signal) unfollowAbort(signal, own);
     }
   }
 
@@ -94,16 +96,22 @@ export class McpConnection {
     this.#closed = true;
     const entry = this.#entry;
     this.#entry = undefined;
-    if (entry) await entry.promise.then((c) => c.close()).catch(() => {});
+    // Closing a client that is still connecting stops its server and fails the connect.
+    if (entry) await Promise.all([entry.client.close().catch(() => {}), entry.promise.catch(() => {})]);
   }
 
   /**
    * Runs `operation`; when the connection turns out lost, drops it and runs it once more on a new
    * one. A session the server did not know (404) never ran the request, so it is always repeated; a
    * connection that closed mid-request may have run it, so that is repeated only when `repeatable`.
+   * `signal` ends a wait for the connection to open (the operation itself is given it by the caller).
    */
-  async #withReconnect<T>(operation: (client: Client) => Promise<T>, repeatable = true): Promise<T> {
-    const client = await this.#connect();
+  async #withReconnect<T>(
+    operation: (client: Client) => Promise<T>,
+    repeatable = true,
+    signal?: AbortSignal,
+  ): Promise<T> {
+    const client = this.#entry?.open ? this.#entry.client : await this.#connected(signal);
     try {
       return await operation(client);
     } catch (error) {
@@ -117,19 +125,25 @@ export class McpConnection {
           { cause: error },
         );
       }
-      return operation(await this.#connect());
+      return operation(await this.#connected(signal));
     }
+  }
+
+  /** The client once connected; an abort of `signal` ends the wait (the connection goes on opening). */
+  #connected(signal: AbortSignal | undefined): Promise<Client> {
+    return raceAbort(this.#connect(), signal);
   }
 
   #connect(): Promise<Client> {
     if (this.#closed)
       return Promise.reject(new ToolError('RUNNER_CLOSED', `MCP server "${this.name}": runner closed`));
     if (!this.#entry) {
-      const entry: { promise: Promise<Client>; client?: Client } = { promise: this.#open() };
+      const client = new Client(CLIENT_INFO, { capabilities: {} });
+      const entry = { client, promise: this.#open(client), open: false };
       this.#entry = entry;
       entry.promise.then(
-        (client) => {
-          entry.client = client;
+        () => {
+          entry.open = true;
         },
         () => {
           // A failed connect is not kept: the next call tries again.
@@ -140,8 +154,7 @@ export class McpConnection {
     return this.#entry.promise;
   }
 
-  async #open(): Promise<Client> {
-    const client = new Client(CLIENT_INFO, { capabilities: {} });
+  async #open(client: Client): Promise<Client> {
     const transport = this.#transport();
     client.onclose = () => {
       // The server went away: the next call opens a new connection.
