@@ -18,7 +18,7 @@ const KILL_ACK_MS = 25;
 /** The host's own deadline trails the worker's by this much, so the worker normally reports first. */
 const DEADLINE_GRACE_MS = 250;
 /** How long a stopped worker may take to confirm before it is presumed stuck and SIGKILLed. */
-const STUCK_WORKER_MS = 2000;
+const STUCK_WORKER_MS = 250;
 
 /** What a host execution needs from the pool. */
 export interface ExecutionHost {

@@ -52,22 +52,35 @@ export type RunOutcome = ({ ok: true } | { ok: false; error: ErrorData }) & {
  * The worker's handle into the isolate: `settle` resolves a pending tool or fetch call, `timer` fires
  * a `setTimeout` callback. Never reachable from sandboxed code.
  */
-export type Control = (op: 'settle' | 'timer', a?: unknown, b?: unknown, c?: unknown) => unknown;
+export type Control = (
+  op: 'settle' | 'timer',
+  a?: unknown,
+  b?: unknown,
+  c?: unknown,
+  onWorkerThread?: boolean,
+) => unknown;
 
 /**
  * Installs the sandbox globals (`output`, `console`, `tools`, `fetch`, timers, web APIs) and returns
- * the {@link Control} function. `send` and `call` stay in this closure: no global, no property and no
- * prototype chain leads to them, and they carry only copies (isolated-vm `Callback` semantics).
+ * the {@link Control} function. `send`, `sendNow` and `call` stay in this closure: no global, no
+ * property and no prototype chain leads to them, and they carry only copies (isolated-vm `Callback`
+ * semantics).
+ *
+ * `send` is fire-and-forget (queued for the worker's thread); `sendNow` is the same message as a
+ * synchronous call, used while the worker runs this isolate on its own thread (a `control` call with
+ * `onWorkerThread`), where a queued message would wait until the program paused.
  */
-export function bootstrap(sendRaw: Send, call: HostCall, lib: BootstrapLib): Control {
+export function bootstrap(sendRaw: Send, call: HostCall, lib: BootstrapLib, sendNow: Send): Control {
   const P = lib.capturePrimordials();
   // isolated-vm does not order the run's outcome after the messages sent before it, so they are
   // counted and the worker waits for that many (see `RunOutcome.sent`).
   // (`arguments` rather than a spread: a program may have replaced Array.prototype[Symbol.iterator].)
   let sent = 0;
+  /** Whether the current task runs on the worker's thread (set by each `control` call). */
+  let onWorkerThread = false;
   const send: Send = function (this: unknown) {
     // biome-ignore lint/complexity/noArguments: see above
-    P.apply(sendRaw, undefined, arguments);
+    P.apply(onWorkerThread ? sendNow : sendRaw, undefined, arguments);
     sent++;
   };
   const clone = lib.createCloner(P);
@@ -353,7 +366,8 @@ export function bootstrap(sendRaw: Send, call: HostCall, lib: BootstrapLib): Con
     },
   });
 
-  return function control(op, a, b, c) {
+  return function control(op, a, b, c, worker) {
+    onWorkerThread = worker === true;
     if (op === 'settle') return settle(a, b, c);
     if (op === 'timer') return fireTimer(a);
     return undefined;

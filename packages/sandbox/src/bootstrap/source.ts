@@ -7,13 +7,13 @@ import { createUrlApis } from './url.ts';
 import { installWebApis } from './web-apis.ts';
 
 /**
- * The bootstrap script's source text: one function expression `(send, call) => control` built from
+ * The bootstrap script's source text: one function expression `(send, call, sendNow) => control` built from
  * the bootstrap parts' own source (`Function.prototype.toString`), so the isolate code is type-checked
  * and linted with the rest of the package. Compiled once per worker, then reused through V8's code
  * cache for each new isolate.
  */
 export function bootstrapSource(): string {
-  return `(function (send, call) {
+  return `(function (send, call, sendNow) {
 'use strict';
 const lib = {
   capturePrimordials: (${capturePrimordials}),
@@ -23,6 +23,6 @@ const lib = {
   installWebApis: (${installWebApis}),
   installFetch: (${installFetch}),
 };
-return (${bootstrap})(send, call, lib);
+return (${bootstrap})(send, call, lib, sendNow);
 })`;
 }

@@ -39,6 +39,7 @@ function primeCodeCache(): ivm.ExternalCopy<ArrayBuffer> | undefined {
     factory.applySync(undefined, [
       new ivm.Callback(() => {}, { ignored: true }),
       new ivm.Callback(hostFunction),
+      new ivm.Callback(() => {}),
     ]);
     context.evalSync(
       `void __mci_run__({ tools: ['t'] }, async function () { output({ a: [1, new Map([[1, new Date(0)]])] }); console.log('%s', 'x', { y: [1] }); return 1; })`,
@@ -74,22 +75,33 @@ function bridge(
   isolate: ivm.Isolate,
   context: ivm.Context,
   memoryLimitMb: number,
-  runBootstrap: (send: ivm.Callback, call: ivm.Callback) => ControlRef,
+  runBootstrap: (send: ivm.Callback, call: ivm.Callback, sendNow: ivm.Callback) => ControlRef,
 ): SandboxIsolate;
 function bridge(
   isolate: ivm.Isolate,
   context: ivm.Context,
   memoryLimitMb: number,
-  runBootstrap: (send: ivm.Callback, call: ivm.Callback) => Promise<ControlRef>,
+  runBootstrap: (send: ivm.Callback, call: ivm.Callback, sendNow: ivm.Callback) => Promise<ControlRef>,
 ): Promise<SandboxIsolate>;
 function bridge(
   isolate: ivm.Isolate,
   context: ivm.Context,
   memoryLimitMb: number,
-  runBootstrap: (send: ivm.Callback, call: ivm.Callback) => ControlRef | Promise<ControlRef>,
+  runBootstrap: (
+    send: ivm.Callback,
+    call: ivm.Callback,
+    sendNow: ivm.Callback,
+  ) => ControlRef | Promise<ControlRef>,
 ): SandboxIsolate | Promise<SandboxIsolate> {
   let sink: MessageSink = () => {};
   const send = new ivm.Callback((kind: unknown, ...args: unknown[]) => sink(kind, args), { ignored: true });
+  // The same, synchronous: for the program's messages while the worker runs it on its own thread.
+  // Never throws into the isolate (a host exception would carry host stack frames there).
+  const sendNow = new ivm.Callback((kind: unknown, ...args: unknown[]) => {
+    try {
+      sink(kind, args);
+    } catch {}
+  });
   const call = new ivm.Callback(hostFunction);
   const wrap = (control: ControlRef): SandboxIsolate => ({
     isolate,
@@ -104,15 +116,15 @@ function bridge(
       if (!isolate.isDisposed) isolate.dispose();
     },
   });
-  const control = runBootstrap(send, call);
+  const control = runBootstrap(send, call, sendNow);
   return control instanceof Promise ? control.then(wrap) : wrap(control);
 }
 
 /**
  * Creates an isolate and context and runs the bootstrap in it, from primed V8 code cache (see
  * {@link primeCodeCache}), so most of the cost of a new isolate is V8's own. The isolate gets exactly
- * two functions, as isolated-vm `Callback`s (arguments and results copied, never References): `send`
- * (ignored mode) and `call` (sync, `hostFunction`).
+ * three functions, as isolated-vm `Callback`s (arguments and results copied, never References):
+ * `send` (ignored mode), `sendNow` (the same, synchronous) and `call` (sync, `hostFunction`).
  */
 export function createSandboxIsolate(memoryLimitMb: number): SandboxIsolate {
   const isolate = newIsolate(memoryLimitMb);
@@ -125,8 +137,8 @@ export function createSandboxIsolate(memoryLimitMb: number): SandboxIsolate {
       isolate,
       context,
       memoryLimitMb,
-      (send, call) =>
-        factory.applySync(undefined, [send, call], { result: { reference: true } }) as ControlRef,
+      (send, call, sendNow) =>
+        factory.applySync(undefined, [send, call, sendNow], { result: { reference: true } }) as ControlRef,
     );
   } catch (e) {
     if (!isolate.isDisposed) isolate.dispose();
@@ -149,8 +161,10 @@ export async function createSandboxIsolateAsync(memoryLimitMb: number): Promise<
       isolate,
       context,
       memoryLimitMb,
-      (send, call) =>
-        factory.apply(undefined, [send, call], { result: { reference: true } }) as Promise<ControlRef>,
+      (send, call, sendNow) =>
+        factory.apply(undefined, [send, call, sendNow], {
+          result: { reference: true },
+        }) as Promise<ControlRef>,
     );
   } catch (e) {
     if (!isolate.isDisposed) isolate.dispose();

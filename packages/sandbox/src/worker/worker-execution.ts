@@ -16,6 +16,15 @@ const HEAP_STATS_WAIT_MS = 5;
 const MAX_TIMERS = 10_000;
 
 const MEMORY_LIMIT = /memory limit/i;
+const SCRIPT_TIMEOUT = /execution timed out/i;
+
+/**
+ * Continuations in a row that must have run briefly, as isolate tasks of their own, before tool and
+ * fetch results are delivered synchronously (see {@link WorkerExecution.settle}).
+ */
+const SYNC_AFTER_BRIEF = 3;
+/** A continuation longer than this (ms) is not brief: it ends synchronous delivery for the execution. */
+const BRIEF_MS = 1;
 
 const isCallId = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v > 0;
 
@@ -36,6 +45,18 @@ export class WorkerExecution {
   #events: WorkerEvent[] = [];
   #flushScheduled = false;
   #deadline: NodeJS.Timeout | undefined;
+  /** When the wall-clock deadline passes (`performance.now()` time). */
+  #deadlineAt = Number.POSITIVE_INFINITY;
+  /** Brief continuations in a row (isolate tasks that returned within {@link BRIEF_MS}). */
+  #brief = 0;
+  /** Set by the first long synchronous continuation: from then on, every delivery is a task. */
+  #syncOff = false;
+  /** True while this thread runs the isolate (`#runSync`). */
+  #inSync = false;
+  /** An end asked for while this thread ran the isolate, carried out once it returns. */
+  #endAfterSync: { status: ExecutionStatus; error?: ExecutionError } | undefined;
+  /** A task's failure (an unhandled rejection) waiting to end the execution. */
+  #failure: ExecutionError | undefined;
   #filename = 'snippet.ts';
   #ended = false;
   /** Messages received from the bootstrap so far. */
@@ -61,6 +82,7 @@ export class WorkerExecution {
     const { isolate, context } = this.#sandbox;
     // Armed first: even compiling or the script's own top level (code that closes the wrapper
     // function early) runs under the deadline.
+    this.#deadlineAt = performance.now() + limits.timeoutMs;
     this.#deadline = setTimeout(
       () =>
         this.end('timeout', {
@@ -102,10 +124,27 @@ export class WorkerExecution {
   /** Ends the execution now (kill, timeout, fatal error): disposes the isolate, then reports. */
   end(status: ExecutionStatus, error?: ExecutionError): void {
     if (this.#ended) return;
+    if (this.#inSync) {
+      // Disposing the isolate under its own running code is not allowed: end once it returns.
+      this.#endAfterSync ??= { status, error };
+      return;
+    }
     this.#finish(status, error, false);
   }
 
-  /** Delivers a host answer (tool result, fetch response, or an error) to a pending call. */
+  /**
+   * Delivers a host answer (tool result, fetch response, or an error) to a pending call.
+   *
+   * Normally as an isolate task of its own (`apply`, run on isolated-vm's threads), so this thread
+   * stays free to stream events, run timers and take a kill while the program continues. Once the
+   * program has shown it continues briefly after its calls ({@link SYNC_AFTER_BRIEF} continuations
+   * in a row under {@link BRIEF_MS}), and no task is in flight, the answer is delivered synchronously
+   * (`applySync`, bounded by the time left until the deadline): that saves two thread hand-offs per
+   * call, which is most of a tool call's round trip for programs that call tools in a loop. The first
+   * continuation that runs long turns this off for the rest of the execution; while it ran, this
+   * thread was blocked, so its events went out when it returned and a kill was answered by the host
+   * (the host stops waiting after a few milliseconds and replaces a worker that does not confirm).
+   */
   settle(callId: number, ok: boolean, value: unknown): void {
     if (this.#ended) return;
     let copy: ivm.Copy<unknown>;
@@ -120,16 +159,58 @@ export class WorkerExecution {
         release: true,
       });
     }
-    this.#task(['settle', callId, ok, copy]);
+    const args = ['settle', callId, ok, copy];
+    if (this.#inSync || this.#syncOff || this.#tasks > 0 || this.#brief < SYNC_AFTER_BRIEF) this.#task(args);
+    else this.#runSync(args);
+  }
+
+  /**
+   * Runs `control(...args)` in the isolate on this thread. Only when no task is in flight: the
+   * isolate is then idle (this worker starts everything that runs in it), so this never waits for
+   * it. The program's continuation runs here too, until it waits again.
+   */
+  #runSync(args: Array<string | number | boolean | ivm.Copy<unknown>>): void {
+    const started = performance.now();
+    const left = this.#deadlineAt - started;
+    if (left < 1) {
+      this.#task(args);
+      return;
+    }
+    this.#inSync = true;
+    let failure: unknown;
+    try {
+      // The last argument tells the bootstrap to send its messages synchronously meanwhile, so
+      // outputs and tool calls still go out while a long continuation runs.
+      this.#sandbox.control.applySync(undefined, [...args, true] as never[], { timeout: Math.floor(left) });
+    } catch (e) {
+      failure = e;
+    }
+    this.#inSync = false;
+    if (performance.now() - started > BRIEF_MS) this.#syncOff = true;
+    const asked = this.#endAfterSync;
+    if (asked) this.end(asked.status, asked.error);
+    else if (failure === undefined) this.#finishWhenDrained();
+    else if (SCRIPT_TIMEOUT.test(failure instanceof Error ? failure.message : '')) {
+      this.end('timeout', {
+        name: 'TimeoutError',
+        message: `Execution timed out after ${this.#request.limits.timeoutMs} ms`,
+      });
+    } else this.#onTaskError(failure);
   }
 
   /** Runs `control(...args)` in the isolate as a task of its own. */
   #task(args: Array<string | number | boolean | ivm.Copy<unknown>>): void {
     this.#tasks++;
+    const started = performance.now();
     this.#sandbox.control.apply(undefined, args as never[]).then(
-      () => this.#tasks--,
+      () => {
+        this.#tasks--;
+        // The time includes the hand-offs to and from the isolate's thread: an upper bound.
+        this.#brief = performance.now() - started <= BRIEF_MS ? this.#brief + 1 : 0;
+      },
       (e) => {
         this.#tasks--;
+        this.#brief = 0;
         this.#onTaskError(e);
       },
     );
@@ -154,6 +235,8 @@ export class WorkerExecution {
       // Let messages the isolate sent before the failing task arrive first (best effort: they
       // are queued tasks of this thread).
       const error = this.#toError(e);
+      // Recorded now: an outcome that arrives first must not end the execution as a success.
+      this.#failure ??= error;
       setImmediate(() => setImmediate(() => this.end('failed', error)));
     }
   }
@@ -161,7 +244,8 @@ export class WorkerExecution {
   #finishWhenDrained(): void {
     const outcome = this.#outcome;
     if (!outcome || this.#received < outcome.sent) return;
-    if (outcome.ok) this.#finish('success', undefined, true);
+    if (this.#failure) this.#finish('failed', this.#failure, true);
+    else if (outcome.ok) this.#finish('success', undefined, true);
     else this.#finish('failed', toExecutionError(outcome.error, this.#filename), true);
   }
 
@@ -169,7 +253,8 @@ export class WorkerExecution {
     this.#received++;
     if (this.#ended) return;
     this.#handle(kind, args);
-    this.#finishWhenDrained();
+    // While this thread runs the isolate, finishing (which disposes it) waits until it returns.
+    if (!this.#inSync) this.#finishWhenDrained();
   }
 
   #handle(kind: unknown, args: unknown[]): void {
@@ -258,6 +343,11 @@ export class WorkerExecution {
 
   #push(event: WorkerEvent): void {
     this.#events.push(event);
+    // While this thread runs the isolate, a scheduled flush would wait for it: send at once.
+    if (this.#inSync) {
+      this.#flush();
+      return;
+    }
     if (this.#flushScheduled) return;
     this.#flushScheduled = true;
     setImmediate(() => {

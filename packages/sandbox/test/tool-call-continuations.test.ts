@@ -1,0 +1,118 @@
+// A program that calls tools in a loop gets its results delivered synchronously on the worker's
+// thread once its continuations have proven brief (see `WorkerExecution.settle`). These tests pin
+// what must not change when that happens: a long continuation after such a loop still streams its
+// outputs and tool calls, still times out and can be killed, and its failures still fail the run.
+import { afterAll, describe, expect, it } from 'vitest';
+import { createSandboxPool, type SandboxEvent, type ToolHost } from '../src/index.ts';
+import { run } from './helpers.ts';
+
+const pool = createSandboxPool({ size: 1 });
+afterAll(() => pool.close());
+
+/** A host whose `echo` answers at once and whose `record` notes when it was called. */
+function recordingHost() {
+  const calls: Array<{ name: string; at: number }> = [];
+  const host: ToolHost = {
+    list: () => [{ name: 'echo' }, { name: 'record' }],
+    async execute(name, props) {
+      calls.push({ name, at: performance.now() });
+      return { isError: false, content: [{ type: 'text', text: JSON.stringify(props) }] };
+    },
+  };
+  return { host, calls };
+}
+
+/** Twenty brief tool calls: enough for results to be delivered synchronously afterwards. */
+const LOOP = 'for (let i = 0; i < 20; i++) await tools.echo({ i });\n';
+
+describe('continuations after a loop of tool calls', () => {
+  it('get every result, in order, with the right values', async () => {
+    const { host } = recordingHost();
+    const r = await run(
+      pool,
+      'const seen = [];\nfor (let i = 0; i < 50; i++) seen.push(JSON.parse((await tools.echo({ i })).content[0].text).i);\nreturn seen;',
+      { tools: host },
+    );
+    expect(r.status).toBe('success');
+    expect(r.outputs).toEqual([Array.from({ length: 50 }, (_, i) => i)]);
+  });
+
+  it('stream outputs and make tool calls while a long continuation still runs', async () => {
+    const { host, calls } = recordingHost();
+    const events: Array<{ event: SandboxEvent; at: number }> = [];
+    const execution = pool.execute({
+      code: `${LOOP}output('working');\ntools.record({});\nconst s = Date.now(); while (Date.now() - s < 400) {}\noutput('done');`,
+      tools: host,
+      onEvent: (event) => events.push({ event, at: performance.now() }),
+    });
+    const result = await execution.result;
+    const endedAt = performance.now();
+    expect(result.status).toBe('success');
+    expect(result.outputs).toEqual(['working', 'done']);
+    const working = events.find((e) => e.event.type === 'output' && e.event.value === 'working');
+    // Both arrived while the 400 ms loop was still running, not when it ended.
+    expect(endedAt - working!.at).toBeGreaterThan(200);
+    const record = calls.find((c) => c.name === 'record');
+    expect(endedAt - record!.at).toBeGreaterThan(200);
+  });
+
+  it('time out at the deadline', async () => {
+    const { host } = recordingHost();
+    const r = await run(pool, `${LOOP}while (true) {}`, { tools: host, timeoutMs: 600 });
+    expect(r.status).toBe('timeout');
+    expect(r.error).toEqual({ name: 'TimeoutError', message: 'Execution timed out after 600 ms' });
+  });
+
+  it('end at once on kill, and the pool goes on serving', async () => {
+    const { host } = recordingHost();
+    let killedAt = 0;
+    const execution = pool.execute({
+      code: `${LOOP}output('spinning');\nwhile (true) {}`,
+      tools: host,
+      timeoutMs: 60_000,
+      onEvent: (event) => {
+        if (event.type === 'output' && event.value === 'spinning') {
+          killedAt = performance.now();
+          execution.kill();
+        }
+      },
+    });
+    const result = await execution.result;
+    expect(result.status).toBe('canceled');
+    expect(performance.now() - killedAt).toBeLessThan(1000);
+    const next = await run(pool, 'return 1 + 1');
+    expect(next.outputs).toEqual([2]);
+  });
+
+  it('fail the execution on an unhandled rejection, also right before the program returns', async () => {
+    const { host } = recordingHost();
+    const late = await run(
+      pool,
+      `${LOOP}tools.echo({}).then(() => { Promise.reject(new Error('in a then')) });\nawait tools.echo({});\nawait tools.echo({});`,
+      { tools: host },
+    );
+    expect(late.status).toBe('failed');
+    expect(late.error).toMatchObject({ name: 'Error', message: 'in a then', line: 2 });
+    const last = await run(pool, `${LOOP}Promise.reject(new RangeError('just before return'));`, {
+      tools: host,
+    });
+    expect(last.status).toBe('failed');
+    expect(last.error).toMatchObject({ name: 'RangeError', message: 'just before return', line: 2 });
+  });
+
+  it('reach the synchronous host functions and fail cleanly on running out of memory', async () => {
+    const { host } = recordingHost();
+    const apis = await run(
+      pool,
+      `${LOOP}return [new URL('/a?b=1', 'https://x.example').href, new TextEncoder().encode('hé').length, crypto.randomUUID().length];`,
+      { tools: host },
+    );
+    expect(apis.outputs).toEqual([['https://x.example/a?b=1', 3, 36]]);
+    const oom = await run(pool, `${LOOP}const a = [];\nwhile (true) a.push(new Array(1e5).fill(1));`, {
+      tools: host,
+      memoryLimitMb: 32,
+    });
+    expect(oom.status).toBe('failed');
+    expect(oom.error?.message).toBe('The program ran out of memory (memoryLimitMb 32)');
+  });
+});
