@@ -211,6 +211,26 @@ describe('http tools', () => {
     expect((await t.runner.execute('small')).content).toEqual([{ type: 'text', text: 'z'.repeat(1000) }]);
   });
 
+  it('reads the real response after informational (1xx) ones, and keeps the pool usable after a refused body', async () => {
+    await using server = await startHttpServer({
+      '/hints': (_req, res) => {
+        res.writeEarlyHints({ link: '</style.css>; rel=preload; as=style' }, () =>
+          sendJson(res, 200, { ok: true }),
+        );
+      },
+      '/big': (_req, res) => res.writeHead(200, { 'content-length': '5000' }).end('x'.repeat(5000)),
+    });
+    const tool = (name: string) => ({ name, execution: { type: 'http', url: `${server.url}/${name}` } });
+    await using t = await runnerFor({ tools: ['hints', 'big'].map(tool) }, { maxOutputBytes: 1000 });
+    expect(await t.runner.execute('hints')).toMatchObject({
+      isError: false,
+      structuredContent: { ok: true },
+      metadata: { status_code: 200 },
+    });
+    expect((await t.runner.execute('big')).isError).toBe(true);
+    expect((await t.runner.execute('hints')).structuredContent).toEqual({ ok: true });
+  });
+
   it('aborts an in-flight request promptly when canceled', async () => {
     let closed!: () => void;
     const connectionClosed = new Promise<void>((resolve) => {

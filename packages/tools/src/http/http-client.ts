@@ -14,6 +14,7 @@ import {
 import { OAuth2TokenCache } from './oauth2-token-cache.ts';
 import { DeadlineTimer, RequestDeadline } from './request-deadline.ts';
 import { bodyTypeOf, mapBody } from './response-content.ts';
+import { collectResponse, headerValue } from './response-collector.ts';
 
 /** Status codes that are retried: request timeout, too many requests, every 5xx. */
 const RETRY_STATUS_CODES = [408, 429, ...Array.from({ length: 100 }, (_, i) => 500 + i)];
@@ -77,14 +78,11 @@ export class HttpClient {
       let response = await this.#dispatch(prepared, spec, limit);
       if (response.statusCode === 401 && spec.auth?.type === 'oauth2' && token !== undefined) {
         // The token may have been revoked early: fetch a new one and try once more.
-        await response.body.dump();
         this.#tokens.invalidate(spec.auth, token);
         await this.#authorize(prepared, spec, limit);
         response = await this.#dispatch(prepared, spec, limit);
       }
-      const declared = Number(headerValue(response.headers['content-length']) ?? 0);
-      const type = bodyTypeOf(headerValue(response.headers['content-type']));
-      const body = await readBody(response.body, declared, this.#maxBodyBytes, type.utf8);
+      const { body } = response;
       if (body === undefined) {
         return errorResult(
           `Response body of ${requestHref(prepared)} is larger than the ${this.#maxBodyBytes}-byte limit`,
@@ -96,7 +94,7 @@ export class HttpClient {
         response_time_ms: Math.round((performance.now() - started) * 100) / 100,
         headers: response.headers,
       };
-      const mapped = mapBody(body, type);
+      const mapped = mapBody(body, bodyTypeOf(headerValue(response.headers['content-type'])));
       if (response.statusCode >= 400) {
         const status = `HTTP ${response.statusCode}${response.statusText ? ` ${response.statusText}` : ''}`;
         const body = mapped.text.slice(0, ERROR_BODY_CHARS);
@@ -147,17 +145,17 @@ export class HttpClient {
     }
   }
 
-  async #dispatch(prepared: PreparedRequest, spec: HttpRequestSpec, limit: RequestDeadline) {
+  /** Sends the request and reads the response (its body up to the limit). */
+  #dispatch(prepared: PreparedRequest, spec: HttpRequestSpec, limit: RequestDeadline) {
     limit.throwIfAborted();
     const retrying = spec.attempts > 1;
     const dispatcher = retrying ? this.#retrying : this.#agent;
-    return dispatcher.request({
+    const options = {
       origin: prepared.url.origin,
       path: requestPath(prepared),
       method: spec.method.toUpperCase() as Dispatcher.HttpMethod,
       headers: prepared.headers,
       body: prepared.body,
-      signal: limit.emitter,
       // Read by undici's retry interceptor for this request only.
       retryOptions: retrying
         ? {
@@ -171,51 +169,9 @@ export class HttpClient {
             errorCodes: RETRY_ERROR_CODES,
           }
         : undefined,
-    } as Dispatcher.RequestOptions);
+    } as Dispatcher.DispatchOptions;
+    return collectResponse(dispatcher, options, this.#maxBodyBytes, limit);
   }
-}
-
-/**
- * The whole body, or undefined (and the body destroyed) once it passes `maxBytes`. With `utf8`, a
- * body of declared length comes as text, decoded by undici (as `TextDecoder` would: byte order mark
- * dropped), which saves a copy and a decoder call.
- */
-async function readBody(
-  body: Dispatcher.ResponseData['body'],
-  declaredBytes: number,
-  maxBytes: number,
-  utf8: boolean,
-): Promise<Uint8Array | string | undefined> {
-  if (declaredBytes > maxBytes) {
-    // Destroying an unread body emits its abort as 'error': nobody is reading, so nobody should hear it.
-    body.on('error', () => {});
-    body.destroy();
-    return undefined;
-  }
-  if (declaredBytes > 0) {
-    // The usual case, a declared length within the limit: read it whole (undici checks the length).
-    return utf8 ? body.text() : new Uint8Array(await body.arrayBuffer());
-  }
-  // No declared length (chunked): count as the chunks come. Listeners, not `for await`: the async
-  // iterator costs more than the rest of reading a small body.
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let length = 0;
-    body.on('data', (chunk: Buffer) => {
-      length += chunk.length;
-      if (length > maxBytes) {
-        body.destroy();
-        resolve(undefined);
-      } else chunks.push(chunk);
-    });
-    body.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length)));
-    // After an early resolve (too large) this settles nothing; before it, it is the abort or timeout.
-    body.once('error', reject);
-  });
-}
-
-function headerValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }
 
 function describe(error: unknown): string {

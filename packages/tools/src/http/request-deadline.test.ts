@@ -1,5 +1,4 @@
 import { execFile } from 'node:child_process';
-import { once } from 'node:events';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { DeadlineTimer, RequestDeadline } from './request-deadline.ts';
@@ -9,19 +8,28 @@ describe('DeadlineTimer', () => {
     const timer = new DeadlineTimer();
     const started = performance.now();
     const expired: number[] = [];
+    let last: () => void = () => {};
+    const allExpired = new Promise<void>((resolve) => {
+      last = resolve;
+    });
     const watch = (timeoutMs: number) => {
       const deadline = new RequestDeadline(undefined, timeoutMs, timer, started);
-      deadline.emitter.once('abort', () => {
-        expect(deadline.timedOut).toBe(true);
-        expect(performance.now()).toBeGreaterThanOrEqual(started + timeoutMs);
-        expired.push(timeoutMs);
+      // What undici's dispatch would be ended by.
+      deadline.track({
+        abort(reason) {
+          expect(deadline.timedOut).toBe(true);
+          expect(reason).toEqual(new Error('timed out'));
+          expect(performance.now()).toBeGreaterThanOrEqual(started + timeoutMs);
+          expired.push(timeoutMs);
+          if (expired.length === 3) last();
+        },
       });
       return deadline;
     };
     const deadlines = [watch(90), watch(30), watch(60)];
     const disposed = watch(45);
     disposed.dispose();
-    await once(deadlines[0]!.emitter, 'abort');
+    await allExpired;
     expect(expired).toEqual([30, 60, 90]);
     expect(() => deadlines[1]!.throwIfAborted()).toThrow('timed out');
     disposed.throwIfAborted();
@@ -33,9 +41,15 @@ describe('DeadlineTimer', () => {
     const caller = new AbortController();
     const done = new RequestDeadline(caller.signal, 60_000, timer);
     const live = new RequestDeadline(caller.signal, 60_000, timer);
+    const ended: unknown[] = [];
+    live.track({ abort: (reason) => ended.push(reason) });
     done.dispose();
     caller.abort();
+    expect(ended).toEqual([new Error('aborted')]);
     expect(() => live.throwIfAborted()).toThrow('aborted');
+    // A dispatch that starts after the abort is ended at once.
+    live.track({ abort: (reason) => ended.push(reason) });
+    expect(ended).toHaveLength(2);
     expect(live.timedOut).toBe(false);
     done.throwIfAborted();
     live.dispose();

@@ -1,5 +1,5 @@
-import { EventEmitter } from 'node:events';
-import { followAbort, unfollowAbort } from '../abort.ts';
+import { type Abortable, followAbort, unfollowAbort } from '../abort.ts';
+import type { RequestOwner } from './response-collector.ts';
 
 /** The longest delay setTimeout takes as given. */
 const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
@@ -62,15 +62,11 @@ export class DeadlineTimer {
 
 /**
  * Ends one request when the caller's signal aborts or `timeoutMs` runs out (0: never), whichever
- * comes first; the bound covers the whole request, body included.
- *
- * undici takes an EventEmitter that emits `abort` in place of an AbortSignal (see `signal` in
- * `Dispatcher.RequestOptions`); it listens to it with a plain `once`, where an AbortSignal goes
- * through Node's `addAbortListener` on every request. An AbortSignal is made only when asked for.
+ * comes first; the bound covers the whole request, body included, and every dispatch it makes
+ * (see {@link RequestOwner}). An AbortSignal is made only when asked for (for waits that are not
+ * dispatches, like a token request).
  */
-export class RequestDeadline {
-  /** Pass as undici's `signal`. Has no `aborted` property (undici would take it for an AbortSignal). */
-  readonly emitter = new EventEmitter();
+export class RequestDeadline implements RequestOwner, Abortable {
   /** When the time runs out, as a `performance.now()` time; Infinity without a timeout. */
   readonly expiresAt: number;
   #aborted = false;
@@ -78,6 +74,8 @@ export class RequestDeadline {
   readonly #timer: DeadlineTimer | undefined;
   readonly #following: AbortSignal | undefined;
   #controller: AbortController | undefined;
+  /** The dispatch running now. */
+  #request: Abortable | undefined;
 
   /**
    * @param startedAt the `performance.now()` time the request started; `timeoutMs` counts from it.
@@ -114,12 +112,15 @@ export class RequestDeadline {
     return this.#controller.signal;
   }
 
-  /**
-   * Throws once the deadline has passed: undici cannot see an earlier abort on an emitter, so check
-   * before each request.
-   */
+  /** Ends `request` with this deadline (at once if it has passed); `undefined` when it is over. */
+  track(request: Abortable | undefined): void {
+    this.#request = request;
+    if (request && this.#aborted) request.abort(this.#reason());
+  }
+
+  /** Throws once the deadline has passed. */
   throwIfAborted(): void {
-    if (this.#aborted) throw new Error(this.#expired ? 'timed out' : 'aborted');
+    if (this.#aborted) throw this.#reason();
   }
 
   /** Stops the timeout and stops following the caller's signal. */
@@ -139,7 +140,11 @@ export class RequestDeadline {
   abort(): void {
     if (this.#aborted) return;
     this.#aborted = true;
-    this.emitter.emit('abort');
+    this.#request?.abort(this.#reason());
     this.#controller?.abort();
+  }
+
+  #reason(): Error {
+    return new Error(this.#expired ? 'timed out' : 'aborted');
   }
 }

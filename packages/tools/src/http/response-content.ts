@@ -18,8 +18,6 @@ export interface BodyType {
   readonly kind: 'image' | 'audio' | 'text';
   /** The `charset` parameter, for text. */
   readonly charset: string | undefined;
-  /** A text body in UTF-8 (no charset, or a UTF-8 one): it can be read as a string right away. */
-  readonly utf8: boolean;
   /** `application/json` or `*+json`: the text is parsed for `structuredContent`. */
   readonly json: boolean;
 }
@@ -33,17 +31,13 @@ export function bodyTypeOf(header: string | undefined): BodyType {
  * Maps a response body to content by its type: `image/*` and `audio/*` become base64 image/audio
  * content; anything else is decoded as text (the `charset` parameter, else UTF-8), and a JSON body
  * (`application/json`, `*+json`) also yields `structuredContent`.
- *
- * @param body the bytes, or for a {@link BodyType.utf8} type the text already decoded (a leading
- *   byte order mark dropped, invalid bytes replaced, as `TextDecoder` does).
  */
-export function mapBody(body: Uint8Array | string, type: BodyType): MappedBody {
+export function mapBody(bytes: Uint8Array, type: BodyType): MappedBody {
   if (type.kind !== 'text') {
-    const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
     const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
     return { content: [{ type: type.kind, data, mimeType: type.mimeType }], text: '' };
   }
-  const text = typeof body === 'string' ? body : decode(body, type.charset);
+  const text = decode(bytes, type.charset);
   const mapped: MappedBody = { content: [{ type: 'text', text }], text };
   if (type.json) {
     try {
@@ -57,12 +51,10 @@ export function mapBody(body: Uint8Array | string, type: BodyType): MappedBody {
 
 function bodyType(mimeType: string, charset: string | undefined): BodyType {
   const kind = mimeType.startsWith('image/') ? 'image' : mimeType.startsWith('audio/') ? 'audio' : 'text';
-  const label = charset?.toLowerCase();
   return Object.freeze({
     mimeType,
     kind,
     charset,
-    utf8: kind === 'text' && (label === undefined || label === 'utf-8' || label === 'utf8'),
     json: mimeType === 'application/json' || mimeType.endsWith('+json'),
   });
 }
