@@ -302,10 +302,10 @@ export function bootstrap(sendRaw: Send, call: HostCall, lib: BootstrapLib, send
   const installTools = (names: string[]) => {
     const table: Record<string, unknown> = {};
     for (const name of names) {
+      const what = `tools[${P.jsonStringify(name)}]() argument`;
       const fn = {
         [name](props: unknown = {}) {
-          const copy = clone(props, `tools[${P.jsonStringify(name)}]() argument`);
-          return hostCall('tool', name, copy);
+          return hostCall('tool', name, clone(props, what));
         },
       }[name];
       P.defineProperty(table, name, { value: fn, enumerable: true });
