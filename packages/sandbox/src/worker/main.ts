@@ -1,7 +1,7 @@
 // Entry point of a sandbox worker process (started by the pool with `--no-node-snapshot` and an IPC
 // channel). It owns the isolates: one execution at a time, with one isolate kept warm for the next.
 import type { HostMessage, WorkerMessage } from '../protocol.ts';
-import { createSandboxIsolate, createSandboxIsolateAsync, type SandboxIsolate } from './sandbox-isolate.ts';
+import { createSandboxIsolate, type SandboxIsolate } from './sandbox-isolate.ts';
 import { WorkerExecution } from './worker-execution.ts';
 
 type ExecuteMessage = Extract<HostMessage, { type: 'execute' }>;
@@ -13,79 +13,40 @@ const post = (message: WorkerMessage) => {
 let current: WorkerExecution | undefined;
 /** The isolate kept ready for the next execution. */
 let warm: SandboxIsolate | undefined;
-/** The warm isolate being prepared (off the main thread, mostly), if any. */
-let warming: Promise<SandboxIsolate | undefined> | undefined;
 let warmMemoryLimitMb = 128;
-/** How long a request waits for the isolate being warmed before it builds one itself (ms). */
-const WARM_WAIT_MS = 20;
-/** An execution waiting for the isolate being warmed; `killed` is set by a kill that came first. */
-let starting: { id: number; killed?: 'canceled' | 'timeout' } | undefined;
 
+// The next isolate is built on this thread, with the sync API, once the result is out: a request
+// that arrives meanwhile waits for it, and a worker never has two isolates under construction.
+// (Building it on isolated-vm's threads instead left this thread free, but each of the four steps
+// then cost a hand-off to another thread and back: ~0.35 ms more CPU per isolate, measured, and it
+// is CPU that the pool is short of when every worker is busy.)
 function prepareWarm(): void {
-  if (warm || warming) return;
-  const preparing = createSandboxIsolateAsync(warmMemoryLimitMb).then(
-    (isolate) => isolate,
-    () => undefined,
-  );
-  warming = preparing;
-  preparing.then((isolate) => {
-    if (warming === preparing) warming = undefined;
-    if (!isolate) return;
-    if (warm) isolate.dispose();
-    else warm = isolate;
-  });
-}
-
-function run(message: ExecuteMessage, isolate: SandboxIsolate, killed?: 'canceled' | 'timeout'): void {
-  const execution = new WorkerExecution(message, isolate, post);
-  current = execution;
-  execution.done.then(() => {
-    if (current === execution) current = undefined;
-    prepareWarm();
-  });
-  if (killed) execution.end(killed);
-  else void execution.start();
+  if (warm || current) return;
+  try {
+    warm = createSandboxIsolate(warmMemoryLimitMb);
+  } catch {
+    // Left to the next request, which reports the error if it persists.
+  }
 }
 
 function execute(message: ExecuteMessage): void {
   const { memoryLimitMb } = message.limits;
   warmMemoryLimitMb = memoryLimitMb;
-  const ready = warm;
+  let isolate = warm;
   warm = undefined;
-  if (ready?.memoryLimitMb === memoryLimitMb) {
-    run(message, ready);
-    return;
+  if (isolate?.memoryLimitMb !== memoryLimitMb) {
+    isolate?.dispose();
+    isolate = createSandboxIsolate(memoryLimitMb);
   }
-  ready?.dispose();
-  const preparing = warming;
-  if (!preparing) {
-    run(message, createSandboxIsolate(memoryLimitMb));
-    return;
-  }
-  // An isolate is being warmed right now (the request came right after the last result): waiting
-  // for the rest of its preparation is cheaper than building a second one on this thread.
-  const waiting: NonNullable<typeof starting> = { id: message.id };
-  starting = waiting;
-  // Never wait long: an isolated-vm task can be slow to be scheduled (or, rarely, never complete) on
-  // a loaded machine; then this request builds its own isolate and the stalled one is abandoned.
-  let timer: NodeJS.Timeout | undefined;
-  const stalled = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => {
-      if (warming === preparing) warming = undefined;
-      resolve(undefined);
-    }, WARM_WAIT_MS);
+  const execution = new WorkerExecution(message, isolate, post);
+  current = execution;
+  execution.done.then(() => {
+    if (current === execution) current = undefined;
+    // After the messages already queued (a request sent right after the result takes the warm
+    // isolate when it is ready, not a second one built beside it).
+    setImmediate(prepareWarm);
   });
-  Promise.race([preparing, stalled]).then((isolate) => {
-    clearTimeout(timer);
-    if (starting === waiting) starting = undefined;
-    if (isolate && warm === isolate) warm = undefined;
-    else isolate = undefined;
-    if (isolate?.memoryLimitMb !== memoryLimitMb) {
-      isolate?.dispose();
-      isolate = createSandboxIsolate(memoryLimitMb);
-    }
-    run(message, isolate, waiting.killed);
-  });
+  void execution.start();
 }
 
 process.on('message', (message: HostMessage) => {
@@ -95,7 +56,6 @@ process.on('message', (message: HostMessage) => {
       return;
     case 'kill':
       if (current?.id === message.id) current.end(message.status);
-      else if (starting?.id === message.id) starting.killed = message.status;
       return;
     case 'settle':
       if (current?.id === message.id) current.settle(message.callId, message.ok, message.value);
