@@ -2,10 +2,12 @@
  * Tool execution benchmark (issue 3): executions per second and p50/p99 latency of a `text` tool, an
  * `http` tool against a local keep-alive server, and an `mcp` tool against server-everything (stdio);
  * the http and mcp tools next to the same operation done directly (a bare undici request; a bare MCP
- * SDK `callTool`), measured in the same run, interleaved round by round (after a warm-up of both) so drift hits both alike.
- * Target: our overhead over the raw operation under 10% for http and mcp. One more http row compares
- * with a direct request that also carries a timeout signal and parses the JSON, to show how much of
- * the overhead is those features rather than the runner.
+ * SDK `callTool`), measured in the same run, interleaved round by round (after a warm-up of both) so
+ * drift hits both alike; the mcp pair on several pairs of fresh server processes (see MCP_PAIRS).
+ * Target: our overhead over the raw operation under 10% for http and mcp. Two more http rows, for
+ * reference: a direct request that also carries a timeout signal and parses the JSON (what the tool
+ * adds on top), and the leanest use of undici, a dispatch handler that only collects the body (the
+ * tool reads responses that way, without undici's Readable; `request()` is the baseline the issue names).
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -15,26 +17,41 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { Agent, request } from 'undici';
+import { Agent, type Dispatcher, request } from 'undici';
 import { type BenchResult, compared, percentile, sample } from '../../../bench/lib.ts';
+import type { ToolCollection } from '@mci/schema';
 import { createToolRunner, loadTools, type ToolRunner } from '../src/index.ts';
 
 const ROUNDS = 24;
 const ROUND_MS = 150;
 /** Warm-up time per operation, in ms, so both run optimised code before sampling. */
 const WARMUP_MS = 1500;
+/**
+ * The mcp comparison runs on this many pairs of fresh stdio servers (one per side, started in
+ * alternating order), ROUNDS / MCP_PAIRS rounds each: the p50 of one pair of server processes
+ * differs by up to 10-15% either way from the next pair's (measured: two bare SDK clients, each with
+ * its own server, and pair by pair in this bench), which one pair would charge to one side.
+ */
+const MCP_PAIRS = 6;
+/** Warm-up per side per mcp pair, in ms: each new server process starts cold. */
+const MCP_WARMUP_MS = 1000;
 
 /**
  * Samples two operations in alternating rounds (which goes first alternates too) after warming
  * both up; returns the latency samples (ms) of each. Short, many rounds spread the load of a shared
  * machine over both sides.
  */
-async function interleaved(ours: () => Promise<unknown>, bare: () => Promise<unknown>) {
+async function interleaved(
+  ours: () => Promise<unknown>,
+  bare: () => Promise<unknown>,
+  rounds = ROUNDS,
+  warmupMs = WARMUP_MS,
+) {
   const a: number[] = [];
   const b: number[] = [];
-  await sample(bare, WARMUP_MS, 0);
-  await sample(ours, WARMUP_MS, 0);
-  for (let round = 0; round < ROUNDS; round++) {
+  await sample(bare, warmupMs, 0);
+  await sample(ours, warmupMs, 0);
+  for (let round = 0; round < rounds; round++) {
     if (round % 2 === 0) {
       b.push(...(await sample(bare, ROUND_MS, 10)));
       a.push(...(await sample(ours, ROUND_MS, 10)));
@@ -44,6 +61,47 @@ async function interleaved(ours: () => Promise<unknown>, bare: () => Promise<unk
     }
   }
   return { ours: a, bare: b };
+}
+
+/**
+ * The mcp tool against a bare SDK client, on {@link MCP_PAIRS} pairs of fresh server-everything
+ * processes; the samples of all pairs together.
+ */
+async function mcpInPairs(collection: ToolCollection, everything: string) {
+  const all = { ours: [] as number[], bare: [] as number[] };
+  for (let pair = 0; pair < MCP_PAIRS; pair++) {
+    const runner = createToolRunner(collection);
+    const client = new Client({ name: 'bench', version: '1.0.0' });
+    // Piped like the runner's, so the two server processes run alike.
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [everything, 'stdio'],
+      stderr: 'pipe',
+    });
+    transport.stderr?.on('data', () => {});
+    try {
+      const startOurs = async () => check(await runner.execute('echo', { message: 'hi' }), 'mcp tool');
+      if (pair % 2 === 0) {
+        await startOurs();
+        await client.connect(transport);
+      } else {
+        await client.connect(transport);
+        await startOurs();
+      }
+      const samples = await interleaved(
+        () => runner.execute('echo', { message: 'hi' }),
+        () => client.callTool({ name: 'echo', arguments: { message: 'hi' } }),
+        ROUNDS / MCP_PAIRS,
+        MCP_WARMUP_MS,
+      );
+      all.ours.push(...samples.ours);
+      all.bare.push(...samples.bare);
+    } finally {
+      await runner.close();
+      await client.close();
+    }
+  }
+  return all;
 }
 
 const opsPerSecond = (samples: number[]) => 1000 / (samples.reduce((sum, s) => sum + s, 0) / samples.length);
@@ -75,6 +133,22 @@ function rows(label: string, bareLabel: string, samples: { ours: number[]; bare:
       target: '< 10%',
     },
   ];
+}
+
+/** A GET through undici's dispatch-handler API: the body's chunks collected and decoded, nothing else. */
+function dispatchText(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    dispatcher.dispatch(options, {
+      onRequestStart: () => {},
+      onResponseStart: () => {},
+      onResponseData: (_controller, chunk) => {
+        chunks.push(chunk);
+      },
+      onResponseEnd: () => resolve(Buffer.concat(chunks).toString('utf8')),
+      onResponseError: (_controller, error) => reject(error),
+    });
+  });
 }
 
 function check(result: { isError: boolean; error?: string }, what: string): void {
@@ -113,14 +187,12 @@ export default async function toolsBench(): Promise<BenchResult[]> {
     }),
   );
 
-  const runner: ToolRunner = createToolRunner(await loadTools(file));
+  const collection = await loadTools(file);
+  const runner: ToolRunner = createToolRunner(collection);
   const agent = new Agent();
-  const client = new Client({ name: 'bench', version: '1.0.0' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [everything, 'stdio'] }));
   try {
     check(await runner.execute('greet', { name: 'Ada' }), 'text tool');
     check(await runner.execute('fetch', { id: 7 }), 'http tool');
-    check(await runner.execute('echo', { message: 'hi' }), 'mcp tool');
 
     const text = await sample(() => runner.execute('greet', { name: 'Ada' }), 2000, 500);
 
@@ -146,10 +218,13 @@ export default async function toolsBench(): Promise<BenchResult[]> {
         }
       },
     );
-    const mcp = await interleaved(
-      () => runner.execute('echo', { message: 'hi' }),
-      () => client.callTool({ name: 'echo', arguments: { message: 'hi' } }),
+    // undici's low-level API with nothing on top: no Readable, no timeout, no JSON parsing.
+    const origin = new URL(url).origin;
+    const lean = await interleaved(
+      () => runner.execute('fetch', { id: 7 }),
+      () => dispatchText(agent, { origin, path: '/data?id=7', method: 'GET' }),
     );
+    const mcp = await mcpInPairs(collection, everything);
 
     return [
       { name: 'text tool: executions/s', value: opsPerSecond(text), unit: 'ops/s' },
@@ -162,11 +237,14 @@ export default async function toolsBench(): Promise<BenchResult[]> {
         'us',
         { name: 'undici request + timeout signal + JSON.parse', value: percentile(equipped.bare, 50) * 1000 },
       ),
+      compared('http tool: p50 latency vs a bare undici dispatch', percentile(lean.ours, 50) * 1000, 'us', {
+        name: 'undici dispatch handler collecting the body',
+        value: percentile(lean.bare, 50) * 1000,
+      }),
       ...rows('mcp tool', 'bare MCP SDK callTool', mcp),
     ];
   } finally {
     await runner.close();
-    await client.close();
     await agent.close();
     server.closeAllConnections();
     server.close();
