@@ -25,6 +25,27 @@ describe('http request deadline', () => {
     expect(performance.now() - started).toBeLessThan(5000);
   });
 
+  it('ends each of many concurrent requests on its own deadline (one shared timer)', async () => {
+    // Answers after 400 ms; tools with 100 ms and with 5000 ms deadlines run at the same time.
+    await using server = await startHttpServer({
+      '/slow': (_req: unknown, res: import('node:http').ServerResponse) => {
+        setTimeout(() => res.end('done'), 400);
+      },
+    });
+    const tool = (name: string, timeout_ms: number) => ({
+      name,
+      execution: { type: 'http', url: `${server.url}/slow`, timeout_ms },
+    });
+    await using t = await runnerFor({ tools: [tool('short', 100), tool('long', 5000)] });
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => t.runner.execute(i % 2 ? 'short' : 'long')),
+    );
+    results.forEach((result, i) => {
+      if (i % 2) expect(result.error).toMatch(/timed out after 100 ms/);
+      else expect(result).toMatchObject({ isError: false, content: [{ type: 'text', text: 'done' }] });
+    });
+  });
+
   it('cancels a body in flight through the caller signal and through the runner signal', async () => {
     await using server = await startHttpServer(stalled);
     const lifetime = new AbortController();
@@ -44,5 +65,4 @@ describe('http request deadline', () => {
       expect(result).toMatchObject({ isError: true, metadata: { canceled: true } });
     }
   });
-
 });
