@@ -151,6 +151,7 @@ export class HostExecution implements Execution {
         return;
       }
       case 'done': {
+        if (message.events) for (const event of message.events) this.#emitWorkerEvent(event);
         const stopped = this.#stopping;
         this.#end(stopped?.status ?? message.status, stopped?.error ?? message.error, message);
         return;

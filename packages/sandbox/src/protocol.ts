@@ -31,6 +31,8 @@ export type WorkerMessage =
   | {
       type: 'done';
       id: number;
+      /** Events not sent yet, delivered before the result (saves a message per short execution). */
+      events?: WorkerEvent[];
       status: ExecutionStatus;
       error?: ExecutionError;
       cpuTimeMs: number;

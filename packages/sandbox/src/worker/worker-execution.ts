@@ -386,10 +386,13 @@ export class WorkerExecution {
       // A running program is stopped by disposing its isolate before reporting; a finished one is
       // disposed after, off the result's path.
       if (!idle) this.#sandbox.dispose();
-      this.#flush();
+      // Events not flushed yet ride on the result message: one IPC message fewer.
+      const events = this.#events;
+      this.#events = [];
       this.#post({
         type: 'done',
         id: this.id,
+        ...(events.length > 0 ? { events } : {}),
         status,
         error,
         cpuTimeMs,
