@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fencedBlocks } from '../src/extract-intents.ts';
 import { createIntentStream, extractIntents, type Intent } from '../src/index.ts';
-import { streamedFencedBlocks } from './fenced-blocks.ts';
+import { everyNth, streamedFencedBlocks } from './fenced-blocks.ts';
 
 /** Runs a document through a stream cut at the given sorted positions. */
 function streamed(text: string, cuts: number[]): Intent[] {
@@ -249,4 +249,25 @@ describe('streaming equals batch', () => {
     },
     timeout,
   );
+
+  it('agrees on documents the properties once found to differ (an empty list item ended by blank lines)', () => {
+    // micromark keeps an empty list item open across blank lines, so the next line is lazy: indented
+    // code there ends with its line and does not stop an ordered list starting at 2.
+    const documents = [
+      '1.\n\n     Some prose.\n2) ```ts exec=true\n',
+      '1.\n\n\n     x\n2) ```ts\n',
+      '-\n\n    x\n2. a\n3. ```\n',
+      '- a\n-\n\n    x\n2) ```ts\n',
+      '1.\n\n     x\n> 2. ```ts\n',
+      '> -\n>\n>     x\n> 2) ```ts\n',
+      '> -\n\n    x\n2) ```ts\n',
+      '-\n\n    x\n    y\n2. ```ts\n',
+      '    x\n2) ```ts\n',
+    ];
+    for (const text of documents) {
+      for (const cuts of [[], everyNth(text, 1), everyNth(text, 3)]) {
+        expect(streamedFencedBlocks(text, cuts)).toEqual(fencedBlocks(text));
+      }
+    }
+  });
 });

@@ -58,6 +58,14 @@ export class BlockParser {
    * matched (remark-parse / micromark treat indented code like a paragraph here).
    */
   #interrupt = false;
+  /**
+   * An empty list item ended at a blank line, and only blank lines followed. micromark keeps such an item
+   * open until the next non-blank line, which does not continue it: that line is lazy (see
+   * {@link #isLazyLine}) unless it starts a container.
+   */
+  #emptyItemEnded = false;
+  /** Whether a block quote or list item started on the current line. */
+  #containerStarted = false;
 
   constructor(hooks: BlockParserHooks) {
     this.#hooks = hooks;
@@ -78,6 +86,7 @@ export class BlockParser {
     this.#lineNumber++;
     this.#cursor.reset(text);
     this.#ending = ending;
+    this.#containerStarted = false;
     this.#incorporate();
   }
 
@@ -97,9 +106,13 @@ export class BlockParser {
     let matched = 1;
     for (; matched < open.length; matched++) {
       this.#cursor.findNextNonspace();
-      const result = this.#continue(open[matched]!);
+      const block = open[matched]!;
+      const result = this.#continue(block);
       if (result === CONSUMED) return;
-      if (result === FAILED) break;
+      if (result === FAILED) {
+        if (block.kind === 'item' && !block.hasChild && this.#cursor.blank) this.#emptyItemEnded = true;
+        break;
+      }
     }
     this.#lastMatched = matched - 1;
     this.#allClosed = matched === open.length;
@@ -124,6 +137,7 @@ export class BlockParser {
       container = this.#tip;
       if (started === CONSUMED) matchedLeaf = true;
     }
+    if (!this.#cursor.blank) this.#emptyItemEnded = false;
 
     // Lazy paragraph continuation: the unmatched containers stay open.
     if (!this.#allClosed && !this.#cursor.blank && this.#tip.kind === 'paragraph') return;
@@ -180,6 +194,7 @@ export class BlockParser {
   }
 
   #startBlockQuote(): number {
+    this.#containerStarted = true;
     consumeBlockQuoteMarker(this.#cursor);
     this.#closeUnmatched('new-container');
     this.#addChild('blockQuote');
@@ -222,6 +237,7 @@ export class BlockParser {
     const start = startListItem(this.#cursor, this.#interrupt);
     if (!start) return false;
     const { marker, markerOffset, padding } = start;
+    this.#containerStarted = true;
     this.#closeUnmatched('new-container');
     if (this.#tip.kind !== 'list' || this.#tip.marker !== marker) {
       const list = this.#addChild('list');
@@ -336,6 +352,7 @@ export class BlockParser {
 
   /** Whether some container did not match and no new container started: micromark's "lazy" line. */
   #isLazyLine(): boolean {
+    if (this.#emptyItemEnded && !this.#containerStarted) return true;
     if (this.#allClosed) return false;
     const open = this.#open;
     let deepestContainer = open.length - 1;
