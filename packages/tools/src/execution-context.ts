@@ -14,6 +14,11 @@ export interface ExecutionContext {
   paths: PathPolicy;
   /** Aborts the execution (the caller's signal combined with the runner's). */
   signal: AbortSignal | undefined;
+  /**
+   * The caller's own signal, without the runner's. MCP calls hand only this one to the SDK: the
+   * runner's abort closes the MCP connections, which ends their calls at once.
+   */
+  callerSignal: AbortSignal | undefined;
   /** Bytes of stdout and stderr a cli tool keeps each; the largest http body or file accepted. */
   maxOutputBytes: number;
 }

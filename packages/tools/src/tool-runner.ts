@@ -96,6 +96,9 @@ export function createToolRunner(collection: ToolCollection, options: ToolRunner
   if (options.signal?.aborted) lifetime.abort(options.signal.reason);
   else
     options.signal?.addEventListener('abort', () => lifetime.abort(options.signal?.reason), { once: true });
+  // An aborted runner runs nothing more: its MCP connections close, ending the calls in flight (so
+  // an MCP call needs no signal of its own for the runner's abort).
+  lifetime.signal.addEventListener('abort', () => void mcp.close(), { once: true });
 
   const run = (tool: ResolvedTool, ctx: ExecutionContext): Promise<ToolResult> => {
     const execution = tool.execution;
@@ -140,6 +143,7 @@ export function createToolRunner(collection: ToolCollection, options: ToolRunner
         env,
         paths: pathsOf(tool),
         signal,
+        callerSignal: executeOptions.signal,
         maxOutputBytes,
       };
       try {

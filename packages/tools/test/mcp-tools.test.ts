@@ -297,4 +297,34 @@ describe('MCP server tools over Streamable HTTP', () => {
     // The connection stays usable.
     expect((await runner.execute('add', { a: 2, b: 2 })).content).toEqual([{ type: 'text', text: '4' }]);
   });
+
+  it('cancels calls in flight when the runner signal aborts or the runner closes', async () => {
+    await using server = await startMcpHttpServer();
+    await using dir = await toolDir({ mcp_servers: { remote: { type: 'http', url: server.url } } });
+    const collection = await loadTools(dir.file);
+    const controller = new AbortController();
+    const aborted = createToolRunner(collection, { signal: controller.signal });
+    const pending = aborted.execute('wait', {});
+    await vi.waitFor(() => expect(server.methods).toContain('tools/call'), { timeout: 10_000 });
+    controller.abort(new Error('shutting down'));
+    expect(await pending).toMatchObject({
+      isError: true,
+      error: 'Execution canceled: shutting down',
+      metadata: { canceled: true },
+    });
+    await aborted.close();
+
+    const closed = createToolRunner(collection);
+    const calls = server.methods.filter((m) => m === 'tools/call').length;
+    const inFlight = closed.execute('wait', {});
+    await vi.waitFor(() => expect(server.methods.filter((m) => m === 'tools/call')).toHaveLength(calls + 1), {
+      timeout: 10_000,
+    });
+    await closed.close();
+    expect(await inFlight).toMatchObject({
+      isError: true,
+      error: 'Execution canceled: the tool runner was closed',
+      metadata: { canceled: true },
+    });
+  });
 });

@@ -37,6 +37,8 @@ export class McpConnection {
   #entry: { client: Client; promise: Promise<Client>; open: boolean } | undefined;
   #stderrTail = '';
   #closed = false;
+  /** Rejects each call in flight: close() ends them at once (a stdio server may take seconds to exit). */
+  readonly #inFlight = new Set<(error: Error) => void>();
 
   constructor(name: string, target: McpServerTarget) {
     this.name = name;
@@ -58,42 +60,47 @@ export class McpConnection {
   }
 
   /**
-   * Calls a tool. Protocol errors reject with the server's message; an abort rejects with the
-   * signal's reason at once, also while the connection is still opening (the SDK tells the server a
-   * request in flight was cancelled).
+   * Calls a tool. Protocol errors reject with the server's message; an abort of `signal` rejects
+   * with its reason at once, also while the connection is still opening (the SDK tells the server a
+   * request in flight was cancelled); {@link close} rejects the calls in flight at once.
    *
    * @param repeatable whether the call may be sent again after the connection closed mid-call (the
    *   tool is read-only or idempotent); a call the server never received is always sent again.
    */
-  async callTool(
+  callTool(
     toolName: string,
     args: Record<string, unknown>,
     signal?: AbortSignal,
     repeatable = false,
   ): Promise<CallToolResult> {
+    const params = { name: toolName, arguments: args };
+    if (!signal) {
+      // No signal for the SDK: giving it one costs more per call than the rest of our own work.
+      return this.#untilClosed(
+        this.#withReconnect((client) => client.callTool(params) as Promise<CallToolResult>, repeatable),
+      );
+    }
     // The SDK never removes the abort listener it adds to a request's signal: give it a signal of its
     // own per call, linked to the caller's only while the call runs, so a long-lived signal neither
     // collects listeners nor cancels long-finished requests when it finally aborts.
     const own = new AbortController();
-    if (signal?.aborted) own.abort(signal.reason);
-    else if (signal) followAbort(signal, own);
-    try {
-      return await this.#withReconnect(
-        (client) =>
-          client.callTool({ name: toolName, arguments: args }, undefined, {
-            signal: own.signal,
-          }) as Promise<CallToolResult>,
-        repeatable,
-        own.signal,
-      );
-    } finally {
-      if (signal) unfollowAbort(signal, own);
-    }
+    if (signal.aborted) own.abort(signal.reason);
+    else followAbort(signal, own);
+    const options = { signal: own.signal };
+    const call = this.#withReconnect(
+      (client) => client.callTool(params, undefined, options) as Promise<CallToolResult>,
+      repeatable,
+      own.signal,
+    );
+    return this.#untilClosed(call, () => unfollowAbort(signal, own));
   }
 
   /** Closes the client (and stops a stdio server). Later calls fail. */
   async close(): Promise<void> {
     this.#closed = true;
+    const closed = new ToolError('RUNNER_CLOSED', `MCP server "${this.name}": the connection was closed`);
+    for (const reject of this.#inFlight) reject(closed);
+    this.#inFlight.clear();
     const entry = this.#entry;
     this.#entry = undefined;
     // Closing a client that is still connecting stops its server and fails the connect.
@@ -127,6 +134,25 @@ export class McpConnection {
       }
       return operation(await this.#connected(signal));
     }
+  }
+
+  /** Settles with `call`, or rejects as soon as {@link close} runs; `settled` runs when `call` settles. */
+  #untilClosed<T>(call: Promise<T>, settled?: () => void): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.#inFlight.add(reject);
+      call.then(
+        (value) => {
+          this.#inFlight.delete(reject);
+          settled?.();
+          resolve(value);
+        },
+        (error: unknown) => {
+          this.#inFlight.delete(reject);
+          settled?.();
+          reject(error);
+        },
+      );
+    });
   }
 
   /** The client once connected; an abort of `signal` ends the wait (the connection goes on opening). */

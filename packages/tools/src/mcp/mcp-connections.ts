@@ -8,6 +8,7 @@ export class McpConnections {
   readonly #servers: Record<string, McpServerConfig>;
   readonly #env: Record<string, string | undefined>;
   readonly #open = new Map<string, McpConnection>();
+  #closing: Promise<void> | undefined;
 
   constructor(servers: Record<string, McpServerConfig>, env: Record<string, string | undefined>) {
     this.#servers = servers;
@@ -35,10 +36,13 @@ export class McpConnections {
     return connection;
   }
 
-  /** Closes every connection (stopping stdio servers). */
-  async close(): Promise<void> {
-    const connections = [...this.#open.values()];
-    this.#open.clear();
-    await Promise.all(connections.map((connection) => connection.close()));
+  /** Closes every connection (stopping stdio servers). Idempotent: later calls wait for the first. */
+  close(): Promise<void> {
+    if (!this.#closing) {
+      const connections = [...this.#open.values()];
+      this.#open.clear();
+      this.#closing = Promise.all(connections.map((connection) => connection.close())).then(() => {});
+    }
+    return this.#closing;
   }
 }

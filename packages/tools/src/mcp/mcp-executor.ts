@@ -20,7 +20,7 @@ export async function executeMcp(
   try {
     const hints = ctx.tool.annotations;
     const repeatable = hints?.readOnlyHint === true || hints?.idempotentHint === true;
-    result = await connection.callTool(execution.toolName, ctx.props, ctx.signal, repeatable);
+    result = await connection.callTool(execution.toolName, ctx.props, ctx.callerSignal, repeatable);
   } catch (error) {
     if (ctx.signal?.aborted) return canceledResult(ctx.signal.reason);
     return errorResult(
