@@ -3,17 +3,19 @@ import type { RunOutcome } from '../bootstrap/bootstrap.ts';
 import type { ExecutionError, ExecutionStatus } from '../execution.ts';
 import type { HostMessage, WorkerEvent, WorkerMessage } from '../protocol.ts';
 import { formatLogArgs } from './console-format.ts';
+import { cpuTimeMsSince, readHeapUsed } from './isolate-figures.ts';
+import { isCallId, toFetchRequest } from './isolate-requests.ts';
 import { OutputBudget } from './output-budget.ts';
 import type { SandboxIsolate } from './sandbox-isolate.ts';
 import { LINE_OFFSET, prepareSource, toExecutionError } from './transpile.ts';
 
 type ExecuteMessage = Extract<HostMessage, { type: 'execute' }>;
 
-/** How long the heap statistics of a finished run may take before they are reported as 0. */
-const HEAP_STATS_WAIT_MS = 5;
-
 /** Timers one execution may have pending at once (each is a Node timer in this process). */
 const MAX_TIMERS = 10_000;
+
+/** How long a finished run waits for its tasks in flight to report (ms). */
+const TASK_GRACE_MS = 5;
 
 const MEMORY_LIMIT = /memory limit/i;
 const SCRIPT_TIMEOUT = /execution timed out/i;
@@ -25,8 +27,6 @@ const SCRIPT_TIMEOUT = /execution timed out/i;
 const SYNC_AFTER_BRIEF = 3;
 /** A continuation longer than this (ms) is not brief: it ends synchronous delivery for the execution. */
 const BRIEF_MS = 1;
-
-const isCallId = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v > 0;
 
 /**
  * One program running in one isolate, on the worker side: compiles and starts it, turns the
@@ -55,6 +55,9 @@ export class WorkerExecution {
   #inSync = false;
   /** An end asked for while this thread ran the isolate, carried out once it returns. */
   #endAfterSync: { status: ExecutionStatus; error?: ExecutionError } | undefined;
+  /** Set when the wait for tasks in flight after the outcome is over (see `#finishWhenDrained`). */
+  #graceOver = false;
+  #graceTimer: NodeJS.Timeout | undefined;
   /** A task's failure (an unhandled rejection) waiting to end the execution. */
   #failure: ExecutionError | undefined;
   #filename = 'snippet.ts';
@@ -133,17 +136,12 @@ export class WorkerExecution {
   }
 
   /**
-   * Delivers a host answer (tool result, fetch response, or an error) to a pending call.
-   *
-   * Normally as an isolate task of its own (`apply`, run on isolated-vm's threads), so this thread
-   * stays free to stream events, run timers and take a kill while the program continues. Once the
-   * program has shown it continues briefly after its calls ({@link SYNC_AFTER_BRIEF} continuations
-   * in a row under {@link BRIEF_MS}), and no task is in flight, the answer is delivered synchronously
-   * (`applySync`, bounded by the time left until the deadline): that saves two thread hand-offs per
-   * call, which is most of a tool call's round trip for programs that call tools in a loop. The first
-   * continuation that runs long turns this off for the rest of the execution; while it ran, this
-   * thread was blocked, so its events went out when it returned and a kill was answered by the host
-   * (the host stops waiting after a few milliseconds and replaces a worker that does not confirm).
+   * Delivers a host answer (tool result, fetch response, or an error) to a pending call: as an
+   * isolate task (`apply`, on isolated-vm's threads, leaving this thread free to stream, run timers
+   * and take a kill), or, once the program has continued briefly after {@link SYNC_AFTER_BRIEF}
+   * calls in a row and no task is in flight, synchronously on this thread (`applySync`, bounded by
+   * the deadline), which saves two thread hand-offs per call. The first long continuation ends that
+   * for the execution (see docs/sandbox.md, "Tool calls").
    */
   settle(callId: number, ok: boolean, value: unknown): void {
     if (this.#ended) return;
@@ -207,11 +205,13 @@ export class WorkerExecution {
         this.#tasks--;
         // The time includes the hand-offs to and from the isolate's thread: an upper bound.
         this.#brief = performance.now() - started <= BRIEF_MS ? this.#brief + 1 : 0;
+        this.#finishWhenDrained();
       },
       (e) => {
         this.#tasks--;
         this.#brief = 0;
         this.#onTaskError(e);
+        this.#finishWhenDrained();
       },
     );
   }
@@ -241,9 +241,22 @@ export class WorkerExecution {
     }
   }
 
+  /**
+   * Ends the run once its outcome and every message sent before it have arrived, and the tasks in
+   * flight have reported (at most {@link TASK_GRACE_MS} after the outcome): the outcome can overtake
+   * the failure of the task that produced it (an unhandled rejection right before the program
+   * returned), which must still fail the run. A task still running after that is stopped by the end.
+   */
   #finishWhenDrained(): void {
     const outcome = this.#outcome;
-    if (!outcome || this.#received < outcome.sent) return;
+    if (!outcome || this.#received < outcome.sent || this.#ended) return;
+    if (this.#tasks > 0 && !this.#graceOver) {
+      this.#graceTimer ??= setTimeout(() => {
+        this.#graceOver = true;
+        this.#finishWhenDrained();
+      }, TASK_GRACE_MS);
+      return;
+    }
     if (this.#failure) this.#finish('failed', this.#failure, true);
     else if (outcome.ok) this.#finish('success', undefined, true);
     else this.#finish('failed', toExecutionError(outcome.error, this.#filename), true);
@@ -282,33 +295,13 @@ export class WorkerExecution {
       case 'fetch': {
         const [callId, request] = args;
         if (!isCallId(callId)) return;
-        const r = request as { url?: unknown; method?: unknown; headers?: unknown; body?: unknown };
-        const valid =
-          typeof r === 'object' &&
-          r !== null &&
-          typeof r.url === 'string' &&
-          typeof r.method === 'string' &&
-          Array.isArray(r.headers) &&
-          r.headers.every(
-            (h) => Array.isArray(h) && h.length === 2 && typeof h[0] === 'string' && typeof h[1] === 'string',
-          ) &&
-          (r.body === undefined || typeof r.body === 'string' || r.body instanceof Uint8Array);
-        if (!valid) {
+        const checked = toFetchRequest(request);
+        if (!checked) {
           this.settle(callId, false, { name: 'TypeError', message: 'fetch: malformed request' });
           return;
         }
         this.#flush();
-        this.#post({
-          type: 'fetch',
-          id: this.id,
-          callId,
-          request: {
-            url: r.url as string,
-            method: r.method as string,
-            headers: r.headers as [string, string][],
-            body: r.body as string | Uint8Array | undefined,
-          },
-        });
+        this.#post({ type: 'fetch', id: this.id, callId, request: checked });
         return;
       }
       case 'timer': {
@@ -365,23 +358,18 @@ export class WorkerExecution {
 
   /**
    * Reports the result. `idle` says the run has settled, so the isolate is normally not running code
-   * and its heap statistics can be read: at once when no timer or settle task is in flight, else
-   * asynchronously, given up after a few milliseconds (a timer callback may still be looping). Otherwise the isolate is disposed at once (that is
-   * what stops a running program) and its heap is reported as 0.
+   * and its heap statistics can be read (see `readHeapUsed`). Otherwise the isolate is disposed at
+   * once (that is what stops a running program) and its heap is reported as 0.
    */
   #finish(status: ExecutionStatus, error: ExecutionError | undefined, idle: boolean): void {
     if (this.#ended) return;
     this.#ended = true;
     clearTimeout(this.#deadline);
+    clearTimeout(this.#graceTimer);
     for (const timer of this.#timers.values()) clearTimeout(timer);
     this.#timers.clear();
     const { isolate } = this.#sandbox;
-    let cpuTimeMs = 0;
-    try {
-      if (!isolate.isDisposed) cpuTimeMs = Number(isolate.cpuTime - this.#sandbox.baseCpuTime) / 1e6;
-    } catch {
-      // The isolate died under us (memory limit): the figure is unknown.
-    }
+    const cpuTimeMs = cpuTimeMsSince(isolate, this.#sandbox.baseCpuTime);
     const report = (heapUsedBytes: number) => {
       // A running program is stopped by disposing its isolate before reporting; a finished one is
       // disposed after, off the result's path.
@@ -402,33 +390,8 @@ export class WorkerExecution {
       this.#sandbox.dispose();
       this.#resolveDone();
     };
-    if (!idle || isolate.isDisposed) {
-      report(0);
-      return;
-    }
-    if (this.#tasks === 0) {
-      // Only this worker starts code in the isolate, and nothing is running: safe to read at once.
-      let heap = 0;
-      try {
-        heap = isolate.getHeapStatisticsSync().used_heap_size;
-      } catch {}
-      report(heap);
-      return;
-    }
-    let timer: NodeJS.Timeout | undefined;
-    Promise.race([
-      isolate.getHeapStatistics().then((stats) => stats.used_heap_size),
-      new Promise<number>((resolve) => (timer = setTimeout(resolve, HEAP_STATS_WAIT_MS, 0))),
-    ]).then(
-      (heap) => {
-        clearTimeout(timer);
-        report(heap);
-      },
-      () => {
-        clearTimeout(timer);
-        report(0);
-      },
-    );
+    if (idle) readHeapUsed(isolate, this.#tasks > 0, report);
+    else report(0);
   }
 }
 
