@@ -14,11 +14,17 @@ export interface MciRun {
 
 /**
  * Runs `mci ARGS` from source in a child Node process, in `cwd`, with `env` added to this process's
- * environment; never rejects (a non-zero exit is in `code`).
+ * environment and `input` on its stdin (then end of file); never rejects (a non-zero exit is in
+ * `code`).
  */
-export function mci(args: string[], cwd: string, env: Record<string, string> = {}): Promise<MciRun> {
+export function mci(
+  args: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+  input = '',
+): Promise<MciRun> {
   return new Promise((resolve) => {
-    execFile(
+    const child = execFile(
       process.execPath,
       ['--conditions=@mci/source', '--disable-warning=ExperimentalWarning', main, ...args],
       { cwd, env: { ...process.env, ...env }, timeout: 60_000 },
@@ -27,5 +33,6 @@ export function mci(args: string[], cwd: string, env: Record<string, string> = {
         resolve({ code, stdout, stderr });
       },
     );
+    child.stdin?.end(input);
   });
 }

@@ -5,55 +5,24 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connect, type MciClient } from '@mci/client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { type MciRun, mci as spawnMci } from '../../../test/support/spawn-mci.ts';
 import { createServer, type MciServer } from '../../server.ts';
 
 // `mci ps | logs | kill | rerun | submit`, spawned as an operator runs them, against a real server.
 const main = fileURLToPath(new URL('../main.ts', import.meta.url));
 const tools = fileURLToPath(new URL('../../../../../examples/mci.yaml', import.meta.url));
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs `mci ARGS` with MCI_URL pointing at `server` (stdin: `input`, else empty). */
 function mci(
   args: string[],
   options: { input?: string; env?: Record<string, string>; url?: string } = {},
-): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--conditions=@mci/source', '--disable-warning=ExperimentalWarning', main, ...args],
-      {
-        cwd: dir,
-        env: {
-          ...process.env,
-          MCI_URL: options.url ?? server.url,
-          MCI_TOKEN: '',
-          MCI_API_KEY: '',
-          ...options.env,
-        },
-        stdio: ['pipe', 'pipe', 'pipe'],
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
-    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
-    child.stdin.end(options.input ?? '');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+): Promise<MciRun> {
+  const env = { MCI_URL: options.url ?? server.url, MCI_TOKEN: '', MCI_API_KEY: '', ...options.env };
+  return spawnMci(args, dir, env, options.input);
 }
 
 /** Runs `mci ARGS` on a pseudo-terminal (util-linux `script`), to see what a person at a terminal sees. */
-function mciOnTerminal(args: string[]): Promise<Run> {
+function mciOnTerminal(args: string[]): Promise<MciRun> {
   const quote = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
   const command = [
     process.execPath,
@@ -74,7 +43,7 @@ function mciOnTerminal(args: string[]): Promise<Run> {
     child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
     child.stdin.end();
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr: '' }));
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr: '' }));
   });
 }
 
