@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fencedBlocks } from '../src/extract-intents.ts';
 import { createIntentStream, extractIntents, type Intent } from '../src/index.ts';
-import { everyNth, streamedFencedBlocks } from './fenced-blocks.ts';
+import { everyNth, streamed, streamedFencedBlocks } from './fenced-blocks.ts';
 
 // The spec writes tabs as `→`.
 const examples = tests
@@ -15,18 +15,6 @@ function withExec(markdown: string): string {
   const lines = markdown.split('\n');
   for (const block of fencedBlocks(markdown)) lines[block.startLine - 1] += ' _ exec';
   return lines.join('\n');
-}
-
-function streamed(text: string, cuts: readonly number[]): Intent[] {
-  const stream = createIntentStream();
-  const out: Intent[] = [];
-  let from = 0;
-  for (const cut of [...cuts, text.length]) {
-    out.push(...stream.push(text.slice(from, cut)));
-    from = cut;
-  }
-  out.push(...stream.end());
-  return out;
 }
 
 describe('CommonMark spec examples with a fence', () => {

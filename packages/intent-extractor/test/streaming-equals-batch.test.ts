@@ -2,20 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fencedBlocks } from '../src/extract-intents.ts';
 import { createIntentStream, extractIntents, type Intent } from '../src/index.ts';
-import { everyNth, streamedFencedBlocks } from './fenced-blocks.ts';
-
-/** Runs a document through a stream cut at the given sorted positions. */
-function streamed(text: string, cuts: number[]): Intent[] {
-  const stream = createIntentStream();
-  const out: Intent[] = [];
-  let from = 0;
-  for (const cut of [...cuts, text.length]) {
-    out.push(...stream.push(text.slice(from, cut)));
-    from = cut;
-  }
-  out.push(...stream.end());
-  return out;
-}
+import { everyNth, streamed, streamedFencedBlocks } from './fenced-blocks.ts';
 
 const fenceChar = fc.constantFrom('`', '~');
 const indent = fc.constantFrom('', ' ', '  ', '   ', '    ', '\t');
