@@ -12,25 +12,43 @@ export type HostCallDone = (
  * Runs one execution's calls out of the sandbox on the host: tool calls (only the tools the host
  * lists) and fetches. Together they may make at most `maxToolCalls` calls and run
  * `maxConcurrentToolCalls` at once (further calls wait their turn), so a program cannot turn the host
- * into a request amplifier. Each call gets the execution's `AbortSignal`: a kill or timeout stops
- * them (and the tools' processes).
+ * into a request amplifier. Each call gets the execution's `AbortSignal`: {@link HostCalls.stop} (kill,
+ * timeout, or the end) aborts them (and the tools' processes). The signal is created with the first
+ * call: most executions make none, and creating and aborting one costs several microseconds.
  */
 export class HostCalls {
   readonly names: string[];
   readonly #host: ToolHost | undefined;
   readonly #known: Set<string>;
   readonly #limits: SandboxLimits;
-  readonly #signal: AbortSignal;
+  #controller: AbortController | undefined;
+  #stopReason: unknown;
+  #stopped = false;
   #count = 0;
   #active = 0;
   readonly #waiting: Array<() => void> = [];
 
-  constructor(host: ToolHost | undefined, limits: SandboxLimits, signal: AbortSignal) {
+  constructor(host: ToolHost | undefined, limits: SandboxLimits) {
     this.#host = host;
     this.names = host ? host.list().map((tool) => tool.name) : [];
     this.#known = new Set(this.names);
     this.#limits = limits;
-    this.#signal = signal;
+  }
+
+  /** Aborts the calls running and refuses to start the waiting ones (idempotent). */
+  stop(reason: unknown): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.#stopReason = reason;
+    this.#controller?.abort(reason);
+  }
+
+  get #signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#stopped) this.#controller.abort(this.#stopReason);
+    }
+    return this.#controller.signal;
   }
 
   /** Calls tool `name`; `done` gets the MCI result, or an error when refused or thrown. */
@@ -77,7 +95,7 @@ export class HostCalls {
         this.#active--;
         this.#waiting.shift()?.();
       };
-      if (this.#signal.aborted) finish();
+      if (this.#stopped) finish();
       else task().then(finish, finish);
     };
     if (this.#active < this.#limits.maxConcurrentToolCalls) run();

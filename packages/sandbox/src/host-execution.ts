@@ -51,7 +51,6 @@ export class HostExecution implements Execution {
   readonly #request: ExecutionRequest;
   readonly #lang: 'ts' | 'js';
   readonly #host: ExecutionHost;
-  readonly #abort = new AbortController();
   readonly #calls: HostCalls;
   #resolve!: (result: ExecutionResult) => void;
   #state: 'queued' | 'running' | 'ended' = 'queued';
@@ -79,7 +78,7 @@ export class HostExecution implements Execution {
     this.limits = limits;
     this.#host = host;
     this.result = new Promise((resolve) => (this.#resolve = resolve));
-    this.#calls = new HostCalls(request.tools, limits, this.#abort.signal);
+    this.#calls = new HostCalls(request.tools, limits);
   }
 
   get state(): 'queued' | 'running' | 'ended' {
@@ -201,7 +200,7 @@ export class HostExecution implements Execution {
   #stop(status: 'canceled' | 'timeout', error: ExecutionError): void {
     if (this.#state !== 'running' || this.#stopping) return;
     this.#stopping = { status, error };
-    this.#abort.abort(STOPPED);
+    this.#calls.stop(STOPPED);
     const worker = this.#worker!;
     worker.send({ type: 'kill', id: this.id, status });
     this.#ackTimer = setTimeout(() => this.#end(status, error, {}), KILL_ACK_MS);
@@ -240,7 +239,7 @@ export class HostExecution implements Execution {
     if (this.#state === 'ended') return;
     const wasRunning = this.#state === 'running';
     this.#state = 'ended';
-    this.#abort.abort(STOPPED);
+    this.#calls.stop(STOPPED);
     clearTimeout(this.#deadline);
     clearTimeout(this.#ackTimer);
     const result: ExecutionResult = {

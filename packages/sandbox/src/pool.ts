@@ -56,7 +56,8 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
   if (!Number.isSafeInteger(size) || size < 1) {
     throw new SandboxError('INVALID_OPTION', `size must be a positive integer, got ${String(size)}`);
   }
-  const limits = resolveLimits(options.limits);
+  // Frozen: executions without limits of their own share it.
+  const limits = Object.freeze(resolveLimits(options.limits));
   const egress = createEgressFetch(parseAllowNet(options.allowNet));
   return new Pool(size, limits, egress);
 }
@@ -92,10 +93,13 @@ class Pool implements SandboxPool {
         `request.lang must be ts, typescript, js or javascript, got "${request.lang}"`,
       );
     }
-    const limits = resolveLimits(this.#limits, request.limits, {
-      timeoutMs: request.timeoutMs,
-      memoryLimitMb: request.memoryLimitMb,
-    });
+    const limits =
+      request.limits === undefined && request.timeoutMs === undefined && request.memoryLimitMb === undefined
+        ? this.#limits
+        : resolveLimits(this.#limits, request.limits, {
+            timeoutMs: request.timeoutMs,
+            memoryLimitMb: request.memoryLimitMb,
+          });
     const execution = new HostExecution(++this.#nextId, request, lang, limits, {
       egress: this.#egress,
       dequeue: (e) => {
