@@ -20,6 +20,8 @@ export type Clone = (value: unknown, what: string) => unknown;
  * check. Paths are built only for the error message.
  */
 export function createCloner(P: Primordials): Clone {
+  // The per-node ones as locals: `P` is a dictionary-mode object (see `capturePrimordials`).
+  const { mapHas, mapGet, mapSet, isArray, isView, inheritsSlotted, objectKeys, defineProperty } = P;
   const identifier = /^[A-Za-z_$][\w$]*$/;
   const child = (path: string, key: string) =>
     P.regExpTest(identifier, key) ? `${path}.${key}` : `${path}[${P.jsonStringify(key)}]`;
@@ -72,10 +74,10 @@ export function createCloner(P: Primordials): Clone {
       }
       if (v === null) return null;
       const o = v as object;
-      if (P.mapHas(seen, o)) return P.mapGet(seen, o);
-      if (P.isArray(o)) {
+      if (mapHas(seen, o)) return mapGet(seen, o);
+      if (isArray(o)) {
         const out: unknown[] = [];
-        P.mapSet(seen, o, out);
+        mapSet(seen, o, out);
         const length = (o as unknown[]).length;
         for (let i = 0; i < length; i++) {
           path[depth] = i;
@@ -83,7 +85,7 @@ export function createCloner(P: Primordials): Clone {
         }
         return out;
       }
-      if (P.isView(o)) {
+      if (isView(o)) {
         const name = P.typedArrayName(o);
         let out: unknown;
         if (name === undefined) {
@@ -98,20 +100,20 @@ export function createCloner(P: Primordials): Clone {
           const Ctor = (P.globalThis as unknown as Record<string, new (b: ArrayBuffer) => unknown>)[name]!;
           out = new Ctor(bytes.buffer);
         }
-        P.mapSet(seen, o, out);
+        mapSet(seen, o, out);
         return out;
       }
-      if (P.inheritsSlotted(o)) {
+      if (inheritsSlotted(o)) {
         const out = copySlotted(o, depth);
         if (out !== NOT_SLOTTED) return out;
       }
       const out: Record<string, unknown> = {};
-      P.mapSet(seen, o, out);
-      const keys = P.objectKeys(o);
+      mapSet(seen, o, out);
+      const keys = objectKeys(o);
       for (let i = 0; i < keys.length; i++) {
         const key = keys[i]!;
         path[depth] = key;
-        P.defineProperty(out, key, {
+        defineProperty(out, key, {
           value: walk((o as Record<string, unknown>)[key], depth + 1),
           writable: true,
           enumerable: true,
@@ -124,34 +126,34 @@ export function createCloner(P: Primordials): Clone {
     const copySlotted = (o: object, depth: number): unknown => {
       if (brand(P.arrayBufferByteLength, o)) {
         const out = copyBytes(o as ArrayBuffer, 0, P.arrayBufferByteLength(o)).buffer;
-        P.mapSet(seen, o, out);
+        mapSet(seen, o, out);
         return out;
       }
       if (brand(P.dateGetTime, o)) {
         const out = new P.Date(P.dateGetTime(o));
-        P.mapSet(seen, o, out);
+        mapSet(seen, o, out);
         return out;
       }
       if (brand(P.regExpSource, o) && o !== P.RegExp.prototype) {
         const out = new P.RegExp(P.regExpSource(o), P.regExpFlags(o));
-        P.mapSet(seen, o, out);
+        mapSet(seen, o, out);
         return out;
       }
       if (brand(P.mapSize, o)) {
         const out = new P.Map();
-        P.mapSet(seen, o, out);
+        mapSet(seen, o, out);
         let i = 0;
         P.mapForEach(o, (val: unknown, key: unknown) => {
           path[depth] = [`<key ${i}>`];
           const k = walk(key, depth + 1);
           path[depth] = [`<value ${i++}>`];
-          P.mapSet(out, k, walk(val, depth + 1));
+          mapSet(out, k, walk(val, depth + 1));
         });
         return out;
       }
       if (brand(P.setSize, o)) {
         const out = new P.Set();
-        P.mapSet(seen, o, out);
+        mapSet(seen, o, out);
         let i = 0;
         P.setForEach(o, (val: unknown) => {
           path[depth] = [`<item ${i++}>`];
@@ -166,11 +168,11 @@ export function createCloner(P: Primordials): Clone {
         const e = o as Error;
         const name = P.String(e.name);
         const out = new P.Error(P.String(e.message));
-        P.defineProperty(out, 'name', { value: name, writable: true, configurable: true });
+        defineProperty(out, 'name', { value: name, writable: true, configurable: true });
         if (typeof e.stack === 'string') {
-          P.defineProperty(out, 'stack', { value: e.stack, writable: true, configurable: true });
+          defineProperty(out, 'stack', { value: e.stack, writable: true, configurable: true });
         }
-        P.mapSet(seen, o, out);
+        mapSet(seen, o, out);
         return out;
       }
       return NOT_SLOTTED;
