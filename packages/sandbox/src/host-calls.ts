@@ -1,6 +1,12 @@
 import type { SandboxLimits } from './limits.ts';
 import type { ToolHost } from './tool-host.ts';
 
+/**
+ * The reason an execution's calls are aborted with (kill, timeout, or the end): one shared value, since
+ * `abort()` without a reason builds a DOMException, stack and all, on every execution.
+ */
+const STOPPED = new DOMException('The execution stopped', 'AbortError');
+
 /** Reports one finished call: the value to settle with, and the `tool` event (absent when refused). */
 export type HostCallDone = (
   ok: boolean,
@@ -22,7 +28,6 @@ export class HostCalls {
   readonly #known: Set<string>;
   readonly #limits: SandboxLimits;
   #controller: AbortController | undefined;
-  #stopReason: unknown;
   #stopped = false;
   #count = 0;
   #active = 0;
@@ -36,18 +41,16 @@ export class HostCalls {
   }
 
   /** Aborts the calls running and refuses to start the waiting ones (idempotent). */
-  stop(reason: unknown): void {
+  stop(): void {
     if (this.#stopped) return;
     this.#stopped = true;
-    this.#stopReason = reason;
-    this.#controller?.abort(reason);
+    this.#controller?.abort(STOPPED);
   }
 
+  // Read only by a call that starts before `stop` (see `#admit`), so a new controller is never
+  // already stopped.
   get #signal(): AbortSignal {
-    if (!this.#controller) {
-      this.#controller = new AbortController();
-      if (this.#stopped) this.#controller.abort(this.#stopReason);
-    }
+    this.#controller ??= new AbortController();
     return this.#controller.signal;
   }
 

@@ -27,12 +27,6 @@ export interface ExecutionHost {
   dequeue(execution: HostExecution): void;
 }
 
-/**
- * The reason the execution's signal aborts with (kill, timeout, or the end): one shared value, since
- * `abort()` without a reason builds a DOMException, stack and all, on every execution.
- */
-const STOPPED = new DOMException('The execution stopped', 'AbortError');
-
 const CANCELED: ExecutionError = { name: 'CanceledError', message: 'The execution was killed' };
 const timedOut = (ms: number): ExecutionError => ({
   name: 'TimeoutError',
@@ -200,7 +194,7 @@ export class HostExecution implements Execution {
   #stop(status: 'canceled' | 'timeout', error: ExecutionError): void {
     if (this.#state !== 'running' || this.#stopping) return;
     this.#stopping = { status, error };
-    this.#calls.stop(STOPPED);
+    this.#calls.stop();
     const worker = this.#worker!;
     worker.send({ type: 'kill', id: this.id, status });
     this.#ackTimer = setTimeout(() => this.#end(status, error, {}), KILL_ACK_MS);
@@ -239,7 +233,7 @@ export class HostExecution implements Execution {
     if (this.#state === 'ended') return;
     const wasRunning = this.#state === 'running';
     this.#state = 'ended';
-    this.#calls.stop(STOPPED);
+    this.#calls.stop();
     clearTimeout(this.#deadline);
     clearTimeout(this.#ackTimer);
     const result: ExecutionResult = {
