@@ -1,3 +1,4 @@
+import { deserialize } from 'node:v8';
 import type { EgressFetch } from './egress.ts';
 import { fetchErrorMessage } from './egress.ts';
 import type {
@@ -58,6 +59,7 @@ export class HostExecution implements Execution {
   #outputs: unknown[] = [];
   #stdout = '';
   #stderr = '';
+  #outputDropped = false;
 
   constructor(
     id: number,
@@ -204,8 +206,20 @@ export class HostExecution implements Execution {
 
   #emitWorkerEvent(event: WorkerEvent): void {
     if (event.type === 'output') {
-      this.#outputs.push(event.value);
-      this.#emit(event);
+      let value: unknown;
+      if ('value' in event) value = event.value;
+      else {
+        try {
+          value = 'json' in event ? JSON.parse(event.json) : deserialize(event.serialized);
+        } catch {
+          // What the worker's serializer or the isolate's JSON.stringify wrote never fails here; a
+          // worker that sent anything else is not trusted with this output.
+          this.#outputDropped = true;
+          return;
+        }
+      }
+      this.#outputs.push(value);
+      this.#emit({ type: 'output', value });
     } else {
       if (event.stream === 'stderr') this.#stderr += event.text;
       else this.#stdout += event.text;
@@ -246,7 +260,7 @@ export class HostExecution implements Execution {
       heapUsedBytes: figures.heapUsedBytes ?? 0,
     };
     if (error) result.error = error;
-    if (figures.truncated) result.truncated = true;
+    if (figures.truncated || this.#outputDropped) result.truncated = true;
     this.#resolve(result);
   }
 }

@@ -17,9 +17,20 @@ export type HostMessage =
   | { type: 'kill'; id: number; status: 'canceled' | 'timeout' }
   | { type: 'settle'; id: number; callId: number; ok: boolean; value: unknown };
 
+/**
+ * Serialized outputs at least this large (bytes) cross the channel as the bytes the worker measured
+ * for the output budget, and the host deserializes them: one V8 serialization fewer in the worker
+ * than sending the value (which the channel would serialize again). Smaller ones travel as values.
+ */
+export const SERIALIZED_OUTPUT_BYTES = 1024;
+
 /** An event as the worker reports it (the host numbers them). */
 export type WorkerEvent =
   | { type: 'output'; value: unknown }
+  /** An output as `node:v8` `serialize` bytes (see {@link SERIALIZED_OUTPUT_BYTES}). */
+  | { type: 'output'; serialized: Uint8Array }
+  /** An output as JSON text, as the isolate sent it (values JSON carries exactly; see `clone.ts`). */
+  | { type: 'output'; json: string }
   | { type: 'log'; stream: 'stdout' | 'stderr'; text: string };
 
 /** Worker -> host. */

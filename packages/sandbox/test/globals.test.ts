@@ -68,6 +68,91 @@ try { output({ deep: { er: [new (class extends WeakMap {})()] } }) } catch (e) {
     expect(r.outputs[1]).toBe('output(): $.deep.er[0] is a WeakMap and cannot be copied out of the sandbox');
   });
 
+  it('copies large outputs exactly, in order with small ones, as events and in the result', async () => {
+    const r = await run(
+      pool,
+      `const rows = Array.from({ length: 3000 }, (_, i) => ({ id: i, at: new Date(i), tags: new Set(['t' + (i % 3)]), big: BigInt(i) }));
+const shared = { n: 1 };
+output('first');
+output({ rows, index: new Map([['a', shared], ['b', shared]]), bytes: new Uint16Array([1, 65535]) });
+output('last');`,
+    );
+    expect(r.status).toBe('success');
+    const rows = Array.from({ length: 3000 }, (_, i) => ({
+      id: i,
+      at: new Date(i),
+      tags: new Set([`t${i % 3}`]),
+      big: BigInt(i),
+    }));
+    expect(r.outputs).toEqual([
+      'first',
+      {
+        rows,
+        index: new Map([
+          ['a', { n: 1 }],
+          ['b', { n: 1 }],
+        ]),
+        bytes: new Uint16Array([1, 65535]),
+      },
+      'last',
+    ]);
+    const big = r.outputs[1] as { index: Map<string, object> };
+    expect(big.index.get('a')).toBe(big.index.get('b'));
+    const outputs = r.events.filter((e) => e.type === 'output');
+    expect(outputs.map((e) => e.seq)).toEqual([1, 2, 3]);
+    expect(outputs.map((e) => e.value)).toEqual(r.outputs);
+  });
+
+  it('keeps what JSON would lose: -0, NaN, undefined, shared references, and ignores toJSON a program adds', async () => {
+    const r = await run(
+      pool,
+      `const shared = { s: 1 };
+output({ z: -0, n: [NaN, -Infinity], u: undefined, a: [1, undefined], lone: '\\ud800' });
+output([shared, shared]);
+output({ get inner() { output({ nested: [1] }); return 'read' } });
+Object.defineProperty(Array.prototype, 'toJSON', { value: () => 'array hijacked', configurable: true });
+output({ list: [1, 2] });
+delete Array.prototype.toJSON;
+Object.prototype.toJSON = () => 'object hijacked';
+output({ list: [3] });`,
+    );
+    expect(r.status).toBe('success');
+    const [first, pair, nested, outer, list, other] = r.outputs as [
+      Record<string, unknown>,
+      object[],
+      unknown,
+      unknown,
+      unknown,
+      unknown,
+    ];
+    expect(Object.is(first.z, -0)).toBe(true);
+    expect(first.n).toEqual([Number.NaN, Number.NEGATIVE_INFINITY]);
+    expect(Object.keys(first)).toEqual(['z', 'n', 'u', 'a', 'lone']);
+    expect(first.a).toEqual([1, undefined]);
+    expect(first.lone).toBe('\ud800');
+    expect(pair[0]).toBe(pair[1]);
+    expect([nested, outer]).toEqual([{ nested: [1] }, { inner: 'read' }]);
+    expect([list, other]).toEqual([{ list: [1, 2] }, { list: [3] }]);
+  });
+
+  it('keeps own __proto__ keys, and setters a program put on Object.prototype do not see the copies', async () => {
+    const r = await run(
+      pool,
+      `Object.defineProperty(Object.prototype, 'x', { set() { throw new Error('setter ran') }, configurable: true });
+output(JSON.parse('{"__proto__": {"a": 1}, "x": 2}'));
+const copy = structuredClone(JSON.parse('{"__proto__": [1], "x": 3}'));
+output([Object.getPrototypeOf(copy) === Object.prototype, Object.keys(copy), copy.x, copy.__proto__ === Object.prototype]);`,
+    );
+    expect(r.status).toBe('success');
+    const first = r.outputs[0] as Record<string, unknown>;
+    expect(Object.getPrototypeOf(first)).toBe(Object.prototype);
+    expect(Object.keys(first)).toEqual(['__proto__', 'x']);
+    expect(Object.getOwnPropertyDescriptor(first, '__proto__')?.value).toEqual({ a: 1 });
+    expect(first.x).toBe(2);
+    // structuredClone inside the sandbox keeps the own key too, and gives Object.prototype.
+    expect(r.outputs[1]).toEqual([true, ['__proto__', 'x'], 3, false]);
+  });
+
   it('copies any JSON value out unchanged (property, 200 generated values in one run)', async () => {
     const values = fc
       .sample(fc.jsonValue({ maxDepth: 4 }), { numRuns: 200, seed: 42 })

@@ -31,6 +31,16 @@ describe('tools inside the sandbox', () => {
     expect((r.events[0] as { durationMs: number }).durationMs).toBeGreaterThanOrEqual(0);
   });
 
+  it('sends props a setter on Object.prototype cannot intercept', async () => {
+    const r = await run(
+      pool,
+      `Object.defineProperty(Object.prototype, 'name', { set() { throw new Error('setter ran') } });
+return (await tools.greet({ name: 'Ada' })).content[0].text`,
+      { tools },
+    );
+    expect(r.outputs).toEqual(['Hello, Ada!']);
+  });
+
   it('reaches tools whose names are not identifiers with brackets', async () => {
     const r = await run(pool, 'return (await tools["name-with-dash"]()).content[0].text', { tools });
     expect(r.outputs).toEqual(['dash works']);

@@ -1,6 +1,6 @@
 // Runs INSIDE the isolate. Shipped as source text (`Function.prototype.toString`), so this function
 // must not reference anything outside its own body (types are erased and fine).
-import type { Clone } from './clone.ts';
+import type { Cloner } from './clone.ts';
 import type { FetchRequestData, FetchResponseData } from './fetch.ts';
 import type { InspectCopy } from './inspect-copy.ts';
 import type { Primordials } from './primordials.ts';
@@ -20,7 +20,7 @@ export interface ErrorData {
 /** The other bootstrap parts, passed in as values because each is shipped as separate source text. */
 export interface BootstrapLib {
   capturePrimordials: () => Primordials;
-  createCloner: (P: Primordials) => Clone;
+  createCloner: (P: Primordials) => Cloner;
   createInspectCopier: (P: Primordials) => InspectCopy;
   createUrlApis: (P: Primordials, call: HostCall) => UrlApis;
   installWebApis: (
@@ -83,7 +83,7 @@ export function bootstrap(sendRaw: Send, call: HostCall, lib: BootstrapLib, send
     P.apply(onWorkerThread ? sendNow : sendRaw, undefined, arguments);
     sent++;
   };
-  const clone = lib.createCloner(P);
+  const cloner = lib.createCloner(P);
   const inspectCopy = lib.createInspectCopier(P);
   const g = P.globalThis as unknown as Record<string, unknown>;
   const define = (name: string, value: unknown) =>
@@ -137,7 +137,11 @@ export function bootstrap(sendRaw: Send, call: HostCall, lib: BootstrapLib, send
   // --- output ---
   let pendingOutputs = 0;
   let drained: (() => void) | undefined;
-  const emitOutput = (value: unknown, what: string) => send('output', clone(value, what));
+  const emitOutput = (value: unknown, what: string) => {
+    const out = cloner.copyOutput(value, what);
+    if ('json' in out) send('outputJson', out.json);
+    else send('output', out.value);
+  };
   const outputDone = () => {
     if (--pendingOutputs === 0 && drained) drained();
   };
@@ -214,7 +218,7 @@ export function bootstrap(sendRaw: Send, call: HostCall, lib: BootstrapLib, send
   // --- the rest of the standard library ---
   define('structuredClone', function structuredClone(value: unknown) {
     try {
-      return clone(value, 'structuredClone()');
+      return cloner.copy(value, 'structuredClone()');
     } catch (e) {
       if (e instanceof P.TypeError)
         P.defineProperty(e, 'name', { value: 'DataCloneError', configurable: true, writable: true });
@@ -305,7 +309,7 @@ export function bootstrap(sendRaw: Send, call: HostCall, lib: BootstrapLib, send
       const what = `tools[${P.jsonStringify(name)}]() argument`;
       const fn = {
         [name](props: unknown = {}) {
-          return hostCall('tool', name, clone(props, what));
+          return hostCall('tool', name, cloner.copyOut(props, what));
         },
       }[name];
       P.defineProperty(table, name, { value: fn, enumerable: true });

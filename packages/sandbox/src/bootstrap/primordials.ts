@@ -79,6 +79,7 @@ export function capturePrimordials() {
     objectCreate: Object.create,
     objectFreeze: Object.freeze,
     ObjectPrototype: Object.prototype,
+    ArrayPrototype: Array.prototype,
     isArray: Array.isArray,
     inheritsSlotted,
     isView: ArrayBuffer.isView,

@@ -2,7 +2,8 @@ import { serialize } from 'node:v8';
 
 /**
  * Byte budgets for one execution's outputs and logs. An output that does not fit is dropped whole
- * (sizes are V8 serialized sizes, what crosses the IPC channel); a log line is cut at the budget.
+ * (sizes are what crosses the IPC channel: the UTF-8 bytes of an output sent as JSON text, else the
+ * V8 serialized size); a log line is cut at the budget.
  * Either sets `truncated`; the program keeps running.
  */
 export class OutputBudget {
@@ -17,21 +18,38 @@ export class OutputBudget {
     this.#maxLogBytes = maxLogBytes;
   }
 
-  /** Whether `value` still fits; counts it when it does. */
-  takeOutput(value: unknown): boolean {
+  /**
+   * Counts `value` when it still fits and returns its V8 serialization (`node:v8` `serialize`), the
+   * bytes that were measured, so a large value need not be serialized again to be sent; `undefined`
+   * when it is dropped.
+   */
+  takeOutput(value: unknown): Buffer | undefined {
     if (this.#outputBytes >= this.#maxOutputBytes) return this.#drop();
-    let size: number;
+    let bytes: Buffer;
     try {
-      size = serialize(value).byteLength;
+      bytes = serialize(value);
     } catch {
       return this.#drop();
     }
+    return this.#take(bytes.byteLength) ? bytes : undefined;
+  }
+
+  /** Counts an output of `size` bytes if it fits; else drops it and spends the budget. */
+  #take(size: number): boolean {
     if (this.#outputBytes + size > this.#maxOutputBytes) {
       this.#outputBytes = this.#maxOutputBytes;
-      return this.#drop();
+      this.#drop();
+      return false;
     }
     this.#outputBytes += size;
     return true;
+  }
+
+  /** Whether an output sent as JSON text still fits (counted as its UTF-8 bytes); counts it if so. */
+  takeOutputJson(json: string): boolean {
+    return this.#take(
+      this.#outputBytes >= this.#maxOutputBytes ? Number.POSITIVE_INFINITY : Buffer.byteLength(json),
+    );
   }
 
   /** Whether the log budget is spent (later log calls need not even be formatted). */
@@ -59,8 +77,8 @@ export class OutputBudget {
     return cut;
   }
 
-  #drop(): false {
+  #drop(): undefined {
     this.truncated = true;
-    return false;
+    return undefined;
   }
 }

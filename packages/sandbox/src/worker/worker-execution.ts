@@ -1,7 +1,12 @@
 import ivm from 'isolated-vm';
 import type { RunOutcome } from '../bootstrap/bootstrap.ts';
 import type { ExecutionError, ExecutionStatus } from '../execution.ts';
-import type { HostMessage, WorkerEvent, WorkerMessage } from '../protocol.ts';
+import {
+  type HostMessage,
+  SERIALIZED_OUTPUT_BYTES,
+  type WorkerEvent,
+  type WorkerMessage,
+} from '../protocol.ts';
 import { formatLogArgs } from './console-format.ts';
 import { cpuTimeMsSince, readHeapUsed } from './isolate-figures.ts';
 import { isCallId, toFetchRequest } from './isolate-requests.ts';
@@ -272,9 +277,22 @@ export class WorkerExecution {
 
   #handle(kind: unknown, args: unknown[]): void {
     switch (kind) {
-      case 'output':
-        if (this.#budget.takeOutput(args[0])) this.#push({ type: 'output', value: args[0] });
+      case 'outputJson': {
+        const json = args[0];
+        if (typeof json === 'string' && this.#budget.takeOutputJson(json))
+          this.#push({ type: 'output', json });
         return;
+      }
+      case 'output': {
+        const bytes = this.#budget.takeOutput(args[0]);
+        if (!bytes) return;
+        this.#push(
+          bytes.byteLength >= SERIALIZED_OUTPUT_BYTES
+            ? { type: 'output', serialized: bytes }
+            : { type: 'output', value: args[0] },
+        );
+        return;
+      }
       case 'log': {
         if (this.#budget.logsFull) {
           this.#budget.truncated = true;
