@@ -7,6 +7,7 @@ import { createRequire, stripTypeScriptTypes } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { deserialize, serialize } from 'node:v8';
 import { createToolRunner, loadTools } from '@mci/tools';
 import amaro from 'amaro';
 import ivm from 'isolated-vm';
@@ -192,7 +193,10 @@ export default async function bench(): Promise<BenchResult[]> {
         `pool execute() throughput vs raw isolated-vm loops in ${size} processes at once (reference)`,
         concurrent.opsPerSec,
         'ops/s',
-        { name: `raw isolated-vm, ${size} processes at once`, value: await rawIsolatedVmParallel(size, 3000) },
+        {
+          name: `raw isolated-vm, ${size} processes at once`,
+          value: await rawIsolatedVmParallel(size, 3000),
+        },
       ),
     );
 
@@ -247,6 +251,53 @@ export default async function bench(): Promise<BenchResult[]> {
       );
     } finally {
       await tools.close();
+    }
+
+    // Large outputs: 20,000 small objects built in the sandbox and output at once (about 1.1 MB, over
+    // the default 1 MiB output budget, so the budget is raised). The cost of output() is the run's
+    // p50 less the p50 of a run that only builds them; the baseline is one V8 serialize + deserialize
+    // of the same value in this process, the least any copy between two heaps costs.
+    const rows = (extra: string) =>
+      `Array.from({ length: 20000 }, (_, i) => ({ id: i, name: 'item' + i, tags: ['a', 'b'], ok: true${extra} }))`;
+    const limits = { maxOutputBytes: 8 << 20 };
+    for (const [label, extra] of [
+      ['JSON-shaped, sent as JSON text', ''],
+      ['with a Date each, sent structured', ', at: new Date(i)'],
+    ] as const) {
+      const built: number[] = [];
+      const output: number[] = [];
+      for (let i = 0; i < 12; i++) {
+        for (const [code, into] of [
+          [`const rows = ${rows(extra)};`, built],
+          [`output(${rows(extra)});`, output],
+        ] as const) {
+          const r = await pool.execute({ code, limits }).result;
+          if (r.status !== 'success' || r.truncated)
+            throw new Error(`large output bench failed: ${r.status}`);
+          into.push(r.durationMs);
+        }
+      }
+      const local = Array.from({ length: 20000 }, (_, i) => ({
+        id: i,
+        name: `item${i}`,
+        tags: ['a', 'b'],
+        ok: true,
+        ...(extra ? { at: new Date(i) } : {}),
+      }));
+      const copies: number[] = [];
+      for (let i = 0; i < 12; i++) {
+        const t = performance.now();
+        deserialize(serialize(local));
+        copies.push(performance.now() - t);
+      }
+      results.push(
+        compared(
+          `output() of 20,000 small objects (${label}), p50 ms beyond building them`,
+          percentile(output, 50) - percentile(built, 50),
+          'ms',
+          { name: 'v8 serialize + deserialize in one process, p50', value: percentile(copies, 50) },
+        ),
+      );
     }
 
     // Kill latency: a tight loop, from kill() to the resolved result.

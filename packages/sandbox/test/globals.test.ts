@@ -153,6 +153,18 @@ output([Object.getPrototypeOf(copy) === Object.prototype, Object.keys(copy), cop
     expect(r.outputs[1]).toEqual([true, ['__proto__', 'x'], 3, false]);
   });
 
+  it('copies built-ins by what they are, not by the prototype they claim', async () => {
+    const r = await run(
+      pool,
+      `const fake = Object.create(Date.prototype); fake.x = 1;
+const map = Reflect.construct(Map, [], Error); Map.prototype.set.call(map, 'k', 1);
+const date = Reflect.construct(Date, [5], Set);
+output([fake, map, date, structuredClone(map)]);`,
+    );
+    expect(r.status).toBe('success');
+    expect(r.outputs[0]).toEqual([{ x: 1 }, new Map([['k', 1]]), new Date(5), new Map([['k', 1]])]);
+  });
+
   it('copies any JSON value out unchanged (property, 200 generated values in one run)', async () => {
     const values = fc
       .sample(fc.jsonValue({ maxDepth: 4 }), { numRuns: 200, seed: 42 })

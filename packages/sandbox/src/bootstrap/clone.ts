@@ -47,17 +47,8 @@ export interface Cloner {
  */
 export function createCloner(P: Primordials): Cloner {
   // The per-node ones as locals: `P` is a dictionary-mode object (see `capturePrimordials`).
-  const {
-    mapHas,
-    mapGet,
-    mapSet,
-    isArray,
-    isView,
-    inheritsSlotted,
-    objectKeys,
-    defineProperty,
-    numberIsFinite,
-  } = P;
+  const { mapHas, mapGet, mapSet, isArray, isView, slottedKind, objectKeys, defineProperty, numberIsFinite } =
+    P;
   const identifier = /^[A-Za-z_$][\w$]*$/;
   const child = (path: string, key: string) =>
     P.regExpTest(identifier, key) ? `${path}.${key}` : `${path}[${P.jsonStringify(key)}]`;
@@ -73,6 +64,8 @@ export function createCloner(P: Primordials): Cloner {
     new P.Uint8Array(new P.Uint8Array(buffer, offset, length));
   /** What `copySlotted` returns for an object that is none of the slotted built-ins. */
   const NOT_SLOTTED = {};
+  /** The kinds `slottedKind` numbers (0 ArrayBuffer ... 8 Error). */
+  const SLOTTED_KINDS = 9;
   /** The prototype of the objects of a `leaving` copy (see above). */
   const BARE = P.objectFreeze(P.objectCreate(null));
 
@@ -151,8 +144,9 @@ export function createCloner(P: Primordials): Cloner {
         mapSet(seen, o, out);
         return out;
       }
-      if (inheritsSlotted(o)) {
-        const out = copySlotted(o, depth);
+      const kind = slottedKind(o);
+      if (kind !== -1) {
+        const out = copySlotted(o, depth, kind);
         if (out !== NOT_SLOTTED) {
           exact = false;
           return out;
@@ -183,48 +177,74 @@ export function createCloner(P: Primordials): Cloner {
       }
       return out;
     };
-    // Built-ins with internal slots, told apart by brand checks (a check throws for other objects).
-    const copySlotted = (o: object, depth: number): unknown => {
-      if (brand(P.arrayBufferByteLength, o)) {
-        const out = copyBytes(o as ArrayBuffer, 0, P.arrayBufferByteLength(o)).buffer;
-        mapSet(seen, o, out);
-        return out;
+    // Built-ins with internal slots, told apart by brand checks (a check throws for other objects,
+    // and a thrown error costs microseconds): the kind the prototype chain names (see `slottedKind`)
+    // is checked first, so a real Date or Map passes its first check; the other kinds are tried only
+    // for an object that is not what its chain says (`Object.create(Date.prototype)`, a Map made
+    // with `Reflect.construct(Map, [], Error)`).
+    const copySlotted = (o: object, depth: number, hint: number): unknown => {
+      const out = copyKind(o, depth, hint);
+      if (out !== NOT_SLOTTED) return out;
+      for (let kind = 0; kind < SLOTTED_KINDS; kind++) {
+        if (kind === hint) continue;
+        const other = copyKind(o, depth, kind);
+        if (other !== NOT_SLOTTED) return other;
       }
-      if (brand(P.dateGetTime, o)) {
-        const out = new P.Date(P.dateGetTime(o));
-        mapSet(seen, o, out);
-        return out;
+      return NOT_SLOTTED;
+    };
+    /** The copy of `o` if it is a built-in of `kind` (numbered as in `slottedKind`), else NOT_SLOTTED. */
+    const copyKind = (o: object, depth: number, kind: number): unknown => {
+      switch (kind) {
+        case 0: {
+          if (!brand(P.arrayBufferByteLength, o)) return NOT_SLOTTED;
+          const out = copyBytes(o as ArrayBuffer, 0, P.arrayBufferByteLength(o)).buffer;
+          mapSet(seen, o, out);
+          return out;
+        }
+        case 1: {
+          if (!brand(P.dateGetTime, o)) return NOT_SLOTTED;
+          const out = new P.Date(P.dateGetTime(o));
+          mapSet(seen, o, out);
+          return out;
+        }
+        case 2: {
+          if (!brand(P.regExpSource, o) || o === P.RegExp.prototype) return NOT_SLOTTED;
+          const out = new P.RegExp(P.regExpSource(o), P.regExpFlags(o));
+          mapSet(seen, o, out);
+          return out;
+        }
+        case 3: {
+          if (!brand(P.mapSize, o)) return NOT_SLOTTED;
+          const out = new P.Map();
+          mapSet(seen, o, out);
+          let i = 0;
+          P.mapForEach(o, (val: unknown, key: unknown) => {
+            path[depth] = [`<key ${i}>`];
+            const k = walk(key, depth + 1);
+            path[depth] = [`<value ${i++}>`];
+            mapSet(out, k, walk(val, depth + 1));
+          });
+          return out;
+        }
+        case 4: {
+          if (!brand(P.setSize, o)) return NOT_SLOTTED;
+          const out = new P.Set();
+          mapSet(seen, o, out);
+          let i = 0;
+          P.setForEach(o, (val: unknown) => {
+            path[depth] = [`<item ${i++}>`];
+            P.setAdd(out, walk(val, depth + 1));
+          });
+          return out;
+        }
+        case 5:
+          return brand((x) => P.weakMapHas(x, P.ObjectPrototype), o) ? fail('a WeakMap', depth) : NOT_SLOTTED;
+        case 6:
+          return brand((x) => P.weakSetHas(x, P.ObjectPrototype), o) ? fail('a WeakSet', depth) : NOT_SLOTTED;
+        case 7:
+          return o instanceof P.Promise ? fail('a Promise (await it first)', depth) : NOT_SLOTTED;
       }
-      if (brand(P.regExpSource, o) && o !== P.RegExp.prototype) {
-        const out = new P.RegExp(P.regExpSource(o), P.regExpFlags(o));
-        mapSet(seen, o, out);
-        return out;
-      }
-      if (brand(P.mapSize, o)) {
-        const out = new P.Map();
-        mapSet(seen, o, out);
-        let i = 0;
-        P.mapForEach(o, (val: unknown, key: unknown) => {
-          path[depth] = [`<key ${i}>`];
-          const k = walk(key, depth + 1);
-          path[depth] = [`<value ${i++}>`];
-          mapSet(out, k, walk(val, depth + 1));
-        });
-        return out;
-      }
-      if (brand(P.setSize, o)) {
-        const out = new P.Set();
-        mapSet(seen, o, out);
-        let i = 0;
-        P.setForEach(o, (val: unknown) => {
-          path[depth] = [`<item ${i++}>`];
-          P.setAdd(out, walk(val, depth + 1));
-        });
-        return out;
-      }
-      if (brand((x) => P.weakMapHas(x, P.ObjectPrototype), o)) return fail('a WeakMap', depth);
-      if (brand((x) => P.weakSetHas(x, P.ObjectPrototype), o)) return fail('a WeakSet', depth);
-      if (o instanceof P.Promise) return fail('a Promise (await it first)', depth);
+      // 8: Error
       if (P.isError ? P.isError(o) : o instanceof P.Error) {
         const e = o as Error;
         const name = P.String(e.name);
