@@ -25,7 +25,7 @@ export interface Cloner {
  * Buffers are always copied into fresh, non-shared memory, whatever `Symbol.species` says.
  *
  * Objects are told apart by brand checks (internal slots), which run only for objects whose
- * prototype chain passes through a slotted built-in's prototype (see `inheritsSlotted`): plain
+ * prototype chain passes through a slotted built-in's prototype (see `slottedKind`): plain
  * objects, arrays and class instances, the usual props and outputs, are copied without a thrown
  * check. Paths are built only for the error message.
  *

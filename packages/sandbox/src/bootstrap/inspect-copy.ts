@@ -59,7 +59,30 @@ export function createInspectCopier(P: Primordials): InspectCopy {
 
   return function inspectCopy(value: unknown): unknown {
     const seen = new P.Map<object, unknown>();
-    const inspectSlotted = (v: object, depth: number): unknown => {
+    const mapCopy = (v: object, depth: number) => {
+      const out = new P.Map();
+      P.mapSet(seen, v, out);
+      let n = 0;
+      P.mapForEach(v, (val: unknown, key: unknown) => {
+        if (n++ < MAX_ENTRIES) P.mapSet(out, walk(key, depth + 1), walk(val, depth + 1));
+      });
+      return out;
+    };
+    const setCopy = (v: object, depth: number) => {
+      const out = new P.Set();
+      P.mapSet(seen, v, out);
+      let n = 0;
+      P.setForEach(v, (val: unknown) => {
+        if (n++ < MAX_ENTRIES) P.setAdd(out, walk(val, depth + 1));
+      });
+      return out;
+    };
+    // `kind` (see `slottedKind`) names what the prototype chain says `v` is: a real Date, Map or Set
+    // passes that check first, with none of the thrown checks before it in the general order below.
+    const inspectSlotted = (v: object, depth: number, kind: number): unknown => {
+      if (kind === 1 && brand(P.dateGetTime, v)) return v;
+      if (kind === 3 && brand(P.mapSize, v)) return mapCopy(v, depth);
+      if (kind === 4 && brand(P.setSize, v)) return setCopy(v, depth);
       if (brand(P.arrayBufferByteLength, v) || brand(P.dateGetTime, v)) return v;
       if (brand(P.regExpSource, v) && v !== P.RegExp.prototype) return v;
       if (P.isError ? P.isError(v) : v instanceof P.Error) {
@@ -73,24 +96,8 @@ export function createInspectCopier(P: Primordials): InspectCopy {
       if (v instanceof P.Promise) return marker('promise', {});
       if (brand((x) => P.weakMapHas(x, P.ObjectPrototype), v)) return marker('weak', { name: 'WeakMap' });
       if (brand((x) => P.weakSetHas(x, P.ObjectPrototype), v)) return marker('weak', { name: 'WeakSet' });
-      if (brand(P.mapSize, v)) {
-        const out = new P.Map();
-        P.mapSet(seen, v, out);
-        let n = 0;
-        P.mapForEach(v, (val: unknown, key: unknown) => {
-          if (n++ < MAX_ENTRIES) P.mapSet(out, walk(key, depth + 1), walk(val, depth + 1));
-        });
-        return out;
-      }
-      if (brand(P.setSize, v)) {
-        const out = new P.Set();
-        P.mapSet(seen, v, out);
-        let n = 0;
-        P.setForEach(v, (val: unknown) => {
-          if (n++ < MAX_ENTRIES) P.setAdd(out, walk(val, depth + 1));
-        });
-        return out;
-      }
+      if (brand(P.mapSize, v)) return mapCopy(v, depth);
+      if (brand(P.setSize, v)) return setCopy(v, depth);
       return NOT_SLOTTED;
     };
     const walk = (v: unknown, depth: number): unknown => {
@@ -107,8 +114,9 @@ export function createInspectCopier(P: Primordials): InspectCopy {
       if (P.isView(v)) return v;
       // Brand checks throw for other objects, which is slow: only objects inheriting from a slotted
       // built-in's prototype need them.
-      if (!isArray && safe(() => P.inheritsSlotted(v), true)) {
-        const slotted = inspectSlotted(v, depth);
+      const kind = isArray ? -1 : safe(() => P.slottedKind(v), 0);
+      if (kind !== -1) {
+        const slotted = inspectSlotted(v, depth, kind);
         if (slotted !== NOT_SLOTTED) return slotted;
       }
       const out: Record<string, unknown> | unknown[] = isArray ? [] : {};

@@ -45,8 +45,6 @@ export function capturePrimordials() {
     }
     return -1;
   };
-  /** Whether `o` inherits from a slotted built-in's prototype (see `slottedKind`). */
-  const inheritsSlotted = (o: object): boolean => slottedKind(o) !== -1;
   // No prototype: V8 builds a literal with `__proto__: null` as a dictionary-mode object, where a
   // plain literal of this size costs a map transition and a field-type update per property in every
   // fresh isolate (a 70-property literal: 266 µs against 67 µs, measured in a slow period). Lookups
@@ -84,7 +82,6 @@ export function capturePrimordials() {
     ObjectPrototype: Object.prototype,
     ArrayPrototype: Array.prototype,
     isArray: Array.isArray,
-    inheritsSlotted,
     slottedKind,
     isView: ArrayBuffer.isView,
     isError: (Error as unknown as { isError?: (v: unknown) => boolean }).isError,
