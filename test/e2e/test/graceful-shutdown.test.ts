@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { repoRoot } from '../support/paths.ts';
 import { TRANSCRIPT_TOOLS } from '../support/start-server.ts';
 import { TestClient } from '../support/ws-client.ts';
@@ -43,6 +43,7 @@ const kill = (child: ChildProcess) => child.exitCode === null && child.kill('SIG
 describe('mci serve', () => {
   it('shuts down gracefully on SIGTERM', { timeout: 60_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mci-serve-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     writeFileSync(join(dir, 'server.yaml'), 'shutdownGraceMs: 5000\n');
     const server = serve([
       '--file',

@@ -1,11 +1,16 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { ConfigError } from './config-error.ts';
 import { DEFAULT_PORT, loadServerSettings } from './load-config.ts';
 
-const dir = () => mkdtempSync(join(tmpdir(), 'mci-config-'));
+/** A temporary directory, removed when the test finishes. */
+const dir = () => {
+  const d = mkdtempSync(join(tmpdir(), 'mci-config-'));
+  onTestFinished(() => rmSync(d, { recursive: true, force: true }));
+  return d;
+};
 
 describe('loadServerSettings', () => {
   it('has safe defaults', () => {

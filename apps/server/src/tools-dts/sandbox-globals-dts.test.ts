@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { schemaToType } from './json-schema-to-ts.ts';
 import { renderSandboxGlobals } from './sandbox-globals-dts.ts';
 
@@ -11,6 +11,7 @@ const tsc = join(import.meta.dirname, '../../../../node_modules/.bin/tsc');
 /** Type-checks `usage` against the declarations with the real compiler; returns its diagnostics. */
 function typecheck(declarations: string, usage: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'mci-dts-'));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   writeFileSync(join(dir, 'globals.d.ts'), declarations);
   writeFileSync(join(dir, 'usage.ts'), `export {};\n${usage}`);
   const args = [
