@@ -9,8 +9,9 @@ export interface Cloner {
   /** A copy that goes straight out of the isolate (a tool's props) and never reaches the program. */
   copyOut(value: unknown, what: string): unknown;
   /**
-   * An output (the result has no prototype): as JSON text when the value is an object or array that JSON carries exactly (see
-   * {@link createCloner}), else as a copy made like {@link Cloner.copyOut}.
+   * An output: as JSON text when the value is an object or array that JSON carries exactly (see
+   * {@link createCloner}), else as a copy made like {@link Cloner.copyOut}. The result object has
+   * no prototype (a program's `Object.prototype.json` cannot make a value look like text).
    */
   copyOutput(value: unknown, what: string): { json: string } | { value: unknown };
 }
@@ -36,7 +37,8 @@ export interface Cloner {
  * - A copy that is `leaving` (sent out of the isolate, which drops prototypes anyway) gets as its
  *   prototype a frozen, empty object whose own prototype is `null`: nothing on that chain can
  *   intercept a plain assignment, and `__proto__` is an ordinary key. Assignment is about twice
- *   as fast as `defineProperty` (20,000 small objects, copied and sent out, measured).
+ *   as fast as `defineProperty` (20,000 small objects copied and handed to isolated-vm: 90 against
+ *   170 ms, with CPU burners running).
  *
  * An output that JSON carries exactly leaves as JSON text (`JSON.stringify` of the copy): isolated-vm
  * then copies one string, and the worker forwards it without decoding and re-encoding a structure.
@@ -69,7 +71,7 @@ export function createCloner(P: Primordials): Cloner {
   /** The prototype of the objects of a `leaving` copy (see above). */
   const BARE = P.objectFreeze(P.objectCreate(null));
 
-  /** Set by a `leaving` clone: false once it met something JSON would not carry exactly. */
+  /** Cleared by any clone that meets something JSON would not carry exactly (read by `copyOutput`). */
   let exact = true;
   const clone = (value: unknown, what: string, leaving: boolean): unknown => {
     const seen = new P.Map<object, unknown>();
