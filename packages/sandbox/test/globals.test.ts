@@ -174,6 +174,34 @@ output([fake, map, date, structuredClone(map)]);`,
     expect(r.outputs).toEqual(values);
   });
 
+  it('copies values nested 1000 levels deep and refuses deeper ones at once, with a clear error', async () => {
+    const r = await run(
+      pool,
+      `const nest = (depth: number, leaf: unknown) => { let v: any = leaf; for (let i = 1; i < depth; i++) v = [v]; return v; };
+output(nest(1000, [1]));
+output(nest(1000, new Date(0)));
+try { output(nest(1001, [1])) } catch (e) { output([e.name, e.message]) }
+try { output({ deep: nest(5000, new Map()) }) } catch (e) { output(e.message) }`,
+      { timeoutMs: 10_000 },
+    );
+    expect(r.status).toBe('success');
+    const depthOf = (v: unknown) => {
+      let d = 0;
+      for (let x = v; Array.isArray(x); x = x[0]) d++;
+      return d;
+    };
+    expect(depthOf(r.outputs[0])).toBe(1000);
+    expect(depthOf(r.outputs[1])).toBe(999);
+    expect(r.outputs[2]).toEqual([
+      'TypeError',
+      `output(): $${'[0]'.repeat(32)}… is nested more than 1000 levels deep and cannot be copied out of the sandbox`,
+    ]);
+    expect(r.outputs[3]).toBe(
+      `output(): $.deep${'[0]'.repeat(31)}… is nested more than 1000 levels deep and cannot be copied out of the sandbox`,
+    );
+    expect(r.durationMs).toBeLessThan(5000);
+  });
+
   it('throws a TypeError naming the path of a part that cannot be copied', async () => {
     const fn = await run(pool, 'output({ items: [1, { callback() {} }] })');
     expect(fn.error).toMatchObject({

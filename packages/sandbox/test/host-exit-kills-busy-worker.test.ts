@@ -17,7 +17,9 @@ function alive(pid: number): boolean {
 
 // Regression: a worker whose host died while its isolate ran a tight loop used to stay alive,
 // orphaned and spinning a core (`process.exit()` waited for the isolate forever).
-it('a worker exits when its host dies, even with an isolate in a tight loop', { timeout: 60_000 }, async () => {
+it('a worker exits when its host dies, even with an isolate in a tight loop', {
+  timeout: 60_000,
+}, async () => {
   const { stdout } = await run(process.execPath, ['--conditions=@mci/source', host], { timeout: 30_000 });
   const pids = JSON.parse(stdout.trim().split('\n').at(-1)!) as number[];
   // The list also holds the short-lived `ps` itself; the worker is among the rest.

@@ -28,7 +28,8 @@ export interface Cloner {
  * Objects are told apart by brand checks (internal slots), which run only for objects whose
  * prototype chain passes through a slotted built-in's prototype (see `slottedKind`): plain
  * objects, arrays and class instances, the usual props and outputs, are copied without a thrown
- * check. Paths are built only for the error message.
+ * check. Paths are built only for the error message. A value nested more than 1000 levels deep is
+ * refused (a `TypeError`; see `MAX_DEPTH`).
  *
  * Plain objects are built in one of two ways:
  * - A copy that stays in the isolate (`structuredClone`) gets `Object.prototype`, and its keys are
@@ -66,6 +67,15 @@ export function createCloner(P: Primordials): Cloner {
     new P.Uint8Array(new P.Uint8Array(buffer, offset, length));
   /** What `copySlotted` returns for an object that is none of the slotted built-ins. */
   const NOT_SLOTTED = {};
+  /**
+   * Levels of objects and arrays a copy may have. Deeper values are refused here, with a clear
+   * error: what copies them further (isolated-vm, the worker's and the host's V8 serializers, the
+   * server's JSON.stringify) recurses, and a value a few thousand levels deep overflowed their stacks
+   * (an output lost, its execution waiting for it until its timeout).
+   */
+  const MAX_DEPTH = 1000;
+  /** Path segments an error message shows at most (then `…`). */
+  const MAX_PATH_SEGMENTS = 32;
   /** The kinds `slottedKind` numbers (0 ArrayBuffer ... 8 Error). */
   const SLOTTED_KINDS = 9;
   /** The prototype of the objects of a `leaving` copy (see above). */
@@ -83,7 +93,8 @@ export function createCloner(P: Primordials): Cloner {
     const path = P.setPrototypeOf([], null) as Array<number | string | [string]>;
     const fail = (kind: string, depth: number): never => {
       let text = '$';
-      for (let i = 0; i < depth; i++) {
+      const shown = P.mathMin(depth, MAX_PATH_SEGMENTS);
+      for (let i = 0; i < shown; i++) {
         const segment = path[i]!;
         text =
           typeof segment === 'number'
@@ -92,6 +103,7 @@ export function createCloner(P: Primordials): Cloner {
               ? child(text, segment)
               : `${text}${segment[0]}`;
       }
+      if (shown < depth) text += '…';
       throw new P.TypeError(`${what}: ${text} is ${kind} and cannot be copied out of the sandbox`);
     };
     const walk = (v: unknown, depth: number): unknown => {
@@ -117,6 +129,7 @@ export function createCloner(P: Primordials): Cloner {
         exact = false;
         return mapGet(seen, o);
       }
+      if (depth >= MAX_DEPTH) return fail(`nested more than ${MAX_DEPTH} levels deep`, depth);
       if (isArray(o)) {
         const out: unknown[] = [];
         mapSet(seen, o, out);
