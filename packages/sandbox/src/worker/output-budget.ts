@@ -1,4 +1,5 @@
 import { serialize } from 'node:v8';
+import { SERIALIZED_OUTPUT_BYTES, type WorkerEvent } from '../protocol.ts';
 
 /**
  * Byte budgets for one execution's outputs and logs. An output that does not fit is dropped whole
@@ -50,6 +51,24 @@ export class OutputBudget {
     return this.#take(
       this.#outputBytes >= this.#maxOutputBytes ? Number.POSITIVE_INFINITY : Buffer.byteLength(json),
     );
+  }
+
+  /**
+   * The event for an output the isolate sent (`json`: as JSON text, checked to be a string), counted
+   * against the budget; `undefined` when it is dropped. A large structured value goes as the bytes
+   * measured for the budget (see {@link SERIALIZED_OUTPUT_BYTES}).
+   */
+  outputEvent(value: unknown, json: boolean): WorkerEvent | undefined {
+    if (json) {
+      return typeof value === 'string' && this.takeOutputJson(value)
+        ? { type: 'output', json: value }
+        : undefined;
+    }
+    const bytes = this.takeOutput(value);
+    if (!bytes) return undefined;
+    return bytes.byteLength >= SERIALIZED_OUTPUT_BYTES
+      ? { type: 'output', serialized: bytes }
+      : { type: 'output', value };
   }
 
   /** Whether the log budget is spent (later log calls need not even be formatted). */

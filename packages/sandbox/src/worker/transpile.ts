@@ -103,3 +103,8 @@ export function toExecutionError(
   }
   return error;
 }
+
+/** Whether `e` is an {@link ExecutionError} as `prepareSource` throws it (data, not an `Error`). */
+export function isExecutionError(e: unknown): e is ExecutionError {
+  return typeof e === 'object' && e !== null && !(e instanceof Error) && 'name' in e && 'message' in e;
+}

@@ -1,18 +1,13 @@
 import ivm from 'isolated-vm';
 import type { RunOutcome } from '../bootstrap/bootstrap.ts';
 import type { ExecutionError, ExecutionStatus } from '../execution.ts';
-import {
-  type HostMessage,
-  SERIALIZED_OUTPUT_BYTES,
-  type WorkerEvent,
-  type WorkerMessage,
-} from '../protocol.ts';
+import type { HostMessage, WorkerEvent, WorkerMessage } from '../protocol.ts';
 import { formatLogArgs } from './console-format.ts';
 import { cpuTimeMsSince, readHeapUsed } from './isolate-figures.ts';
 import { isCallId, toFetchRequest } from './isolate-requests.ts';
 import { OutputBudget } from './output-budget.ts';
 import type { SandboxIsolate } from './sandbox-isolate.ts';
-import { LINE_OFFSET, prepareSource, toExecutionError } from './transpile.ts';
+import { isExecutionError, LINE_OFFSET, prepareSource, toExecutionError } from './transpile.ts';
 
 type ExecuteMessage = Extract<HostMessage, { type: 'execute' }>;
 
@@ -277,20 +272,10 @@ export class WorkerExecution {
 
   #handle(kind: unknown, args: unknown[]): void {
     switch (kind) {
+      case 'output':
       case 'outputJson': {
-        const json = args[0];
-        if (typeof json === 'string' && this.#budget.takeOutputJson(json))
-          this.#push({ type: 'output', json });
-        return;
-      }
-      case 'output': {
-        const bytes = this.#budget.takeOutput(args[0]);
-        if (!bytes) return;
-        this.#push(
-          bytes.byteLength >= SERIALIZED_OUTPUT_BYTES
-            ? { type: 'output', serialized: bytes }
-            : { type: 'output', value: args[0] },
-        );
+        const event = this.#budget.outputEvent(args[0], kind === 'outputJson');
+        if (event) this.#push(event);
         return;
       }
       case 'log': {
@@ -411,8 +396,4 @@ export class WorkerExecution {
     if (idle) readHeapUsed(isolate, this.#tasks > 0, report);
     else report(0);
   }
-}
-
-function isExecutionError(e: unknown): e is ExecutionError {
-  return typeof e === 'object' && e !== null && !(e instanceof Error) && 'name' in e && 'message' in e;
 }
