@@ -114,6 +114,7 @@ export function createInspectCopier(P: Primordials): InspectCopy {
       if (P.isView(v)) return v;
       // Brand checks throw for other objects, which is slow: only objects inheriting from a slotted
       // built-in's prototype need them.
+      // A chain whose walk throws (a Proxy) gets a kind with no fast path: the checks decide.
       const kind = isArray ? -1 : safe(() => P.slottedKind(v), 0);
       if (kind !== -1) {
         const slotted = inspectSlotted(v, depth, kind);

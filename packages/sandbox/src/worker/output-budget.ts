@@ -20,55 +20,39 @@ export class OutputBudget {
   }
 
   /**
-   * Counts `value` when it still fits and returns its V8 serialization (`node:v8` `serialize`), the
-   * bytes that were measured, so a large value need not be serialized again to be sent; `undefined`
-   * when it is dropped.
+   * The event for an output the isolate sent, counted against the budget; `undefined` when it is
+   * dropped (or, as JSON text, is not a string). `json`: the value is JSON text, counted as its UTF-8
+   * bytes; else it is counted as its V8 serialization, and a large one goes as those very bytes (see
+   * {@link SERIALIZED_OUTPUT_BYTES}) so it need not be serialized again to be sent.
    */
-  takeOutput(value: unknown): Buffer | undefined {
-    if (this.#outputBytes >= this.#maxOutputBytes) return this.#drop();
+  outputEvent(value: unknown, json: boolean): WorkerEvent | undefined {
+    const full = this.#outputBytes >= this.#maxOutputBytes;
+    if (json) {
+      if (typeof value !== 'string') return undefined;
+      if (full || !this.#take(Buffer.byteLength(value))) return this.#drop();
+      return { type: 'output', json: value };
+    }
+    if (full) return this.#drop();
     let bytes: Buffer;
     try {
       bytes = serialize(value);
     } catch {
       return this.#drop();
     }
-    return this.#take(bytes.byteLength) ? bytes : undefined;
+    if (!this.#take(bytes.byteLength)) return this.#drop();
+    return bytes.byteLength >= SERIALIZED_OUTPUT_BYTES
+      ? { type: 'output', serialized: bytes }
+      : { type: 'output', value };
   }
 
-  /** Counts an output of `size` bytes if it fits; else drops it and spends the budget. */
+  /** Counts an output of `size` bytes if it fits; else spends the budget (the caller drops it). */
   #take(size: number): boolean {
     if (this.#outputBytes + size > this.#maxOutputBytes) {
       this.#outputBytes = this.#maxOutputBytes;
-      this.#drop();
       return false;
     }
     this.#outputBytes += size;
     return true;
-  }
-
-  /** Whether an output sent as JSON text still fits (counted as its UTF-8 bytes); counts it if so. */
-  takeOutputJson(json: string): boolean {
-    return this.#take(
-      this.#outputBytes >= this.#maxOutputBytes ? Number.POSITIVE_INFINITY : Buffer.byteLength(json),
-    );
-  }
-
-  /**
-   * The event for an output the isolate sent (`json`: as JSON text, checked to be a string), counted
-   * against the budget; `undefined` when it is dropped. A large structured value goes as the bytes
-   * measured for the budget (see {@link SERIALIZED_OUTPUT_BYTES}).
-   */
-  outputEvent(value: unknown, json: boolean): WorkerEvent | undefined {
-    if (json) {
-      return typeof value === 'string' && this.takeOutputJson(value)
-        ? { type: 'output', json: value }
-        : undefined;
-    }
-    const bytes = this.takeOutput(value);
-    if (!bytes) return undefined;
-    return bytes.byteLength >= SERIALIZED_OUTPUT_BYTES
-      ? { type: 'output', serialized: bytes }
-      : { type: 'output', value };
   }
 
   /** Whether the log budget is spent (later log calls need not even be formatted). */
