@@ -8,9 +8,25 @@ const WORKER_FILE = fileURLToPath(
   new URL(import.meta.url.endsWith('.ts') ? './worker/main.ts' : './worker/main.js', import.meta.url),
 );
 
-/** Node flags of a worker: isolated-vm needs `--no-node-snapshot` on Node 20+. */
+/**
+ * Node and V8 flags of a worker.
+ *
+ * - `--no-node-snapshot`: isolated-vm needs it on Node 20+.
+ * - `--no-wasm-code-gc`: V8's WebAssembly code GC deadlocks a process that disposes isolated-vm
+ *   isolates. The worker's own context runs WebAssembly (amaro, the TypeScript stripper), so V8
+ *   frees its replaced code from time to time. `WasmEngine::TriggerGC` runs on a background compile
+ *   thread, holds the engine's mutex, and posts a task to every isolate's task runner. When the
+ *   worker disposes an isolate at that moment, the task runner holds the isolate's last reference,
+ *   and the isolate is torn down on that thread, still under the mutex. Its teardown takes the same
+ *   mutex (`WasmEngine::DeleteCompileJobsOnIsolate`) and waits forever; the next `new Isolate` waits
+ *   too. The execution then timed out with no result. Without code GC, the replaced code of
+ *   amaro's one module stays allocated: bounded, since each function tiers up at most once.
+ *   (Found with gdb; `--stress-wasm-code-gc` reproduces it within about 1,000 executions, see
+ *   `test/wasm-code-gc.test.ts`.)
+ */
 const WORKER_EXEC_ARGV = [
   '--no-node-snapshot',
+  '--no-wasm-code-gc',
   '--conditions=@mci/source',
   '--disable-warning=ExperimentalWarning',
 ];
@@ -38,9 +54,15 @@ export class WorkerProcess {
   /** When the worker last finished an execution (`performance.now()`); idle workers are picked LRU. */
   lastDoneAt = 0;
 
-  constructor(events: WorkerProcessEvents) {
+  /**
+   * Starts the process.
+   *
+   * @param extraExecArgv Flags added after the worker's own: for tests that stress V8 (never for
+   *   users: a flag such as `--allow-natives-syntax` would reach sandboxed code).
+   */
+  constructor(events: WorkerProcessEvents, extraExecArgv: readonly string[] = []) {
     this.#child = fork(WORKER_FILE, [], {
-      execArgv: WORKER_EXEC_ARGV,
+      execArgv: [...WORKER_EXEC_ARGV, ...extraExecArgv],
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       env: {},
