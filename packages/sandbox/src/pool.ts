@@ -19,6 +19,14 @@ export interface SandboxPoolOptions {
   allowNet?: string[];
   /** Limits for every execution (each request may override them). @default DEFAULT_LIMITS */
   limits?: Partial<SandboxLimits>;
+  /**
+   * Executions a worker process runs before the pool replaces it with a fresh one (a replacement
+   * is started at once; the old worker is ended). Bounds what a long-lived process accumulates:
+   * V8 grows the worker's own heap over tens of thousands of executions (see docs/sandbox.md,
+   * "Worker lifetime"), the way process pools cap requests per child. `Infinity` keeps workers for
+   * good. @default 100_000
+   */
+  maxExecutionsPerWorker?: number;
 }
 
 /** Runs programs in sandbox worker processes; see {@link createSandboxPool}. */
@@ -39,6 +47,9 @@ export interface SandboxPool {
 
 const LANGS: Record<string, 'ts' | 'js'> = { ts: 'ts', typescript: 'ts', js: 'js', javascript: 'js' };
 
+/** Default of {@link SandboxPoolOptions.maxExecutionsPerWorker}. */
+export const DEFAULT_MAX_EXECUTIONS_PER_WORKER = 100_000;
+
 /** Workers that die before becoming ready this many times in a row stop the pool from respawning. */
 const MAX_START_FAILURES = 3;
 
@@ -56,10 +67,22 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
   if (!Number.isSafeInteger(size) || size < 1) {
     throw new SandboxError('INVALID_OPTION', `size must be a positive integer, got ${String(size)}`);
   }
+  const maxExecutions = options.maxExecutionsPerWorker ?? DEFAULT_MAX_EXECUTIONS_PER_WORKER;
+  if (
+    !(
+      maxExecutions === Number.POSITIVE_INFINITY ||
+      (Number.isSafeInteger(maxExecutions) && maxExecutions >= 1)
+    )
+  ) {
+    throw new SandboxError(
+      'INVALID_OPTION',
+      `maxExecutionsPerWorker must be a positive integer or Infinity, got ${String(maxExecutions)}`,
+    );
+  }
   // Frozen: executions without limits of their own share it.
   const limits = Object.freeze(resolveLimits(options.limits));
   const egress = createEgressFetch(parseAllowNet(options.allowNet));
-  return new Pool(size, limits, egress);
+  return new Pool(size, limits, egress, maxExecutions);
 }
 
 class Pool implements SandboxPool {
@@ -69,13 +92,19 @@ class Pool implements SandboxPool {
   readonly #workers = new Set<WorkerProcess>();
   readonly #running = new Map<WorkerProcess, HostExecution | undefined>();
   readonly #queue: HostExecution[] = [];
+  readonly #maxExecutions: number;
+  /** Executions each worker has finished (see {@link SandboxPoolOptions.maxExecutionsPerWorker}). */
+  readonly #executions = new WeakMap<WorkerProcess, number>();
+  /** Workers ended because they reached their execution count: their exit needs no replacement. */
+  readonly #retired = new WeakSet<WorkerProcess>();
   #nextId = 0;
   #startFailures = 0;
   #startError = '';
   #closed = false;
 
-  constructor(size: number, limits: SandboxLimits, egress: EgressFetch) {
+  constructor(size: number, limits: SandboxLimits, egress: EgressFetch, maxExecutions: number) {
     this.size = size;
+    this.#maxExecutions = maxExecutions;
     this.#limits = limits;
     this.#egress = egress;
     for (let i = 0; i < size; i++) this.#spawn();
@@ -155,9 +184,21 @@ class Pool implements SandboxPool {
     execution?.onWorkerMessage(message);
     if (message.type === 'done' && execution?.id === message.id) {
       worker.lastDoneAt = performance.now();
-      this.#running.set(worker, undefined);
+      const executions = (this.#executions.get(worker) ?? 0) + 1;
+      this.#executions.set(worker, executions);
+      if (executions >= this.#maxExecutions) this.#retire(worker);
+      else this.#running.set(worker, undefined);
       this.#dispatch();
     }
+  }
+
+  /** Ends an idle worker that has run its share of executions, and starts its replacement. */
+  #retire(worker: WorkerProcess): void {
+    this.#retired.add(worker);
+    this.#running.delete(worker);
+    this.#workers.delete(worker);
+    worker.kill();
+    if (!this.#closed) this.#spawn();
   }
 
   #onExit(worker: WorkerProcess, reason: string): void {
@@ -165,7 +206,7 @@ class Pool implements SandboxPool {
     this.#running.delete(worker);
     this.#workers.delete(worker);
     execution?.workerExited(reason);
-    if (this.#closed) return;
+    if (this.#closed || this.#retired.has(worker)) return;
     if (worker.failedToStart) {
       this.#startError = reason;
       if (++this.#startFailures >= MAX_START_FAILURES) {
