@@ -34,6 +34,25 @@ const WORKER_EXEC_ARGV = [
 /** Bytes of a worker's stderr kept to explain a crash (V8 and isolated-vm print their last words there). */
 const STDERR_TAIL_BYTES = 2048;
 
+/** Lines of a dying process's stderr that name the failure: V8's, Node's and isolated-vm's. */
+const FATAL_LINE =
+  /FATAL ERROR|Fatal (?:JavaScript|process)|out of memory|catastrophic error|Check failed|Abort/i;
+
+/**
+ * The part of a dead worker's stderr tail worth reporting: the first line naming the failure (V8
+ * prints statistics and stack traces after it), then the last three lines, joined with ` | `.
+ */
+export function crashLines(stderrTail: string): string {
+  const lines = stderrTail
+    .trim()
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
+  const last = lines.slice(-3);
+  const fatal = lines.find((line) => FATAL_LINE.test(line));
+  return (fatal && !last.includes(fatal) ? [fatal, '…', ...last] : last).join(' | ');
+}
+
 /** What the pool needs to hear from a worker process. */
 export interface WorkerProcessEvents {
   onReady(worker: WorkerProcess): void;
@@ -81,11 +100,16 @@ export class WorkerProcess {
     });
     // `error` covers a failed spawn and a failed send; the `exit` that follows does the cleanup.
     this.#child.on('error', () => {});
-    this.#child.on('exit', (code, signal) => {
+    this.#child.on('exit', () => {
+      this.#exited = true;
+    });
+    // `close` comes after `exit` once stderr has been read to its end: the reason then has the
+    // worker's last words (which may still be in the pipe at `exit`).
+    this.#child.on('close', (code, signal) => {
       this.#exited = true;
       const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
-      const tail = this.#stderrTail.trim().split('\n').slice(-3).join(' | ');
-      events.onExit(this, tail ? `${how}: ${tail}` : how);
+      const why = crashLines(this.#stderrTail);
+      events.onExit(this, why ? `${how}: ${why}` : how);
     });
   }
 

@@ -21,6 +21,8 @@ describe('a worker that dies', () => {
     expect(crashed.status).toBe('failed');
     expect(crashed.error?.name).toBe('SandboxError');
     expect(crashed.error?.message).toMatch(/^The sandbox worker process was killed by SIGABRT/);
+    // The line naming the failure, although V8 and Node print a stack trace after it.
+    expect(crashed.error?.message).toMatch(/catastrophic error: Catastrophic out-of-memory error/);
     expect(crashed.stdout).toBe('about to explode\n');
     // The replacement serves the next executions, including queued ones.
     const after = await Promise.all([1, 2, 3].map((i) => pool.execute({ code: `return ${i}` }).result));
