@@ -11,6 +11,13 @@ import { installWebApis } from './web-apis.ts';
  * the bootstrap parts' own source (`Function.prototype.toString`), so the isolate code is type-checked
  * and linted with the rest of the package. Compiled once per worker, then reused through V8's code
  * cache for each new isolate.
+ *
+ * The parts every isolate runs are parenthesized, which makes V8 compile them eagerly (its PIFE
+ * heuristic), so their bytecode is in the cache. The parts built on first use (URL and the other web
+ * APIs, fetch) are not: the cache then holds only their lazy function records, and a program that
+ * uses them compiles them then. That is 3% fewer instructions per execution of `output(1 + 1)`
+ * (12.4M against 12.8M, host and worker together), measured; a program that uses them pays the
+ * compile, a fraction of a millisecond.
  */
 export function bootstrapSource(): string {
   return `(function (send, call, sendNow) {
@@ -19,9 +26,9 @@ const lib = {
   capturePrimordials: (${capturePrimordials}),
   createCloner: (${createCloner}),
   createInspectCopier: (${createInspectCopier}),
-  createUrlApis: (${createUrlApis}),
-  installWebApis: (${installWebApis}),
-  installFetch: (${installFetch}),
+  createUrlApis: ${createUrlApis},
+  installWebApis: ${installWebApis},
+  installFetch: ${installFetch},
 };
 return (${bootstrap})(send, call, lib, sendNow);
 })`;
