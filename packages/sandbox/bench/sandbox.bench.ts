@@ -3,6 +3,7 @@
 // + dispose), and a child process per execution (`node -e`). Also the tool-call round trip from inside
 // the sandbox (a text tool), kill latency, and the TypeScript stripper choice.
 import { execFile, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createRequire, stripTypeScriptTypes } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -35,14 +36,40 @@ async function load(fn: () => Promise<unknown>, concurrency: number, ms: number)
   return { opsPerSec: latencies.length / ((performance.now() - started) / 1000), latencies };
 }
 
-function rawIsolatedVm(ms: number): number {
+/** Busy CPU time of the whole machine so far (ms, from /proc/stat), or NaN where there is none. */
+function machineBusyMs(): number {
+  try {
+    const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/);
+    const [user, nice, system, , , irq, softirq] = fields.map(Number) as number[];
+    // Clock ticks; USER_HZ is 100 on Linux.
+    return ((user! + nice! + system! + irq! + softirq!) * 1000) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/**
+ * The raw isolated-vm loop (new isolate + context + compile + run + dispose), in this process and
+ * thread, for about `ms`; returns ops/s. With `withOutput`, the program is the pool's own,
+ * `output(1 + 1)`, with `output` a Callback that records its argument: the least a user of
+ * isolated-vm needs to run the same program. Without, the program is `1 + 1`, its result read back.
+ */
+function rawIsolatedVm(ms: number, withOutput = false): number {
   let n = 0;
   const end = performance.now() + ms;
   const started = performance.now();
   while (performance.now() < end) {
     const isolate = new ivm.Isolate({ memoryLimit: 128 });
     const context = isolate.createContextSync();
-    const result = isolate.compileScriptSync('1 + 1').runSync(context);
+    let result: unknown;
+    if (withOutput) {
+      const outputs: unknown[] = [];
+      context.global.setSync('output', new ivm.Callback((value: unknown) => void outputs.push(value)));
+      isolate.compileScriptSync(PROGRAM).runSync(context);
+      result = outputs[0];
+    } else {
+      result = isolate.compileScriptSync('1 + 1').runSync(context);
+    }
     if (result !== 2) throw new Error('raw isolated-vm returned a wrong result');
     isolate.dispose();
     n++;
@@ -133,32 +160,48 @@ export default async function bench(): Promise<BenchResult[]> {
     await Promise.all(Array.from({ length: size * 4 }, () => execute(pool, PROGRAM)));
 
     // Baseline 1, raw isolated-vm in one process and one thread, measured in rounds interleaved with
-    // the pool's (alternating which goes first), so a change in the machine's load during the run
-    // weighs on both sides of the ratio alike.
+    // the pool's (each side first in turn), so a change in the machine's load during the run weighs
+    // on all sides alike. CPU is counted too: the machine's busy time during the pool's rounds (host
+    // and workers, from /proc/stat), and this process's during the raw rounds.
     rawIsolatedVm(300);
-    let rawOps = 0;
-    let rawMs = 0;
+    rawIsolatedVm(300, true);
+    const rawSides = { raw: { ops: 0, ms: 0 }, rawOutput: { ops: 0, ms: 0 } };
     const concurrent = { opsPerSec: 0, latencies: [] as number[] };
     let poolMs = 0;
-    const ROUNDS = 8;
+    const ROUNDS = 9;
+    let poolCpuMs = 0;
+    let rawCpuMs = 0;
+    const order = ['raw', 'pool', 'rawOutput'] as const;
     for (let round = 0; round < ROUNDS; round++) {
-      for (const side of round % 2 === 0 ? ['raw', 'pool'] : ['pool', 'raw']) {
-        if (side === 'raw') {
+      // Each side goes first, second and last in turn.
+      for (let k = 0; k < order.length; k++) {
+        const side = order[(round + k) % order.length]!;
+        if (side === 'pool') {
           const t = performance.now();
-          const opsPerSec = rawIsolatedVm(500);
-          const ms = performance.now() - t;
-          rawOps += (opsPerSec * ms) / 1000;
-          rawMs += ms;
-        } else {
-          const t = performance.now();
+          const busy = machineBusyMs();
           const { latencies } = await load(() => execute(pool, PROGRAM), size, 700);
+          poolCpuMs += machineBusyMs() - busy;
           poolMs += performance.now() - t;
           concurrent.latencies.push(...latencies);
+        } else {
+          const t = performance.now();
+          const cpu = process.cpuUsage();
+          const opsPerSec = rawIsolatedVm(500, side === 'rawOutput');
+          const ms = performance.now() - t;
+          if (side === 'raw') {
+            const used = process.cpuUsage(cpu);
+            rawCpuMs += (used.user + used.system) / 1000;
+          }
+          rawSides[side].ops += (opsPerSec * ms) / 1000;
+          rawSides[side].ms += ms;
         }
       }
     }
-    const raw = rawOps / (rawMs / 1000);
+    const raw = rawSides.raw.ops / (rawSides.raw.ms / 1000);
+    const rawOutput = rawSides.rawOutput.ops / (rawSides.rawOutput.ms / 1000);
     concurrent.opsPerSec = concurrent.latencies.length / (poolMs / 1000);
+    const poolCpuPerExecution = poolCpuMs / concurrent.latencies.length;
+    const rawCpuPerIsolate = rawCpuMs / rawSides.raw.ops;
     results.push({ name: 'raw isolated-vm: isolate+context+compile+run+dispose', value: raw, unit: 'ops/s' });
     results.push(
       compared(
@@ -168,6 +211,16 @@ export default async function bench(): Promise<BenchResult[]> {
         {
           name: `raw isolated-vm x ${size}`,
           value: raw * size,
+        },
+        '>= 0.7x',
+      ),
+      compared(
+        `pool execute() throughput vs raw isolated-vm running the same program, output(1 + 1), x ${size}`,
+        concurrent.opsPerSec,
+        'ops/s',
+        {
+          name: `raw isolated-vm with an output Callback x ${size}`,
+          value: rawOutput * size,
         },
         '>= 0.7x',
       ),
@@ -187,6 +240,15 @@ export default async function bench(): Promise<BenchResult[]> {
         unit: 'ms',
       },
     );
+    // What bounds the throughput ratio when every core is busy: CPU per execution, all processes.
+    if (Number.isFinite(poolCpuPerExecution)) {
+      results.push(
+        compared('pool CPU per execution (host and workers, all threads)', poolCpuPerExecution, 'ms', {
+          name: 'raw isolated-vm CPU per isolate',
+          value: rawCpuPerIsolate,
+        }),
+      );
+    }
 
     results.push(
       compared(
