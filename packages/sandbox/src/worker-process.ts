@@ -1,4 +1,6 @@
-import { type ChildProcess, fork } from 'node:child_process';
+import { type ChildProcess, fork, spawnSync } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { HostMessage, WorkerMessage } from './protocol.ts';
 
@@ -30,6 +32,40 @@ const WORKER_EXEC_ARGV = [
   '--conditions=@mci/source',
   '--disable-warning=ExperimentalWarning',
 ];
+
+let setprivPath: string | null | undefined;
+
+/**
+ * The path of util-linux's `setpriv` if this is Linux and it supports `--pdeathsig` (checked once,
+ * by running it), else undefined.
+ *
+ * Workers start through `setpriv --pdeathsig SIGKILL`, which asks the kernel to SIGKILL the worker
+ * when its host dies (`prctl(PR_SET_PDEATHSIG)`, kept across the exec of node). The worker's own
+ * `disconnect` handler does the same, but only while its main thread can run: a worker hung in
+ * native code, or stopped, outlived its host. Without `setpriv` (macOS, minimal images) workers rely
+ * on that handler alone.
+ */
+export function pdeathsigLauncher(): string | undefined {
+  if (setprivPath !== undefined) return setprivPath ?? undefined;
+  setprivPath = null;
+  if (process.platform !== 'linux') return undefined;
+  const dirs = [...(process.env.PATH ?? '').split(delimiter), '/usr/bin', '/bin'].filter(Boolean);
+  for (const dir of dirs) {
+    const file = join(dir, 'setpriv');
+    try {
+      accessSync(file, constants.X_OK);
+    } catch {
+      continue;
+    }
+    const check = spawnSync(file, ['--pdeathsig', 'SIGKILL', process.execPath, '--version'], {
+      stdio: 'ignore',
+      timeout: 5000,
+    });
+    if (check.status === 0) setprivPath = file;
+    break;
+  }
+  return setprivPath ?? undefined;
+}
 
 /** Bytes of a worker's stderr kept to explain a crash (V8 and isolated-vm print their last words there). */
 const STDERR_TAIL_BYTES = 2048;
@@ -80,8 +116,13 @@ export class WorkerProcess {
    *   users: a flag such as `--allow-natives-syntax` would reach sandboxed code).
    */
   constructor(events: WorkerProcessEvents, extraExecArgv: readonly string[] = []) {
+    const execArgv = [...WORKER_EXEC_ARGV, ...extraExecArgv];
+    const launcher = pdeathsigLauncher();
     this.#child = fork(WORKER_FILE, [], {
-      execArgv: [...WORKER_EXEC_ARGV, ...extraExecArgv],
+      // fork runs `execPath ...execArgv WORKER_FILE`: here `setpriv --pdeathsig SIGKILL node ...`.
+      ...(launcher
+        ? { execPath: launcher, execArgv: ['--pdeathsig', 'SIGKILL', process.execPath, ...execArgv] }
+        : { execArgv }),
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       env: {},
