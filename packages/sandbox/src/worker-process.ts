@@ -33,7 +33,7 @@ const WORKER_EXEC_ARGV = [
   '--disable-warning=ExperimentalWarning',
 ];
 
-let setprivPath: string | null | undefined;
+let launcher: { path: string | undefined } | undefined;
 
 /**
  * The path of util-linux's `setpriv` if this is Linux and it supports `--pdeathsig` (checked once,
@@ -46,8 +46,11 @@ let setprivPath: string | null | undefined;
  * on that handler alone.
  */
 export function pdeathsigLauncher(): string | undefined {
-  if (setprivPath !== undefined) return setprivPath ?? undefined;
-  setprivPath = null;
+  launcher ??= { path: findSetpriv() };
+  return launcher.path;
+}
+
+function findSetpriv(): string | undefined {
   if (process.platform !== 'linux') return undefined;
   const dirs = [...(process.env.PATH ?? '').split(delimiter), '/usr/bin', '/bin'].filter(Boolean);
   for (const dir of dirs) {
@@ -61,10 +64,9 @@ export function pdeathsigLauncher(): string | undefined {
       stdio: 'ignore',
       timeout: 5000,
     });
-    if (check.status === 0) setprivPath = file;
-    break;
+    return check.status === 0 ? file : undefined;
   }
-  return setprivPath ?? undefined;
+  return undefined;
 }
 
 /** Bytes of a worker's stderr kept to explain a crash (V8 and isolated-vm print their last words there). */
@@ -117,11 +119,11 @@ export class WorkerProcess {
    */
   constructor(events: WorkerProcessEvents, extraExecArgv: readonly string[] = []) {
     const execArgv = [...WORKER_EXEC_ARGV, ...extraExecArgv];
-    const launcher = pdeathsigLauncher();
+    const setpriv = pdeathsigLauncher();
     this.#child = fork(WORKER_FILE, [], {
       // fork runs `execPath ...execArgv WORKER_FILE`: here `setpriv --pdeathsig SIGKILL node ...`.
-      ...(launcher
-        ? { execPath: launcher, execArgv: ['--pdeathsig', 'SIGKILL', process.execPath, ...execArgv] }
+      ...(setpriv
+        ? { execPath: setpriv, execArgv: ['--pdeathsig', 'SIGKILL', process.execPath, ...execArgv] }
         : { execArgv }),
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],

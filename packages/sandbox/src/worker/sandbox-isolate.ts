@@ -79,10 +79,10 @@ const ignore: MessageSink = () => {};
  *
  * Built in a function of their own, so the closures hold nothing but the sink: isolated-vm does not
  * always release a `Callback`'s function when its isolate is disposed (4% of a worker's executions
- * kept it for good, 19% in a tight loop in one process, with the context that created it). When those closures shared
- * the isolate's context and the sink pointed to the execution, each such execution stayed reachable
- * with its isolate handle, timers and budgets: a worker's RSS grew 61 MB over 25,000 executions of
- * `output(1 + 1)`, against 19 MB now (see `test/worker-retains-no-finished-executions.test.ts`).
+ * kept it for good, 19% in a tight loop in one process, with the context that created it). When
+ * those closures shared the isolate's context and the sink pointed to the execution, each such
+ * execution stayed reachable with its isolate handle, timers and budgets: a worker's RSS grew 61 MB
+ * over 25,000 executions of `output(1 + 1)`, against 19 MB now (see `test/worker-retains-no-finished-executions.test.ts`).
  * `dispose` points the sink back at {@link ignore}.
  */
 function messageCallbacks() {
