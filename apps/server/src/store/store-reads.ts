@@ -50,11 +50,14 @@ export function readRun(
 
 /**
  * Replay: the events after `since` matching `filter`, in seq order, with output and log events
- * rebuilt from the `outputs` and `logs` rows they were stored as (see `toStoredEvent`).
+ * rebuilt from the `outputs` and `logs` rows they were stored as (see `toStoredEvent`). With
+ * `filter.through`, each table is read as a range of its `seq` primary key, so the work is bounded by
+ * the window whatever the other filters select.
  */
 export function readEvents(read: Read, since: number, filter: StoredEventFilter): StoredEvent[] {
   const where = (alias: string, owned: string) => {
     const parts = [`${alias}.seq > :since`];
+    if (filter.through !== undefined) parts.push(`${alias}.seq <= :through`);
     if (filter.owner !== undefined) parts.push(`${owned}.owner = :owner`);
     if (filter.pid !== undefined) parts.push(`${alias}.pid = :pid`);
     if (filter.ref !== undefined) parts.push(`${owned}.ref = :ref`);
@@ -74,6 +77,7 @@ export function readEvents(read: Read, since: number, filter: StoredEventFilter)
   if (filter.owner !== undefined) params.owner = filter.owner;
   if (filter.pid !== undefined) params.pid = filter.pid;
   if (filter.ref !== undefined) params.ref = filter.ref;
+  if (filter.through !== undefined) params.through = filter.through;
   return read(sql)
     .all(params)
     .map((row) => toStoredEvent(row as Parameters<typeof toStoredEvent>[0]));
