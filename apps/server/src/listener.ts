@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Authenticator } from './auth/authenticator.ts';
 import type { Limits } from './config/config-schema.ts';
 import { createHttpApp, type ToolListing } from './http/app.ts';
+import type { McpHttp } from './mcp/http-sessions.ts';
 import type { ProcessManager } from './processes/process-manager-types.ts';
 import { createWsGateway } from './ws/ws-gateway.ts';
 
@@ -29,6 +30,8 @@ export interface ListenOptions {
   /** WebSocket ping interval in ms. */
   heartbeatMs: number;
   logger?: Logger;
+  /** The MCP endpoint, served at `/mcp`. */
+  mcp?: McpHttp;
 }
 
 /** The HTTP API and the WebSocket gateway, listening on one port. */
@@ -67,6 +70,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     rateLimitPerSecond: limits.rateLimitPerSecond,
     isShuttingDown: () => !accepting,
     transportStats: () => ({ wsConnections: gateway.connections, wsEventsDropped: gateway.droppedEvents }),
+    ...(options.mcp && { mcp: options.mcp }),
   });
   const handle = getRequestListener(app.fetch);
   // Slow clients: headers within headersTimeoutMs, the whole request within requestTimeoutMs (then

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { type Authenticator, bearerToken } from '../auth/authenticator.ts';
+import type { McpHttp } from '../mcp/http-sessions.ts';
 import type { ProcessManager } from '../processes/process-manager-types.ts';
 import { ServerError } from '../processes/server-error.ts';
 import { renderSandboxGlobals, type ToolDeclarationSource } from '../tools-dts/sandbox-globals-dts.ts';
@@ -28,6 +29,8 @@ export interface HttpAppOptions {
   /** True once shutdown began: `/healthz` answers 503 and so does every other route. */
   isShuttingDown: () => boolean;
   transportStats: () => TransportStats;
+  /** The MCP endpoint mounted at `/mcp` (behind the same checks and tokens as every route). */
+  mcp?: McpHttp;
 }
 
 /**
@@ -88,5 +91,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpEnv> {
     });
   });
   registerProcessRoutes(app, options.manager);
+  const { mcp } = options;
+  if (mcp) app.all('/mcp', (c) => mcp.handle(c.req.raw, c.get('principal')));
   return app;
 }
