@@ -28,6 +28,7 @@ export default defineConfig({
       project('sandbox', 'packages/sandbox'),
       project('protocol', 'packages/protocol'),
       project('client', 'packages/client'),
+      project('agent', 'packages/agent'),
       project('server', 'apps/server'),
       project('e2e', 'test/e2e'),
       // The web console in Chromium: builds apps/web once, then drives pages against real servers.
