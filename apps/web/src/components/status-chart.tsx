@@ -7,7 +7,8 @@ const HEIGHT = 160;
 /** Processes by status over the last minutes, one line per status (SVG, scales to its box). */
 export function StatusChart({ history }: { history: StatusPoint[] }) {
   const max = Math.max(1, ...history.flatMap((point) => SERIES.map((key) => point[key])));
-  const x = (index: number) => (history.length < 2 ? WIDTH : (index / (history.length - 1)) * WIDTH);
+  const x = (index: number) =>
+    6 + (history.length < 2 ? WIDTH - 12 : (index / (history.length - 1)) * (WIDTH - 12));
   const y = (value: number) => HEIGHT - (value / max) * (HEIGHT - 8) - 4;
   const latest = history.at(-1);
   return (
@@ -26,6 +27,16 @@ export function StatusChart({ history }: { history: StatusPoint[] }) {
             points={history.map((point, index) => `${x(index)},${y(point[key])}`).join(' ')}
           />
         ))}
+        {latest !== undefined &&
+          SERIES.map((key) => (
+            <circle
+              key={key}
+              className={`series series-${key}`}
+              cx={x(history.length - 1)}
+              cy={y(latest[key])}
+              r={3}
+            />
+          ))}
       </svg>
       <figcaption>
         <ul className="legend">
