@@ -1,7 +1,7 @@
 import type { ProcessSnapshot } from '@mci/client';
 import { memo } from 'react';
 import { Link } from 'wouter';
-import { formatDuration } from './duration.ts';
+import { formatDuration, formatTime } from './duration.ts';
 import { ProcessActions } from './process-actions.tsx';
 import { StateBadge } from './state-badge.tsx';
 
@@ -20,6 +20,8 @@ export const ProcessRow = memo(function ProcessRow({
       aria-rowindex={index + 2}
       className="process-row"
       data-pid={process.pid}
+      data-state={process.state}
+      data-run={process.run}
       style={{ transform: `translateY(${top}px)` }}
     >
       <td className="col-pid">
@@ -28,14 +30,14 @@ export const ProcessRow = memo(function ProcessRow({
         </Link>
       </td>
       <td className="col-state">
-        <StateBadge state={process.state} status={process.status} />
+        <StateBadge state={process.state} status={process.status} animated={false} />
       </td>
       <td className="col-ref" title={process.ref}>
         {process.ref ?? ''}
       </td>
       <td className="col-run">{process.run}</td>
       <td className="col-created">
-        <time dateTime={process.createdAt}>{new Date(process.createdAt).toLocaleTimeString()}</time>
+        <time dateTime={process.createdAt}>{formatTime(process.createdAt)}</time>
       </td>
       <td className="col-duration">{formatDuration(process.durationMs)}</td>
       <td className="col-error" title={process.error?.message}>

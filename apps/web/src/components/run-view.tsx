@@ -1,5 +1,5 @@
 import type { RunRecord } from '../hooks/run-record.ts';
-import { formatDuration } from './duration.ts';
+import { formatDuration, formatTime } from './duration.ts';
 import { OutputView } from './output-view.tsx';
 import { StateBadge } from './state-badge.tsx';
 
@@ -13,7 +13,7 @@ export function RunView({ run }: { run: RunRecord }) {
         {run.durationMs !== undefined && <span className="muted">{formatDuration(run.durationMs)}</span>}
         {run.startedAt !== undefined && (
           <time className="muted" dateTime={run.startedAt}>
-            {new Date(run.startedAt).toLocaleTimeString()}
+            {formatTime(run.startedAt)}
           </time>
         )}
       </header>

@@ -17,13 +17,22 @@ export function stateLabel(state: ProcessState, status: ProcessStatus): string {
 }
 
 /**
- * A process's state as a coloured badge with an icon: queued, running and terminating are animated;
+ * A process's state as a coloured badge with an icon: queued, running and terminating are animated
+ * (unless `animated` is false: the process table's many rows stay still, which keeps it responsive);
  * an idle process shows its last run's status (success, failed, timeout, canceled).
  */
-export function StateBadge({ state, status }: { state: ProcessState; status: ProcessStatus }) {
+export function StateBadge({
+  state,
+  status,
+  animated = true,
+}: {
+  state: ProcessState;
+  status: ProcessStatus;
+  animated?: boolean;
+}) {
   const label = stateLabel(state, status);
   return (
-    <span className={`badge badge-${label}`} data-state={label}>
+    <span className={`badge badge-${label}${animated ? ' badge-animated' : ''}`} data-state={label}>
       <span className="badge-icon" aria-hidden="true">
         {ICONS[label]}
       </span>

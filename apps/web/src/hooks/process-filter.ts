@@ -26,3 +26,8 @@ export function matchesFilter(
     field?.toLowerCase().includes(text),
   );
 }
+
+/** True when `filter` lets every process through. */
+export function isEmptyFilter(filter: ProcessFilter): boolean {
+  return !filter.state && !filter.status && !filter.ref && !filter.text?.trim();
+}

@@ -9,7 +9,8 @@ export class ProcessListStore {
   readonly #byPid = new Map<number, ProcessSnapshot>();
   readonly #listeners = new Set<() => void>();
   #order: number[] = [];
-  #orderStale = false;
+  /** Pids added since `#order` was last built. */
+  #added: number[] = [];
   #version = 0;
   #frame: number | undefined;
   #subscription: Subscription | undefined;
@@ -53,9 +54,14 @@ export class ProcessListStore {
 
   /** Every process, newest (highest pid) first. */
   all(): ProcessSnapshot[] {
-    if (this.#orderStale) {
-      this.#order = [...this.#byPid.keys()].sort((a, b) => b - a);
-      this.#orderStale = false;
+    if (this.#added.length > 0) {
+      const added = this.#added.sort((a, b) => b - a);
+      // New processes normally have the highest pids: they go on top without sorting everything.
+      this.#order =
+        this.#order.length === 0 || added.at(-1)! > this.#order[0]!
+          ? [...added, ...this.#order]
+          : [...this.#byPid.keys()].sort((a, b) => b - a);
+      this.#added = [];
     }
     return this.#order.map((pid) => this.#byPid.get(pid)!);
   }
@@ -72,7 +78,7 @@ export class ProcessListStore {
   }
 
   #put(snapshot: ProcessSnapshot): void {
-    if (!this.#byPid.has(snapshot.pid)) this.#orderStale = true;
+    if (!this.#byPid.has(snapshot.pid)) this.#added.push(snapshot.pid);
     this.#byPid.set(snapshot.pid, snapshot);
   }
 

@@ -1,6 +1,6 @@
 import { Link } from 'wouter';
 import { CodeView } from '../components/code-view.tsx';
-import { formatDuration } from '../components/duration.ts';
+import { formatDateTime, formatDuration } from '../components/duration.ts';
 import { ProcessActions } from '../components/process-actions.tsx';
 import { RunView } from '../components/run-view.tsx';
 import { StateBadge } from '../components/state-badge.tsx';
@@ -46,7 +46,7 @@ export function ProcessDetailPage({ pid }: { pid: number }) {
           )}
           <dt>Created</dt>
           <dd>
-            <time dateTime={snapshot.createdAt}>{new Date(snapshot.createdAt).toLocaleString()}</time>
+            <time dateTime={snapshot.createdAt}>{formatDateTime(snapshot.createdAt)}</time>
           </dd>
           {snapshot.durationMs !== undefined && (
             <>
