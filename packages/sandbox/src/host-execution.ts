@@ -119,7 +119,7 @@ export class HostExecution implements Execution {
   }
 
   /** A message from this execution's worker. */
-  onWorkerMessage(message: Exclude<WorkerMessage, { type: 'ready' }>): void {
+  onWorkerMessage(message: Exclude<WorkerMessage, { type: 'ready' | 'warm' }>): void {
     if (message.type === 'done') clearTimeout(this.#stuckTimer);
     if (this.#state !== 'running') return;
     switch (message.type) {

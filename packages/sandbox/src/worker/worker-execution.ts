@@ -286,6 +286,7 @@ export class WorkerExecution {
       cpuTimeMs,
       heapUsedBytes: heap,
       truncated: this.#budget.truncated,
+      rssBytes: process.memoryUsage.rss(),
     });
     this.#sandbox.dispose();
     this.#resolveDone();
