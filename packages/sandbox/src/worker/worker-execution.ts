@@ -7,7 +7,13 @@ import { cpuTimeMsSince, heapUsedBytes } from './isolate-figures.ts';
 import { isCallId, toFetchRequest } from './isolate-requests.ts';
 import { OutputBudget } from './output-budget.ts';
 import type { SandboxIsolate } from './sandbox-isolate.ts';
-import { isExecutionError, LINE_OFFSET, prepareSource, toExecutionError } from './transpile.ts';
+import {
+  checkFunctionBody,
+  isExecutionError,
+  LINE_OFFSET,
+  prepareSource,
+  toExecutionError,
+} from './transpile.ts';
 
 type ExecuteMessage = Extract<HostMessage, { type: 'execute' }>;
 
@@ -78,6 +84,8 @@ export class WorkerExecution {
         filename: prepared.filename,
         lineOffset: LINE_OFFSET,
       });
+      // After compiling, so that a plain syntax error is reported with its position.
+      checkFunctionBody(prepared);
     } catch (e) {
       return this.#finish('failed', isExecutionError(e) ? e : this.#toError(e), true);
     }
