@@ -120,6 +120,7 @@ export async function createServer(options: ServerOptions = {}): Promise<MciServ
     defaults: { timeoutMs: limits.timeoutMs, memoryLimitMb: limits.memoryLimitMb },
     maxima: { timeoutMs: limits.maxTimeoutMs, memoryLimitMb: limits.maxMemoryLimitMb },
     responsePipeBytes: limits.responsePipeBytes,
+    maxOpenStreams: limits.maxOpenStreams,
     createIntentStream,
     logger,
     ...(options.concurrency !== undefined && { concurrency: options.concurrency }),

@@ -9,6 +9,7 @@ import type { HttpEnv } from './http-env.ts';
 import { sendError } from './http-error.ts';
 import { renderMetrics, type TransportStats } from './metrics.ts';
 import { registerProcessRoutes } from './process-routes.ts';
+import { principalRateLimit } from './rate-limit.ts';
 
 /** A tool as `GET /tools` lists it. */
 export interface ToolListing extends ToolDeclarationSource {
@@ -23,6 +24,8 @@ export interface HttpAppOptions {
   tools: readonly ToolListing[];
   /** Largest request body in bytes; larger ones get 413 `PAYLOAD_TOO_LARGE`. */
   maxBodyBytes: number;
+  /** HTTP requests per principal per second; past it 429 `RATE_LIMITED`. @default 200 */
+  rateLimitPerSecond?: number;
   /** True once shutdown began: `/healthz` answers 503 and so does every other route. */
   isShuttingDown: () => boolean;
   transportStats: () => TransportStats;
@@ -63,6 +66,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpEnv> {
     c.set('principal', result.principal);
     await next();
   });
+  app.use('*', principalRateLimit(options.rateLimitPerSecond ?? 200));
   app.use(
     '*',
     bodyLimit({
