@@ -76,6 +76,8 @@ export default async function bench(): Promise<BenchResult[]> {
     concurrency: WORKERS,
     logLevel: 'silent',
     maxQueue: 100_000,
+    // The per-principal HTTP rate limit would cap the MCP path, not the WebSocket one.
+    limits: { rateLimitPerSecond: 1_000_000 },
   });
   const callers = 8;
   const ws = await Promise.all(Array.from({ length: callers }, () => wsClient(server.wsUrl)));
