@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import type { Logger } from 'pino';
 import type { Authenticator } from './auth/authenticator.ts';
+import type { ChatService } from './chat/chat-service.ts';
 import type { Limits } from './config/config-schema.ts';
 import { createHttpApp, type ToolListing } from './http/app.ts';
 import type { ProcessManager } from './processes/process-manager-types.ts';
@@ -19,6 +20,8 @@ export interface ListenOptions {
   /** WebSocket ping interval in ms. */
   heartbeatMs: number;
   logger?: Logger;
+  /** Server-hosted conversations (`chat.*` over WebSocket, `GET /models`). */
+  chat?: ChatService;
 }
 
 /** The HTTP API and the WebSocket gateway, listening on one port. */
@@ -47,6 +50,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     maxBufferedBytes: limits.maxBufferedBytes,
     heartbeatMs: options.heartbeatMs,
     ...(logger && { logger }),
+    ...(options.chat && { chat: options.chat }),
   });
   const app = createHttpApp({
     manager,
@@ -55,6 +59,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     maxBodyBytes: limits.maxBodyBytes,
     isShuttingDown: () => !accepting,
     transportStats: () => ({ wsConnections: gateway.connections, wsEventsDropped: gateway.droppedEvents }),
+    ...(options.chat && { chat: options.chat }),
   });
   const handle = getRequestListener(app.fetch);
   const http = createHttpServer((request, response) => {

@@ -1,6 +1,8 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { type Authenticator, bearerToken } from '../auth/authenticator.ts';
+import { registerChatRoutes } from '../chat/chat-routes.ts';
+import type { ChatService } from '../chat/chat-service.ts';
 import type { ProcessManager } from '../processes/process-manager-types.ts';
 import { ServerError } from '../processes/server-error.ts';
 import { renderSandboxGlobals, type ToolDeclarationSource } from '../tools-dts/sandbox-globals-dts.ts';
@@ -25,6 +27,8 @@ export interface HttpAppOptions {
   /** True once shutdown began: `/healthz` answers 503 and so does every other route. */
   isShuttingDown: () => boolean;
   transportStats: () => TransportStats;
+  /** Server-hosted conversations, for `GET /models`. */
+  chat?: ChatService;
 }
 
 /**
@@ -84,5 +88,6 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpEnv> {
     });
   });
   registerProcessRoutes(app, options.manager);
+  registerChatRoutes(app, options.chat);
   return app;
 }
