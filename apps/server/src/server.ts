@@ -12,6 +12,7 @@ import { type Limits, LimitsSchema } from './config/config-schema.ts';
 import { DEFAULT_PORT } from './config/load-config.ts';
 import { type Listener, listen } from './listener.ts';
 import { createLogger, type Logger } from './logger.ts';
+import { createMcpHttp } from './mcp/http-sessions.ts';
 import { createProcessManager } from './processes/process-manager.ts';
 import type { ProcessManager } from './processes/process-manager-types.ts';
 import type { RetentionOptions } from './store/retention.ts';
@@ -126,6 +127,7 @@ export async function createServer(options: ServerOptions = {}): Promise<MciServ
     defaults: { timeoutMs: limits.timeoutMs, memoryLimitMb: limits.memoryLimitMb },
     maxima: { timeoutMs: limits.maxTimeoutMs, memoryLimitMb: limits.maxMemoryLimitMb },
     responsePipeBytes: limits.responsePipeBytes,
+    maxOpenStreams: limits.maxOpenStreams,
     createIntentStream,
     logger,
     ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
@@ -148,6 +150,13 @@ export async function createServer(options: ServerOptions = {}): Promise<MciServ
     if (ownPool) await pool.close();
     throw error;
   }
+  const mcp = createMcpHttp({
+    manager,
+    tools: collection.list(),
+    authenticated: authenticator.required,
+    responsePipeBytes: limits.responsePipeBytes,
+    logger,
+  });
 
   let listener: Listener;
   try {
@@ -161,6 +170,7 @@ export async function createServer(options: ServerOptions = {}): Promise<MciServ
       heartbeatMs: options.heartbeatMs ?? 30_000,
       logger,
       chat,
+      mcp,
     });
   } catch (error) {
     await chat.close();
@@ -183,6 +193,7 @@ export async function createServer(options: ServerOptions = {}): Promise<MciServ
       retention?.stop();
       await chat.close();
       await manager.shutdown({ graceMs: closeOptions?.graceMs ?? options.shutdownGraceMs ?? 10_000 });
+      await mcp.close();
       await listener.close(1001);
       await runner.close();
       if (ownPool) await pool.close();

@@ -17,6 +17,8 @@ const integer =
   };
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
+type ServeFlags = ServerFlags & StorageFlags & ChatFlags & { maxConnections?: number; rateLimit?: number };
+
 /** `mci serve`: runs the server until SIGTERM/SIGINT (graceful: running processes get the grace period). */
 export const registerServe: RegisterCommand = (program: Command) => {
   const storage = storageOptions();
@@ -48,6 +50,18 @@ export const registerServe: RegisterCommand = (program: Command) => {
       collect,
     )
     .option('--insecure', 'allow a non-loopback host without tokens')
+    .addOption(
+      new Option(
+        '--max-connections <n>',
+        'most open connections (config limits.maxConnections; default 1024)',
+      ).argParser(integer('--max-connections', 1)),
+    )
+    .addOption(
+      new Option(
+        '--rate-limit <n>',
+        'HTTP requests per client per second (config limits.rateLimitPerSecond; default 200)',
+      ).argParser(integer('--rate-limit', 1)),
+    )
     .addOption(storage.db)
     .addOption(storage.retentionDays)
     .addOption(storage.retentionMax)
@@ -55,7 +69,7 @@ export const registerServe: RegisterCommand = (program: Command) => {
     .addOption(chat.modelUrl)
     .addOption(chat.system)
     .addOption(chat.maxSteps)
-    .action(async (opts: ServerFlags & StorageFlags & ChatFlags) => {
+    .action(async (opts: ServeFlags) => {
       try {
         const settings = loadServerSettings(opts);
         const logger = createLogger({ level: settings.logLevel });
@@ -68,7 +82,11 @@ export const registerServe: RegisterCommand = (program: Command) => {
           allowNet: settings.allowNet,
           tokens: settings.tokens,
           insecure: settings.insecure,
-          limits: settings.limits,
+          limits: {
+            ...settings.limits,
+            ...(opts.maxConnections !== undefined && { maxConnections: opts.maxConnections }),
+            ...(opts.rateLimit !== undefined && { rateLimitPerSecond: opts.rateLimit }),
+          },
           heartbeatMs: settings.heartbeatMs,
           shutdownGraceMs: settings.shutdownGraceMs,
           logger,
