@@ -3,7 +3,6 @@ import {
   type CallToolResult,
   CallToolResultSchema,
   CreateTaskResultSchema,
-  type ProgressNotification,
   RELATED_TASK_META_KEY,
   type Task,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -142,7 +141,7 @@ describe.each(transports)('MCP tasks over %s', (name, connect) => {
   });
 
   it('sends progress notifications in order for output() and console lines', async () => {
-    const progress: ProgressNotification['params'][] = [];
+    const progress: Array<{ progress: number; message?: string }> = [];
     const result = (await client.callTool(
       {
         name: 'run_code',

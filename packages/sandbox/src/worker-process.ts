@@ -24,7 +24,7 @@ const WORKER_FILE = fileURLToPath(
  *   too. The execution then timed out with no result. Without code GC, the replaced code of
  *   amaro's one module stays allocated: bounded, since each function tiers up at most once.
  *   (Found with gdb; `--stress-wasm-code-gc` reproduces it within about 1,000 executions, see
- *   `test/wasm-code-gc.test.ts`.)
+ *   `test/wasm-code-gc.slow.test.ts`.)
  */
 const WORKER_EXEC_ARGV = [
   '--no-node-snapshot',
@@ -94,7 +94,8 @@ export function crashLines(stderrTail: string): string {
 /** What the pool needs to hear from a worker process. */
 export interface WorkerProcessEvents {
   onReady(worker: WorkerProcess): void;
-  onMessage(worker: WorkerProcess, message: Exclude<WorkerMessage, { type: 'ready' }>): void;
+  onWarm(worker: WorkerProcess): void;
+  onMessage(worker: WorkerProcess, message: Exclude<WorkerMessage, { type: 'ready' | 'warm' }>): void;
   onExit(worker: WorkerProcess, reason: string): void;
 }
 
@@ -108,8 +109,8 @@ export class WorkerProcess {
   #ready = false;
   #exited = false;
   #stderrTail = '';
-  /** When the worker last finished an execution (`performance.now()`); idle workers are picked LRU. */
-  lastDoneAt = 0;
+  /** Whether the worker's isolate for the next execution is built (it said `ready` or `warm`). */
+  warm = false;
 
   /**
    * Starts the process.
@@ -136,7 +137,11 @@ export class WorkerProcess {
     this.#child.on('message', (message: WorkerMessage) => {
       if (message.type === 'ready') {
         this.#ready = true;
+        this.warm = true;
         events.onReady(this);
+      } else if (message.type === 'warm') {
+        this.warm = true;
+        events.onWarm(this);
       } else {
         events.onMessage(this, message);
       }
@@ -173,6 +178,7 @@ export class WorkerProcess {
    */
   send(message: HostMessage): boolean {
     if (this.#exited || !this.#child.connected) return false;
+    if (message.type === 'execute') this.warm = false;
     try {
       this.#child.send(message);
       return true;

@@ -95,7 +95,7 @@ return (await tools.greet({ name: 'Ada' })).content[0].text`,
   it('throws a TypeError naming the path when props cannot be copied', async () => {
     const r = await run(pool, 'await tools.greet({ name: "x", cb: () => 1 })', { tools });
     expect(r.error?.message).toBe(
-      'tools["greet"]() argument: $.cb is a function and cannot be copied out of the sandbox',
+      'tools["greet"]() argument: value.cb is a function and cannot be copied out of the sandbox',
     );
   });
 

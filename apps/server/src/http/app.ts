@@ -7,6 +7,7 @@ import type { McpHttp } from '../mcp/http-sessions.ts';
 import type { ProcessManager } from '../processes/process-manager-types.ts';
 import { ServerError } from '../processes/server-error.ts';
 import { renderSandboxGlobals, type ToolDeclarationSource } from '../tools-dts/sandbox-globals-dts.ts';
+import { registerConsoleRoutes } from './console-routes.ts';
 import type { HttpEnv } from './http-env.ts';
 import { sendError } from './http-error.ts';
 import { renderMetrics, type TransportStats } from './metrics.ts';
@@ -60,6 +61,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpEnv> {
     options.isShuttingDown() ? c.json({ status: 'shutting_down' }, 503) : c.json({ status: 'ok' }),
   );
 
+  registerConsoleRoutes(app);
   app.use('*', async (c, next) => {
     if (options.isShuttingDown()) throw new ServerError('SHUTTING_DOWN', 'the server is shutting down');
     const result = options.authenticator.authenticate(bearerToken(c.req.header('authorization')));

@@ -15,7 +15,8 @@ type ToolContent =
   | { type: 'text'; text: string }
   | { type: 'image'; data: string; mimeType: string }
   | { type: 'audio'; data: string; mimeType: string }
-  | { type: 'resource_link'; uri: string; name: string; mimeType?: string };
+  | { type: 'resource_link'; uri: string; name: string; mimeType?: string }
+  | { type: 'resource'; resource: { uri: string; mimeType?: string; text?: string; blob?: string } };
 
 /** The MCI execution result every tool call resolves to. Tool failures are results, not exceptions. */
 interface ToolResult {

@@ -7,7 +7,7 @@ import { createUrlApis } from './url.ts';
 import { installWebApis } from './web-apis.ts';
 
 /**
- * The bootstrap script's source text: one function expression `(send, call, sendNow) => control` built from
+ * The bootstrap script's source text: one function expression `(send, call) => control` built from
  * the bootstrap parts' own source (`Function.prototype.toString`), so the isolate code is type-checked
  * and linted with the rest of the package. Compiled once per worker, then reused through V8's code
  * cache for each new isolate.
@@ -20,7 +20,7 @@ import { installWebApis } from './web-apis.ts';
  * compile, a fraction of a millisecond.
  */
 export function bootstrapSource(): string {
-  return `(function (send, call, sendNow) {
+  return `(function (send, call) {
 'use strict';
 const lib = {
   capturePrimordials: (${capturePrimordials}),
@@ -30,6 +30,6 @@ const lib = {
   installWebApis: ${installWebApis},
   installFetch: ${installFetch},
 };
-return (${bootstrap})(send, call, lib, sendNow);
+return (${bootstrap})(send, call, lib);
 })`;
 }

@@ -1,0 +1,35 @@
+import { fileURLToPath } from 'node:url';
+import react from '@vitejs/plugin-react';
+import { defineConfig, type ProxyOptions } from 'vite';
+
+// The server this dev server forwards the API and the WebSocket to (`pnpm dev` starts one on 7687).
+const target = process.env.MCI_URL ?? `http://127.0.0.1:${process.env.MCI_PORT ?? '7687'}`;
+
+// Page URLs (`/processes`, `/tools`) share paths with the API: a browser navigation (Accept: text/html)
+// gets the console's index.html, everything else goes to the server. `mci serve` makes the same choice.
+const api: ProxyOptions = {
+  target,
+  bypass: (request) => (request.headers.accept?.includes('text/html') ? '/index.html' : undefined),
+};
+
+/** Builds the console into `apps/server/console`, which `mci serve` serves at `/`. */
+export default defineConfig({
+  plugins: [react()],
+  resolve: {
+    conditions: ['@mci/source', 'browser', 'module', 'development|production'],
+    // @mci/client loads `ws` only in Node; the browser uses its global WebSocket.
+    alias: { ws: fileURLToPath(new URL('./src/connection/no-ws.ts', import.meta.url)) },
+  },
+  build: {
+    outDir: fileURLToPath(new URL('../server/console', import.meta.url)),
+    emptyOutDir: true,
+    target: 'es2024',
+  },
+  server: {
+    host: '127.0.0.1',
+    proxy: {
+      '/ws': { target, ws: true },
+      '^/(processes|tools|tools\\.d\\.ts|healthz|metrics|models|conversations)(/.*)?$': api,
+    },
+  },
+});
