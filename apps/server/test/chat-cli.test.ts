@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -117,6 +118,47 @@ describe('mci chat', () => {
     expect(run.stderr).toMatch(/mci chat: openai model fake-1 at .* answered HTTP 500/);
     expect(run.stderr).not.toMatch(/\n\s+at /); // no stack
     expect(run.stdout + run.stderr).not.toContain('SECRET');
+  });
+
+  it('Ctrl-C cancels the turn and kills its running process (exit 130)', async () => {
+    const transcript = join(dir, 'spin.md');
+    writeFileSync(
+      transcript,
+      '## assistant\nSpinning:\n\n```ts exec=true\nwhile (true) {}\n```\n\nStill writing.\n',
+    );
+    const main = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
+    const child = spawn(
+      process.execPath,
+      [
+        '--conditions=@mci/source',
+        '--disable-warning=ExperimentalWarning',
+        main,
+        'chat',
+        '--url',
+        server.url,
+        '--model',
+        `replay:${transcript}`,
+        'spin',
+      ],
+      { cwd: dir, env: { ...process.env, MCI_REPLAY_RATE: '20' } },
+    );
+    let stderr = '';
+    const running = new Promise<number>((resolve) => {
+      child.stderr.on('data', (chunk) => {
+        stderr += String(chunk);
+        const pid = /pid (\d+) \[block 0\]: running/.exec(stderr)?.[1];
+        if (pid) resolve(Number(pid));
+      });
+    });
+    const pid = await running;
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(130);
+    expect(stderr).toContain('(stopped: canceled');
+    expect(server.manager.get(pid, { id: 'local', role: 'operator' })).toMatchObject({
+      state: 'idle',
+      status: 'canceled',
+    });
   });
 
   it('usage errors exit 2: no model, a missing key', async () => {

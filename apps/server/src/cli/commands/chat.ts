@@ -137,7 +137,15 @@ async function repl(agent: Agent, options: ChatOptions): Promise<number> {
     }
     rl.close();
   });
-  rl.prompt();
+  // Input may end (a pipe, Ctrl-D) while a turn runs; lines already read are still answered.
+  let closed = false;
+  rl.once('close', () => {
+    closed = true;
+  });
+  const prompt = () => {
+    if (!closed) rl.prompt();
+  };
+  prompt();
   let failed = false;
   for await (const line of rl) {
     const text = line.trim();
@@ -152,7 +160,7 @@ async function repl(agent: Agent, options: ChatOptions): Promise<number> {
       }
       turn = undefined;
     }
-    rl.prompt();
+    prompt();
   }
   return failed ? EXIT.FAILED : EXIT.OK;
 }
