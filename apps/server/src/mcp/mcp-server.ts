@@ -76,7 +76,7 @@ export interface MciMcpServer {
   connect(transport: Transport): Promise<void>;
   /** Resolves once no `tools/call` or `tasks/result` is in flight (their answers are sent). */
   drain(): Promise<void>;
-  /** Closes the transport and stops relaying events; processes keep running. */
+  /** Closes the transport and stops relaying events (idempotent); processes keep running. */
   close(): Promise<void>;
 }
 
@@ -141,6 +141,7 @@ export function createMciMcpServer(options: MciMcpServerOptions): MciMcpServer {
   });
   const relay = new ProgressRelay({ manager, server, ...(logger && { logger }) });
   let tasksNegotiated = false;
+  let closing: Promise<void> | undefined;
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: definitions }));
   server.setRequestHandler(ListResourcesRequestSchema, () => ({
@@ -287,9 +288,12 @@ export function createMciMcpServer(options: MciMcpServerOptions): MciMcpServer {
       // The answers are sent in a continuation of each handler.
       await new Promise((resolve) => setImmediate(resolve));
     },
-    async close() {
-      relay.close();
-      await server.close();
+    close() {
+      closing ??= (async () => {
+        relay.close();
+        await server.close();
+      })();
+      return closing;
     },
   };
 
