@@ -180,6 +180,29 @@ describe.each(transports)('MCP tasks over %s', (name, connect) => {
   });
 });
 
+describe('MCP calls are processes of the server', () => {
+  it('an operator kills a synchronous run_code through the HTTP API; the call answers canceled', async () => {
+    const client = await httpClient(server.url);
+    try {
+      const call = client.callTool({ name: 'run_code', arguments: { code: 'for (;;) {}', ref: 'op-kill' } });
+      let pid: number | undefined;
+      while (pid === undefined) {
+        const listing = (await (await fetch(`${server.url}/processes?ref=op-kill&state=running`)).json()) as {
+          processes: Array<{ pid: number }>;
+        };
+        pid = listing.processes[0]?.pid;
+      }
+      const killed = await fetch(`${server.url}/processes/${pid}/signals/kill`, { method: 'POST' });
+      expect(killed.ok).toBe(true);
+      const result = (await call) as CallToolResult;
+      expect(result.isError).toBe(true);
+      expect(result.structuredContent).toMatchObject({ pid, status: 'canceled' });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe('MCP tasks over Streamable HTTP with tokens', () => {
   let secured: MciServer;
   beforeAll(async () => {
