@@ -1,6 +1,7 @@
 import { createIntentStream } from '@mci/intent-extractor';
 import { createSandboxPool, type SandboxPool } from '@mci/sandbox';
 import { createToolRunner, loadTools, type ToolRunner } from '@mci/tools';
+import type { LevelWithSilent } from 'pino';
 import { createAuthenticator, type TokenGrant } from './auth/authenticator.ts';
 import { isLoopbackHost } from './auth/loopback.ts';
 import { resolveToolFilePath } from './cli/tool-file.ts';
@@ -8,12 +9,12 @@ import { ConfigError } from './config/config-error.ts';
 import { type Limits, LimitsSchema } from './config/config-schema.ts';
 import { DEFAULT_PORT } from './config/load-config.ts';
 import { type Listener, listen } from './listener.ts';
-import type { LevelWithSilent } from 'pino';
 import { createLogger, type Logger } from './logger.ts';
-import type { ProcessManager } from './processes/process-manager-types.ts';
 import { createProcessManager } from './processes/process-manager.ts';
+import type { ProcessManager } from './processes/process-manager-types.ts';
 import type { RetentionOptions } from './store/retention.ts';
 import { openServerStore, startServerRetention } from './store/server-store.ts';
+import { corruptError, isCorruption } from './store/store-error.ts';
 
 /** Options of {@link createServer}; every field is optional. */
 export interface ServerOptions {
@@ -111,20 +112,29 @@ export async function createServer(options: ServerOptions = {}): Promise<MciServ
       ...(options.concurrency !== undefined && { size: options.concurrency }),
       ...(options.allowNet !== undefined && { allowNet: options.allowNet }),
     });
-  const manager = createProcessManager({
-    pool,
-    tools: runner,
-    maxQueue: options.maxQueue ?? 1000,
-    maxCodeBytes: limits.maxCodeBytes,
-    defaults: { timeoutMs: limits.timeoutMs, memoryLimitMb: limits.memoryLimitMb },
-    maxima: { timeoutMs: limits.maxTimeoutMs, memoryLimitMb: limits.maxMemoryLimitMb },
-    responsePipeBytes: limits.responsePipeBytes,
-    maxOpenStreams: limits.maxOpenStreams,
-    createIntentStream,
-    logger,
-    ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
-    ...(store && { store }),
-  });
+  let manager: ProcessManager;
+  try {
+    manager = createProcessManager({
+      pool,
+      tools: runner,
+      maxQueue: options.maxQueue ?? 1000,
+      maxCodeBytes: limits.maxCodeBytes,
+      defaults: { timeoutMs: limits.timeoutMs, memoryLimitMb: limits.memoryLimitMb },
+      maxima: { timeoutMs: limits.maxTimeoutMs, memoryLimitMb: limits.maxMemoryLimitMb },
+      responsePipeBytes: limits.responsePipeBytes,
+      maxOpenStreams: limits.maxOpenStreams,
+      createIntentStream,
+      logger,
+      ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
+      ...(store && { store }),
+    });
+  } catch (error) {
+    // Recovery read a damaged store (or an option was bad): release the store, its lock and the pool.
+    await store?.close().catch(() => {});
+    await runner.close();
+    if (ownPool) await pool.close();
+    throw store && isCorruption(error) ? corruptError(store.path, error) : error;
+  }
   const retention = startServerRetention(store, manager, options.retention, logger);
 
   let listener: Listener;
