@@ -46,7 +46,7 @@ describe('a damaged database', () => {
     for (let attempt = 0; attempt < 2; attempt++) {
       const run = await mci(args, repo, { MCI_LOG_LEVEL: 'silent' });
       expect(run.code).toBe(1);
-      expect(run.stderr).toContain(`the process database ${path} is damaged`);
+      expect(run.stderr).toContain(`the process database ${path} is corrupt`);
       expect(run.stderr).toContain(`sqlite3 ${path} ".recover"`);
       expect(run.stderr).toContain('new --db');
       expect(run.stderr).not.toContain('in use');

@@ -55,7 +55,7 @@ export function corruptError(path: string, error: unknown): StoreError {
   return new StoreError(
     'STORE_CORRUPT',
     path,
-    `the process database ${path} is damaged or not an SQLite database (${detail}). ` +
+    `the process database ${path} is corrupt or not an SQLite database (${detail}). ` +
       `Recover what it holds with: sqlite3 ${path} ".recover" | sqlite3 ${path}.recovered ` +
       `(then start with --db ${path}.recovered), or move it away and start with a new --db`,
     { cause: error },
