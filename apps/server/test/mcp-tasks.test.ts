@@ -3,7 +3,6 @@ import {
   type CallToolResult,
   CallToolResultSchema,
   CreateTaskResultSchema,
-  type ProgressNotification,
   RELATED_TASK_META_KEY,
   type Task,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -142,7 +141,7 @@ describe.each(transports)('MCP tasks over %s', (name, connect) => {
   });
 
   it('sends progress notifications in order for output() and console lines', async () => {
-    const progress: ProgressNotification['params'][] = [];
+    const progress: Array<{ progress: number; message?: string }> = [];
     const result = (await client.callTool(
       {
         name: 'run_code',
@@ -178,6 +177,29 @@ describe.each(transports)('MCP tasks over %s', (name, connect) => {
     } = await startTask(client, 'run_code', { code: 'output(1)' }));
     await terminal;
     expect(statuses.at(-1)).toBe('completed');
+  });
+});
+
+describe('MCP calls are processes of the server', () => {
+  it('an operator kills a synchronous run_code through the HTTP API; the call answers canceled', async () => {
+    const client = await httpClient(server.url);
+    try {
+      const call = client.callTool({ name: 'run_code', arguments: { code: 'for (;;) {}', ref: 'op-kill' } });
+      let pid: number | undefined;
+      while (pid === undefined) {
+        const listing = (await (await fetch(`${server.url}/processes?ref=op-kill&state=running`)).json()) as {
+          processes: Array<{ pid: number }>;
+        };
+        pid = listing.processes[0]?.pid;
+      }
+      const killed = await fetch(`${server.url}/processes/${pid}/signals/kill`, { method: 'POST' });
+      expect(killed.ok).toBe(true);
+      const result = (await call) as CallToolResult;
+      expect(result.isError).toBe(true);
+      expect(result.structuredContent).toMatchObject({ pid, status: 'canceled' });
+    } finally {
+      await client.close();
+    }
   });
 });
 
