@@ -9,6 +9,7 @@ import { MAX_METADATA_DEPTH } from '../src/processes/limits.ts';
 import { createMemoryStore } from '../src/processes/memory-store.ts';
 import { createProcessManager } from '../src/processes/process-manager.ts';
 import type { ProcessStore } from '../src/processes/process-store.ts';
+import { MAX_OUTPUT_EVENTS_PER_RUN } from '../src/processes/run-controller.ts';
 import { DEFAULT_MAX_OPEN_STREAMS } from '../src/processes/stream-registry.ts';
 import { REPLAY_WINDOW } from '../src/ws/connection.ts';
 import { ManualPool } from './support/manual-pool.ts';
@@ -115,6 +116,26 @@ describe('replay of a large log', () => {
     expect(largestRead).toBeLessThanOrEqual(REPLAY_WINDOW);
     const values = reader.messages.flatMap((m) => (m.type === 'output' ? [m.value] : []));
     expect(values).toEqual(Array.from({ length: outputs }, (_, i) => i));
+  });
+});
+
+describe('output floods', () => {
+  it('joins a console flood into one log event per turn and caps the output events of a run', async () => {
+    const { pool, listener, manager } = await setup();
+    const alice = new Client(listener.wsUrl, 'alice-token');
+    await alice.send({ type: 'process.create', code: 'flood()' });
+    const execution = await pool.started(1);
+    for (let i = 0; i < 1000; i++) execution.emit({ type: 'log', stream: 'stdout', text: `line ${i}\n` });
+    for (let i = 0; i < MAX_OUTPUT_EVENTS_PER_RUN + 100; i++) execution.emit({ type: 'output', value: i });
+    execution.finish();
+    await alice.until((m) => m.type === 'process' && m.state === 'idle');
+    const logs = alice.messages.filter((m) => m.type === 'log');
+    expect(logs).toHaveLength(1);
+    expect(logs[0]).toMatchObject({ text: expect.stringMatching(/^line 0\n[\s\S]*line 999\n$/) });
+    expect(alice.messages.filter((m) => m.type === 'output')).toHaveLength(MAX_OUTPUT_EVENTS_PER_RUN);
+    const result = manager.getResult(1, { id: 'alice', role: 'client' });
+    expect(result.outputs).toHaveLength(MAX_OUTPUT_EVENTS_PER_RUN);
+    expect(result).toMatchObject({ truncated: true, stdout: expect.stringContaining('line 999') });
   });
 });
 
