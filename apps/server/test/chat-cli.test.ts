@@ -31,7 +31,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('mci chat', () => {
+// Each test spawns `mci` from source (and, with --local, a whole server in it): seconds of start-up
+// on a loaded machine, so a wider timeout than the default 20 s.
+describe('mci chat', { timeout: 60_000 }, () => {
   it('one-shot with --local: status lines on stderr, the final answer on stdout', async () => {
     await using fake = await startFakeOpenAi(answer(`Checking.\n\n${BLOCK}`), answer('The tool says hello.'));
     const run = await mci(
