@@ -77,6 +77,8 @@ export async function createReplayModel(settings: ReplayModelSettings): Promise<
     async stream(request: ModelRequest): Promise<ModelAnswer> {
       const played = request.messages.filter((message) => message.role === 'assistant').length;
       const text = answers[played % answers.length] ?? '';
+      // Tokens come from a later turn of the event loop, as a provider's would, even without pauses.
+      await sleep(0, undefined, request.signal ? { signal: request.signal } : {});
       for (const token of splitTokens(text)) {
         request.signal?.throwIfAborted();
         if (pauseMs > 0) await sleep(pauseMs, undefined, request.signal ? { signal: request.signal } : {});
