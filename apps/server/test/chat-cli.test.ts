@@ -103,6 +103,20 @@ describe('mci chat', { timeout: 60_000 }, () => {
     expect(run.code).toBe(0);
   });
 
+  it('without a prompt, answers each line of input in turn (input ending mid-turn loses no line)', async () => {
+    const run = await mci(
+      ['chat', '--url', server.url, '--model', `replay:${devTranscript}`],
+      dir,
+      { MCI_REPLAY_RATE: '0' },
+      'Greet Ada\nAnd again\n',
+    );
+    expect(run.code).toBe(0);
+    expect(run.stderr).not.toContain('readline was closed');
+    // The replay model plays the transcript again for the second line: two turns, two answers.
+    expect(run.stdout.match(/the shopping list for pancakes is 3 eggs/g)).toHaveLength(2);
+    expect(run.stderr.match(/pid \d+ \[block 1\]: success/g)).toHaveLength(2);
+  });
+
   it('a model error exits 1 naming provider, model and status, without the key', async () => {
     await using fake = await startFakeOpenAi(
       ...Array.from({ length: 3 }, () => ({
