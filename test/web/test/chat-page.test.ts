@@ -80,6 +80,12 @@ describe('Chat page', () => {
     expect(await page.getByRole('article', { name: 'You' }).textContent()).toContain('Greet Ada');
     await screenshotAll(page, 'chat');
 
+    // The card's process names the conversation it came from.
+    const conversationId = new URL(page.url()).pathname.slice('/chat/'.length);
+    await card.getByRole('link', { name: /^Process \d+$/ }).click();
+    await page.getByRole('link', { name: conversationId }).click();
+    await page.getByRole('article', { name: 'You' }).waitFor();
+
     // The conversation is listed; rename it, then delete it.
     const list = page.getByRole('navigation', { name: 'Conversations' });
     await list.getByRole('button', { name: 'Rename Greet Ada' }).click();
