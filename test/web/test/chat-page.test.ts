@@ -106,6 +106,13 @@ describe('Chat page', () => {
     await using browser = await launchBrowser();
     const { page } = await openPage(browser);
     await page.goto(`${server.url}/chat`);
+    // Shift+Enter starts a new line; nothing is sent.
+    const message = page.getByRole('textbox', { name: 'Message' });
+    await message.pressSequentially('one');
+    await message.press('Shift+Enter');
+    await message.pressSequentially('two');
+    expect(await message.inputValue()).toBe('one\ntwo');
+    expect(new URL(page.url()).pathname).toBe('/chat');
     await page.getByRole('textbox', { name: 'Message' }).fill('Loop');
     await page.getByRole('button', { name: 'Send' }).click();
     const card = page.getByRole('region', { name: /^Process \d+$/ });
