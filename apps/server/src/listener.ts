@@ -1,10 +1,12 @@
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
+import { errorBody } from '@mci/protocol';
 import type { Logger } from 'pino';
 import type { Authenticator } from './auth/authenticator.ts';
 import type { Limits } from './config/config-schema.ts';
 import { createHttpApp, type ToolListing } from './http/app.ts';
+import type { OriginPolicy } from './http/origin-policy.ts';
 import type { ProcessManager } from './processes/process-manager-types.ts';
 import { createWsGateway } from './ws/ws-gateway.ts';
 
@@ -18,6 +20,8 @@ export interface ListenOptions {
   port: number;
   /** WebSocket ping interval in ms. */
   heartbeatMs: number;
+  /** Which `Host` names and page origins may use the HTTP API and the WebSocket. */
+  originPolicy: OriginPolicy;
   logger?: Logger;
 }
 
@@ -46,6 +50,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     maxCodeBytes: limits.maxCodeBytes,
     maxBufferedBytes: limits.maxBufferedBytes,
     heartbeatMs: options.heartbeatMs,
+    originPolicy: options.originPolicy,
     ...(logger && { logger }),
   });
   const app = createHttpApp({
@@ -55,6 +60,8 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     maxBodyBytes: limits.maxBodyBytes,
     isShuttingDown: () => !accepting,
     transportStats: () => ({ wsConnections: gateway.connections, wsEventsDropped: gateway.droppedEvents }),
+    originPolicy: options.originPolicy,
+    ...(logger && { logger }),
   });
   const handle = getRequestListener(app.fetch);
   const http = createHttpServer((request, response) => {
@@ -111,10 +118,7 @@ const MAX_DRAIN_BYTES = 64 * 1024 * 1024;
  * instead of the answer.
  */
 function refuseLargeBody(request: IncomingMessage, response: ServerResponse, maxBodyBytes: number): void {
-  const body = JSON.stringify({
-    error: `request body is over ${maxBodyBytes} bytes`,
-    code: 'PAYLOAD_TOO_LARGE',
-  });
+  const body = JSON.stringify(errorBody('PAYLOAD_TOO_LARGE', `request body is over ${maxBodyBytes} bytes`));
   let drained = 0;
   request.on('data', (chunk: Buffer) => {
     drained += chunk.length;

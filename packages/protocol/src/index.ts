@@ -23,6 +23,8 @@ export {
   StreamResultEventSchema,
   ToolEventSchema,
 } from './events.ts';
+// Output values: one JSON encoding for every interface (reversible for values JSON lacks)
+export { decodeOutputValue, encodeOutputValue } from './output-value.ts';
 // The response pipe: results rendered for a model to read
 export {
   DEFAULT_RESPONSE_PIPE_BYTES,
@@ -35,7 +37,10 @@ export {
 export {
   CLIENT_MESSAGE_TYPES,
   ClientMessageSchema,
+  CodeSchema,
+  ErrorBodySchema,
   ErrorCodeSchema,
+  errorBody,
   ErrorMessageSchema,
   HelloMessageSchema,
   OverflowMessageSchema,
@@ -83,12 +88,15 @@ export type {
   StreamResultEvent,
   ToolEvent,
 } from './events.ts';
+// Output value types
+export type { JsonValue } from './output-value.ts';
 // Response pipe types
 export type { FormatResultsOptions, RejectedBlock } from './response-pipe.ts';
 // Message types
 export type {
   ClientMessage,
   ClientMessageType,
+  ErrorBody,
   ErrorMessage,
   HelloMessage,
   OverflowMessage,
