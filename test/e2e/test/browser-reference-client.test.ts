@@ -15,7 +15,7 @@ const CHROMIUM = '/usr/bin/chromium';
 const FOREIGN_HOST = 'evil.test';
 
 /** The page's script: the reference client's calls, in order; the results land in `window.result`. */
-const PAGE_SCRIPT = String.raw`
+const PAGE_SCRIPT = `
 const server = new URLSearchParams(location.search).get('server');
 const json = { 'Content-Type': 'application/json' };
 async function call(method, path, body) {
@@ -75,7 +75,7 @@ main().then(
 `;
 
 /** The foreign page: one POST that must not run. */
-const FOREIGN_SCRIPT = String.raw`
+const FOREIGN_SCRIPT = `
 const server = new URLSearchParams(location.search).get('server');
 fetch(server + '/processes', {
   method: 'POST',
