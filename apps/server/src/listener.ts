@@ -6,7 +6,8 @@ import type { Logger } from 'pino';
 import type { Authenticator } from './auth/authenticator.ts';
 import type { Limits } from './config/config-schema.ts';
 import { createHttpApp, type ToolListing } from './http/app.ts';
-import type { OriginPolicy } from './http/origin-policy.ts';
+import { createOriginPolicy, type OriginPolicy } from './http/origin-policy.ts';
+import type { McpHttp } from './mcp/http-sessions.ts';
 import type { ProcessManager } from './processes/process-manager-types.ts';
 import { createWsGateway } from './ws/ws-gateway.ts';
 
@@ -15,14 +16,29 @@ export interface ListenOptions {
   manager: ProcessManager;
   authenticator: Authenticator;
   tools: readonly ToolListing[];
-  limits: Pick<Limits, 'maxFrameBytes' | 'maxCodeBytes' | 'maxBufferedBytes' | 'maxBodyBytes'>;
+  limits: Pick<
+    Limits,
+    | 'maxFrameBytes'
+    | 'maxCodeBytes'
+    | 'maxBufferedBytes'
+    | 'maxBodyBytes'
+    | 'headersTimeoutMs'
+    | 'requestTimeoutMs'
+    | 'maxConnections'
+    | 'rateLimitPerSecond'
+  >;
   host: string;
   port: number;
   /** WebSocket ping interval in ms. */
   heartbeatMs: number;
-  /** Which `Host` names and page origins may use the HTTP API and the WebSocket. */
-  originPolicy: OriginPolicy;
+  /**
+   * Which `Host` names and page origins may use the HTTP API and the WebSocket.
+   * @default the local default of `createOriginPolicy` for `host` and the authenticator's tokens
+   */
+  originPolicy?: OriginPolicy;
   logger?: Logger;
+  /** The MCP endpoint, served at `/mcp`. */
+  mcp?: McpHttp;
 }
 
 /** The HTTP API and the WebSocket gateway, listening on one port. */
@@ -37,11 +53,14 @@ export interface Listener {
 }
 
 /**
- * Serves the HTTP API (`createHttpApp`) and the WebSocket gateway (`/ws`) over one `node:http` server.
+ * Serves the HTTP API (`createHttpApp`) and the WebSocket gateway (`/ws`) over one `node:http` server,
+ * with header and request timeouts and a connection cap (`limits`).
  * @throws the listen error (EADDRINUSE, EACCES, ...).
  */
 export async function listen(options: ListenOptions): Promise<Listener> {
   const { manager, authenticator, limits, logger } = options;
+  const originPolicy =
+    options.originPolicy ?? createOriginPolicy({ tokens: authenticator.required, bindHost: options.host });
   let accepting = true;
   const gateway = createWsGateway({
     manager,
@@ -50,7 +69,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     maxCodeBytes: limits.maxCodeBytes,
     maxBufferedBytes: limits.maxBufferedBytes,
     heartbeatMs: options.heartbeatMs,
-    originPolicy: options.originPolicy,
+    originPolicy,
     ...(logger && { logger }),
   });
   const app = createHttpApp({
@@ -58,19 +77,30 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     authenticator,
     tools: options.tools,
     maxBodyBytes: limits.maxBodyBytes,
+    rateLimitPerSecond: limits.rateLimitPerSecond,
     isShuttingDown: () => !accepting,
     transportStats: () => ({ wsConnections: gateway.connections, wsEventsDropped: gateway.droppedEvents }),
-    originPolicy: options.originPolicy,
+    originPolicy,
     ...(logger && { logger }),
+    ...(options.mcp && { mcp: options.mcp }),
   });
   const handle = getRequestListener(app.fetch);
-  const http = createHttpServer((request, response) => {
+  // Slow clients: headers within headersTimeoutMs, the whole request within requestTimeoutMs (then
+  // 408), checked every second; past maxConnections new sockets are closed at once.
+  const requestTimeout = limits.requestTimeoutMs;
+  const timeouts = {
+    headersTimeout: Math.min(limits.headersTimeoutMs, requestTimeout),
+    requestTimeout,
+    connectionsCheckingInterval: Math.min(1000, requestTimeout),
+  };
+  const http = createHttpServer(timeouts, (request, response) => {
     if (Number(request.headers['content-length'] ?? 0) > limits.maxBodyBytes) {
       refuseLargeBody(request, response, limits.maxBodyBytes);
       return;
     }
     void handle(request, response);
   });
+  http.maxConnections = limits.maxConnections;
   http.on('upgrade', (request, socket, head) => {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
     if (path !== '/ws') {

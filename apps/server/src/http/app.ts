@@ -3,6 +3,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import type { Logger } from 'pino';
 import { type Authenticator, bearerToken } from '../auth/authenticator.ts';
+import type { McpHttp } from '../mcp/http-sessions.ts';
 import type { ProcessManager } from '../processes/process-manager-types.ts';
 import { ServerError } from '../processes/server-error.ts';
 import { renderSandboxGlobals, type ToolDeclarationSource } from '../tools-dts/sandbox-globals-dts.ts';
@@ -11,6 +12,7 @@ import { sendError } from './http-error.ts';
 import { renderMetrics, type TransportStats } from './metrics.ts';
 import type { OriginPolicy } from './origin-policy.ts';
 import { registerProcessRoutes } from './process-routes.ts';
+import { principalRateLimit } from './rate-limit.ts';
 import { requestGuard } from './request-guard.ts';
 
 /** A tool as `GET /tools` lists it. */
@@ -26,6 +28,8 @@ export interface HttpAppOptions {
   tools: readonly ToolListing[];
   /** Largest request body in bytes; larger ones get 413 `PAYLOAD_TOO_LARGE`. */
   maxBodyBytes: number;
+  /** HTTP requests per principal per second; past it 429 `RATE_LIMITED`. @default 200 */
+  rateLimitPerSecond?: number;
   /** True once shutdown began: `/healthz` answers 503 and so does every other route. */
   isShuttingDown: () => boolean;
   transportStats: () => TransportStats;
@@ -33,6 +37,8 @@ export interface HttpAppOptions {
   originPolicy: OriginPolicy;
   /** Where failures of the server's own (500 `INTERNAL`, values it could not encode) are logged. */
   logger?: Logger;
+  /** The MCP endpoint mounted at `/mcp` (behind the same checks and tokens as every route). */
+  mcp?: McpHttp;
 }
 
 /** How long a browser may cache a CORS preflight answer, in seconds. */
@@ -85,6 +91,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpEnv> {
     c.set('principal', result.principal);
     await next();
   });
+  app.use('*', principalRateLimit(options.rateLimitPerSecond ?? 200));
   app.use(
     '*',
     bodyLimit({
@@ -109,5 +116,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpEnv> {
     });
   });
   registerProcessRoutes(app, options.manager, options.logger);
+  const { mcp } = options;
+  if (mcp) app.all('/mcp', (c) => mcp.handle(c.req.raw, c.get('principal')));
   return app;
 }

@@ -3,6 +3,7 @@ import type { Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Logger } from 'pino';
 import type { Principal } from '../auth/principal.ts';
+import { parsePid } from '../processes/limits.ts';
 import type { ProcessManager } from '../processes/process-manager-types.ts';
 import { ServerError } from '../processes/server-error.ts';
 import type { HttpEnv } from './http-env.ts';
@@ -10,8 +11,6 @@ import { requireJson } from './request-guard.ts';
 import {
   CreateProcessBodySchema,
   ListQuerySchema,
-  PidParamSchema,
-  RunParamSchema,
   SignalBodySchema,
   SignalParamSchema,
 } from './request-schemas.ts';
@@ -70,8 +69,7 @@ export function registerProcessRoutes(app: Hono<HttpEnv>, manager: ProcessManage
   app.get('/processes/:pid/stdout', (c) => text(c, manager.getResult(pid(c), c.get('principal')).stdout));
   app.get('/processes/:pid/stderr', (c) => text(c, manager.getResult(pid(c), c.get('principal')).stderr));
   app.get('/processes/:pid/runs/:n', (c) => {
-    const params = parseOrThrow(RunParamSchema, c.req.param(), 'path');
-    return json(c, manager.getRun(params.pid, params.n, c.get('principal')));
+    return json(c, manager.getRun(pid(c), parsePid(c.req.param('n'), 'n'), c.get('principal')));
   });
 
   app.post('/processes/:pid/signals/:signal', requireJson, async (c) => {
@@ -125,7 +123,7 @@ function sendJson(c: Context, body: unknown, status: ContentfulStatusCode, logge
 }
 
 function pid(c: Context<HttpEnv>): number {
-  return parseOrThrow(PidParamSchema, { pid: c.req.param('pid') }, 'path').pid;
+  return parsePid(c.req.param('pid'));
 }
 
 function text(c: Context, body: string): Response {

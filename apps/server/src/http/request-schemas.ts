@@ -36,12 +36,7 @@ export const SignalBodySchema = z.strictObject({
   block: z.boolean().optional(),
 });
 
-/** Path parameters naming a process and a run. */
-export const PidParamSchema = z.object({ pid: z.coerce.number<string>().int().positive() });
-export const RunParamSchema = z.object({
-  pid: z.coerce.number<string>().int().positive(),
-  n: z.coerce.number<string>().int().positive(),
-});
+/** The signal of `POST /processes/:pid/signals/:signal`. */
 export const SignalParamSchema = z.object({ signal: z.enum(['kill', 'run']) });
 
 /** `GET /processes` query. `status=null` lists processes without an outcome yet. */

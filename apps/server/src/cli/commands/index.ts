@@ -5,6 +5,7 @@ import { registerExtract } from './extract.ts';
 import { registerKill } from './kill.ts';
 import { registerList } from './list.ts';
 import { registerLogs } from './logs.ts';
+import { registerMcp } from './mcp.ts';
 import { registerPs } from './ps.ts';
 import { registerRerun } from './rerun.ts';
 import { registerRun } from './run.ts';
@@ -24,6 +25,7 @@ export const commands: RegisterCommand[] = [
   registerEnvs,
   registerExtract,
   registerServe,
+  registerMcp,
   registerPs,
   registerLogs,
   registerKill,

@@ -56,10 +56,22 @@ export const registerServe: RegisterCommand = (program: Command) => {
       'URL the server is reached at through a proxy; its host is accepted (repeatable)',
       collect,
     )
+    .addOption(
+      new Option(
+        '--max-connections <n>',
+        'most open connections (config limits.maxConnections; default 1024)',
+      ).argParser(integer('--max-connections', 1)),
+    )
+    .addOption(
+      new Option(
+        '--rate-limit <n>',
+        'HTTP requests per client per second (config limits.rateLimitPerSecond; default 200)',
+      ).argParser(integer('--rate-limit', 1)),
+    )
     .addOption(storage.db)
     .addOption(storage.retentionDays)
     .addOption(storage.retentionMax)
-    .action(async (opts: ServerFlags & StorageFlags) => {
+    .action(async (opts: ServerFlags & StorageFlags & { maxConnections?: number; rateLimit?: number }) => {
       try {
         const settings = loadServerSettings(opts);
         const logger = createLogger({ level: settings.logLevel });
@@ -74,7 +86,11 @@ export const registerServe: RegisterCommand = (program: Command) => {
           insecure: settings.insecure,
           ...(settings.corsOrigins !== undefined && { corsOrigins: settings.corsOrigins }),
           publicUrls: settings.publicUrls,
-          limits: settings.limits,
+          limits: {
+            ...settings.limits,
+            ...(opts.maxConnections !== undefined && { maxConnections: opts.maxConnections }),
+            ...(opts.rateLimit !== undefined && { rateLimitPerSecond: opts.rateLimit }),
+          },
           heartbeatMs: settings.heartbeatMs,
           shutdownGraceMs: settings.shutdownGraceMs,
           logger,
