@@ -136,3 +136,14 @@ describe('ServerMessageSchema', () => {
     );
   });
 });
+
+describe('describeIssues', () => {
+  it('writes paths as tools[2].name and refuses an empty program', () => {
+    const result = parseClientMessage(
+      JSON.stringify({ type: 'process.create', id: 1, code: 'x', metadata: { attributes: { 'a b': [1] } } }),
+    );
+    expect(!result.ok && result.problem.path).toBe('metadata.attributes["a b"]');
+    const empty = parseClientMessage(JSON.stringify({ type: 'process.create', code: ' \n' }));
+    expect(!empty.ok && empty.problem).toMatchObject({ code: 'VALIDATION', path: 'code' });
+  });
+});

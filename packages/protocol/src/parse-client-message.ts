@@ -57,7 +57,8 @@ export function parseClientMessage(frame: string): ParsedClientMessage {
 
 /**
  * Turns zod issues into one problem: the first issue's path, every issue (up to 5) in the message.
- * Paths are written `tools[2].name` (keys dotted, array indexes in brackets).
+ * Paths are written `tools[2].name` (identifier keys dotted, indexes and other keys in brackets), the
+ * notation of `formatJsonPath` in @mci/schema.
  */
 export function describeIssues(issues: readonly z.core.$ZodIssue[]): ClientMessageProblem {
   const parts = issues.slice(0, 5).map((issue) => {
@@ -77,7 +78,9 @@ function formatPath(path: readonly PropertyKey[]): string {
   let text = '';
   for (const segment of path) {
     if (typeof segment === 'number') text += `[${segment}]`;
-    else text += text === '' ? String(segment) : `.${String(segment)}`;
+    else if (typeof segment === 'string' && /^[A-Za-z_$][\w$]*$/.test(segment))
+      text += text === '' ? segment : `.${segment}`;
+    else text += `[${JSON.stringify(String(segment))}]`;
   }
   return text;
 }
