@@ -104,7 +104,11 @@ export async function listen(options: ListenOptions): Promise<Listener> {
   http.on('upgrade', (request, socket, head) => {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
     if (path !== '/ws') {
-      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      const body = JSON.stringify(errorBody('NOT_FOUND', `no WebSocket endpoint at ${path}; use /ws`));
+      socket.end(
+        'HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nConnection: close\r\n' +
+          `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
       return;
     }
     gateway.handleUpgrade(request, socket, head);

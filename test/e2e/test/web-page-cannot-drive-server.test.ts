@@ -95,6 +95,8 @@ describe('local mode (no tokens)', { timeout: 60_000 }, () => {
       (await rawRequest(local.url, { path: '/ws', upgrade: true, headers: { Origin: PAGE } })).upgraded,
     ).toBe(true);
     expect((await rawRequest(local.url, { path: '/ws', upgrade: true })).upgraded).toBe(true);
+    const elsewhere = await rawRequest(local.url, { path: '/nope', upgrade: true });
+    expect(elsewhere).toMatchObject({ status: 404, body: { code: 'NOT_FOUND', error: expect.any(String) } });
     // A page served by the server itself (its own origin) may use it too.
     const own = await rawRequest(local.url, { path: '/ws', upgrade: true, headers: { Origin: local.url } });
     expect(own.upgraded).toBe(true);
