@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import type { MciServer } from '@mci/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawRequest } from '../support/raw-http.ts';
@@ -172,5 +173,24 @@ describe('configured origins and tokens', { timeout: 60_000 }, () => {
     expect(ok.status).toBe(200);
     const other = await rawRequest(server.url, { path: '/healthz', headers: { Host: 'other.example.org' } });
     expect(other.status).toBe(421);
+    // A page served at the public URL is the server's own, whatever Host the proxy forwards.
+    const proxied = await rawRequest(server.url, {
+      path: '/processes',
+      headers: { Origin: 'https://mci.example.org' },
+    });
+    expect(proxied.status).toBe(200);
+  });
+
+  it("bound to every interface, it answers to the machine's host name", async () => {
+    await using server = await startServer({ host: '0.0.0.0', insecure: true });
+    const url = `http://127.0.0.1:${server.port}`;
+    const named = await rawRequest(url, {
+      path: '/healthz',
+      headers: { Host: `${hostname()}:${server.port}` },
+    });
+    expect(named.status).toBe(200);
+    expect(
+      (await rawRequest(url, { path: '/healthz', headers: { Host: 'rebind.evil.example' } })).status,
+    ).toBe(421);
   });
 });

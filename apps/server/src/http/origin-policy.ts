@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { isIP } from 'node:net';
 import { ConfigError } from '../config/config-error.ts';
 
@@ -11,7 +12,7 @@ export interface OriginPolicy {
   /**
    * Why a request may not act, or `undefined` when it may: its `Host` is not a name the server
    * listens on (`host`), or its `Origin`, when present, is neither in the CORS list nor the server's
-   * own (`origin`).
+   * own: the request's own `Host`, or the origin of a public URL (`origin`).
    */
   refusal(headers: { host: string | undefined; origin: string | undefined }): PolicyRefusal | undefined;
 }
@@ -53,8 +54,8 @@ interface OriginPattern {
  * Builds the policy of one server.
  *
  * Host names (against DNS rebinding, the advice of the MCP specification for local servers): a
- * request's `Host` must be `localhost` (or a `*.localhost` name), an IP address, the bind address, or
- * the host of a public URL. IP literals are accepted like Vite's dev server does: DNS rebinding needs
+ * request's `Host` must be `localhost` (or a `*.localhost` name), an IP address, the bind address (the
+ * machine's host name when that is `0.0.0.0` or `::`), or the host of a public URL. IP literals are accepted like Vite's dev server does: DNS rebinding needs
  * a name the attacker controls.
  *
  * @throws ConfigError `CONFIG_INVALID` for an origin that is not `*`, `scheme://host[:port|:*]`, or
@@ -75,9 +76,15 @@ export function createOriginPolicy(options: OriginPolicyOptions): OriginPolicy {
   const names = new Set(['localhost']);
   const bind = bareHost(options.bindHost);
   if (bind !== '' && isIP(bind) === 0) names.add(bind);
+  // Bound to every interface: the machine's own name reaches it too.
+  if (bind === '0.0.0.0' || bind === '::') names.add(hostname().toLowerCase());
+  /** Origins of the public URLs: pages served there are the server's own, whatever `Host` a proxy sends. */
+  const publicOrigins = new Set<string>();
   for (const url of options.publicUrls ?? []) {
     try {
-      names.add(bareHost(new URL(url).hostname));
+      const parsed = new URL(url);
+      names.add(bareHost(parsed.hostname));
+      publicOrigins.add(parsed.origin);
     } catch (error) {
       throw new ConfigError('CONFIG_INVALID', `public URL ${JSON.stringify(url)} is not a URL`, {
         path: 'publicUrls',
@@ -105,7 +112,14 @@ export function createOriginPolicy(options: OriginPolicyOptions): OriginPolicy {
           message: `this server does not answer to the host ${JSON.stringify(host ?? '')}; use localhost, an IP address, or a configured public URL`,
         };
       }
-      if (origin === undefined || any || listed(origin) || sameOrigin(origin, host)) return undefined;
+      if (
+        origin === undefined ||
+        any ||
+        listed(origin) ||
+        publicOrigins.has(origin) ||
+        sameOrigin(origin, host)
+      )
+        return undefined;
       return {
         reason: 'origin',
         message: `requests from the page origin ${JSON.stringify(origin)} are not allowed; allow it with --cors-origin or cors.origins`,
