@@ -118,7 +118,14 @@ describe('ServerMessageSchema', () => {
     const messages = [
       { type: 'reply', id: 1, request: 'process.create', result: { process: snapshot } },
       { type: 'reply', request: 'subscribe', result: { subscription: { all: true }, replayed: 0, seq: 9 } },
-      { type: 'error', id: 1, error: 'no process 9', code: 'NOT_FOUND', message: 'no process 9', path: 'pid' },
+      {
+        type: 'error',
+        id: 1,
+        error: 'no process 9',
+        code: 'NOT_FOUND',
+        message: 'no process 9',
+        path: 'pid',
+      },
       { type: 'overflow', since: 12, subscriptions: [{ pid: 1 }] },
       {
         type: 'hello',

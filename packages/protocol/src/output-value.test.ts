@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeOutputValue, encodeOutputValue } from './output-value.ts';
+import { toJson } from './response-pipe.ts';
 
 /** Encode, send as JSON text, decode: what every interface does with an output value. */
 const overTheWire = (value: unknown) =>
@@ -63,6 +64,15 @@ describe('encodeOutputValue', () => {
         expect(overTheWire(value)).toStrictEqual(value);
       }),
       { numRuns: 500 },
+    );
+  });
+
+  it('round-trips through the response pipe line of an output (toJson)', () => {
+    fc.assert(
+      fc.property(cloneable, (value) => {
+        expect(decodeOutputValue(JSON.parse(toJson(encodeOutputValue(value))))).toStrictEqual(value);
+      }),
+      { numRuns: 200 },
     );
   });
 

@@ -69,6 +69,25 @@ describe('output values', { timeout: 120_000 }, () => {
     expect(decodeOutputValue(run.body.outputs[0])).toBe(10n);
   });
 
+  it('the response pipe of a stream shows values JSON lacks in the output encoding', async () => {
+    await using server = await startServer();
+    await using client = await TestClient.open(server.wsUrl);
+    await client.ok({ type: 'stream.start', streamId: 'values-1' });
+    await client.ok({
+      type: 'stream.chunk',
+      streamId: 'values-1',
+      text: '```ts exec=true\noutput(10n); output(new Map([["k", NaN]]))\n```\n',
+    });
+    await client.ok({ type: 'stream.end', streamId: 'values-1' });
+    const result = await client.waitFor((m) => m.type === 'stream.result');
+    const text = result.type === 'stream.result' ? result.text : '';
+    const lines = text.split('\n').filter((line) => line.startsWith('output: '));
+    expect(lines.map((line) => decodeOutputValue(JSON.parse(line.slice('output: '.length))))).toStrictEqual([
+      10n,
+      new Map([['k', Number.NaN]]),
+    ]);
+  });
+
   it('every value round-trips through WebSocket, HTTP and the store', async () => {
     const db = join(dir, 'values.db');
     const sent: Array<{ pid: number; value: unknown }> = [];
