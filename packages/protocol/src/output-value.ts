@@ -51,8 +51,9 @@ type BinaryType = (typeof BINARY_TYPES)[number];
  * @see docs/protocol.md#output-values
  */
 export function encodeOutputValue(value: unknown): JsonValue {
-  const seen = new Map<object, string>();
-  const walk = (v: unknown, pointer: string): JsonValue => {
+  // Where each object was first met, as a chain of keys: a pointer string is built only for a `$ref`.
+  const seen = new Map<object, Place>();
+  const walk = (v: unknown, place: Place): JsonValue => {
     switch (typeof v) {
       case 'string':
       case 'boolean':
@@ -71,13 +72,15 @@ export function encodeOutputValue(value: unknown): JsonValue {
     if (v === null) return null;
     const o = v as object;
     const first = seen.get(o);
-    if (first !== undefined) return { $ref: first };
-    seen.set(o, pointer);
+    if (first !== undefined) return { $ref: pointerOf(first) };
+    seen.set(o, place);
     if (Array.isArray(o)) {
       const out: JsonValue[] = [];
-      for (let i = 0; i < o.length; i++) out.push(walk(o[i], `${pointer}/${i}`));
+      for (let i = 0; i < o.length; i++) out.push(walk(o[i], { parent: place, key: i }));
       return out;
     }
+    if (Object.getPrototypeOf(o) === Object.prototype)
+      return encodeObject(o as Record<string, unknown>, place);
     if (o instanceof Date) {
       const time = o.getTime();
       return { $type: 'Date', value: Number.isNaN(time) ? null : o.toISOString() };
@@ -85,17 +88,17 @@ export function encodeOutputValue(value: unknown): JsonValue {
     if (o instanceof RegExp) return { $type: 'RegExp', source: o.source, flags: o.flags };
     if (o instanceof Map) {
       const entries: JsonValue[] = [];
-      let i = 0;
+      const at: Place = { parent: place, key: 'entries' };
       for (const [key, item] of o) {
-        const at = `${pointer}/entries/${i++}`;
-        entries.push([walk(key, `${at}/0`), walk(item, `${at}/1`)]);
+        const entry: Place = { parent: at, key: entries.length };
+        entries.push([walk(key, { parent: entry, key: 0 }), walk(item, { parent: entry, key: 1 })]);
       }
       return { $type: 'Map', entries };
     }
     if (o instanceof Set) {
       const values: JsonValue[] = [];
-      let i = 0;
-      for (const item of o) values.push(walk(item, `${pointer}/values/${i++}`));
+      const at: Place = { parent: place, key: 'values' };
+      for (const item of o) values.push(walk(item, { parent: at, key: values.length }));
       return { $type: 'Set', values };
     }
     if (o instanceof Error) {
@@ -112,83 +115,108 @@ export function encodeOutputValue(value: unknown): JsonValue {
       const bytes = new Uint8Array(o.buffer, o.byteOffset, o.byteLength);
       return { $type: binaryName(o), base64: toBase64(bytes) };
     }
-    const record = o as Record<string, unknown>;
+    return encodeObject(o as Record<string, unknown>, place);
+  };
+  const encodeObject = (record: Record<string, unknown>, place: Place): JsonValue => {
     const tagged = Object.hasOwn(record, '$type') || Object.hasOwn(record, '$ref');
-    const base = tagged ? `${pointer}/value` : pointer;
+    const base: Place = tagged ? { parent: place, key: 'value' } : place;
     const out: { [key: string]: JsonValue } = {};
-    for (const key of Object.keys(record)) {
-      // defineProperty: a `__proto__` key stays an own key.
-      Object.defineProperty(out, key, {
-        value: walk(record[key], `${base}/${escapePointer(key)}`),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    }
+    for (const key of Object.keys(record)) setOwn(out, key, walk(record[key], { parent: base, key }));
     return tagged ? { $type: 'Object', value: out } : out;
   };
-  return walk(value, '#');
+  return walk(value, ROOT);
+}
+
+/** Where a value sits in the encoded JSON: the key under its parent (`ROOT` is the whole value). */
+interface Place {
+  parent: Place | undefined;
+  key: string | number;
+}
+
+const ROOT: Place = { parent: undefined, key: '' };
+
+/** The JSON Pointer of a place (RFC 6901: `~` -> `~0`, `/` -> `~1`), `#` for the whole value. */
+function pointerOf(place: Place): string {
+  const keys: string[] = [];
+  for (let at: Place = place; at.parent !== undefined; at = at.parent)
+    keys.push(String(at.key).replaceAll('~', '~0').replaceAll('/', '~1'));
+  return `#${keys
+    .reverse()
+    .map((key) => `/${key}`)
+    .join('')}`;
+}
+
+/** Sets an own key (a `__proto__` key stays an own key instead of changing the prototype). */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__')
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
 }
 
 /**
  * Restores the value {@link encodeOutputValue} encoded (a Map is a Map again, `{"$ref"}` the same
- * object). Unknown `$type` tags and dangling references are left as they are.
+ * object). Unknown `$type` tags and references that point nowhere are left as they are.
  */
 export function decodeOutputValue(json: unknown): unknown {
-  const objects = new Map<string, unknown>();
-  const walk = (v: unknown, pointer: string): unknown => {
+  // Each encoded object -> its decoded value; a `$ref` is resolved by following its pointer through
+  // the encoded JSON (the object it names was met before, in the same order as when encoding).
+  const decoded = new Map<object, unknown>();
+  const resolve = (pointer: string): unknown => {
+    if (pointer !== '#' && !pointer.startsWith('#/')) return NOT_FOUND;
+    let at: unknown = json;
+    if (pointer !== '#') {
+      for (const raw of pointer.slice(2).split('/')) {
+        const key = raw.replaceAll('~1', '/').replaceAll('~0', '~');
+        if (typeof at !== 'object' || at === null || !Object.hasOwn(at, key)) return NOT_FOUND;
+        at = (at as Record<string, unknown>)[key];
+      }
+    }
+    return typeof at === 'object' && at !== null && decoded.has(at) ? decoded.get(at) : NOT_FOUND;
+  };
+  const walk = (v: unknown): unknown => {
     if (typeof v !== 'object' || v === null) return v;
     if (Array.isArray(v)) {
       const out: unknown[] = [];
-      objects.set(pointer, out);
-      for (let i = 0; i < v.length; i++) out.push(walk(v[i], `${pointer}/${i}`));
+      decoded.set(v, out);
+      for (let i = 0; i < v.length; i++) out.push(walk(v[i]));
       return out;
     }
     const record = v as Record<string, unknown>;
-    if (typeof record.$ref === 'string' && Object.keys(record).length === 1)
-      return objects.has(record.$ref) ? objects.get(record.$ref) : record;
-    if (typeof record.$type === 'string') {
-      const decoded = decodeTagged(record, pointer, objects, walk);
-      if (decoded !== UNKNOWN) return decoded;
+    if (typeof record.$ref === 'string' && Object.keys(record).length === 1) {
+      const target = resolve(record.$ref);
+      return target === NOT_FOUND ? record : target;
     }
-    return decodePlain(record, pointer, pointer, objects, walk);
+    if (typeof record.$type === 'string') {
+      const out = decodeTagged(record, decoded, walk);
+      if (out !== NOT_FOUND) return out;
+    }
+    return decodePlain(record, record, decoded, walk);
   };
-  return walk(json, '#');
+  return walk(json);
 }
 
-const UNKNOWN = Symbol('unknown tag');
+const NOT_FOUND = Symbol('not found');
 
-type Walk = (value: unknown, pointer: string) => unknown;
-
-/** A plain object registered at `pointer`, its keys read from `record` found at `base`. */
+/** A plain object decoded from `record`, registered under `encoded` (the object or its wrapper). */
 function decodePlain(
   record: Record<string, unknown>,
-  pointer: string,
-  base: string,
-  objects: Map<string, unknown>,
-  walk: Walk,
+  encoded: object,
+  decoded: Map<object, unknown>,
+  walk: (value: unknown) => unknown,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  objects.set(pointer, out);
-  for (const key of Object.keys(record)) {
-    Object.defineProperty(out, key, {
-      value: walk(record[key], `${base}/${escapePointer(key)}`),
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
-  }
+  decoded.set(encoded, out);
+  for (const key of Object.keys(record)) setOwn(out, key, walk(record[key]));
   return out;
 }
 
 function decodeTagged(
   record: Record<string, unknown>,
-  pointer: string,
-  objects: Map<string, unknown>,
-  walk: Walk,
+  decoded: Map<object, unknown>,
+  walk: (value: unknown) => unknown,
 ): unknown {
   const register = <T>(value: T): T => {
-    objects.set(pointer, value);
+    decoded.set(record, value);
     return value;
   };
   switch (record.$type) {
@@ -197,27 +225,24 @@ function decodeTagged(
     case 'number':
       return record.value === '-0' ? -0 : Number(record.value);
     case 'bigint':
-      return typeof record.value === 'string' ? BigInt(record.value) : UNKNOWN;
+      return typeof record.value === 'string' ? BigInt(record.value) : NOT_FOUND;
     case 'Date':
       return register(new Date(typeof record.value === 'string' ? record.value : Number.NaN));
     case 'RegExp':
       return register(new RegExp(String(record.source), String(record.flags ?? '')));
     case 'Map': {
-      if (!Array.isArray(record.entries)) return UNKNOWN;
+      if (!Array.isArray(record.entries)) return NOT_FOUND;
       const out = register(new Map<unknown, unknown>());
-      record.entries.forEach((entry: unknown, i) => {
-        const at = `${pointer}/entries/${i}`;
-        const [key, item] = Array.isArray(entry) ? entry : [];
-        out.set(walk(key, `${at}/0`), walk(item, `${at}/1`));
-      });
+      for (const entry of record.entries as unknown[]) {
+        if (!Array.isArray(entry)) continue;
+        out.set(walk(entry[0]), walk(entry[1]));
+      }
       return out;
     }
     case 'Set': {
-      if (!Array.isArray(record.values)) return UNKNOWN;
+      if (!Array.isArray(record.values)) return NOT_FOUND;
       const out = register(new Set<unknown>());
-      record.values.forEach((item: unknown, i) => {
-        out.add(walk(item, `${pointer}/values/${i}`));
-      });
+      for (const item of record.values as unknown[]) out.add(walk(item));
       return out;
     }
     case 'Error': {
@@ -233,15 +258,15 @@ function decodeTagged(
     }
     case 'Object':
       if (typeof record.value !== 'object' || record.value === null || Array.isArray(record.value))
-        return UNKNOWN;
-      return decodePlain(record.value as Record<string, unknown>, pointer, `${pointer}/value`, objects, walk);
+        return NOT_FOUND;
+      return decodePlain(record.value as Record<string, unknown>, record, decoded, walk);
   }
   if (
     typeof record.base64 === 'string' &&
     (BINARY_TYPES as readonly string[]).includes(record.$type as string)
   )
     return register(fromBinary(record.$type as BinaryType, record.base64));
-  return UNKNOWN;
+  return NOT_FOUND;
 }
 
 function binaryName(view: ArrayBufferView): BinaryType {
@@ -257,11 +282,6 @@ function fromBinary(type: BinaryType, base64: string): unknown {
   if (type === 'DataView') return new DataView(buffer);
   const Ctor = (globalThis as unknown as Record<string, new (b: ArrayBuffer) => unknown>)[type];
   return Ctor ? new Ctor(buffer) : new Uint8Array(buffer);
-}
-
-/** Escapes a key for a JSON Pointer segment (RFC 6901: `~` -> `~0`, `/` -> `~1`). */
-function escapePointer(key: string): string {
-  return key.replaceAll('~', '~0').replaceAll('/', '~1');
 }
 
 // btoa/atob: in browsers and Node alike (Uint8Array.prototype.toBase64 is not in Node 24 yet).
