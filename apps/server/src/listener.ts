@@ -4,6 +4,7 @@ import { getRequestListener } from '@hono/node-server';
 import { errorBody } from '@mci/protocol';
 import type { Logger } from 'pino';
 import type { Authenticator } from './auth/authenticator.ts';
+import type { ChatService } from './chat/chat-service.ts';
 import type { Limits } from './config/config-schema.ts';
 import { createHttpApp, type ToolListing } from './http/app.ts';
 import { createOriginPolicy, type OriginPolicy } from './http/origin-policy.ts';
@@ -37,6 +38,8 @@ export interface ListenOptions {
    */
   originPolicy?: OriginPolicy;
   logger?: Logger;
+  /** Server-hosted conversations (`chat.*` over WebSocket, `GET /models`). */
+  chat?: ChatService;
   /** The MCP endpoint, served at `/mcp`. */
   mcp?: McpHttp;
 }
@@ -71,6 +74,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     heartbeatMs: options.heartbeatMs,
     originPolicy,
     ...(logger && { logger }),
+    ...(options.chat && { chat: options.chat }),
   });
   const app = createHttpApp({
     manager,
@@ -82,6 +86,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     transportStats: () => ({ wsConnections: gateway.connections, wsEventsDropped: gateway.droppedEvents }),
     originPolicy,
     ...(logger && { logger }),
+    ...(options.chat && { chat: options.chat }),
     ...(options.mcp && { mcp: options.mcp }),
   });
   const handle = getRequestListener(app.fetch);

@@ -115,6 +115,8 @@ export type {
 } from './events.ts';
 // Output value types
 export type { JsonValue } from './output-value.ts';
+// A type helper for the unions above (events without `seq`, requests without `id`)
+export type { DistributiveOmit } from './distributive-omit.ts';
 // Response pipe types
 export type { FormatResultsOptions, RejectedBlock } from './response-pipe.ts';
 // Message types

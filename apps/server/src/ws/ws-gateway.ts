@@ -4,6 +4,7 @@ import { errorBody, type HelloMessage } from '@mci/protocol';
 import type { Logger } from 'pino';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { type Authenticator, bearerToken } from '../auth/authenticator.ts';
+import type { ChatService } from '../chat/chat-service.ts';
 import type { OriginPolicy } from '../http/origin-policy.ts';
 import { refusalError } from '../http/request-guard.ts';
 import type { ProcessManager } from '../processes/process-manager-types.ts';
@@ -33,6 +34,8 @@ export interface WsGatewayOptions {
   /** Which `Host` names and page origins may open a WebSocket (the HTTP API's policy). */
   originPolicy: OriginPolicy;
   logger?: Logger;
+  /** Server-hosted conversations (`chat.*` requests). */
+  chat?: ChatService;
 }
 
 /** The WebSocket side of the server (path `/ws`), attached to the HTTP server's `upgrade` event. */
@@ -109,6 +112,7 @@ export function createWsGateway(options: WsGatewayOptions): WsGateway {
           manager,
           { maxBufferedBytes: options.maxBufferedBytes },
           logger,
+          options.chat,
         );
         connections.set(ws, connection);
         ws.on('pong', () => {

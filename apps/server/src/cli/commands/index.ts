@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { registerChat } from './chat.ts';
 import { registerEnvs } from './envs.ts';
 import { registerExec } from './exec.ts';
 import { registerExtract } from './extract.ts';
@@ -31,4 +32,5 @@ export const commands: RegisterCommand[] = [
   registerKill,
   registerRerun,
   registerSubmit,
+  registerChat,
 ];

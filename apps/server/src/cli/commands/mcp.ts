@@ -1,6 +1,7 @@
 import { matchesToolFilter, type ToolFilter } from '@mci/schema';
 import { createToolRunner } from '@mci/tools';
-import { type Command, InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import type { LevelWithSilent } from 'pino';
 import { createLogger } from '../../logger.ts';
 import { serveMcpStdio } from '../../mcp/stdio-server.ts';
 import { resolveToolFilePath } from '../tool-file.ts';
@@ -20,6 +21,7 @@ interface McpOptions {
   timeout?: number;
   memory?: number;
   concurrency?: number;
+  logLevel: LevelWithSilent;
 }
 
 const positiveInteger = (name: string) => (value: string) => {
@@ -62,8 +64,14 @@ export const registerMcp: RegisterCommand = (program: Command) => {
       'set an environment value for tool templates and commands (repeatable)',
       collectEnvOption,
     )
+    .addOption(
+      new Option('--log-level <level>', 'level of the log lines on stderr')
+        .choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+        .env('MCI_LOG_LEVEL')
+        .default('info'),
+    )
     .action(async (options: McpOptions) => {
-      const logger = createLogger({ level: 'info', destination: process.stderr });
+      const logger = createLogger({ level: options.logLevel, destination: process.stderr });
       let collection: Awaited<ReturnType<typeof loadCollection>>;
       try {
         collection = await loadCollection(resolveToolFilePath(options.file), { env: options.env, mcp: true });
