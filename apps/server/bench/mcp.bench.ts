@@ -1,6 +1,7 @@
 // run_code of `output(1 + 1)` over MCP (stdio: `mci mcp` spawned; Streamable HTTP: `/mcp` of a
 // server on port 0) against the same program over the WebSocket API of that server, in one run:
-// p50/p99 with one caller (the three paths alternate call by call) and throughput with 8 callers.
+// p50/p99 with one caller (the paths alternate call by call) and throughput with 8 callers. A second
+// baseline, the HTTP API's `POST /processes` with `block: true`, shows what one HTTP request costs.
 // Target (issue 19): MCP adds under 1 ms p50 over WebSocket.
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -108,8 +109,18 @@ export default async function bench(): Promise<BenchResult[]> {
     }),
   );
 
+  const rest = async () => {
+    const response = await fetch(`${server.url}/processes`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ code: program, block: true }),
+    });
+    if (!response.ok) throw new Error(`POST /processes: ${response.status}`);
+    await response.json();
+  };
   const paths = {
     ws: (c = 0) => ws[c]!.run(),
+    rest: () => rest(),
     http: (c = 0) => mcpRun(http[c]!),
     stdio: () => mcpRun(stdio),
   };
@@ -117,10 +128,10 @@ export default async function bench(): Promise<BenchResult[]> {
   for (const job of Object.values(paths)) await loadTest(WORKERS * 2, 1500, (c) => job(c));
 
   // One caller: the three paths alternate call by call so they see the same machine state.
-  const one = { ws: [] as number[], http: [] as number[], stdio: [] as number[] };
+  const one = { ws: [] as number[], rest: [] as number[], http: [] as number[], stdio: [] as number[] };
   const stopAt = performance.now() + 8000;
   while (performance.now() < stopAt) {
-    for (const key of ['ws', 'http', 'stdio'] as const) {
+    for (const key of ['ws', 'rest', 'http', 'stdio'] as const) {
       const t = performance.now();
       await paths[key]();
       one[key].push(performance.now() - t);
@@ -146,7 +157,9 @@ export default async function bench(): Promise<BenchResult[]> {
   const p = (samples: number[], q: number) => percentile(samples, q);
   const perSecond = (key: keyof typeof rate) => rate[key].count / rate[key].seconds;
   const wsBase = (q: number) => ({ name: `ws p${q}, 1 caller`, value: p(one.ws, q) });
-  const results: BenchResult[] = [];
+  const results: BenchResult[] = [
+    compared('HTTP API POST /processes (block) p50, 1 caller', p(one.rest, 50), 'ms', wsBase(50)),
+  ];
   for (const [key, label] of [
     ['http', 'MCP Streamable HTTP'],
     ['stdio', 'MCP stdio'],

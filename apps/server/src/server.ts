@@ -17,6 +17,7 @@ import { createProcessManager } from './processes/process-manager.ts';
 import type { ProcessManager } from './processes/process-manager-types.ts';
 import type { RetentionOptions } from './store/retention.ts';
 import { openServerStore, startServerRetention } from './store/server-store.ts';
+import { corruptError, isCorruption } from './store/store-error.ts';
 
 /** Options of {@link createServer}; every field is optional. */
 export interface ServerOptions {
@@ -119,20 +120,29 @@ export async function createServer(options: ServerOptions = {}): Promise<MciServ
       ...(options.concurrency !== undefined && { size: options.concurrency }),
       ...(options.allowNet !== undefined && { allowNet: options.allowNet }),
     });
-  const manager = createProcessManager({
-    pool,
-    tools: runner,
-    maxQueue: options.maxQueue ?? 1000,
-    maxCodeBytes: limits.maxCodeBytes,
-    defaults: { timeoutMs: limits.timeoutMs, memoryLimitMb: limits.memoryLimitMb },
-    maxima: { timeoutMs: limits.maxTimeoutMs, memoryLimitMb: limits.maxMemoryLimitMb },
-    responsePipeBytes: limits.responsePipeBytes,
-    maxOpenStreams: limits.maxOpenStreams,
-    createIntentStream,
-    logger,
-    ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
-    ...(store && { store }),
-  });
+  let manager: ProcessManager;
+  try {
+    manager = createProcessManager({
+      pool,
+      tools: runner,
+      maxQueue: options.maxQueue ?? 1000,
+      maxCodeBytes: limits.maxCodeBytes,
+      defaults: { timeoutMs: limits.timeoutMs, memoryLimitMb: limits.memoryLimitMb },
+      maxima: { timeoutMs: limits.maxTimeoutMs, memoryLimitMb: limits.maxMemoryLimitMb },
+      responsePipeBytes: limits.responsePipeBytes,
+      maxOpenStreams: limits.maxOpenStreams,
+      createIntentStream,
+      logger,
+      ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
+      ...(store && { store }),
+    });
+  } catch (error) {
+    // Recovery read a damaged store (or an option was bad): release the store, its lock and the pool.
+    await store?.close().catch(() => {});
+    await runner.close();
+    if (ownPool) await pool.close();
+    throw store && isCorruption(error) ? corruptError(store.path, error) : error;
+  }
   const retention = startServerRetention(store, manager, options.retention, logger);
   let chat: ChatService;
   try {

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,7 +31,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('mci chat', () => {
+// Each test spawns `mci` from source (and, with --local, a whole server in it): seconds of start-up
+// on a loaded machine, so a wider timeout than the default 20 s.
+describe('mci chat', { timeout: 60_000 }, () => {
   it('one-shot with --local: status lines on stderr, the final answer on stdout', async () => {
     await using fake = await startFakeOpenAi(answer(`Checking.\n\n${BLOCK}`), answer('The tool says hello.'));
     const run = await mci(
@@ -100,6 +103,20 @@ describe('mci chat', () => {
     expect(run.code).toBe(0);
   });
 
+  it('without a prompt, answers each line of input in turn (input ending mid-turn loses no line)', async () => {
+    const run = await mci(
+      ['chat', '--url', server.url, '--model', `replay:${devTranscript}`],
+      dir,
+      { MCI_REPLAY_RATE: '0' },
+      'Greet Ada\nAnd again\n',
+    );
+    expect(run.code).toBe(0);
+    expect(run.stderr).not.toContain('readline was closed');
+    // The replay model plays the transcript again for the second line: two turns, two answers.
+    expect(run.stdout.match(/the shopping list for pancakes is 3 eggs/g)).toHaveLength(2);
+    expect(run.stderr.match(/pid \d+ \[block 1\]: success/g)).toHaveLength(2);
+  });
+
   it('a model error exits 1 naming provider, model and status, without the key', async () => {
     await using fake = await startFakeOpenAi(
       ...Array.from({ length: 3 }, () => ({
@@ -117,6 +134,47 @@ describe('mci chat', () => {
     expect(run.stderr).toMatch(/mci chat: openai model fake-1 at .* answered HTTP 500/);
     expect(run.stderr).not.toMatch(/\n\s+at /); // no stack
     expect(run.stdout + run.stderr).not.toContain('SECRET');
+  });
+
+  it('Ctrl-C cancels the turn and kills its running process (exit 130)', async () => {
+    const transcript = join(dir, 'spin.md');
+    writeFileSync(
+      transcript,
+      '## assistant\nSpinning:\n\n```ts exec=true\nwhile (true) {}\n```\n\nStill writing.\n',
+    );
+    const main = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
+    const child = spawn(
+      process.execPath,
+      [
+        '--conditions=@mci/source',
+        '--disable-warning=ExperimentalWarning',
+        main,
+        'chat',
+        '--url',
+        server.url,
+        '--model',
+        `replay:${transcript}`,
+        'spin',
+      ],
+      { cwd: dir, env: { ...process.env, MCI_REPLAY_RATE: '20' } },
+    );
+    let stderr = '';
+    const running = new Promise<number>((resolve) => {
+      child.stderr.on('data', (chunk) => {
+        stderr += String(chunk);
+        const pid = /pid (\d+) \[block 0\]: running/.exec(stderr)?.[1];
+        if (pid) resolve(Number(pid));
+      });
+    });
+    const pid = await running;
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(130);
+    expect(stderr).toContain('(stopped: canceled');
+    expect(server.manager.get(pid, { id: 'local', role: 'operator' })).toMatchObject({
+      state: 'idle',
+      status: 'canceled',
+    });
   });
 
   it('usage errors exit 2: no model, a missing key', async () => {

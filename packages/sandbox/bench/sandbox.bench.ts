@@ -1,4 +1,4 @@
-// Sandbox speed on the trivial program `output(1 + 1)`, against the baselines the issue names, all
+// Sandbox speed on the trivial program `output(1 + 1)`, against its baselines, all
 // measured in this run: a raw isolated-vm loop in one process (new isolate + context + compile + run
 // + dispose), and a child process per execution (`node -e`). Also the tool-call round trip from inside
 // the sandbox (a text tool), kill latency, and the TypeScript stripper choice.
@@ -6,8 +6,8 @@ import { execFile, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire, stripTypeScriptTypes } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { deserialize, serialize } from 'node:v8';
 import { createToolRunner, loadTools } from '@mci/tools';
@@ -84,7 +84,7 @@ function rawIsolatedVm(ms: number, withOutput = false): number {
 
 /**
  * The raw isolated-vm loop run in `n` processes at once, their ops/s summed: what this machine really
- * gives `n` such loops together (the issue's "raw x pool size" assumes `n` free cores; the pool also
+ * gives `n` such loops together ("raw x pool size" assumes `n` free cores; the pool also
  * shares them with its host process and the workers' main threads). For reference only.
  */
 async function rawIsolatedVmParallel(n: number, ms: number): Promise<number> {

@@ -26,12 +26,14 @@ export interface ExecutionRequest {
   limits?: Partial<SandboxLimits>;
 }
 
-/** A streamed event; `seq` starts at 1 and increases by one per event of an execution. */
-export type SandboxEvent = { seq: number } & (
+/** What a streamed event carries, before it is numbered. */
+export type SandboxEventData =
   | { type: 'output'; value: unknown }
   | { type: 'log'; stream: 'stdout' | 'stderr'; text: string }
-  | { type: 'tool'; name: string; durationMs: number; isError: boolean }
-);
+  | { type: 'tool'; name: string; durationMs: number; isError: boolean };
+
+/** A streamed event; `seq` starts at 1 and increases by one per event of an execution. */
+export type SandboxEvent = { seq: number } & SandboxEventData;
 
 /** How an execution ended. */
 export type ExecutionStatus = 'success' | 'failed' | 'timeout' | 'canceled';

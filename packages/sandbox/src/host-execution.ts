@@ -8,6 +8,7 @@ import type {
   ExecutionResult,
   ExecutionStatus,
   SandboxEvent,
+  SandboxEventData,
 } from './execution.ts';
 import type { SandboxLimits } from './limits.ts';
 import type { WorkerEvent, WorkerMessage } from './protocol.ts';
@@ -228,9 +229,7 @@ export class HostExecution implements Execution {
     }
   }
 
-  #emit(
-    event: SandboxEvent extends infer E ? (E extends { seq: number } ? Omit<E, 'seq'> : never) : never,
-  ): void {
+  #emit(event: SandboxEventData): void {
     const onEvent = this.#request.onEvent;
     if (!onEvent) return;
     try {

@@ -21,10 +21,9 @@ export interface SandboxPoolOptions {
   limits?: Partial<SandboxLimits>;
   /**
    * Executions a worker process runs before the pool replaces it with a fresh one (a replacement
-   * is started at once; the old worker is ended). Bounds what a long-lived process accumulates:
-   * V8 grows the worker's own heap over tens of thousands of executions (see docs/sandbox.md,
-   * "Worker lifetime"), the way process pools cap requests per child. `Infinity` keeps workers for
-   * good. @default 100_000
+   * is started at once; the old worker is ended). Bounds what a long-lived process accumulates,
+   * the way process pools cap requests per child (see docs/sandbox.md, "Worker lifetime").
+   * `Infinity` keeps workers for good. @default 100_000
    */
   maxExecutionsPerWorker?: number;
   /**

@@ -20,11 +20,10 @@ const WORKER_FILE = fileURLToPath(
  *   thread, holds the engine's mutex, and posts a task to every isolate's task runner. When the
  *   worker disposes an isolate at that moment, the task runner holds the isolate's last reference,
  *   and the isolate is torn down on that thread, still under the mutex. Its teardown takes the same
- *   mutex (`WasmEngine::DeleteCompileJobsOnIsolate`) and waits forever; the next `new Isolate` waits
- *   too. The execution then timed out with no result. Without code GC, the replaced code of
- *   amaro's one module stays allocated: bounded, since each function tiers up at most once.
- *   (Found with gdb; `--stress-wasm-code-gc` reproduces it within about 1,000 executions, see
- *   `test/wasm-code-gc.slow.test.ts`.)
+ *   mutex (`WasmEngine::DeleteCompileJobsOnIsolate`) and waits forever, and so does the next
+ *   `new Isolate`. Without code GC, the replaced code of amaro's one module stays allocated: bounded,
+ *   since each function tiers up at most once. `test/wasm-code-gc.slow.test.ts` reproduces the
+ *   deadlock with `--stress-wasm-code-gc`.
  */
 const WORKER_EXEC_ARGV = [
   '--no-node-snapshot',

@@ -48,7 +48,7 @@ describe('a program that closes its function early', () => {
   it('still gets its own syntax errors with their position, and braces in strings are fine', async () => {
     const bad = await run(pool, 'const a = 1;\nconst b = ;');
     expect(bad.error).toMatchObject({ name: 'SyntaxError', line: 2 });
-    const fine = await run(pool, 'const s = "}); (function () {";\noutput(`${s} }`);\nreturn /\\}/.test(s)');
+    const fine = await run(pool, 'const s = "}); (function () {";\noutput(s + " }");\nreturn /\\}/.test(s)');
     expect(fine.status).toBe('success');
     expect(fine.outputs).toEqual(['}); (function () { }', true]);
   });

@@ -50,6 +50,8 @@ describe('mci serve serves the console', () => {
     expect(asset.status).toBe(200);
     expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
     expect(asset.headers.get('content-encoding')).toBe('gzip');
+    const brotli = await fetch(`${server.url}${script}`, { headers: { 'Accept-Encoding': 'br, gzip' } });
+    expect(brotli.headers.get('content-encoding')).toBe('br');
     expect((await fetch(`${server.url}/assets/no-such-file.js`)).status).toBe(404);
 
     await using browser = await launchBrowser();

@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { type Context, Hono } from 'hono';
-import { compress } from 'hono/compress';
 import { secureHeaders } from 'hono/secure-headers';
 import type { HttpEnv } from './http-env.ts';
 
@@ -43,9 +42,10 @@ function isPageLoad(c: Context): boolean {
 }
 
 /**
- * Serves the web console (see docs/web.md) from `dir`: `/assets/*` (hashed, cached for good,
- * compressed) and `index.html` (`no-cache`) for every page load, with a Content-Security-Policy that
- * allows only the server's own origin. No token is needed for these files: the console signs in over
+ * Serves the web console (see docs/web.md) from `dir`: `/assets/*` (hashed, cached for good, sent
+ * brotli- or gzip-compressed from the `.br`/`.gz` files the build wrote) and `index.html`
+ * (`no-cache`) for every page load, with a Content-Security-Policy that allows only the server's own
+ * origin. No token is needed for these files: the console signs in over
  * the API. When the console is not built, page loads get a short page saying how to build it.
  * Register before the API's authentication middleware.
  */
@@ -53,11 +53,14 @@ export function registerConsoleRoutes(app: Hono<HttpEnv>, dir: string = DEFAULT_
   app.use(
     '/assets/*',
     consoleHeaders,
-    compress(),
-    serveStatic({ root: dir, onFound: (_path, c) => c.header('Cache-Control', IMMUTABLE) }),
+    serveStatic({
+      root: dir,
+      precompressed: true,
+      onFound: (_path, c) => c.header('Cache-Control', IMMUTABLE),
+    }),
   );
   const pages = new Hono();
-  pages.use(consoleHeaders, compress());
+  pages.use(consoleHeaders);
   if (existsSync(`${dir}/index.html`)) {
     pages.get(
       '*',
