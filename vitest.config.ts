@@ -6,7 +6,12 @@ const conditions = ['@mci/source', 'module', 'node', 'development|production'];
 
 const project = (name: string, root: string) => ({
   extends: true as const,
-  test: { name, root, include: ['src/**/*.test.ts', 'test/**/*.test.ts', '**/*.test.ts'], exclude: ['**/node_modules/**', '**/dist/**'] },
+  test: {
+    name,
+    root,
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts', '**/*.test.ts'],
+    exclude: ['**/node_modules/**', '**/dist/**'],
+  },
 });
 
 export default defineConfig({
@@ -23,8 +28,20 @@ export default defineConfig({
       project('sandbox', 'packages/sandbox'),
       project('protocol', 'packages/protocol'),
       project('client', 'packages/client'),
+      project('agent', 'packages/agent'),
       project('server', 'apps/server'),
       project('e2e', 'test/e2e'),
+      // The web console in Chromium: builds apps/web once, then drives pages against real servers.
+      {
+        extends: true as const,
+        test: {
+          ...project('web', 'test/web').test,
+          globalSetup: ['support/build-console.ts'],
+          testTimeout: 60_000,
+          // Pages update as events arrive; on a busy machine that can take seconds.
+          expect: { poll: { timeout: 15_000 } },
+        },
+      },
     ],
   },
 });

@@ -3,8 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import type { Logger } from 'pino';
 import type { Authenticator } from './auth/authenticator.ts';
+import type { ChatService } from './chat/chat-service.ts';
 import type { Limits } from './config/config-schema.ts';
 import { createHttpApp, type ToolListing } from './http/app.ts';
+import type { McpHttp } from './mcp/http-sessions.ts';
 import type { ProcessManager } from './processes/process-manager-types.ts';
 import { createWsGateway } from './ws/ws-gateway.ts';
 
@@ -29,6 +31,10 @@ export interface ListenOptions {
   /** WebSocket ping interval in ms. */
   heartbeatMs: number;
   logger?: Logger;
+  /** Server-hosted conversations (`chat.*` over WebSocket, `GET /models`). */
+  chat?: ChatService;
+  /** The MCP endpoint, served at `/mcp`. */
+  mcp?: McpHttp;
 }
 
 /** The HTTP API and the WebSocket gateway, listening on one port. */
@@ -58,6 +64,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     maxBufferedBytes: limits.maxBufferedBytes,
     heartbeatMs: options.heartbeatMs,
     ...(logger && { logger }),
+    ...(options.chat && { chat: options.chat }),
   });
   const app = createHttpApp({
     manager,
@@ -67,6 +74,8 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     rateLimitPerSecond: limits.rateLimitPerSecond,
     isShuttingDown: () => !accepting,
     transportStats: () => ({ wsConnections: gateway.connections, wsEventsDropped: gateway.droppedEvents }),
+    ...(options.chat && { chat: options.chat }),
+    ...(options.mcp && { mcp: options.mcp }),
   });
   const handle = getRequestListener(app.fetch);
   // Slow clients: headers within headersTimeoutMs, the whole request within requestTimeoutMs (then

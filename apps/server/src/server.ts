@@ -4,12 +4,15 @@ import { createToolRunner, loadTools, type ToolRunner } from '@mci/tools';
 import type { LevelWithSilent } from 'pino';
 import { createAuthenticator, type TokenGrant } from './auth/authenticator.ts';
 import { isLoopbackHost } from './auth/loopback.ts';
+import type { ChatService } from './chat/chat-service.ts';
+import { type ChatSettings, createChatService } from './chat/create-chat-service.ts';
 import { resolveToolFilePath } from './cli/tool-file.ts';
 import { ConfigError } from './config/config-error.ts';
 import { type Limits, LimitsSchema } from './config/config-schema.ts';
 import { DEFAULT_PORT } from './config/load-config.ts';
 import { type Listener, listen } from './listener.ts';
 import { createLogger, type Logger } from './logger.ts';
+import { createMcpHttp } from './mcp/http-sessions.ts';
 import { createProcessManager } from './processes/process-manager.ts';
 import type { ProcessManager } from './processes/process-manager-types.ts';
 import type { RetentionOptions } from './store/retention.ts';
@@ -58,6 +61,11 @@ export interface ServerOptions {
    * @default { maxAgeMs: 7 days, maxProcesses: 100000 }
    */
   retention?: RetentionOptions | false;
+  /**
+   * Server-hosted conversations: the models (`provider:model`, keys from the environment) and their
+   * options. Conversations are stored in `db`. @default no model (`chat.start` is refused)
+   */
+  chat?: ChatSettings;
 }
 
 /** A listening server. */
@@ -136,6 +144,29 @@ export async function createServer(options: ServerOptions = {}): Promise<MciServ
     throw store && isCorruption(error) ? corruptError(store.path, error) : error;
   }
   const retention = startServerRetention(store, manager, options.retention, logger);
+  let chat: ChatService;
+  try {
+    chat = await createChatService({
+      settings: options.chat ?? {},
+      manager,
+      tools: runner.list(),
+      dbPath: store?.path,
+      logger,
+    });
+  } catch (error) {
+    retention?.stop();
+    await manager.shutdown({ graceMs: 0 });
+    await runner.close();
+    if (ownPool) await pool.close();
+    throw error;
+  }
+  const mcp = createMcpHttp({
+    manager,
+    tools: collection.list(),
+    authenticated: authenticator.required,
+    responsePipeBytes: limits.responsePipeBytes,
+    logger,
+  });
 
   let listener: Listener;
   try {
@@ -148,8 +179,11 @@ export async function createServer(options: ServerOptions = {}): Promise<MciServ
       port: options.port ?? DEFAULT_PORT,
       heartbeatMs: options.heartbeatMs ?? 30_000,
       logger,
+      chat,
+      mcp,
     });
   } catch (error) {
+    await chat.close();
     retention?.stop();
     await manager.shutdown({ graceMs: 0 });
     await runner.close();
@@ -167,7 +201,9 @@ export async function createServer(options: ServerOptions = {}): Promise<MciServ
       logger.info('shutting down');
       listener.stopAccepting();
       retention?.stop();
+      await chat.close();
       await manager.shutdown({ graceMs: closeOptions?.graceMs ?? options.shutdownGraceMs ?? 10_000 });
+      await mcp.close();
       await listener.close(1001);
       await runner.close();
       if (ownPool) await pool.close();

@@ -1,6 +1,8 @@
 import {
+  type ChatEvent,
   type ClientMessage,
   type ClientMessageType,
+  type DistributiveOmit,
   type HelloMessage,
   type OverflowMessage,
   type ReplyTo,
@@ -20,7 +22,6 @@ import {
 /** Where a client's connection is: opening, open, waiting to reconnect, or closed for good. */
 export type ConnectionState = 'connecting' | 'open' | 'reconnecting' | 'closed';
 
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 /** A request as the caller writes it: the connection adds the `id`. */
 export type Outgoing = DistributiveOmit<ClientMessage, 'id'>;
 /** The `result` of the reply to a request of type `T`. */
@@ -32,6 +33,8 @@ export interface ConnectionHandlers {
   onOpen(hello: HelloMessage, reconnected: boolean): void;
   onEvent(event: ServerEvent): void;
   onOverflow(notice: OverflowMessage): void;
+  /** A `chat.*` turn event of a server-hosted conversation (they carry no seq). */
+  onChatEvent?(event: ChatEvent): void;
   onState(state: ConnectionState, error?: ClientError): void;
   /** Something went wrong that no request is waiting for (a message that breaks the protocol). */
   onError(error: ClientError): void;
@@ -284,6 +287,12 @@ export class Connection {
       }
       case 'overflow':
         this.#handlers.onOverflow(message);
+        return undefined;
+      case 'chat.token':
+      case 'chat.step':
+      case 'chat.done':
+      case 'chat.error':
+        this.#handlers.onChatEvent?.(message);
         return undefined;
       default:
         this.knownSeq = Math.max(this.knownSeq, message.seq);

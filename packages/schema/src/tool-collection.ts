@@ -15,6 +15,15 @@ export interface ResolvedTool extends Tool {
 export interface ToolCollection {
   /** Absolute path of the main tool file. */
   file: string;
+  /**
+   * `main` for a main tool file; `toolset` for a toolset file loaded on its own (see
+   * `loadToolFile`), whose `mcp` tools name servers that only a main file declares.
+   */
+  kind: 'main' | 'toolset';
+  /** `toolset` only: the MCP servers its enabled tools name (declared by the main file using it). */
+  mcpServerNames?: readonly string[];
+  /** `toolset` only: when a cached MCP toolset goes stale (`expiresAt`, ISO 8601). */
+  expiresAt?: string;
   /** Its directory: the root of relative paths and of path security. */
   dir: string;
   metadata?: ToolFile['metadata'];
@@ -35,8 +44,9 @@ export interface ToolCollection {
   get(name: string): ResolvedTool | undefined;
 }
 
-/** What {@link createToolCollection} builds a collection from. */
-export type ToolCollectionInit = Omit<ToolCollection, 'list' | 'get' | 'tools'> & {
+/** What {@link createToolCollection} builds a collection from (`kind` defaults to `main`). */
+export type ToolCollectionInit = Omit<ToolCollection, 'list' | 'get' | 'tools' | 'kind'> & {
+  kind?: ToolCollection['kind'];
   tools: readonly ResolvedTool[];
 };
 
@@ -49,6 +59,7 @@ export function createToolCollection(init: ToolCollectionInit): ToolCollection {
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   return {
     ...init,
+    kind: init.kind ?? 'main',
     tools,
     list: (filter) => (filter ? tools.filter((tool) => matchesToolFilter(tool, filter)) : [...tools]),
     get: (name) => byName.get(name),

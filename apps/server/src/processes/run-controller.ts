@@ -1,4 +1,4 @@
-import type { ProcessState, ProcessStatus, RunError, ServerEvent } from '@mci/protocol';
+import type { DistributiveOmit, ProcessState, ProcessStatus, RunError, ServerEvent } from '@mci/protocol';
 import type { ToolHost } from '@mci/sandbox';
 import type { StatsCounters } from './process-stats.ts';
 import type { EventRoute, ProcessStore, StoredProcess } from './process-store.ts';
@@ -9,7 +9,6 @@ import type {
   SandboxPoolLike,
 } from './sandbox-seam.ts';
 import { type RunFields, toRunError } from './snapshots.ts';
-import type { DistributiveOmit } from './stream-session.ts';
 
 /**
  * How long a killed run may take to confirm before it is ended `canceled` anyway (the sandbox promises

@@ -1,4 +1,5 @@
 import {
+  type DistributiveOmit,
   formatResults,
   type IntentAttributes,
   type ProcessResult,
@@ -55,9 +56,6 @@ export interface StreamHost {
   /** The code limit, in UTF-8 bytes (an open exec block past it is rejected). */
   readonly maxCodeBytes: number;
 }
-
-/** `Omit` applied to each member of a union. */
-export type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 const RUNNABLE_LANGS: readonly string[] = PROCESS_LANGS;
 

@@ -1,10 +1,12 @@
 import type { Command } from 'commander';
+import { registerChat } from './chat.ts';
 import { registerEnvs } from './envs.ts';
 import { registerExec } from './exec.ts';
 import { registerExtract } from './extract.ts';
 import { registerKill } from './kill.ts';
 import { registerList } from './list.ts';
 import { registerLogs } from './logs.ts';
+import { registerMcp } from './mcp.ts';
 import { registerPs } from './ps.ts';
 import { registerRerun } from './rerun.ts';
 import { registerRun } from './run.ts';
@@ -24,9 +26,11 @@ export const commands: RegisterCommand[] = [
   registerEnvs,
   registerExtract,
   registerServe,
+  registerMcp,
   registerPs,
   registerLogs,
   registerKill,
   registerRerun,
   registerSubmit,
+  registerChat,
 ];

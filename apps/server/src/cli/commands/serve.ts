@@ -1,4 +1,5 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { type ChatFlags, chatOptions, chatSettings } from '../../chat/chat-flags.ts';
 import { ConfigError } from '../../config/config-error.ts';
 import { loadServerSettings, type ServerFlags } from '../../config/load-config.ts';
 import { createLogger } from '../../logger.ts';
@@ -16,9 +17,12 @@ const integer =
   };
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
+type ServeFlags = ServerFlags & StorageFlags & ChatFlags & { maxConnections?: number; rateLimit?: number };
+
 /** `mci serve`: runs the server until SIGTERM/SIGINT (graceful: running processes get the grace period). */
 export const registerServe: RegisterCommand = (program: Command) => {
   const storage = storageOptions();
+  const chat = chatOptions();
   program
     .command('serve')
     .description('run MCI Server: WebSocket (/ws) and HTTP API on one port')
@@ -61,7 +65,11 @@ export const registerServe: RegisterCommand = (program: Command) => {
     .addOption(storage.db)
     .addOption(storage.retentionDays)
     .addOption(storage.retentionMax)
-    .action(async (opts: ServerFlags & StorageFlags & { maxConnections?: number; rateLimit?: number }) => {
+    .addOption(chat.model)
+    .addOption(chat.modelUrl)
+    .addOption(chat.system)
+    .addOption(chat.maxSteps)
+    .action(async (opts: ServeFlags) => {
       try {
         const settings = loadServerSettings(opts);
         const logger = createLogger({ level: settings.logLevel });
@@ -83,6 +91,7 @@ export const registerServe: RegisterCommand = (program: Command) => {
           shutdownGraceMs: settings.shutdownGraceMs,
           logger,
           ...storageSettings(opts),
+          chat: await chatSettings(opts),
         });
         // Handlers first: whoever reads the banner may signal at once.
         installSignalHandlers(server);
@@ -90,11 +99,14 @@ export const registerServe: RegisterCommand = (program: Command) => {
       } catch (error) {
         process.stderr.write(`mci serve: ${(error as Error).message}\n`);
         // Bad configuration or tool file: usage error (2); anything else (port in use, ...): 1.
-        process.exitCode = error instanceof ConfigError || (error as Error).name === 'SchemaError' ? 2 : 1;
+        process.exitCode = error instanceof ConfigError || isUsageError(error as Error) ? 2 : 1;
         return;
       }
     });
 };
+
+/** A bad tool file, or a model that cannot be made (bad name, missing key, unreadable transcript). */
+const isUsageError = (error: Error) => error.name === 'SchemaError' || error.name === 'ModelError';
 
 /** SIGTERM/SIGINT: graceful close, then exit 0 (1 if it failed); a second signal exits at once. */
 function installSignalHandlers(server: MciServer): void {

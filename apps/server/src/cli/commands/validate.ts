@@ -46,6 +46,22 @@ export const registerValidate: RegisterCommand = (program) => {
         process.exitCode = 1;
         return;
       }
+      if (collection.kind === 'toolset') {
+        const count = collection.tools.length;
+        const servers = (collection.mcpServerNames ?? []).map((name) => `"${name}"`).join(', ');
+        const what = collection.expiresAt
+          ? `a cached MCP toolset (expiresAt ${collection.expiresAt})`
+          : 'a toolset file';
+        console.log(
+          `${displayPath(file)} is ${what}, checked on its own: ${count} tool${count === 1 ? '' : 's'} valid`,
+        );
+        if (servers) {
+          console.log(
+            `  its tools call MCP server ${servers}: the main file that lists this toolset declares it in mcp_servers`,
+          );
+        }
+        return;
+      }
       const toolsets = collection.toolsets.length;
       const declared = Object.keys(collection.mcpServers).length;
       const servers =
