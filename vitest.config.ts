@@ -38,6 +38,8 @@ export default defineConfig({
           ...project('web', 'test/web').test,
           globalSetup: ['support/build-console.ts'],
           testTimeout: 60_000,
+          // Pages update as events arrive; on a busy machine that can take seconds.
+          expect: { poll: { timeout: 15_000 } },
         },
       },
     ],

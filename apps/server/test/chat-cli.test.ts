@@ -31,7 +31,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('mci chat', () => {
+// Each test spawns `mci` from source (and, with --local, a whole server in it): seconds of start-up
+// on a loaded machine, so a wider timeout than the default 20 s.
+describe('mci chat', { timeout: 60_000 }, () => {
   it('one-shot with --local: status lines on stderr, the final answer on stdout', async () => {
     await using fake = await startFakeOpenAi(answer(`Checking.\n\n${BLOCK}`), answer('The tool says hello.'));
     const run = await mci(
@@ -99,6 +101,20 @@ describe('mci chat', () => {
     expect(run.stderr).toContain('Hello, Ada!!!');
     expect(run.stdout).toContain('the shopping list for pancakes is 3 eggs');
     expect(run.code).toBe(0);
+  });
+
+  it('without a prompt, answers each line of input in turn (input ending mid-turn loses no line)', async () => {
+    const run = await mci(
+      ['chat', '--url', server.url, '--model', `replay:${devTranscript}`],
+      dir,
+      { MCI_REPLAY_RATE: '0' },
+      'Greet Ada\nAnd again\n',
+    );
+    expect(run.code).toBe(0);
+    expect(run.stderr).not.toContain('readline was closed');
+    // The replay model plays the transcript again for the second line: two turns, two answers.
+    expect(run.stdout.match(/the shopping list for pancakes is 3 eggs/g)).toHaveLength(2);
+    expect(run.stderr.match(/pid \d+ \[block 1\]: success/g)).toHaveLength(2);
   });
 
   it('a model error exits 1 naming provider, model and status, without the key', async () => {
