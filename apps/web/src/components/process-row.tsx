@@ -5,25 +5,13 @@ import { formatDuration, formatTime } from './duration.ts';
 import { ProcessActions } from './process-actions.tsx';
 import { StateBadge } from './state-badge.tsx';
 
-/** One row of the process table (re-rendered only when its snapshot object changes). */
-export const ProcessRow = memo(function ProcessRow({
-  process,
-  index,
-  top,
-}: {
-  process: ProcessSnapshot;
-  index: number;
-  top: number;
-}) {
+/**
+ * One row of the process table. Its only prop is the snapshot, so a row is re-rendered only when its
+ * process changed, not when rows are added above it.
+ */
+export const ProcessRow = memo(function ProcessRow({ process }: { process: ProcessSnapshot }) {
   return (
-    <tr
-      aria-rowindex={index + 2}
-      className="process-row"
-      data-pid={process.pid}
-      data-state={process.state}
-      data-run={process.run}
-      style={{ transform: `translateY(${top}px)` }}
-    >
+    <tr className="process-row" data-pid={process.pid} data-state={process.state} data-run={process.run}>
       <td className="col-pid">
         <Link href={`/processes/${process.pid}`} aria-label={`Process ${process.pid}`}>
           {process.pid}

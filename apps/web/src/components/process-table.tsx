@@ -6,7 +6,11 @@ import { ProcessRow } from './process-row.tsx';
 /** Height of one row in px (the stylesheet's `.process-row` matches it). */
 const ROW_HEIGHT = 44;
 
-/** The process table: only the rows in view are in the page, so 10,000 processes scroll smoothly. */
+/**
+ * The process table: only the rows in view are in the page, so 10,000 processes scroll smoothly. The
+ * rows sit in normal flow between two paddings that stand for the rows out of view: a new process on
+ * top adds one row and removes one, and leaves the others untouched.
+ */
 export function ProcessTable({ processes }: { processes: ProcessSnapshot[] }) {
   const scroller = useRef<HTMLTableSectionElement>(null);
   const virtualizer = useVirtualizer({
@@ -16,10 +20,13 @@ export function ProcessTable({ processes }: { processes: ProcessSnapshot[] }) {
     overscan: 8,
     getItemKey: (index) => processes[index]!.pid,
   });
+  const items = virtualizer.getVirtualItems();
+  const before = items[0]?.start ?? 0;
+  const after = virtualizer.getTotalSize() - (items.at(-1)?.end ?? 0);
   return (
-    <table aria-label="Processes" aria-rowcount={processes.length + 1} className="process-table">
+    <table aria-label="Processes" className="process-table">
       <thead className="process-head">
-        <tr aria-rowindex={1} className="process-row process-row-head">
+        <tr className="process-row process-row-head">
           <th scope="col" className="col-pid">
             pid
           </th>
@@ -49,10 +56,10 @@ export function ProcessTable({ processes }: { processes: ProcessSnapshot[] }) {
       <tbody
         ref={scroller}
         className="process-scroller"
-        style={{ '--total-height': `${virtualizer.getTotalSize()}px` } as CSSProperties}
+        style={{ '--rows-before': `${before}px`, '--rows-after': `${after}px` } as CSSProperties}
       >
-        {virtualizer.getVirtualItems().map((item) => (
-          <ProcessRow key={item.key} process={processes[item.index]!} index={item.index} top={item.start} />
+        {items.map((item) => (
+          <ProcessRow key={item.key} process={processes[item.index]!} />
         ))}
       </tbody>
     </table>
