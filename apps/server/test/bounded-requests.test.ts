@@ -28,13 +28,14 @@ afterEach(async () => {
   for (const item of open.splice(0).reverse()) await item.close();
 });
 
-async function setup(options: { store?: ProcessStore; maxCodeBytes?: number } = {}) {
+async function setup(options: { store?: ProcessStore; maxCodeBytes?: number; streamIdleMs?: number } = {}) {
   const pool = new ManualPool(2);
   const manager = createProcessManager({
     pool,
     createIntentStream,
     ...(options.store && { store: options.store }),
     ...(options.maxCodeBytes && { maxCodeBytes: options.maxCodeBytes }),
+    ...(options.streamIdleMs && { streamIdleMs: options.streamIdleMs }),
   });
   const listener: Listener = await listen({
     manager,
@@ -170,6 +171,24 @@ describe('streams of a hostile client', () => {
     expect(await bob.send({ type: 'stream.start', streamId: 's0' })).toMatchObject({ type: 'reply' });
     await alice.send({ type: 'stream.end', streamId: 's0' });
     expect(await alice.send({ type: 'stream.start', streamId: 'one-more' })).toMatchObject({ type: 'reply' });
+  });
+
+  it('ends streams idle past streamIdleMs to make room, so a vanished client does not hold its quota', async () => {
+    const { listener } = await setup({ streamIdleMs: 50 });
+    const alice = new Client(listener.wsUrl, 'alice-token');
+    for (let i = 0; i < DEFAULT_MAX_OPEN_STREAMS; i++)
+      await alice.send({ type: 'stream.start', streamId: `s${i}` });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await alice.send({ type: 'stream.chunk', streamId: 's5', text: 'still writing\n' });
+    expect(await alice.send({ type: 'stream.start', streamId: 'fresh' })).toMatchObject({ type: 'reply' });
+    await alice.until((m) => m.type === 'stream.result' && m.streamId === 's0');
+    expect(await alice.send({ type: 'stream.chunk', streamId: 's5', text: 'more\n' })).toMatchObject({
+      type: 'reply',
+    });
+    expect(await alice.send({ type: 'stream.chunk', streamId: 's0', text: 'late\n' })).toMatchObject({
+      type: 'error',
+      code: 'CONFLICT',
+    });
   });
 
   it('rejects an unclosed exec block past the code limit and stops buffering it; later blocks still run', async () => {

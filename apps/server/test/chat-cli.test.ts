@@ -31,7 +31,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('mci chat', () => {
+// Each test spawns `mci` from source (and, with --local, a whole server in it): seconds of start-up
+// on a loaded machine, so a wider timeout than the default 20 s.
+describe('mci chat', { timeout: 60_000 }, () => {
   it('one-shot with --local: status lines on stderr, the final answer on stdout', async () => {
     await using fake = await startFakeOpenAi(answer(`Checking.\n\n${BLOCK}`), answer('The tool says hello.'));
     const run = await mci(
@@ -101,6 +103,20 @@ describe('mci chat', () => {
     expect(run.code).toBe(0);
   });
 
+  it('without a prompt, answers each line of input in turn (input ending mid-turn loses no line)', async () => {
+    const run = await mci(
+      ['chat', '--url', server.url, '--model', `replay:${devTranscript}`],
+      dir,
+      { MCI_REPLAY_RATE: '0' },
+      'Greet Ada\nAnd again\n',
+    );
+    expect(run.code).toBe(0);
+    expect(run.stderr).not.toContain('readline was closed');
+    // The replay model plays the transcript again for the second line: two turns, two answers.
+    expect(run.stdout.match(/the shopping list for pancakes is 3 eggs/g)).toHaveLength(2);
+    expect(run.stderr.match(/pid \d+ \[block 1\]: success/g)).toHaveLength(2);
+  });
+
   it('a model error exits 1 naming provider, model and status, without the key', async () => {
     await using fake = await startFakeOpenAi(
       ...Array.from({ length: 3 }, () => ({
@@ -159,6 +175,19 @@ describe('mci chat', () => {
       state: 'idle',
       status: 'canceled',
     });
+  });
+
+  it('mci serve refuses a model it cannot make (exit 2, naming the variable to set)', async () => {
+    const run = await mci(
+      ['serve', '--port', '0', '--db', ':memory:', '--file', toolFile, '--model', 'openai:gpt-x'],
+      dir,
+      {
+        OPENAI_API_KEY: '',
+        MCI_MODEL_API_KEY: '',
+      },
+    );
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('openai model gpt-x needs an API key: set OPENAI_API_KEY');
   });
 
   it('usage errors exit 2: no model, a missing key', async () => {

@@ -226,6 +226,24 @@ describe('server-hosted conversations', () => {
     client.close();
   });
 
+  it("the chat.start reply comes before the turn's first event, even from a model without pauses", async () => {
+    const transcript = join(dir, 'instant.md');
+    writeFileSync(transcript, `## assistant\nAt once.\n\n${BLOCK}\n## assistant\nDone.\n`);
+    await using server = await createServer({
+      port: 0,
+      file: toolFile,
+      logLevel: 'silent',
+      chat: { models: [`replay:${transcript}`], modelOptions: { tokensPerSecond: 0 } },
+    });
+    const client = await open(server);
+    const reply = await client.request({ type: 'chat.start', message: 'go' });
+    await client.waitFor((m) => m.type === 'chat.done');
+    const turn = client.messages.filter((m) => m.type !== 'hello');
+    expect(turn[0]).toBe(reply);
+    expect(turn.at(-1)).toMatchObject({ type: 'chat.done', reason: 'answered', steps: 2 });
+    client.close();
+  });
+
   it('a conversation belongs to the principal that started it', async () => {
     await using fake = await startFakeOpenAi(answer('hello'));
     const logs: string[] = [];

@@ -145,7 +145,11 @@ describe.each(transports)('MCP tasks over %s', (name, connect) => {
     const result = (await client.callTool(
       {
         name: 'run_code',
-        arguments: { code: 'output(1); console.log("a\\nb"); console.error("c"); output({ x: 2 })' },
+        // The pause keeps the last progress out of the response's read: the SDK's client drops progress
+        // that arrives in one read with the response (typescript-sdk#2580).
+        arguments: {
+          code: 'output(1); console.log("a\\nb"); console.error("c"); output({ x: 2 })\nconst end = Date.now() + 300; while (Date.now() < end) {}',
+        },
       },
       undefined,
       { onprogress: (params) => progress.push(params) },
@@ -249,6 +253,29 @@ describe('MCP tasks over Streamable HTTP with tokens', () => {
     } finally {
       await alice.close();
       await bob.close();
+    }
+  });
+
+  // 55 runs on one sandbox worker: slow on a busy machine.
+  it('pages tasks/list with a cursor, newest first', { timeout: 60_000 }, async () => {
+    const alice = await httpClient(secured.url, 'alice-secret');
+    try {
+      const created: string[] = [];
+      for (let i = 0; i < 55; i++)
+        created.push((await startTask(alice, 'run_code', { code: `output(${i})` })).task.taskId);
+      const first = await alice.experimental.tasks.listTasks();
+      expect(first.tasks).toHaveLength(50);
+      expect(first.nextCursor).toBeDefined();
+      const second = await alice.experimental.tasks.listTasks(first.nextCursor);
+      const listed = [...first.tasks, ...second.tasks].map((task) => task.taskId);
+      // Newest first; tasks of the earlier tests of this block come after these 55.
+      expect(listed.slice(0, 55)).toEqual([...created].reverse());
+      expect(new Set(listed).size).toBe(listed.length);
+      await expect(alice.experimental.tasks.listTasks('not-a-cursor')).rejects.toMatchObject({
+        code: -32602,
+      });
+    } finally {
+      await alice.close();
     }
   });
 

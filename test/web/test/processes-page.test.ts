@@ -116,4 +116,22 @@ describe('Processes page', () => {
     expect(await marked.getByRole('note').textContent()).toContain('bad line three');
     await screenshotAll(page, 'process-error');
   });
+
+  it('an image in an output (a tool result content item) is shown as an image', async () => {
+    await using server = await startServer();
+    await using client = await testClient(server);
+    await using browser = await launchBrowser();
+    const { page } = await openPage(browser);
+    // A 2x2 red PNG.
+    const png =
+      'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP4z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==';
+    const process = await client.createProcess(
+      `output({ isError: false, content: [{ type: 'image', data: '${png}', mimeType: 'image/png' }] });`,
+    );
+    await client.wait(process.pid);
+    await page.goto(`${server.url}/processes/${process.pid}`);
+    const image = page.getByRole('img', { name: 'Output 1, item 1 (image/png)' });
+    await image.waitFor();
+    expect(await image.evaluate((element) => (element as HTMLImageElement).naturalWidth)).toBe(2);
+  });
 });

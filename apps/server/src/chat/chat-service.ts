@@ -80,9 +80,10 @@ export class ChatService {
     const conversationId = record.conversationId;
     const message = store.addMessage({ conversationId, role: 'user', text: request.message });
     const controller = new AbortController();
-    const done = this.#run(principal, conversationId, model, controller.signal, listener).finally(() =>
-      this.#running.delete(conversationId),
-    );
+    // The turn starts after this returns, so the caller's reply goes out before the turn's first event.
+    const done = Promise.resolve()
+      .then(() => this.#run(principal, conversationId, model, controller.signal, listener))
+      .finally(() => this.#running.delete(conversationId));
     this.#running.set(conversationId, { controller, done });
     return { conversation: this.#summary(this.#visible(principal, conversationId)), message };
   }

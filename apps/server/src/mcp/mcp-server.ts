@@ -236,12 +236,17 @@ export function createMciMcpServer(options: MciMcpServerOptions): MciMcpServer {
       }
     };
     extra.signal.addEventListener('abort', kill, { once: true });
+    let progressSent = 0;
     try {
       await manager.wait(pid, principal);
     } finally {
       extra.signal.removeEventListener('abort', kill);
-      relay.unwatch(pid);
+      progressSent = relay.unwatch(pid);
     }
+    // The SDK's client drops progress read in the same chunk as the response (it dispatches
+    // notifications a microtask late): the answer goes out one turn after the last progress.
+    // https://github.com/modelcontextprotocol/typescript-sdk/issues/2580
+    if (progressSent > 0) await new Promise((resolve) => setImmediate(resolve));
     return resultOf(pid);
   }
 

@@ -60,8 +60,13 @@ export interface ProcessManagerOptions {
    * @default `createIntentStream` of `@mci/intent-extractor`
    */
   createIntentStream?: (limits: IntentStreamLimits) => IntentStreamLike;
-  /** Most unfinished streams per principal; past it `stream.start` fails with `LIMIT_EXCEEDED`. @default 64 */
+  /** Most open (not ended) streams per principal; past it `stream.start` fails with `LIMIT_EXCEEDED`. @default 64 */
   maxOpenStreams?: number;
+  /**
+   * A principal at `maxOpenStreams` gets room by ending its streams that had no chunk for this long
+   * (ms), so a client that vanished mid-turn does not hold its quota. @default 600000 (10 minutes)
+   */
+  streamIdleMs?: number;
 }
 
 /** What {@link ProcessManager.create} takes (already shape-checked by the transport). */

@@ -80,6 +80,7 @@ export class StreamSession implements StreamHandle {
   #current: number | undefined;
   #ended = false;
   #finished = false;
+  #lastActivityMs = performance.now();
   #resolve!: (result: StreamResult) => void;
 
   constructor(
@@ -101,6 +102,11 @@ export class StreamSession implements StreamHandle {
     return this.#ended;
   }
 
+  /** When the stream was opened or last given a chunk (`performance.now()` ms). */
+  get lastActivityMs(): number {
+    return this.#lastActivityMs;
+  }
+
   /** Pids created by this stream, in intent order. */
   get pids(): readonly number[] {
     return this.#pids;
@@ -112,6 +118,7 @@ export class StreamSession implements StreamHandle {
     if (typeof text !== 'string')
       throw new ServerError('VALIDATION', 'text must be a string', { path: 'text' });
     this.#host.checkAccepting();
+    this.#lastActivityMs = performance.now();
     let tooLarge = false;
     for (const intent of this.#extractor.push(text)) {
       tooLarge ||= intent.tooLarge === true;
@@ -150,7 +157,13 @@ export class StreamSession implements StreamHandle {
       ...(this.ref === undefined ? {} : { ref: this.ref }),
       streamId: this.streamId,
     };
-    const base = { type: 'intent' as const, streamId: this.streamId, index: intent.index, lang: intent.lang };
+    const base = {
+      type: 'intent' as const,
+      streamId: this.streamId,
+      ...(this.ref !== undefined && { ref: this.ref }),
+      index: intent.index,
+      lang: intent.lang,
+    };
     const attributes = intent.attributes as IntentAttributes;
     const reason = rejectionOf(intent, this.#host.maxCodeBytes);
     if (reason !== undefined) {

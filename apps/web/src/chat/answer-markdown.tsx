@@ -1,9 +1,12 @@
-import type { ComponentProps } from 'react';
-import Markdown from 'react-markdown';
+import Markdown, { type Components } from 'react-markdown';
 import remarkGfm from 'remark-gfm';
-import { CodeView } from '../components/code-view.tsx';
-import { ExecBlock } from './exec-block.tsx';
-import { codeOf, rehypeExecBlocks } from './exec-blocks.ts';
+import { CodeBlock } from './code-block.tsx';
+import { rehypeExecBlocks } from './exec-blocks.ts';
+import { PidsContext } from './pids-context.ts';
+
+const COMPONENTS: Components = { pre: CodeBlock };
+const REMARK = [remarkGfm];
+const REHYPE = [rehypeExecBlocks];
 
 /**
  * A message as markdown (GitHub flavour). Code blocks get syntax highlighting; exec blocks also show
@@ -11,23 +14,12 @@ import { codeOf, rehypeExecBlocks } from './exec-blocks.ts';
  */
 export function AnswerMarkdown({ text, pids }: { text: string; pids: ReadonlyArray<number | undefined> }) {
   return (
-    <div className="markdown">
-      <Markdown
-        remarkPlugins={[remarkGfm]}
-        rehypePlugins={[rehypeExecBlocks]}
-        components={{
-          pre: ({ node, ...props }: ComponentProps<'pre'> & { node?: unknown }) => {
-            const { text: code, language } = codeOf(node as Parameters<typeof codeOf>[0]);
-            const index = (props as { 'data-exec-index'?: number })['data-exec-index'];
-            if (index === undefined) return <CodeView code={code} language={language} label="Code block" />;
-            return (
-              <ExecBlock code={code} language={language} pid={pids[Number(index)]} index={Number(index)} />
-            );
-          },
-        }}
-      >
-        {text}
-      </Markdown>
-    </div>
+    <PidsContext.Provider value={pids}>
+      <div className="markdown">
+        <Markdown remarkPlugins={REMARK} rehypePlugins={REHYPE} components={COMPONENTS}>
+          {text}
+        </Markdown>
+      </div>
+    </PidsContext.Provider>
   );
 }

@@ -34,6 +34,8 @@ export class ChatStore {
   readonly #streams = new Map<string, Subscription>();
   readonly #since = new Map<string, number>();
   readonly #listeners = new Set<() => void>();
+  /** The stream each stored answer was written into (its live step's key). */
+  readonly #streamOf = new Map<number, string>();
   #version = 0;
 
   constructor(client: MciClient) {
@@ -47,6 +49,11 @@ export class ChatStore {
   }
 
   readonly version = (): number => this.#version;
+
+  /** The stream stored message `messageId` was written into, when this client saw it live. */
+  streamOf(messageId: number): string | undefined {
+    return this.#streamOf.get(messageId);
+  }
 
   readonly listen = (listener: () => void): (() => void) => {
     this.#listeners.add(listener);
@@ -85,6 +92,7 @@ export class ChatStore {
         });
         return;
       case 'chat.step':
+        this.#streamOf.set(event.message.id, event.streamId);
         this.#streams.get(event.streamId)?.close();
         this.#streams.delete(event.streamId);
         this.#update(id, (turn) => ({

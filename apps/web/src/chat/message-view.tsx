@@ -2,10 +2,17 @@ import type { ChatMessage } from '@mci/client';
 import { AnswerMarkdown } from './answer-markdown.tsx';
 
 /**
- * One stored message: the user's text, the assistant's answer (markdown with live process cards), or
- * the results sent back to the model (collapsed).
+ * One message: the user's text, the assistant's answer (markdown with live process cards: `pids[N]`
+ * is the process of exec block N, @default the message's own pids), or the results sent back to the
+ * model (collapsed).
  */
-export function MessageView({ message }: { message: ChatMessage }) {
+export function MessageView({
+  message,
+  pids = message.pids,
+}: {
+  message: ChatMessage;
+  pids?: ReadonlyArray<number | undefined>;
+}) {
   if (message.role === 'results') {
     return (
       <details className="message message-results">
@@ -22,7 +29,7 @@ export function MessageView({ message }: { message: ChatMessage }) {
       {message.role === 'user' ? (
         <p className="user-text">{message.text}</p>
       ) : (
-        <AnswerMarkdown text={message.text} pids={message.pids} />
+        <AnswerMarkdown text={message.text} pids={pids} />
       )}
       {message.role === 'assistant' && (
         <footer className="muted message-meta">

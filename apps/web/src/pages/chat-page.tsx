@@ -1,12 +1,25 @@
+import type { ChatMessage } from '@mci/client';
 import { useEffect, useState } from 'react';
 import { useLocation } from 'wouter';
-import { AnswerMarkdown } from '../chat/answer-markdown.tsx';
-import { chatStoreOf } from '../chat/chat-store.ts';
+import { chatStoreOf, type LiveStep } from '../chat/chat-store.ts';
 import { Composer } from '../chat/composer.tsx';
 import { ConversationList } from '../chat/conversation-list.tsx';
 import { MessageView } from '../chat/message-view.tsx';
 import { useConversation, useConversations } from '../chat/use-chat.ts';
 import { useClient } from '../connection/connection-context.ts';
+
+/** A step still being written, shown as the assistant message it becomes. */
+function liveMessage(step: LiveStep): ChatMessage {
+  return {
+    id: 0,
+    conversationId: '',
+    role: 'assistant',
+    text: step.text,
+    step: step.step,
+    pids: [],
+    createdAt: '',
+  };
+}
 
 /**
  * Conversations with a model hosted by the server: the list, the messages (answers stream in as
@@ -24,6 +37,11 @@ export function ChatPage({ conversationId }: { conversationId?: string }) {
     reload,
   } = useConversations(`${conversationId}:${turn.running}`);
   const [model, setModel] = useState<string>();
+  // The list is read again after a rename, so it has the newest title.
+  const title =
+    conversations?.find((listed) => listed.conversationId === conversationId)?.title ??
+    conversation?.title ??
+    'New conversation';
   useEffect(() => {
     if (conversation !== undefined) setModel(conversation.model);
     else setModel((current) => current ?? models.find((info) => info.default)?.name ?? models[0]?.name);
@@ -50,8 +68,8 @@ export function ChatPage({ conversationId }: { conversationId?: string }) {
           />
         )}
       </aside>
-      <section className="chat-main" aria-label={conversation?.title ?? 'New conversation'}>
-        <h2>{conversation?.title ?? 'New conversation'}</h2>
+      <section className="chat-main" aria-label={title}>
+        <h2>{title}</h2>
         {error !== undefined && (
           <p role="alert" className="error-text">
             {error}
@@ -63,17 +81,20 @@ export function ChatPage({ conversationId }: { conversationId?: string }) {
           </p>
         )}
         <div className="messages" aria-live="polite">
-          {messages.map((message) => (
-            <MessageView key={message.id} message={message} />
-          ))}
-          {turn.steps.map((step) => (
-            <article
-              key={step.streamId}
-              className="message message-assistant message-streaming"
-              aria-label="Assistant"
-            >
-              <AnswerMarkdown text={step.text} pids={step.pids} />
-            </article>
+          {/* A live answer and its stored message share a key (the stream), so its cards stay in place. */}
+          {[
+            ...messages.map((message) => ({
+              key: store.streamOf(message.id) ?? `message-${message.id}`,
+              message,
+              pids: message.pids as ReadonlyArray<number | undefined>,
+            })),
+            ...turn.steps.map((step) => ({
+              key: step.streamId,
+              message: liveMessage(step),
+              pids: step.pids,
+            })),
+          ].map(({ key, message, pids }) => (
+            <MessageView key={key} message={message} pids={pids} />
           ))}
           {turn.running && turn.steps.length === 0 && <p className="muted">The model is thinking…</p>}
           {turn.error !== undefined && (

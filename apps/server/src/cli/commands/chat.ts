@@ -1,9 +1,10 @@
 import { readFile } from 'node:fs/promises';
+import { isAbsolute, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Agent, AgentEvent, TurnResult } from '@mci/agent';
 import { connect, type MciClient } from '@mci/client';
 import { type Command, Option } from 'commander';
-import { createChatView } from '../chat-view.ts';
+import { type ChatIo, createChatView } from '../chat-view.ts';
 import {
   addRemoteOptions,
   describe,
@@ -24,25 +25,37 @@ interface ChatOptions extends RemoteOptions {
   json?: boolean;
 }
 
+/** What `mci chat` touches outside its arguments: streams, environment, working directory, Ctrl-C. */
+export interface ChatCliIo extends ChatIo {
+  stdout: NodeJS.WritableStream & ChatIo['stdout'];
+  stderr: NodeJS.WritableStream & ChatIo['stderr'];
+  stdin: NodeJS.ReadableStream;
+  env: Record<string, string | undefined>;
+  cwd: string;
+  signals: {
+    on(signal: 'SIGINT', listener: () => void): unknown;
+    off(signal: 'SIGINT', listener: () => void): unknown;
+  };
+  exit(code: number): void;
+}
+
 /** Exit code of a turn canceled with Ctrl-C (128 + SIGINT). */
 const CANCELED = 130;
 
 /**
  * `mci chat [PROMPT...]`: a terminal chat with a model whose exec blocks run on a server (`--url`) or
- * on an embedded one (`--local`). With a prompt: one turn, then exit (0 when the model answered, 1 on
- * an error, 130 when canceled). Without: a REPL; Ctrl-C cancels the running turn (its processes are
- * killed), a second Ctrl-C exits.
+ * on an embedded one (`--local`). With a prompt: one turn, then exit (0 when the turn ended, 1 on an
+ * error, 2 on a usage error, 130 when canceled). Without: a REPL; Ctrl-C cancels the running turn
+ * (its processes are killed), a second Ctrl-C exits.
  */
 export const registerChat: RegisterCommand = (program: Command) => {
   const command = program
     .command('chat')
     .description('chat with a model whose code runs on the server (one prompt, or a REPL without one)')
     .argument('[prompt...]', 'the message; without it, an interactive chat')
-    .addOption(
-      new Option(
-        '-m, --model <provider:model>',
-        'openai:gpt-4.1-mini, anthropic:claude-sonnet-4-5, ollama:qwen3, replay:FILE',
-      ).env('MCI_MODEL'),
+    .option(
+      '-m, --model <provider:model>',
+      'openai:gpt-4.1-mini, anthropic:claude-sonnet-4-5, ollama:qwen3, replay:FILE (env MCI_MODEL)',
     )
     .option(
       '--model-url <url>',
@@ -64,23 +77,33 @@ export const registerChat: RegisterCommand = (program: Command) => {
     .option('--system <file>', 'a system prompt file to use instead of the generated one')
     .option('--json', 'print every event as a JSON line (for scripts)');
   addRemoteOptions(command).action(async (words: string[], options: ChatOptions) => {
-    process.exitCode = await runChat(words.join(' ').trim(), options);
+    const io: ChatCliIo = {
+      stdout: process.stdout,
+      stderr: process.stderr,
+      stdin: process.stdin,
+      env: process.env,
+      cwd: process.cwd(),
+      signals: process,
+      exit: (code) => process.exit(code),
+    };
+    process.exitCode = await runChat(words.join(' ').trim(), options, io);
   });
 };
 
-async function runChat(prompt: string, options: ChatOptions): Promise<number> {
-  const io = { stdout: process.stdout, stderr: process.stderr };
+/** Runs `mci chat` with parsed arguments; resolves with the exit code. */
+export async function runChat(prompt: string, options: ChatOptions, io: ChatCliIo): Promise<number> {
   let client: MciClient | undefined;
   let server: { url: string; close(options?: { graceMs?: number }): Promise<void> } | undefined;
   try {
-    if (!options.model) throw new UsageError('no model: pass --model provider:model (or set MCI_MODEL)');
-    const token = options.token || process.env.MCI_TOKEN || process.env.MCI_API_KEY || undefined;
+    const model = options.model || io.env.MCI_MODEL;
+    if (!model) throw new UsageError('no model: pass --model provider:model (or set MCI_MODEL)');
+    const token = options.token || io.env.MCI_TOKEN || io.env.MCI_API_KEY || undefined;
     if (options.local) {
       const { createServer } = await import('../../server.ts');
       server = await createServer({
         port: 0,
         logLevel: 'silent',
-        ...(options.file && { file: options.file }),
+        ...(options.file && { file: resolve(io.cwd, options.file) }),
       });
     }
     client = await connect(server?.url ?? options.url, {
@@ -90,14 +113,16 @@ async function runChat(prompt: string, options: ChatOptions): Promise<number> {
     const { createAgent, formatSystemPromptReport } = await import('@mci/agent');
     const agent = await createAgent({
       client,
-      model: options.model,
+      model,
+      env: io.env,
+      cwd: io.cwd,
       ...(token && !server && { token }),
       ...(options.modelUrl && { baseURL: options.modelUrl }),
-      ...(options.system && { system: await readSystem(options.system) }),
+      ...(options.system && { system: await readSystem(options.system, io.cwd) }),
       ...(options.maxSteps !== undefined && { maxSteps: options.maxSteps }),
     });
     if (agent.prompt && !options.json) io.stderr.write(`${formatSystemPromptReport(agent.prompt.report)}\n`);
-    return prompt ? await oneShot(agent, prompt, options) : await repl(agent, options);
+    return prompt ? await oneShot(agent, prompt, options, io) : await repl(agent, options, io);
   } catch (error) {
     io.stderr.write(`mci chat: ${describe(error)}\n`);
     return isUsage(error) ? EXIT.USAGE : EXIT.FAILED;
@@ -108,31 +133,31 @@ async function runChat(prompt: string, options: ChatOptions): Promise<number> {
 }
 
 /** One turn; Ctrl-C cancels it (a second one exits at once). */
-async function oneShot(agent: Agent, prompt: string, options: ChatOptions): Promise<number> {
+async function oneShot(agent: Agent, prompt: string, options: ChatOptions, io: ChatCliIo): Promise<number> {
   const controller = new AbortController();
   const onInterrupt = () => {
-    if (controller.signal.aborted) process.exit(CANCELED);
+    if (controller.signal.aborted) io.exit(CANCELED);
     controller.abort(new Error('canceled'));
   };
-  process.on('SIGINT', onInterrupt);
+  io.signals.on('SIGINT', onInterrupt);
   try {
-    const turn = await runTurnWithView(agent, prompt, controller.signal, options);
+    const turn = await runTurnWithView(agent, prompt, controller.signal, options, io);
     return turn.reason === 'canceled' ? CANCELED : EXIT.OK;
   } finally {
-    process.off('SIGINT', onInterrupt);
+    io.signals.off('SIGINT', onInterrupt);
   }
 }
 
 /** The REPL: one turn per line; Ctrl-C cancels the running turn, a second Ctrl-C exits. */
-async function repl(agent: Agent, options: ChatOptions): Promise<number> {
-  const rl = createInterface({ input: process.stdin, output: process.stdout, prompt: 'you> ' });
+async function repl(agent: Agent, options: ChatOptions, io: ChatCliIo): Promise<number> {
+  const rl = createInterface({ input: io.stdin, output: io.stdout, prompt: 'you> ' });
   let turn: AbortController | undefined;
   let interrupted = false;
   rl.on('SIGINT', () => {
     if (turn && !interrupted) {
       interrupted = true;
       turn.abort(new Error('canceled'));
-      process.stderr.write('\n(canceled; Ctrl-C again to exit)\n');
+      io.stderr.write('\n(canceled; Ctrl-C again to exit)\n');
       return;
     }
     rl.close();
@@ -153,10 +178,10 @@ async function repl(agent: Agent, options: ChatOptions): Promise<number> {
       interrupted = false;
       turn = new AbortController();
       try {
-        await runTurnWithView(agent, text, turn.signal, options);
+        await runTurnWithView(agent, text, turn.signal, options, io);
       } catch (error) {
         failed = true;
-        process.stderr.write(`mci chat: ${describe(error)}\n`);
+        io.stderr.write(`mci chat: ${describe(error)}\n`);
       }
       turn = undefined;
     }
@@ -170,31 +195,29 @@ async function runTurnWithView(
   text: string,
   signal: AbortSignal,
   options: ChatOptions,
+  io: ChatCliIo,
 ): Promise<TurnResult> {
-  const view = createChatView(
-    { stdout: process.stdout, stderr: process.stderr },
-    { json: options.json === true },
-  );
+  const view = createChatView(io, { json: options.json === true });
   const turn = await agent.send(text, { signal, onEvent: (event: AgentEvent) => view.event(event) });
   view.finish(turn.answer);
   if (!options.json && turn.reason !== 'answered')
-    process.stderr.write(`(stopped: ${turn.reason} after ${turn.steps} steps)\n`);
+    io.stderr.write(`(stopped: ${turn.reason} after ${turn.steps} steps)\n`);
   return turn;
 }
 
 /** A bad argument, or a model that cannot be made (bad name, missing key, unreadable transcript). */
 function isUsage(error: unknown): boolean {
-  const code = (error as { name?: string; code?: string }).code;
+  const code = (error as { code?: string }).code ?? '';
   return (
     error instanceof UsageError ||
-    ((error as Error).name === 'ModelError' &&
-      ['BAD_MODEL', 'MISSING_KEY', 'TRANSCRIPT'].includes(code ?? ''))
+    ((error as Error).name === 'ModelError' && ['BAD_MODEL', 'MISSING_KEY', 'TRANSCRIPT'].includes(code))
   );
 }
 
-async function readSystem(file: string): Promise<string> {
+async function readSystem(file: string, cwd: string): Promise<string> {
+  const path = isAbsolute(file) ? file : resolve(cwd, file);
   try {
-    return await readFile(file, 'utf8');
+    return await readFile(path, 'utf8');
   } catch (error) {
     throw new UsageError(
       `cannot read the system prompt ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
