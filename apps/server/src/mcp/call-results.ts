@@ -72,10 +72,14 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
  * The result of an MCI tool called directly: the process ran `output(await tools[name](args))`, so its
  * one output is the MCI tool result, passed through as MCP (`content` items as they are,
  * `structuredContent` when it is an object, the executor's `metadata` under `_meta["mci/metadata"]`).
- * A run that did not succeed (timeout, kill, a throw) is an `isError` result saying so.
+ * A failed tool is an `isError` result with the tool's error; a run that did not succeed otherwise
+ * (timeout, kill) is an `isError` result with the run's rendering.
  */
 export function directToolResult(result: ProcessResult, maxTextBytes: number): CallToolResult {
   const value = result.outputs[0];
+  // A failed tool rejects in the sandbox with a ToolError: its message is the tool's error.
+  if (result.status === 'failed' && result.error?.name === 'ToolError')
+    return { content: [{ type: 'text', text: result.error.message }], isError: true };
   if (result.status !== 'success' || !isRecord(value) || !Array.isArray(value.content)) {
     return {
       content: [{ type: 'text', text: formatResults([result], { maxBytes: maxTextBytes }) }],

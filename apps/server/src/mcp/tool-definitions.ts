@@ -19,7 +19,7 @@ const GUIDE = `Runs a TypeScript program in a sandbox (isolated-vm) and returns 
 - The program is the body of an async function: top-level await and return work; import and require do not.
 - output(value) records a result (JSON-like values, Map, Set, bigint...); a non-undefined return value is recorded too.
 - console.log/info go to stdout, console.warn/error to stderr.
-- tools.<name>(props) calls a tool and resolves to { isError, content, error?, structuredContent? }; a tool failure is a result, not an exception.
+- tools.<name>(props) calls a tool and resolves to { content, structuredContent? }; a failed call rejects with a ToolError (catch it to handle the failure).
 - fetch(url, init) works for public hosts (the server's egress policy decides the rest).
 - The run stops at timeoutMs (default set by the server). A throw fails the run with its line number.`;
 
