@@ -36,6 +36,7 @@ export default defineConfig({
         extends: true as const,
         test: {
           ...project('web', 'test/web').test,
+          exclude: ['**/node_modules/**', '**/dist/**', '**/*.slow.test.ts'],
           globalSetup: ['support/build-console.ts'],
           testTimeout: 60_000,
           // Pages update as events arrive; on a busy machine that can take seconds.

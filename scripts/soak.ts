@@ -10,12 +10,13 @@
 // It stops after `--processes` creations (or `--seconds`), waits `--idle-seconds`, and checks:
 //   - every created process reached idle exactly once (one `idle` event per pid on an operator feed);
 //   - the WebSocket and HTTP views of every process agree (state, status, run);
-//   - `/healthz` p99 latency during the run (sampled every 50 ms) is under 100 ms;
+//   - `/healthz` p99 latency during the run (sampled every 50 ms) is under 100 ms, next to a bare
+//     node:http server timed the same way (the machine's share of the latency);
 //   - RSS of the server (<= 300 MB) and of each sandbox worker (<= 400 MB) after the idle minute.
 // Prints a report (and writes it as JSON with --json); exits 1 when a check fails.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { connect, type MciClient, type ServerEvent } from '../packages/client/src/index.ts';
@@ -195,29 +196,42 @@ const observing = (async () => {
   }
 })();
 
-// `/healthz` is timed from a process of its own, so the soak's own work does not count as server latency.
-const SAMPLER = `
-const latencies = [];
-let running = true;
-process.on('message', () => { running = false; });
-(async () => {
-  while (running) {
-    const started = performance.now();
-    try {
-      await fetch(process.argv[1] + '/healthz', { signal: AbortSignal.timeout(30000) });
-      latencies.push(performance.now() - started);
-    } catch {
-      latencies.push(30000);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  process.send(latencies, () => process.exit(0));
-})();`;
-const samplerProcess = spawn(process.execPath, ['-e', SAMPLER, url], {
+// `/healthz` is timed from a process of its own, so the soak's own work does not count as server
+// latency. The same process times a bare `node:http` server (its own process too) the same way: the
+// baseline says how much of the latency is the machine (CPU contention) rather than the MCI server.
+const BASELINE = `require('node:http').createServer((q, s) => s.end('{"status":"ok"}')).listen(0, '127.0.0.1', function () { process.send(this.address().port); });`;
+const baselineProcess = spawn(process.execPath, ['-e', BASELINE], {
   stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
 });
-const healthz = new Promise<number[]>((resolve) =>
-  samplerProcess.once('message', (m) => resolve(m as number[])),
+const baselinePort = await new Promise<number>((resolve) =>
+  baselineProcess.once('message', (m) => resolve(m as number)),
+);
+const SAMPLER = `
+const samples = { server: [], baseline: [] };
+let running = true;
+process.on('message', () => { running = false; });
+const time = async (url, into) => {
+  const started = performance.now();
+  try {
+    await (await fetch(url, { signal: AbortSignal.timeout(30000) })).text();
+    into.push(performance.now() - started);
+  } catch {
+    into.push(30000);
+  }
+};
+(async () => {
+  while (running) {
+    await time(process.argv[1] + '/healthz', samples.server);
+    await time(process.argv[2] + '/healthz', samples.baseline);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  process.send(samples, () => process.exit(0));
+})();`;
+const samplerProcess = spawn(process.execPath, ['-e', SAMPLER, url, `http://127.0.0.1:${baselinePort}`], {
+  stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+});
+const healthz = new Promise<{ server: number[]; baseline: number[] }>((resolve) =>
+  samplerProcess.once('message', (m) => resolve(m as { server: number[]; baseline: number[] })),
 );
 let peakServerMb = 0;
 let peakWorkerMb = 0;
@@ -239,13 +253,13 @@ const counts = {
 };
 const byProgram = new Map<string, number>();
 const statuses = new Map<string, number>();
-let started = 0;
+let inFlightCreates = 0;
 const startedAt = Date.now();
 
 async function one(client: MciClient): Promise<void> {
   const program = draw();
-  started++;
   let pid: number;
+  inFlightCreates++;
   try {
     const snapshot = await client.createProcess(program.code, {
       ...(program.timeoutMs !== undefined && { timeoutMs: program.timeoutMs }),
@@ -253,6 +267,7 @@ async function one(client: MciClient): Promise<void> {
     });
     pid = snapshot.pid;
   } catch (error) {
+    inFlightCreates--;
     if (program.refused && (error as { code?: string }).code === 'CODE_TOO_LARGE') counts.refused++;
     else {
       counts.refusedUnexpectedly++;
@@ -260,6 +275,7 @@ async function one(client: MciClient): Promise<void> {
     }
     return;
   }
+  inFlightCreates--;
   counts.created++;
   created.push({ pid, client, program: program.name });
   byProgram.set(program.name, (byProgram.get(program.name) ?? 0) + 1);
@@ -298,7 +314,7 @@ let lastReport = Date.now();
 await Promise.all(
   clients.flatMap((client) =>
     Array.from({ length: inFlight }, async () => {
-      while (started < total && Date.now() < deadline) {
+      while (counts.created + inFlightCreates < total && Date.now() < deadline) {
         await one(client);
         if (Date.now() - lastReport > 10_000) {
           lastReport = Date.now();
@@ -339,9 +355,14 @@ clearInterval(rssTimer);
 const workers = descendants(serverPid).map((pid) => ({ pid, rssMb: rssMb(pid) }));
 const serverRssMb = rssMb(serverPid);
 
-const sorted = [...(await healthz)].sort((a, b) => a - b);
-const quantile = (q: number) =>
-  Math.round((sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0) * 10) / 10;
+const latencies = await healthz;
+baselineProcess.kill();
+const summary = (samples: number[]) => {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const quantile = (q: number) =>
+    Math.round((sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0) * 10) / 10;
+  return { samples: sorted.length, p50: quantile(0.5), p99: quantile(0.99), max: quantile(1) };
+};
 const report = {
   processes: counts.created,
   refused: counts.refused,
@@ -352,7 +373,9 @@ const report = {
   byProgram: Object.fromEntries(byProgram),
   statuses: Object.fromEntries(statuses),
   loadSeconds: Math.round(loadSeconds),
-  healthz: { samples: sorted.length, p50: quantile(0.5), p99: quantile(0.99), max: quantile(1) },
+  healthz: summary(latencies.server),
+  baselineHealthz: summary(latencies.baseline),
+  loadAverage: loadavg().map((l) => Math.round(l * 10) / 10),
   rssAfterIdleMb: { server: serverRssMb, workers: workers.map((w) => w.rssMb) },
   peakRssMb: { server: peakServerMb, worker: peakWorkerMb },
   notIdleExactlyOnce: notOnce.slice(0, 20),

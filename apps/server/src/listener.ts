@@ -1,11 +1,13 @@
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
+import { errorBody } from '@mci/protocol';
 import type { Logger } from 'pino';
 import type { Authenticator } from './auth/authenticator.ts';
 import type { ChatService } from './chat/chat-service.ts';
 import type { Limits } from './config/config-schema.ts';
 import { createHttpApp, type ToolListing } from './http/app.ts';
+import { createOriginPolicy, type OriginPolicy } from './http/origin-policy.ts';
 import type { McpHttp } from './mcp/http-sessions.ts';
 import type { ProcessManager } from './processes/process-manager-types.ts';
 import { createWsGateway } from './ws/ws-gateway.ts';
@@ -30,6 +32,11 @@ export interface ListenOptions {
   port: number;
   /** WebSocket ping interval in ms. */
   heartbeatMs: number;
+  /**
+   * Which `Host` names and page origins may use the HTTP API and the WebSocket.
+   * @default the local default of `createOriginPolicy` for `host` and the authenticator's tokens
+   */
+  originPolicy?: OriginPolicy;
   logger?: Logger;
   /** Server-hosted conversations (`chat.*` over WebSocket, `GET /models`). */
   chat?: ChatService;
@@ -55,6 +62,8 @@ export interface Listener {
  */
 export async function listen(options: ListenOptions): Promise<Listener> {
   const { manager, authenticator, limits, logger } = options;
+  const originPolicy =
+    options.originPolicy ?? createOriginPolicy({ tokens: authenticator.required, bindHost: options.host });
   let accepting = true;
   const gateway = createWsGateway({
     manager,
@@ -63,6 +72,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     maxCodeBytes: limits.maxCodeBytes,
     maxBufferedBytes: limits.maxBufferedBytes,
     heartbeatMs: options.heartbeatMs,
+    originPolicy,
     ...(logger && { logger }),
     ...(options.chat && { chat: options.chat }),
   });
@@ -74,6 +84,8 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     rateLimitPerSecond: limits.rateLimitPerSecond,
     isShuttingDown: () => !accepting,
     transportStats: () => ({ wsConnections: gateway.connections, wsEventsDropped: gateway.droppedEvents }),
+    originPolicy,
+    ...(logger && { logger }),
     ...(options.chat && { chat: options.chat }),
     ...(options.mcp && { mcp: options.mcp }),
   });
@@ -97,7 +109,11 @@ export async function listen(options: ListenOptions): Promise<Listener> {
   http.on('upgrade', (request, socket, head) => {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
     if (path !== '/ws') {
-      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      const body = JSON.stringify(errorBody('NOT_FOUND', `no WebSocket endpoint at ${path}; use /ws`));
+      socket.end(
+        'HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nConnection: close\r\n' +
+          `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
       return;
     }
     gateway.handleUpgrade(request, socket, head);
@@ -141,10 +157,7 @@ const MAX_DRAIN_BYTES = 64 * 1024 * 1024;
  * instead of the answer.
  */
 function refuseLargeBody(request: IncomingMessage, response: ServerResponse, maxBodyBytes: number): void {
-  const body = JSON.stringify({
-    error: `request body is over ${maxBodyBytes} bytes`,
-    code: 'PAYLOAD_TOO_LARGE',
-  });
+  const body = JSON.stringify(errorBody('PAYLOAD_TOO_LARGE', `request body is over ${maxBodyBytes} bytes`));
   let drained = 0;
   request.on('data', (chunk: Buffer) => {
     drained += chunk.length;

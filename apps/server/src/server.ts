@@ -10,6 +10,7 @@ import { resolveToolFilePath } from './cli/tool-file.ts';
 import { ConfigError } from './config/config-error.ts';
 import { type Limits, LimitsSchema } from './config/config-schema.ts';
 import { DEFAULT_PORT } from './config/load-config.ts';
+import { createOriginPolicy } from './http/origin-policy.ts';
 import { type Listener, listen } from './listener.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createMcpHttp } from './mcp/http-sessions.ts';
@@ -39,6 +40,14 @@ export interface ServerOptions {
   tokens?: TokenGrant[];
   /** Allow a non-loopback `host` without tokens. @default false */
   insecure?: boolean;
+  /**
+   * Page origins allowed to call the HTTP API and open WebSockets (CORS): exact origins, `:*` for any
+   * port, or `*` (only without tokens). @default without tokens: `http://localhost:*`,
+   * `http://127.0.0.1:*`, `http://[::1]:*`; with tokens: none. @see createOriginPolicy
+   */
+  corsOrigins?: string[];
+  /** URLs the server is reached at through a proxy: their hosts are accepted in `Host`. */
+  publicUrls?: string[];
   limits?: Partial<Limits>;
   /** WebSocket ping interval in ms. @default 30000 */
   heartbeatMs?: number;
@@ -87,7 +96,8 @@ export interface MciServer {
 /**
  * Loads the tool file, starts the sandbox pool, the process manager, the HTTP API and the WebSocket
  * gateway (`/ws`) on one port, and listens.
- * @throws ConfigError `INSECURE_BIND` for a non-loopback host without tokens (unless `insecure`);
+ * @throws ConfigError `INSECURE_BIND` for a non-loopback host without tokens (unless `insecure`),
+ * `CONFIG_INVALID` for a bad CORS origin or public URL;
  * a `SchemaError` from `@mci/tools` for a bad tool file; a `StoreError` for a `db` that cannot be opened;
  * the listen error (EADDRINUSE, ...).
  */
@@ -101,6 +111,12 @@ export async function createServer(options: ServerOptions = {}): Promise<MciServ
       { path: 'host' },
     );
   }
+  const originPolicy = createOriginPolicy({
+    corsOrigins: options.corsOrigins,
+    tokens: authenticator.required,
+    bindHost: host,
+    publicUrls: options.publicUrls,
+  });
   const limits = LimitsSchema.parse(options.limits ?? {});
   const logger = options.logger ?? createLogger({ level: options.logLevel ?? 'info' });
   const file = resolveToolFilePath(options.file);
@@ -178,6 +194,7 @@ export async function createServer(options: ServerOptions = {}): Promise<MciServ
       host,
       port: options.port ?? DEFAULT_PORT,
       heartbeatMs: options.heartbeatMs ?? 30_000,
+      originPolicy,
       logger,
       chat,
       mcp,

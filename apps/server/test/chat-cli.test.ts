@@ -177,6 +177,19 @@ describe('mci chat', { timeout: 60_000 }, () => {
     });
   });
 
+  it('mci serve refuses a model it cannot make (exit 2, naming the variable to set)', async () => {
+    const run = await mci(
+      ['serve', '--port', '0', '--db', ':memory:', '--file', toolFile, '--model', 'openai:gpt-x'],
+      dir,
+      {
+        OPENAI_API_KEY: '',
+        MCI_MODEL_API_KEY: '',
+      },
+    );
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('openai model gpt-x needs an API key: set OPENAI_API_KEY');
+  });
+
   it('usage errors exit 2: no model, a missing key', async () => {
     const none = await mci(['chat', '--url', server.url, 'hi'], dir, { MCI_MODEL: '' });
     expect(none.code).toBe(2);

@@ -184,9 +184,11 @@ describe('mci serve on a database file', () => {
       outputs: [1, { a: [2, 'three'] }],
       stdout: 'hello\n',
     });
-    expect(await http(url2, 'GET', `/processes/${p1}/output`)).toEqual([1, { a: [2, 'three'] }]);
+    expect(await http(url2, 'GET', `/processes/${p1}/output`)).toMatchObject({
+      outputs: [1, { a: [2, 'three'] }],
+    });
     expect(await http(url2, 'GET', `/processes/${p4}`)).toMatchObject({ status: 'success', ref: 'chat-1' });
-    expect(await http(url2, 'GET', `/processes/${p4}/output`)).toEqual(['q4']);
+    expect(await http(url2, 'GET', `/processes/${p4}/output`)).toMatchObject({ output: 'q4' });
     expect(await http(url2, 'GET', `/processes/${p5}`)).toMatchObject({
       state: 'idle',
       status: null,

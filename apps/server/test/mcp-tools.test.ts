@@ -110,7 +110,7 @@ describe.each(transports)('MCP over %s', (_name, connect) => {
     expect(result.structuredContent).toMatchObject({ status: 'success', outputs: ['Hello, Ada.'] });
   });
 
-  it('returns every kind of output value as JSON', async () => {
+  it('returns every kind of output value in the output encoding (docs/protocol.md)', async () => {
     const result = await runCode(
       [
         'output(42); output("text"); output(true); output(null); output([1, "two"]);',
@@ -126,11 +126,11 @@ describe.each(transports)('MCP over %s', (_name, connect) => {
       null,
       [1, 'two'],
       { a: { b: 1 } },
-      { Map: [['k', 1]] },
-      { Set: [1, 2] },
-      '10n',
-      [1, 2],
-      null,
+      { $type: 'Map', entries: [['k', 1]] },
+      { $type: 'Set', values: [1, 2] },
+      { $type: 'bigint', value: '10' },
+      { $type: 'Uint8Array', base64: 'AQI=' },
+      { $type: 'undefined' },
       'done',
     ]);
   });

@@ -16,7 +16,7 @@ import { Connection, type ConnectionState } from './connection.ts';
 import { Feed, type FeedOwner, type SubscribeOptions, type Subscription } from './feed.ts';
 import { HttpApi } from './http-api.ts';
 import { isFinished, runToWaitFor, toSnapshot } from './process-events.ts';
-import { RouteBook, targetKey } from './route-book.ts';
+import { eventMatches, targetKey } from './event-target.ts';
 import { defaultSocketFactory, type SocketFactory } from './socket.ts';
 import { resolveServerUrls } from './server-url.ts';
 
@@ -75,7 +75,6 @@ export class MciClient implements FeedOwner {
   readonly #connection: Connection;
   readonly #http: HttpApi;
   readonly #feeds = new Set<Feed>();
-  readonly #routes = new RouteBook();
   readonly #stateListeners = new Set<(state: ConnectionState, error?: ClientError) => void>();
   readonly #errorListeners = new Set<(error: ClientError) => void>();
 
@@ -294,7 +293,6 @@ export class MciClient implements FeedOwner {
     feed.awaitingStart = true;
     feed.confirmedImplicitly();
     this.#feeds.add(feed);
-    this.#routes.noteStream(streamId, options.ref);
     const started = this.#connection.request(
       { type: 'stream.start', streamId, ...(options.ref !== undefined && { ref: options.ref }) },
       {
@@ -346,8 +344,7 @@ export class MciClient implements FeedOwner {
   }
 
   #route(event: ServerEvent): void {
-    this.#routes.learn(event);
-    for (const feed of [...this.#feeds]) if (this.#routes.matches(feed.target, event)) feed.accept(event);
+    for (const feed of [...this.#feeds]) if (eventMatches(feed.target, event)) feed.accept(event);
   }
 
   #stateChanged(state: ConnectionState, error?: ClientError): void {

@@ -1,4 +1,4 @@
-import { type RunSnapshot, RunSnapshotSchema } from '@mci/protocol';
+import { ErrorBodySchema, type RunSnapshot, RunSnapshotSchema } from '@mci/protocol';
 import { ClientError } from './client-error.ts';
 
 /**
@@ -46,14 +46,13 @@ export class HttpApi {
       );
     }
     if (!response.ok) {
-      const body = (await response.json().catch(() => ({}))) as { error?: unknown; code?: unknown };
-      const code =
-        typeof body.code === 'string'
-          ? body.code
-          : response.status === 401
-            ? 'UNAUTHORIZED'
-            : `HTTP_${response.status}`;
-      const message = typeof body.error === 'string' ? body.error : `GET ${path} answered ${response.status}`;
+      const body = ErrorBodySchema.safeParse(await response.json().catch(() => undefined));
+      const code = body.success
+        ? body.data.code
+        : response.status === 401
+          ? 'UNAUTHORIZED'
+          : `HTTP_${response.status}`;
+      const message = body.success ? body.data.error : `GET ${path} answered ${response.status}`;
       throw new ClientError(code, message);
     }
     return as === 'json' ? response.json() : response.text();

@@ -16,12 +16,25 @@ export const ProcessEventSchema = ProcessSnapshotSchema.extend({
 /** @see ProcessEventSchema */
 export type ProcessEvent = z.infer<typeof ProcessEventSchema>;
 
-/** The program of run `run` of process `pid` called `output(value)` (values are JSON-compatible copies). */
+/**
+ * Where the process of an `output`, `log` or `tool` event belongs, when it has them: its `ref` and the
+ * `streamId` of the stream that created it. Clients route these events by the fields themselves.
+ */
+const ProcessRouteShape = {
+  ref: z.string().optional(),
+  streamId: z.string().optional(),
+};
+
+/**
+ * The program of run `run` of process `pid` called `output(value)`. `value` is in the output encoding
+ * (see `encodeOutputValue`): JSON values as they are, the rest tagged (`{"$type": "bigint", ...}`).
+ */
 export const OutputEventSchema = z.object({
   type: z.literal('output'),
   seq: SeqSchema,
   pid: z.number().int().positive(),
   run: z.number().int().positive(),
+  ...ProcessRouteShape,
   value: z.unknown(),
 });
 /** @see OutputEventSchema */
@@ -33,6 +46,7 @@ export const LogEventSchema = z.object({
   seq: SeqSchema,
   pid: z.number().int().positive(),
   run: z.number().int().positive(),
+  ...ProcessRouteShape,
   stream: z.enum(['stdout', 'stderr']),
   text: z.string(),
 });
@@ -45,6 +59,7 @@ export const ToolEventSchema = z.object({
   seq: SeqSchema,
   pid: z.number().int().positive(),
   run: z.number().int().positive(),
+  ...ProcessRouteShape,
   name: z.string(),
   durationMs: z.number().nonnegative(),
   isError: z.boolean(),
@@ -54,13 +69,15 @@ export type ToolEvent = z.infer<typeof ToolEventSchema>;
 
 /**
  * A stream produced an exec intent (a fenced block with `exec=true`). `index` counts exec intents of
- * the stream from 0. Accepted intents carry the `pid` of the process created for them; rejected ones
- * (unsupported language, unclosed block) carry `rejected` with the reason and are not run.
+ * the stream from 0; `ref` is the stream's. Accepted intents carry the `pid` of the process created
+ * for them; rejected ones (unsupported language, unclosed block) carry `rejected` with the reason and
+ * are not run.
  */
 export const IntentEventSchema = z.object({
   type: z.literal('intent'),
   seq: SeqSchema,
   streamId: z.string(),
+  ref: z.string().optional(),
   index: z.number().int().nonnegative(),
   pid: z.number().int().positive().optional(),
   lang: z.string(),

@@ -23,6 +23,8 @@ export {
   StreamResultEventSchema,
   ToolEventSchema,
 } from './events.ts';
+// Output values: one JSON encoding for every interface (reversible for values JSON lacks)
+export { decodeOutputValue, encodeOutputValue } from './output-value.ts';
 // The response pipe: results rendered for a model to read
 export {
   DEFAULT_RESPONSE_PIPE_BYTES,
@@ -35,7 +37,10 @@ export {
 export {
   CLIENT_MESSAGE_TYPES,
   ClientMessageSchema,
+  CodeSchema,
+  ErrorBodySchema,
   ErrorCodeSchema,
+  errorBody,
   ErrorMessageSchema,
   HelloMessageSchema,
   OverflowMessageSchema,
@@ -108,6 +113,8 @@ export type {
   StreamResultEvent,
   ToolEvent,
 } from './events.ts';
+// Output value types
+export type { JsonValue } from './output-value.ts';
 // A type helper for the unions above (events without `seq`, requests without `id`)
 export type { DistributiveOmit } from './distributive-omit.ts';
 // Response pipe types
@@ -116,6 +123,7 @@ export type { FormatResultsOptions, RejectedBlock } from './response-pipe.ts';
 export type {
   ClientMessage,
   ClientMessageType,
+  ErrorBody,
   ErrorMessage,
   HelloMessage,
   OverflowMessage,

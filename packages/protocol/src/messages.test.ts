@@ -118,7 +118,14 @@ describe('ServerMessageSchema', () => {
     const messages = [
       { type: 'reply', id: 1, request: 'process.create', result: { process: snapshot } },
       { type: 'reply', request: 'subscribe', result: { subscription: { all: true }, replayed: 0, seq: 9 } },
-      { type: 'error', id: 1, code: 'NOT_FOUND', message: 'no process 9', path: 'pid' },
+      {
+        type: 'error',
+        id: 1,
+        error: 'no process 9',
+        code: 'NOT_FOUND',
+        message: 'no process 9',
+        path: 'pid',
+      },
       { type: 'overflow', since: 12, subscriptions: [{ pid: 1 }] },
       {
         type: 'hello',
@@ -134,5 +141,16 @@ describe('ServerMessageSchema', () => {
     expect(ServerMessageSchema.safeParse({ type: 'reply', request: 'process.get', result: {} }).success).toBe(
       false,
     );
+  });
+});
+
+describe('describeIssues', () => {
+  it('writes paths as tools[2].name and refuses an empty program', () => {
+    const result = parseClientMessage(
+      JSON.stringify({ type: 'process.create', id: 1, code: 'x', metadata: { attributes: { 'a b': [1] } } }),
+    );
+    expect(!result.ok && result.problem.path).toBe('metadata.attributes["a b"]');
+    const empty = parseClientMessage(JSON.stringify({ type: 'process.create', code: ' \n' }));
+    expect(!empty.ok && empty.problem).toMatchObject({ code: 'VALIDATION', path: 'code' });
   });
 });

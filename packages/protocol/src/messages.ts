@@ -21,6 +21,11 @@ export const RefSchema = z
   .min(1, 'ref must not be empty')
   .max(256, 'ref is at most 256 characters');
 
+/** The program of a process: a string with something in it besides whitespace. */
+export const CodeSchema = z
+  .string({ error: 'code is required and must be a string' })
+  .refine((code) => code.trim() !== '', 'code must not be empty');
+
 /** A process id: a positive integer. */
 export const PidSchema = z.number().int().positive();
 
@@ -41,7 +46,7 @@ const id = RequestIdSchema.optional();
 export const ProcessCreateRequestSchema = z.strictObject({
   type: z.literal('process.create'),
   id,
-  code: z.string(),
+  code: CodeSchema,
   lang: z.string().min(1).max(32).optional(),
   ref: RefSchema.optional(),
   timeoutMs: z.number().int().positive().nullable().optional(),
@@ -216,22 +221,41 @@ export type ReplyTo<T extends ClientMessageType> = Extract<ReplyMessage, { reque
 
 /**
  * Error codes on the wire (HTTP status in parentheses): `VALIDATION` (400), `BAD_JSON` (400, frame is
- * not JSON), `UNKNOWN_TYPE` (400), `UNAUTHORIZED` (401), `FORBIDDEN` (403), `NOT_FOUND` (404),
- * `CONFLICT` (409), `CODE_TOO_LARGE` / `PAYLOAD_TOO_LARGE` (413), `QUEUE_FULL` (429), `INTERNAL` (500),
- * `SHUTTING_DOWN` (503).
+ * not JSON), `UNKNOWN_TYPE` (400), `UNAUTHORIZED` (401), `FORBIDDEN` (403, also a page origin that is
+ * not allowed), `NOT_FOUND` (404), `CONFLICT` (409), `CODE_TOO_LARGE` / `PAYLOAD_TOO_LARGE` (413),
+ * `UNSUPPORTED_MEDIA_TYPE` (415, a body that is not `application/json`), `MISDIRECTED_REQUEST` (421, a
+ * `Host` the server does not answer to), `QUEUE_FULL` (429), `INTERNAL` (500), `SHUTTING_DOWN` (503).
  */
 export const ErrorCodeSchema = z.string().min(1);
 
 /**
- * A request failed (or a frame could not be read): `id` echoes the request's id when it had one; `path`
- * names the bad field (`pid`, `timeoutMs`). The connection stays open.
+ * The one error body of the server, on HTTP (the JSON body of every non-2xx answer) and on the
+ * WebSocket (inside an `error` message): `error` is the human-readable text (the field simple MCI
+ * clients show), `code` the machine-readable code (see {@link ErrorCodeSchema}), `message` the same
+ * text as `error`, and `path` names the bad field of a request (`pid`, `timeoutMs`, `tools[2].name`).
  */
-export const ErrorMessageSchema = z.object({
+export const ErrorBodySchema = z.object({
+  error: z.string(),
+  code: ErrorCodeSchema,
+  message: z.string().optional(),
+  path: z.string().optional(),
+});
+/** @see ErrorBodySchema */
+export type ErrorBody = z.infer<typeof ErrorBodySchema>;
+
+/** The {@link ErrorBody} of `message` with `code` and, when given, the bad field's `path`. */
+export function errorBody(code: string, message: string, path?: string): ErrorBody & { message: string } {
+  return path === undefined ? { error: message, code, message } : { error: message, code, message, path };
+}
+
+/**
+ * A request failed (or a frame could not be read): the {@link ErrorBody} beside `type: 'error'`; `id`
+ * echoes the request's id when it had one. The connection stays open.
+ */
+export const ErrorMessageSchema = ErrorBodySchema.extend({
   type: z.literal('error'),
   id,
-  code: ErrorCodeSchema,
   message: z.string(),
-  path: z.string().optional(),
 });
 /** @see ErrorMessageSchema */
 export type ErrorMessage = z.infer<typeof ErrorMessageSchema>;

@@ -11,7 +11,7 @@ import {
 export interface ClientMessageProblem {
   code: 'BAD_JSON' | 'UNKNOWN_TYPE' | 'VALIDATION';
   message: string;
-  /** The bad field, dotted (`pid`, `metadata.attributes.timeout`). */
+  /** The bad field (`pid`, `metadata.attributes.timeout`, `items[2].name`). */
   path?: string;
   /** The request's id, when the frame had a readable one (so the error reply can echo it). */
   id?: RequestId;
@@ -55,7 +55,11 @@ export function parseClientMessage(frame: string): ParsedClientMessage {
   return withId(describeIssues(result.error.issues));
 }
 
-/** Turns zod issues into one problem: the first issue's path, every issue (up to 5) in the message. */
+/**
+ * Turns zod issues into one problem: the first issue's path, every issue (up to 5) in the message.
+ * Paths are written `tools[2].name` (identifier keys dotted, indexes and other keys in brackets), the
+ * notation of `formatJsonPath` in @mci/schema.
+ */
 export function describeIssues(issues: readonly z.core.$ZodIssue[]): ClientMessageProblem {
   const parts = issues.slice(0, 5).map((issue) => {
     const where = formatPath(issue.path);
@@ -71,7 +75,14 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[]): ClientMessa
 }
 
 function formatPath(path: readonly PropertyKey[]): string {
-  return path.map(String).join('.');
+  let text = '';
+  for (const segment of path) {
+    if (typeof segment === 'number') text += `[${segment}]`;
+    else if (typeof segment === 'string' && /^[A-Za-z_$][\w$]*$/.test(segment))
+      text += text === '' ? segment : `.${segment}`;
+    else text += `[${JSON.stringify(String(segment))}]`;
+  }
+  return text;
 }
 
 function fail(problem: ClientMessageProblem): ParsedClientMessage {

@@ -73,17 +73,22 @@ describe('formatResults', () => {
     expect(formatResults([])).toBe('no exec blocks were run');
   });
 
-  it('gives structured-clone values a readable JSON form', () => {
-    expect(toJson(new Map([['a', 1]]))).toBe('{"Map":[["a",1]]}');
-    expect(toJson(new Set([1, 2]))).toBe('{"Set":[1,2]}');
-    expect(toJson(new Uint8Array([1, 2]))).toBe('[1,2]');
-    expect(toJson(10n)).toBe('"10n"');
-    expect(toJson([Number.NaN, -Infinity])).toBe('["NaN","-Infinity"]');
-    expect(toJson(new Date(0))).toBe('"1970-01-01T00:00:00.000Z"');
-    expect(toJson(undefined)).toBe('undefined');
+  it('writes values JSON lacks in the output encoding (encodeOutputValue), never throwing', () => {
+    expect(toJson({ a: [1, 'x', null] })).toBe('{"a":[1,"x",null]}');
+    expect(toJson(new Map([['a', 1]]))).toBe('{"$type":"Map","entries":[["a",1]]}');
+    expect(toJson(new Set([1, 2]))).toBe('{"$type":"Set","values":[1,2]}');
+    expect(toJson(new Uint8Array([1, 2]))).toBe('{"$type":"Uint8Array","base64":"AQI="}');
+    expect(toJson(10n)).toBe('{"$type":"bigint","value":"10"}');
+    expect(toJson([Number.NaN, -Infinity])).toBe(
+      '[{"$type":"number","value":"NaN"},{"$type":"number","value":"-Infinity"}]',
+    );
+    expect(toJson(new Date(0))).toBe('{"$type":"Date","value":"1970-01-01T00:00:00.000Z"}');
+    expect(toJson(undefined)).toBe('{"$type":"undefined"}');
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
-    expect(toJson(cyclic)).toMatch(/^\[unserializable: /);
+    expect(toJson(cyclic)).toBe('{"self":{"$ref":"#"}}');
+    // Already encoded: written as it is, not encoded twice.
+    expect(toJson({ $type: 'bigint', value: '10' })).toBe('{"$type":"bigint","value":"10"}');
   });
 
   it('cuts to maxBytes with an explicit marker: heads kept, big logs keep their tail, big outputs their head', () => {

@@ -1,3 +1,4 @@
+import { encodeOutputValue } from './output-value.ts';
 import type { ProcessResult } from './snapshot.ts';
 import { utf8Head, utf8Length, utf8Tail } from './utf8.ts';
 
@@ -156,27 +157,34 @@ const quote = (text: string) =>
 const oneLine = (text: string) => text.replace(/[\r\n]+/g, ' ');
 
 /**
- * JSON of an output value. Values copied out of the sandbox follow structured-clone rules, so Map,
- * Set, typed arrays and bigint get a readable JSON form instead of `{}` or a throw.
+ * JSON of an output value, one line. Output values travel in the encoding of
+ * {@link encodeOutputValue}, which is JSON already and is written as it is; any other value (a raw
+ * `10n` or Map from a caller of its own) is encoded first, so this never throws.
  */
 export function toJson(value: unknown): string {
-  if (value === undefined) return 'undefined';
-  try {
-    return (
-      JSON.stringify(value, (_key, item: unknown) => {
-        if (typeof item === 'bigint') return `${item}n`;
-        if (item instanceof Map) return { Map: [...item.entries()] };
-        if (item instanceof Set) return { Set: [...item.values()] };
-        if (ArrayBuffer.isView(item) && !(item instanceof DataView))
-          return Array.from(item as unknown as ArrayLike<number>);
-        if (typeof item === 'number' && !Number.isFinite(item)) return String(item);
-        if (item === undefined || typeof item === 'function' || typeof item === 'symbol') return null;
-        return item;
-      }) ?? 'undefined'
-    );
-  } catch (error) {
-    return `[unserializable: ${error instanceof Error ? error.message : String(error)}]`;
+  return JSON.stringify(isJson(value) ? value : encodeOutputValue(value));
+}
+
+/** True when `value` is JSON data as it is: no undefined, bigint, non-finite or -0 number, Map..., or repeat. */
+function isJson(value: unknown, seen = new Set<object>()): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value) && !Object.is(value, -0);
+    case 'object':
+      break;
+    default:
+      return false;
   }
+  if (value === null) return true;
+  if (seen.has(value)) return false;
+  seen.add(value);
+  if (Array.isArray(value)) return value.every((item) => isJson(item, seen));
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return false;
+  return Object.values(value).every((item) => isJson(item, seen));
 }
 
 function renderFull(section: Section): string {

@@ -90,7 +90,7 @@ async function checkTurn(
 
   // Outputs, through the HTTP API and as live events (in the same order).
   const outputs = await Promise.all(
-    pids.map(async (pid) => (await http(server, 'GET', `/processes/${pid}/output`)).body),
+    pids.map(async (pid) => (await http(server, 'GET', `/processes/${pid}/output`)).body.outputs),
   );
   expect(outputs).toEqual([
     ['Hello, Ada!'],

@@ -44,7 +44,11 @@ describe('HTTP process API', { timeout: 60_000 }, () => {
     });
     const pid = blocked.body.pid;
     expect((await http(server, 'GET', `/processes/${pid}/code`)).text).toContain('console.log("hi")');
-    expect((await http(server, 'GET', `/processes/${pid}/output`)).body).toEqual([{ a: 1 }, [2]]);
+    expect((await http(server, 'GET', `/processes/${pid}/output`)).body).toEqual({
+      output: [{ a: 1 }, [2]],
+      outputs: [{ a: 1 }, [2]],
+      run: 1,
+    });
     const stdout = await http(server, 'GET', `/processes/${pid}/stdout`);
     expect(stdout.text).toBe('hi\n');
     expect(stdout.headers.get('content-type')).toMatch(/^text\/plain/);

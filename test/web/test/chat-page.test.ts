@@ -80,6 +80,12 @@ describe('Chat page', () => {
     expect(await page.getByRole('article', { name: 'You' }).textContent()).toContain('Greet Ada');
     await screenshotAll(page, 'chat');
 
+    // The card's process names the conversation it came from.
+    const conversationId = new URL(page.url()).pathname.slice('/chat/'.length);
+    await card.getByRole('link', { name: /^Process \d+$/ }).click();
+    await page.getByRole('link', { name: conversationId }).click();
+    await page.getByRole('article', { name: 'You' }).waitFor();
+
     // The conversation is listed; rename it, then delete it.
     const list = page.getByRole('navigation', { name: 'Conversations' });
     await list.getByRole('button', { name: 'Rename Greet Ada' }).click();
@@ -100,6 +106,13 @@ describe('Chat page', () => {
     await using browser = await launchBrowser();
     const { page } = await openPage(browser);
     await page.goto(`${server.url}/chat`);
+    // Shift+Enter starts a new line; nothing is sent.
+    const message = page.getByRole('textbox', { name: 'Message' });
+    await message.pressSequentially('one');
+    await message.press('Shift+Enter');
+    await message.pressSequentially('two');
+    expect(await message.inputValue()).toBe('one\ntwo');
+    expect(new URL(page.url()).pathname).toBe('/chat');
     await page.getByRole('textbox', { name: 'Message' }).fill('Loop');
     await page.getByRole('button', { name: 'Send' }).click();
     const card = page.getByRole('region', { name: /^Process \d+$/ });

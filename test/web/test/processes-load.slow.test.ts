@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, openPage } from '../support/browser.ts';
+import buildConsole from '../support/build-console.ts';
 import { processCount } from '../support/page-helpers.ts';
 import { SCREENSHOT_DIR } from '../support/paths.ts';
 import { startServer, testClient } from '../support/start-server.ts';
@@ -79,6 +80,9 @@ const INSTRUMENT = () => {
 };
 
 describe('Processes page under load', () => {
+  // Slow tests run in their own project, without the web project's global setup.
+  beforeAll(buildConsole, 180_000);
+
   it(`stays responsive with ${PROCESSES} processes and ${EVENTS_PER_SECOND} events/s`, {
     timeout: 240_000,
   }, async () => {

@@ -61,6 +61,12 @@ describe('Tools and Status pages', () => {
     const legend = page.getByRole('figure').getByRole('listitem');
     await expect.poll(() => legend.filter({ hasText: 'success' }).textContent()).toContain('success: 1');
     expect(await legend.filter({ hasText: 'failed' }).textContent()).toContain('failed: 1');
+    // A third process between polls, so the chart shows a change.
+    await client.wait((await client.createProcess('output(2)')).pid);
+    await expect.poll(() => legend.filter({ hasText: 'success' }).textContent()).toContain('success: 2');
+    await expect
+      .poll(() => page.getByText(/\d+ samples/).textContent())
+      .toMatch(/[3-9] samples|\d{2} samples/);
     await screenshotAll(page, 'status');
   });
 });

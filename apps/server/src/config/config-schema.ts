@@ -74,6 +74,13 @@ export const ServerConfigFileSchema = z.strictObject({
   /** Allow binding a non-loopback address without tokens. @default false */
   insecure: z.boolean().optional(),
   tokens: z.array(TokenConfigSchema).optional(),
+  /**
+   * Browser pages allowed to call the server. `origins`: `scheme://host[:port]`, `:*` for any port,
+   * or `*` (only without tokens). @default without tokens: `http://localhost:*` and `http://127.0.0.1:*`
+   */
+  cors: z.strictObject({ origins: z.array(z.string().min(1)) }).optional(),
+  /** URLs the server is reached at through a proxy: their hosts are accepted in `Host`. */
+  publicUrls: z.array(z.url()).optional(),
   limits: LimitsSchema.partial().optional(),
   /** Interval of WebSocket pings, in ms; a connection that misses one is closed. @default 30000 */
   heartbeatMs: positiveInt.optional(),

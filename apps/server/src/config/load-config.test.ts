@@ -13,6 +13,29 @@ const dir = () => {
 };
 
 describe('loadServerSettings', () => {
+  it('reads cors.origins and publicUrls from the file; --cors-origin replaces the list, --public-url adds', () => {
+    const d = dir();
+    writeFileSync(
+      join(d, 'server.yaml'),
+      'cors: { origins: ["https://chat.example.com"] }\npublicUrls: ["https://mci.example.org"]\n',
+    );
+    const fromFile = loadServerSettings({ config: 'server.yaml' }, {}, d);
+    expect(fromFile).toMatchObject({
+      corsOrigins: ['https://chat.example.com'],
+      publicUrls: ['https://mci.example.org'],
+    });
+    const flagged = loadServerSettings(
+      { config: 'server.yaml', corsOrigin: ['http://localhost:*'], publicUrl: ['https://b.example'] },
+      {},
+      d,
+    );
+    expect(flagged).toMatchObject({
+      corsOrigins: ['http://localhost:*'],
+      publicUrls: ['https://mci.example.org', 'https://b.example'],
+    });
+    expect(loadServerSettings({}, {}, d).corsOrigins).toBeUndefined();
+  });
+
   it('has safe defaults', () => {
     const settings = loadServerSettings({}, {}, '/srv');
     expect(settings).toMatchObject({

@@ -16,6 +16,10 @@ export interface ServerSettings {
   maxQueue: number;
   allowNet: string[];
   insecure: boolean;
+  /** Page origins allowed by CORS; `undefined` for the default (see `createOriginPolicy`). */
+  corsOrigins: string[] | undefined;
+  /** URLs the server is reached at through a proxy. */
+  publicUrls: string[];
   tokens: TokenGrant[];
   limits: Limits;
   heartbeatMs: number;
@@ -26,7 +30,7 @@ export interface ServerSettings {
 /** Flags of `mci serve` (all optional; they win over environment and file). */
 export type ServerFlags = Partial<
   Pick<ServerSettings, 'host' | 'port' | 'file' | 'concurrency' | 'maxQueue' | 'allowNet' | 'insecure'>
-> & { config?: string };
+> & { config?: string; corsOrigin?: string[]; publicUrl?: string[] };
 
 /** Default port of MCI Server. */
 export const DEFAULT_PORT = 7687;
@@ -65,6 +69,8 @@ export function loadServerSettings(
     maxQueue: pick(flags.maxQueue, fromEnv.maxQueue, config.maxQueue) ?? 1000,
     allowNet: [...(config.allowNet ?? []), ...(fromEnv.allowNet ?? []), ...(flags.allowNet ?? [])],
     insecure: pick(flags.insecure || undefined, fromEnv.insecure, config.insecure) ?? false,
+    corsOrigins: pick(flags.corsOrigin, config.cors?.origins),
+    publicUrls: [...(config.publicUrls ?? []), ...(flags.publicUrl ?? [])],
     tokens: [...file.tokens, ...fromEnv.tokens],
     limits,
     heartbeatMs: config.heartbeatMs ?? 30_000,

@@ -1,5 +1,7 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
+import type { Logger } from 'pino';
 import { type Authenticator, bearerToken } from '../auth/authenticator.ts';
 import { registerChatRoutes } from '../chat/chat-routes.ts';
 import type { ChatService } from '../chat/chat-service.ts';
@@ -11,8 +13,10 @@ import { registerConsoleRoutes } from './console-routes.ts';
 import type { HttpEnv } from './http-env.ts';
 import { sendError } from './http-error.ts';
 import { renderMetrics, type TransportStats } from './metrics.ts';
+import type { OriginPolicy } from './origin-policy.ts';
 import { registerProcessRoutes } from './process-routes.ts';
 import { principalRateLimit } from './rate-limit.ts';
+import { requestGuard } from './request-guard.ts';
 
 /** A tool as `GET /tools` lists it. */
 export interface ToolListing extends ToolDeclarationSource {
@@ -32,15 +36,24 @@ export interface HttpAppOptions {
   /** True once shutdown began: `/healthz` answers 503 and so does every other route. */
   isShuttingDown: () => boolean;
   transportStats: () => TransportStats;
+  /** Which `Host` names and page origins may use the API (see `createOriginPolicy`). */
+  originPolicy: OriginPolicy;
+  /** Where failures of the server's own (500 `INTERNAL`, values it could not encode) are logged. */
+  logger?: Logger;
   /** Server-hosted conversations, for `GET /models`. */
   chat?: ChatService;
   /** The MCP endpoint mounted at `/mcp` (behind the same checks and tokens as every route). */
   mcp?: McpHttp;
 }
 
+/** How long a browser may cache a CORS preflight answer, in seconds. */
+const PREFLIGHT_MAX_AGE_S = 600;
+
 /**
  * Builds the HTTP API (Hono): the MCI process API under `/processes`, `/tools`, `/tools.d.ts`,
- * `/healthz` (no token needed) and `/metrics` (operators only). Errors are `{ error, code, path? }`.
+ * `/healthz` (no token needed) and `/metrics` (operators only). Every request first passes the
+ * `Host`/`Origin` guard, then CORS (hono's `cors`, allowed origins from the policy). Errors are the one
+ * error body `{ error, code, message, path? }`.
  * @see docs/server.md
  */
 export function createHttpApp(options: HttpAppOptions): Hono<HttpEnv> {
@@ -54,8 +67,20 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpEnv> {
     ...(tags !== undefined && { tags }),
   }));
 
-  app.onError((error, c) => sendError(c, error));
+  app.onError((error, c) => sendError(c, error, options.logger));
   app.notFound((c) => sendError(c, new ServerError('NOT_FOUND', `no route ${c.req.method} ${c.req.path}`)));
+
+  app.use('*', requestGuard(options.originPolicy));
+  app.use(
+    '*',
+    cors({
+      origin: (origin) => options.originPolicy.corsOrigin(origin),
+      allowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
+      allowHeaders: ['Content-Type', 'Authorization'],
+      exposeHeaders: ['WWW-Authenticate', 'Retry-After'],
+      maxAge: PREFLIGHT_MAX_AGE_S,
+    }),
+  );
 
   app.get('/healthz', (c) =>
     options.isShuttingDown() ? c.json({ status: 'shutting_down' }, 503) : c.json({ status: 'ok' }),
@@ -96,7 +121,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpEnv> {
       'Content-Type': 'text/plain; version=0.0.4; charset=utf-8',
     });
   });
-  registerProcessRoutes(app, options.manager);
+  registerProcessRoutes(app, options.manager, options.logger);
   registerChatRoutes(app, options.chat);
   const { mcp } = options;
   if (mcp) app.all('/mcp', (c) => mcp.handle(c.req.raw, c.get('principal')));

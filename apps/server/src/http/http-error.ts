@@ -1,18 +1,17 @@
+import { type ErrorBody, errorBody } from '@mci/protocol';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { Logger } from 'pino';
 import { type ServerError, toServerError } from '../processes/server-error.ts';
 
-/** The JSON body of every HTTP error: `{ error: message, code, path? }`. */
-export interface HttpErrorBody {
-  error: string;
-  code: string;
-  path?: string;
-}
-
-/** Sends `error` (any throw; unknown ones become 500 `INTERNAL`) as `{ error, code, path? }`. */
-export function sendError(c: Context, error: unknown): Response {
+/**
+ * Sends `error` (any throw) as the one error body `{ error, code, message, path? }` with the code's
+ * status. Unknown throws become 500 `INTERNAL` and are logged with their stack.
+ */
+export function sendError(c: Context, error: unknown, logger?: Logger): Response {
   const serverError: ServerError = toServerError(error);
-  const body: HttpErrorBody = { error: serverError.message, code: serverError.code };
-  if (serverError.path !== undefined) body.path = serverError.path;
+  if (serverError.code === 'INTERNAL')
+    logger?.error({ err: error, method: c.req.method, path: c.req.path }, 'HTTP request failed');
+  const body: ErrorBody = errorBody(serverError.code, serverError.message, serverError.path);
   return c.json(body, serverError.status as ContentfulStatusCode);
 }

@@ -1,9 +1,13 @@
+import { encodeOutputValue, type JsonValue } from '@mci/protocol';
 import type { Context, Hono } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { Logger } from 'pino';
 import type { Principal } from '../auth/principal.ts';
 import { parsePid } from '../processes/limits.ts';
 import type { ProcessManager } from '../processes/process-manager-types.ts';
 import { ServerError } from '../processes/server-error.ts';
 import type { HttpEnv } from './http-env.ts';
+import { requireJson } from './request-guard.ts';
 import {
   CreateProcessBodySchema,
   ListQuerySchema,
@@ -14,18 +18,23 @@ import { parseOrThrow } from './validate.ts';
 
 /**
  * The process routes of the MCI process API: create (optionally `block`ing until idle), list, read,
- * delete, code/output/stdout/stderr/runs, and the run/kill signals.
+ * delete, code/output/stdout/stderr/runs, and the run/kill signals. Bodies must be
+ * `application/json`.
  */
-export function registerProcessRoutes(app: Hono<HttpEnv>, manager: ProcessManager): void {
-  app.post('/processes', async (c) => {
+export function registerProcessRoutes(app: Hono<HttpEnv>, manager: ProcessManager, logger?: Logger): void {
+  const json = (c: Context, body: unknown, status: ContentfulStatusCode = 200) =>
+    sendJson(c, body, status, logger);
+
+  app.post('/processes', requireJson, async (c) => {
     const body = parseOrThrow(CreateProcessBodySchema, await readJson(c), 'body');
+    const timeoutMs = body.timeoutMs !== undefined ? body.timeoutMs : body.timeout;
     const principal = c.get('principal');
     const created = manager.create(
       {
         code: body.code,
         ...(body.lang !== undefined && { lang: body.lang }),
         ...(body.ref !== undefined && { ref: body.ref }),
-        ...(body.timeout !== undefined && { timeoutMs: body.timeout }),
+        ...(timeoutMs !== undefined && { timeoutMs }),
         ...(body.memoryLimitMb !== undefined && { memoryLimitMb: body.memoryLimitMb }),
         ...(body.autorun !== undefined && { autorun: body.autorun }),
         ...(body.metadata !== undefined && { metadata: body.metadata }),
@@ -33,7 +42,7 @@ export function registerProcessRoutes(app: Hono<HttpEnv>, manager: ProcessManage
       principal,
     );
     if (body.block && body.autorun !== false)
-      return c.json(await finalResult(manager, created.pid, principal), 201);
+      return json(c, await finalResult(manager, created.pid, principal), 201);
     return c.json({ pid: created.pid }, 201);
   });
 
@@ -53,14 +62,17 @@ export function registerProcessRoutes(app: Hono<HttpEnv>, manager: ProcessManage
   });
 
   app.get('/processes/:pid/code', (c) => text(c, manager.getCode(pid(c), c.get('principal'))));
-  app.get('/processes/:pid/output', (c) => c.json(manager.getResult(pid(c), c.get('principal')).outputs));
+  app.get('/processes/:pid/output', (c) => {
+    const result = manager.getResult(pid(c), c.get('principal'));
+    return json(c, { output: outputOf(result.outputs), outputs: result.outputs, run: result.run });
+  });
   app.get('/processes/:pid/stdout', (c) => text(c, manager.getResult(pid(c), c.get('principal')).stdout));
   app.get('/processes/:pid/stderr', (c) => text(c, manager.getResult(pid(c), c.get('principal')).stderr));
   app.get('/processes/:pid/runs/:n', (c) => {
-    return c.json(manager.getRun(pid(c), parsePid(c.req.param('n'), 'n'), c.get('principal')));
+    return json(c, manager.getRun(pid(c), parsePid(c.req.param('n'), 'n'), c.get('principal')));
   });
 
-  app.post('/processes/:pid/signals/:signal', async (c) => {
+  app.post('/processes/:pid/signals/:signal', requireJson, async (c) => {
     const id = pid(c);
     const { signal } = parseOrThrow(SignalParamSchema, { signal: c.req.param('signal') }, 'path');
     const body = parseOrThrow(SignalBodySchema, await readJson(c, true), 'body');
@@ -71,7 +83,7 @@ export function registerProcessRoutes(app: Hono<HttpEnv>, manager: ProcessManage
       principal,
       body.force === undefined ? undefined : { force: body.force },
     );
-    if (signal === 'run' && body.block) return c.json(await finalResult(manager, id, principal));
+    if (signal === 'run' && body.block) return json(c, await finalResult(manager, id, principal));
     return c.json(snapshot);
   });
 }
@@ -80,6 +92,34 @@ export function registerProcessRoutes(app: Hono<HttpEnv>, manager: ProcessManage
 async function finalResult(manager: ProcessManager, pid: number, principal: Principal) {
   await manager.wait(pid, principal);
   return manager.getResult(pid, principal);
+}
+
+/**
+ * The `output` field of `GET /processes/:pid/output`, as a model reads it: the value of the one
+ * `output()` call, the array of values when there were several, `null` when there was none.
+ */
+export function outputOf(outputs: readonly unknown[]): unknown {
+  if (outputs.length === 0) return null;
+  return outputs.length === 1 ? outputs[0] : outputs;
+}
+
+/**
+ * Answers `body` as JSON. Output values are JSON already (the output encoding); should a value still
+ * fail to serialize, the failure is logged and the body is sent in the output encoding, with status
+ * `status`, instead of a 500.
+ */
+function sendJson(c: Context, body: unknown, status: ContentfulStatusCode, logger?: Logger): Response {
+  let text: string;
+  try {
+    text = JSON.stringify(body);
+  } catch (error) {
+    logger?.error(
+      { err: error, path: c.req.path },
+      'response not serializable as JSON: sent in the output encoding',
+    );
+    text = JSON.stringify(encodeOutputValue(body) satisfies JsonValue);
+  }
+  return c.body(text, status, { 'Content-Type': 'application/json' });
 }
 
 function pid(c: Context<HttpEnv>): number {

@@ -1,4 +1,11 @@
-import type { DistributiveOmit, ProcessState, ProcessStatus, RunError, ServerEvent } from '@mci/protocol';
+import {
+  type DistributiveOmit,
+  encodeOutputValue,
+  type ProcessState,
+  type ProcessStatus,
+  type RunError,
+  type ServerEvent,
+} from '@mci/protocol';
 import type { ToolHost } from '@mci/sandbox';
 import type { StatsCounters } from './process-stats.ts';
 import type { EventRoute, ProcessStore, StoredProcess } from './process-store.ts';
@@ -197,28 +204,41 @@ export class RunController {
     const { run } = live.run;
     const route = routeOf(live.record);
     switch (event.type) {
-      case 'output':
+      case 'output': {
         live.received.outputs++;
         if ((live.delivered ?? 0) >= MAX_OUTPUT_EVENTS_PER_RUN) {
           live.run.truncated = true;
           break;
         }
         live.delivered = (live.delivered ?? 0) + 1;
-        this.#hooks.emit({ type: 'output', pid, run, value: event.value }, route, (seq) =>
-          this.#hooks.store.appendOutput(pid, run, seq, event.value),
+        // One encoding from here on: the store, the events and every interface carry this JSON.
+        const value = encodeOutputValue(event.value);
+        this.#hooks.emit({ type: 'output', pid, run, ...wireRoute(route), value }, route, (seq) =>
+          this.#hooks.store.appendOutput(pid, run, seq, value),
         );
         break;
+      }
       case 'log':
         live.received[event.stream] += event.text.length;
-        this.#hooks.emit({ type: 'log', pid, run, stream: event.stream, text: event.text }, route, (seq) =>
-          this.#hooks.store.appendLog(pid, run, seq, event.stream, event.text),
+        this.#hooks.emit(
+          { type: 'log', pid, run, ...wireRoute(route), stream: event.stream, text: event.text },
+          route,
+          (seq) => this.#hooks.store.appendLog(pid, run, seq, event.stream, event.text),
         );
         break;
       case 'tool':
         this.#hooks.stats.toolCalls++;
         if (event.isError) this.#hooks.stats.toolErrors++;
         this.#hooks.emit(
-          { type: 'tool', pid, run, name: event.name, durationMs: event.durationMs, isError: event.isError },
+          {
+            type: 'tool',
+            pid,
+            run,
+            ...wireRoute(route),
+            name: event.name,
+            durationMs: event.durationMs,
+            isError: event.isError,
+          },
           route,
         );
         break;
@@ -267,6 +287,14 @@ export class RunController {
     });
     this.#hooks.transition(live, from);
   }
+}
+
+/** The `ref` and `streamId` an `output`, `log` or `tool` event carries (those the process has). */
+export function wireRoute(route: EventRoute): { ref?: string; streamId?: string } {
+  return {
+    ...(route.ref !== undefined && { ref: route.ref }),
+    ...(route.streamId !== undefined && { streamId: route.streamId }),
+  };
 }
 
 /** The route of a process's events. */

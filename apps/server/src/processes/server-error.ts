@@ -1,7 +1,10 @@
+import { type ErrorBody, errorBody } from '@mci/protocol';
+
 /**
  * Codes of {@link ServerError}, each with its HTTP status: `VALIDATION` 400, `UNAUTHORIZED` 401,
  * `FORBIDDEN` 403, `NOT_FOUND` 404, `CONFLICT` 409, `CODE_TOO_LARGE` / `PAYLOAD_TOO_LARGE` 413,
- * `QUEUE_FULL` / `LIMIT_EXCEEDED` (a per-client quota) / `RATE_LIMITED` 429, `INTERNAL` 500,
+ * `UNSUPPORTED_MEDIA_TYPE` 415, `MISDIRECTED_REQUEST` 421, `QUEUE_FULL` / `LIMIT_EXCEEDED` (a
+ * per-client quota) / `RATE_LIMITED` 429, `INTERNAL` 500,
  * `SHUTTING_DOWN` 503.
  */
 export const SERVER_ERROR_STATUS = {
@@ -12,6 +15,8 @@ export const SERVER_ERROR_STATUS = {
   CONFLICT: 409,
   CODE_TOO_LARGE: 413,
   PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  MISDIRECTED_REQUEST: 421,
   QUEUE_FULL: 429,
   LIMIT_EXCEEDED: 429,
   RATE_LIMITED: 429,
@@ -23,9 +28,9 @@ export const SERVER_ERROR_STATUS = {
 export type ServerErrorCode = keyof typeof SERVER_ERROR_STATUS;
 
 /**
- * The one error class of the server boundary: thrown by the process manager and turned into an HTTP
- * error (`{ error, code }` with {@link ServerError.status}) or a WebSocket error reply
- * (`{ type: 'error', id, code, message, path? }`) by the transports. `path` names the bad field of a
+ * The one error class of the server boundary: thrown by the process manager and turned into the one
+ * error body `{ error, code, message, path? }` (`errorBody` of @mci/protocol) by the transports: the
+ * JSON of an HTTP answer with {@link ServerError.status}, or a WebSocket `error` message. `path` names the bad field of a
  * request (`timeoutMs`, `ref`).
  */
 export class ServerError extends Error {
@@ -43,11 +48,9 @@ export class ServerError extends Error {
     this.path = options?.path;
   }
 
-  /** The wire form `{ code, message, path? }`. */
-  toJSON(): { code: ServerErrorCode; message: string; path?: string } {
-    return this.path === undefined
-      ? { code: this.code, message: this.message }
-      : { code: this.code, message: this.message, path: this.path };
+  /** The wire form: the one error body `{ error, code, message, path? }`. */
+  toJSON(): ErrorBody {
+    return errorBody(this.code, this.message, this.path);
   }
 }
 

@@ -23,6 +23,11 @@ export function toRunError(error: {
   return result;
 }
 
+/** A run's wall time as the wire shows it: milliseconds rounded to 0.01 ms (`22.98`, never `22.978319000000056`). */
+export function wireDuration(durationMs: number): number {
+  return Math.round(durationMs * 100) / 100;
+}
+
 /** The snapshot of a process from its record and its latest run (fields in a fixed order). */
 export function toSnapshot(record: StoredProcess, run: RunFields | undefined): ProcessSnapshot {
   const snapshot: ProcessSnapshot = {
@@ -42,7 +47,7 @@ export function toSnapshot(record: StoredProcess, run: RunFields | undefined): P
   if (run?.queuedAt) snapshot.queuedAt = run.queuedAt;
   if (run?.startedAt) snapshot.startedAt = run.startedAt;
   if (run?.endedAt) snapshot.endedAt = run.endedAt;
-  if (run?.durationMs !== undefined) snapshot.durationMs = run.durationMs;
+  if (run?.durationMs !== undefined) snapshot.durationMs = wireDuration(run.durationMs);
   return snapshot;
 }
 
@@ -55,7 +60,7 @@ export function toRunSnapshot(run: StoredRun): RunSnapshot {
     ...(run.queuedAt ? { queuedAt: run.queuedAt } : {}),
     ...(run.startedAt ? { startedAt: run.startedAt } : {}),
     ...(run.endedAt ? { endedAt: run.endedAt } : {}),
-    ...(run.durationMs === undefined ? {} : { durationMs: run.durationMs }),
+    ...(run.durationMs === undefined ? {} : { durationMs: wireDuration(run.durationMs) }),
     ...(run.error ? { error: run.error } : {}),
     outputs: run.outputs,
     stdout: run.stdout,

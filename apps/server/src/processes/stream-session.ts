@@ -157,7 +157,13 @@ export class StreamSession implements StreamHandle {
       ...(this.ref === undefined ? {} : { ref: this.ref }),
       streamId: this.streamId,
     };
-    const base = { type: 'intent' as const, streamId: this.streamId, index: intent.index, lang: intent.lang };
+    const base = {
+      type: 'intent' as const,
+      streamId: this.streamId,
+      ...(this.ref !== undefined && { ref: this.ref }),
+      index: intent.index,
+      lang: intent.lang,
+    };
     const attributes = intent.attributes as IntentAttributes;
     const reason = rejectionOf(intent, this.#host.maxCodeBytes);
     if (reason !== undefined) {

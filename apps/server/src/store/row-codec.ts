@@ -1,5 +1,5 @@
-import { deserialize, serialize } from 'node:v8';
-import type { ProcessState, ProcessStatus, ServerEvent } from '@mci/protocol';
+import { deserialize } from 'node:v8';
+import { encodeOutputValue, type ProcessState, type ProcessStatus, type ServerEvent } from '@mci/protocol';
 import type {
   EventRoute,
   RunUpdate,
@@ -8,8 +8,9 @@ import type {
   StoredRun,
 } from '../processes/process-store.ts';
 
-// How records become SQLite rows and back. Output values are structured clones (Map, Set, Date, typed
-// arrays survive the sandbox), so they are stored with V8's serializer; everything else is JSON.
+// How records become SQLite rows and back. Output values are stored in the output encoding of
+// @mci/protocol (JSON text as UTF-8 bytes), like everything else; rows written with V8's serializer
+// (they start with its 0xFF version tag) are read and encoded the same way.
 
 type SqlValue = string | number | null | Uint8Array;
 type Row = Record<string, SqlValue>;
@@ -118,8 +119,20 @@ export function toRun(row: Row, outputs: unknown[], logs: Row[]): StoredRun {
   return run;
 }
 
-export const encodeValue = (value: unknown): Uint8Array => serialize(value);
-export const decodeValue = (data: Uint8Array): unknown => deserialize(data);
+const utf8 = new TextEncoder();
+const fromUtf8 = new TextDecoder();
+
+/** The stored bytes of an output value (already in the output encoding): its JSON text. */
+export const encodeValue = (value: unknown): Uint8Array => utf8.encode(JSON.stringify(value));
+
+/** The output value of stored bytes, in the output encoding (V8-serialized rows are encoded on read). */
+export function decodeValue(data: Uint8Array): unknown {
+  if (data[0] === V8_VERSION_TAG) return encodeOutputValue(deserialize(data));
+  return JSON.parse(fromUtf8.decode(data));
+}
+
+/** The first byte of V8's serializer output; never the first byte of JSON text. */
+const V8_VERSION_TAG = 0xff;
 
 /** Kinds of rows of the replay query (which table a row came from). */
 export const EVENT_ROW = 0;
@@ -136,14 +149,20 @@ export function toStoredEvent(row: Row): StoredEvent {
   const pid = row.pid as number;
   const run = row.run as number;
   let event: ServerEvent;
+  // Output and log events carry the ref and stream of their process, as when they were live.
+  const where = {
+    ...(route.ref !== undefined && { ref: route.ref }),
+    ...(route.streamId !== undefined && { streamId: route.streamId }),
+  };
   if (row.kind === OUTPUT_ROW)
-    event = { type: 'output', seq, pid, run, value: decodeValue(row.data as Uint8Array) };
+    event = { type: 'output', seq, pid, run, ...where, value: decodeValue(row.data as Uint8Array) };
   else if (row.kind === LOG_ROW)
     event = {
       type: 'log',
       seq,
       pid,
       run,
+      ...where,
       stream: row.stream as 'stdout' | 'stderr',
       text: row.data as string,
     };

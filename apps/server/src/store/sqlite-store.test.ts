@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { decodeOutputValue, encodeOutputValue } from '@mci/protocol';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { describeProcessStoreContract } from '../../test/support/store-contract.ts';
 import type { StoredProcess } from '../processes/process-store.ts';
@@ -40,20 +41,21 @@ describe('sqlite store', () => {
     expect(first.schema).toEqual({ from: 0, to: SCHEMA_VERSION });
     first.putProcess(record(1, { ref: 'chat-1', state: 'idle', status: 'success', runs: 1 }));
     first.insertRun(1, 1, { state: 'queued', status: null, queuedAt: '2026-01-01T00:00:01.000Z' });
-    const value = {
+    const original = {
       map: new Map([['a', 1]]),
       when: new Date(0),
       bytes: new Uint8Array([1, 2]),
       nested: [1n],
     };
+    const value = encodeOutputValue(original);
     first.appendOutput(1, 1, 10, value);
     first.appendEvent(
-      { type: 'output', seq: 10, pid: 1, run: 1, value },
+      { type: 'output', seq: 10, pid: 1, run: 1, ref: 'chat-1', value },
       { owner: 'alice', pid: 1, ref: 'chat-1' },
     );
     first.appendLog(1, 1, 11, 'stdout', 'hello\n');
     first.appendEvent(
-      { type: 'log', seq: 11, pid: 1, run: 1, stream: 'stdout', text: 'hello\n' },
+      { type: 'log', seq: 11, pid: 1, run: 1, ref: 'chat-1', stream: 'stdout', text: 'hello\n' },
       { owner: 'alice', pid: 1, ref: 'chat-1' },
     );
     first.updateRun(1, 1, {
@@ -79,15 +81,15 @@ describe('sqlite store', () => {
       durationMs: 3,
     });
     expect(run.outputs).toEqual([value]);
-    expect((run.outputs[0] as typeof value).map).toBeInstanceOf(Map);
+    expect(decodeOutputValue(run.outputs[0])).toEqual(original);
     // output and log events come back from the outputs and logs tables (stored once), with their route.
     expect(second.eventsSince(0, { ref: 'chat-1' })).toEqual([
       {
-        event: { type: 'output', seq: 10, pid: 1, run: 1, value },
+        event: { type: 'output', seq: 10, pid: 1, run: 1, ref: 'chat-1', value },
         route: { owner: 'alice', pid: 1, ref: 'chat-1' },
       },
       {
-        event: { type: 'log', seq: 11, pid: 1, run: 1, stream: 'stdout', text: 'hello\n' },
+        event: { type: 'log', seq: 11, pid: 1, run: 1, ref: 'chat-1', stream: 'stdout', text: 'hello\n' },
         route: { owner: 'alice', pid: 1, ref: 'chat-1' },
       },
     ]);

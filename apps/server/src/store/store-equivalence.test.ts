@@ -1,11 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ProcessState, ProcessStatus, ServerEvent } from '@mci/protocol';
+import { encodeOutputValue, type ProcessState, type ProcessStatus, type ServerEvent } from '@mci/protocol';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../processes/memory-store.ts';
 import type { ProcessStore } from '../processes/process-store.ts';
+import { wireRoute } from '../processes/run-controller.ts';
 import { openSqliteStore, type SqliteStoreOptions } from './sqlite-store.ts';
 
 // Model-based property: for every sequence of valid writes, the SQLite store reads exactly like the
@@ -31,14 +32,16 @@ type Op =
 const states = fc.constantFrom<ProcessState>('queued', 'running', 'terminating', 'idle');
 const statuses = fc.constantFrom<ProcessStatus>(null, 'success', 'failed', 'timeout', 'canceled');
 const target = fc.nat(1000);
-const value = fc.oneof(
-  fc.integer(),
-  fc.string(),
-  fc.constant(null),
-  fc.array(fc.integer(), { maxLength: 3 }),
-  fc.dictionary(fc.string({ maxLength: 3 }), fc.boolean(), { maxKeys: 3 }),
-  fc.date({ noInvalidDate: true }),
-);
+const value = fc
+  .oneof(
+    fc.integer(),
+    fc.string(),
+    fc.constant(null),
+    fc.array(fc.integer(), { maxLength: 3 }),
+    fc.dictionary(fc.string({ maxLength: 3 }), fc.boolean(), { maxKeys: 3 }),
+    fc.date({ noInvalidDate: true }),
+  )
+  .map(encodeOutputValue);
 const ops = fc.array(
   fc.oneof(
     {
@@ -168,6 +171,7 @@ async function check(ops: Op[], options: SqliteStoreOptions) {
               seq: ++seq,
               pid: chosen.pid,
               run: chosen.runs,
+              ...wireRoute(routeOf(chosen)),
               value: op.value,
             } as const;
             both((s) => s.appendOutput(chosen.pid, chosen.runs, event.seq, op.value));
@@ -181,6 +185,7 @@ async function check(ops: Op[], options: SqliteStoreOptions) {
               seq: ++seq,
               pid: chosen.pid,
               run: chosen.runs,
+              ...wireRoute(routeOf(chosen)),
               stream: op.stream,
               text: op.text,
             } as const;

@@ -1,6 +1,7 @@
 import {
   type ClientMessage,
   type ErrorMessage,
+  errorBody,
   type OverflowMessage,
   parseClientMessage,
   type ReplyMessage,
@@ -70,13 +71,7 @@ export class Connection {
     const parsed = parseClientMessage(data);
     if (!parsed.ok) {
       const { code, message, path, id } = parsed.problem;
-      this.sendError({
-        type: 'error',
-        code,
-        message,
-        ...(id !== undefined && { id }),
-        ...(path !== undefined && { path }),
-      });
+      this.sendError({ type: 'error', ...(id !== undefined && { id }), ...errorBody(code, message, path) });
       return;
     }
     const request = parsed.message;
@@ -94,9 +89,7 @@ export class Connection {
     this.sendError({
       type: 'error',
       ...(request.id !== undefined && { id: request.id }),
-      code: serverError.code,
-      message: serverError.message,
-      ...(serverError.path !== undefined && { path: serverError.path }),
+      ...errorBody(serverError.code, serverError.message, serverError.path),
     });
   }
 

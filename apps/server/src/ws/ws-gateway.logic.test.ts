@@ -5,6 +5,7 @@ import WebSocket from 'ws';
 import { ManualPool } from '../../test/support/manual-pool.ts';
 import { createAuthenticator, type TokenGrant } from '../auth/authenticator.ts';
 import { LimitsSchema } from '../config/config-schema.ts';
+import { createOriginPolicy } from '../http/origin-policy.ts';
 import { type Listener, listen } from '../listener.ts';
 import { createProcessManager } from '../processes/process-manager.ts';
 
@@ -30,6 +31,7 @@ async function setup(
     host: '127.0.0.1',
     port: 0,
     heartbeatMs: options.heartbeatMs ?? 60_000,
+    originPolicy: createOriginPolicy({ tokens: (options.tokens ?? []).length > 0, bindHost: '127.0.0.1' }),
   });
   open.push({ close: () => listener.close() });
   return { pool, manager, listener };

@@ -1,12 +1,23 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { HelloMessage } from '@mci/protocol';
+import { errorBody, type HelloMessage } from '@mci/protocol';
 import type { Logger } from 'pino';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { type Authenticator, bearerToken } from '../auth/authenticator.ts';
 import type { ChatService } from '../chat/chat-service.ts';
+import type { OriginPolicy } from '../http/origin-policy.ts';
+import { refusalError } from '../http/request-guard.ts';
 import type { ProcessManager } from '../processes/process-manager-types.ts';
+import { ServerError } from '../processes/server-error.ts';
 import { Connection } from './connection.ts';
+
+/** Reason phrases of the statuses an upgrade is refused with. */
+const STATUS_TEXT: Record<number, string> = {
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  421: 'Misdirected Request',
+  503: 'Service Unavailable',
+};
 
 /** Options of {@link createWsGateway}. */
 export interface WsGatewayOptions {
@@ -20,6 +31,8 @@ export interface WsGatewayOptions {
   maxBufferedBytes: number;
   /** Ping interval in ms; a connection that has not answered the previous ping is terminated. */
   heartbeatMs: number;
+  /** Which `Host` names and page origins may open a WebSocket (the HTTP API's policy). */
+  originPolicy: OriginPolicy;
   logger?: Logger;
   /** Server-hosted conversations (`chat.*` requests). */
   chat?: ChatService;
@@ -27,7 +40,10 @@ export interface WsGatewayOptions {
 
 /** The WebSocket side of the server (path `/ws`), attached to the HTTP server's `upgrade` event. */
 export interface WsGateway {
-  /** Authenticates and upgrades a request for `/ws` (401 on a bad token, 503 once closing). */
+  /**
+   * Checks and upgrades a request for `/ws`: 421 for a `Host` the server does not answer to, 403 for
+   * a page `Origin` that is not allowed, 401 on a bad token, 503 once closing.
+   */
   handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void;
   /** Open connections. */
   readonly connections: number;
@@ -69,21 +85,26 @@ export function createWsGateway(options: WsGatewayOptions): WsGateway {
   }, options.heartbeatMs);
   heartbeat.unref();
 
-  function refuse(socket: Duplex, status: number, message: string): void {
-    const body = JSON.stringify({ error: message, code: status === 401 ? 'UNAUTHORIZED' : 'SHUTTING_DOWN' });
+  function refuse(socket: Duplex, error: ServerError): void {
+    const body = JSON.stringify(errorBody(error.code, error.message));
     socket.end(
-      `HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : 'Service Unavailable'}\r\n` +
+      `HTTP/1.1 ${error.status} ${STATUS_TEXT[error.status] ?? 'Error'}\r\n` +
         `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   }
 
   return {
     handleUpgrade(request, socket, head) {
-      if (closing) return refuse(socket, 503, 'the server is shutting down');
+      if (closing) return refuse(socket, new ServerError('SHUTTING_DOWN', 'the server is shutting down'));
+      const refusal = options.originPolicy.refusal({
+        host: request.headers.host,
+        origin: request.headers.origin,
+      });
+      if (refusal) return refuse(socket, refusalError(refusal));
       const url = new URL(request.url ?? '/', 'http://localhost');
       const token = bearerToken(request.headers.authorization) ?? url.searchParams.get('token') ?? undefined;
       const auth = authenticator.authenticate(token);
-      if (!auth.ok) return refuse(socket, 401, auth.message);
+      if (!auth.ok) return refuse(socket, new ServerError('UNAUTHORIZED', auth.message));
       wss.handleUpgrade(request, socket, head, (ws) => {
         const connection = new Connection(
           ws,
@@ -102,8 +123,7 @@ export function createWsGateway(options: WsGatewayOptions): WsGateway {
           if (isBinary) {
             connection.sendError({
               type: 'error',
-              code: 'VALIDATION',
-              message: 'binary frames are not supported; send JSON text',
+              ...errorBody('VALIDATION', 'binary frames are not supported; send JSON text'),
             });
             return;
           }

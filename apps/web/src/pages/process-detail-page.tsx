@@ -6,6 +6,8 @@ import { RunView } from '../components/run-view.tsx';
 import { StateBadge } from '../components/state-badge.tsx';
 import { useProcess } from '../hooks/use-process.ts';
 
+const CHAT_REF = 'chat-';
+
 /** One process: its code (the failing line marked), every run, its metadata, Kill and Run again. */
 export function ProcessDetailPage({ pid }: { pid: number }) {
   const { snapshot, code, runs, error } = useProcess(pid);
@@ -21,6 +23,10 @@ export function ProcessDetailPage({ pid }: { pid: number }) {
     );
   }
   const streamId = snapshot?.metadata?.streamId;
+  // Server-hosted conversations label their processes `chat-<conversationId>`.
+  const conversationId = snapshot?.ref?.startsWith(CHAT_REF)
+    ? snapshot.ref.slice(CHAT_REF.length)
+    : undefined;
   return (
     <main className="page page-detail">
       <header className="page-header">
@@ -68,13 +74,11 @@ export function ProcessDetailPage({ pid }: { pid: number }) {
               </dd>
             </>
           )}
-          {typeof snapshot.metadata?.conversationId === 'string' && (
+          {conversationId !== undefined && (
             <>
               <dt>Conversation</dt>
               <dd>
-                <Link href={`/chat/${snapshot.metadata.conversationId}`}>
-                  {snapshot.metadata.conversationId}
-                </Link>
+                <Link href={`/chat/${conversationId}`}>{conversationId}</Link>
               </dd>
             </>
           )}

@@ -1,4 +1,4 @@
-import { Agent, type Dispatcher, interceptors, request } from 'undici';
+import { Agent, type Dispatcher, interceptors } from 'undici';
 import { raceAbort } from '../race-abort.ts';
 import { messageOf } from '../tool-error.ts';
 import { canceledResult, errorResult, type ToolResult } from '../tool-result.ts';
@@ -11,6 +11,7 @@ import {
   setQueryParam,
 } from './http-request.ts';
 import { OAuth2TokenCache } from './oauth2-token-cache.ts';
+import { readResponse } from './read-response.ts';
 import { bodyTypeOf, mapBody } from './response-content.ts';
 
 /** Status codes that are retried: request timeout, too many requests, every 5xx. */
@@ -38,7 +39,8 @@ const MAX_RETRY_WAIT_MS = 60_000;
 const ERROR_BODY_CHARS = 500;
 
 /**
- * Sends http tool requests with undici over one keep-alive connection pool: auth (api key, bearer,
+ * Sends http tool requests with undici over one keep-alive connection pool (responses read whole
+ * with {@link readResponse}): auth (api key, bearer,
  * basic, OAuth2 client credentials with a token cache and one refresh on 401), retries through
  * undici's retry interceptor (connection errors, 408, 429, 5xx; exponential backoff; `Retry-After`),
  * one timeout for the whole request (an `AbortController` ended by a timer or by the caller's
@@ -89,19 +91,16 @@ export class HttpClient {
             controller.abort(new Error(`timed out after ${spec.timeoutMs} ms`));
           }, spec.timeoutMs)
         : undefined;
-    let statusCode: number | undefined;
     try {
       const token = spec.auth ? await this.#authorize(prepared, spec, limit) : undefined;
       let response = await this.#request(prepared, spec, limit);
       if (response.statusCode === 401 && spec.auth?.type === 'oauth2' && token !== undefined) {
         // The token may have been revoked early: fetch a new one and try once more.
-        await response.body.dump();
         this.#tokens.invalidate(spec.auth, token);
         await this.#authorize(prepared, spec, limit);
         response = await this.#request(prepared, spec, limit);
       }
-      statusCode = response.statusCode;
-      const body = await response.body.bytes();
+      const { body } = response;
       const metadata = {
         status_code: response.statusCode,
         response_time_ms: Math.round((performance.now() - started) * 100) / 100,
@@ -124,7 +123,6 @@ export class HttpClient {
       if ((error as { code?: unknown }).code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
         return errorResult(
           `Response body of ${requestHref(prepared)} is larger than the ${this.#maxBodyBytes}-byte limit`,
-          statusCode === undefined ? undefined : { status_code: statusCode },
         );
       }
       return errorResult(`Request to ${requestHref(prepared)} failed: ${describe(error)}`);
@@ -165,15 +163,15 @@ export class HttpClient {
     }
   }
 
-  /** Sends the request (through the retry interceptor when the tool retries); the body is unread. */
+  /** Sends the request (through the retry interceptor when the tool retries) and reads its body. */
   #request(prepared: PreparedRequest, spec: HttpRequestSpec, signal: AbortSignal) {
     const retrying = spec.attempts > 1;
-    return request(prepared.url, {
-      dispatcher: retrying ? this.#retrying : this.#agent,
+    const options = {
+      origin: prepared.url.origin,
+      path: prepared.url.pathname + prepared.url.search,
       method: spec.method.toUpperCase() as Dispatcher.HttpMethod,
       headers: prepared.headers,
       body: prepared.body,
-      signal,
       // Read by undici's retry interceptor for this request only.
       ...(retrying
         ? {
@@ -189,7 +187,8 @@ export class HttpClient {
             },
           }
         : {}),
-    } as Parameters<typeof request>[1]);
+    };
+    return readResponse(retrying ? this.#retrying : this.#agent, options, signal);
   }
 }
 

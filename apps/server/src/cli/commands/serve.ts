@@ -50,6 +50,16 @@ export const registerServe: RegisterCommand = (program: Command) => {
       collect,
     )
     .option('--insecure', 'allow a non-loopback host without tokens')
+    .option(
+      '--cors-origin <origin>',
+      'page origin allowed to call the server from a browser: scheme://host[:port], :* for any port, or * without tokens (repeatable; default without tokens: http://localhost:* and http://127.0.0.1:*)',
+      collect,
+    )
+    .option(
+      '--public-url <url>',
+      'URL the server is reached at through a proxy; its host is accepted (repeatable)',
+      collect,
+    )
     .addOption(
       new Option(
         '--max-connections <n>',
@@ -82,6 +92,8 @@ export const registerServe: RegisterCommand = (program: Command) => {
           allowNet: settings.allowNet,
           tokens: settings.tokens,
           insecure: settings.insecure,
+          ...(settings.corsOrigins !== undefined && { corsOrigins: settings.corsOrigins }),
+          publicUrls: settings.publicUrls,
           limits: {
             ...settings.limits,
             ...(opts.maxConnections !== undefined && { maxConnections: opts.maxConnections }),
