@@ -16,6 +16,7 @@ import { createLogger, type Logger } from './logger.ts';
 import { createMcpHttp } from './mcp/http-sessions.ts';
 import { createProcessManager } from './processes/process-manager.ts';
 import type { ProcessManager } from './processes/process-manager-types.ts';
+import { isPostgresUrl } from './store/postgres/postgres-store.ts';
 import type { RetentionOptions } from './store/retention.ts';
 import { openServerStore, startServerRetention } from './store/server-store.ts';
 import { corruptError, isCorruption } from './store/store-error.ts';
@@ -166,7 +167,8 @@ export async function createServer(options: ServerOptions = {}): Promise<MciServ
       settings: options.chat ?? {},
       manager,
       tools: runner.list(),
-      dbPath: store?.path,
+      // Conversations live in the SQLite file; with a Postgres store they are kept in memory per node.
+      dbPath: options.db !== undefined && isPostgresUrl(options.db) ? undefined : store?.path,
       logger,
     });
   } catch (error) {

@@ -1,11 +1,12 @@
 import { type ErrorBody, errorBody } from '@mci/protocol';
+import { StoreError } from '../store/store-error.ts';
 
 /**
  * Codes of {@link ServerError}, each with its HTTP status: `VALIDATION` 400, `UNAUTHORIZED` 401,
  * `FORBIDDEN` 403, `NOT_FOUND` 404, `CONFLICT` 409, `CODE_TOO_LARGE` / `PAYLOAD_TOO_LARGE` 413,
  * `UNSUPPORTED_MEDIA_TYPE` 415, `MISDIRECTED_REQUEST` 421, `QUEUE_FULL` / `LIMIT_EXCEEDED` (a
  * per-client quota) / `RATE_LIMITED` 429, `INTERNAL` 500,
- * `SHUTTING_DOWN` 503.
+ * `SHUTTING_DOWN` / `STORE_UNAVAILABLE` (the database did not answer in time) 503.
  */
 export const SERVER_ERROR_STATUS = {
   VALIDATION: 400,
@@ -22,6 +23,7 @@ export const SERVER_ERROR_STATUS = {
   RATE_LIMITED: 429,
   INTERNAL: 500,
   SHUTTING_DOWN: 503,
+  STORE_UNAVAILABLE: 503,
 } as const;
 
 /** A {@link ServerError} code (`'NOT_FOUND'`, `'QUEUE_FULL'`, ...). */
@@ -54,9 +56,14 @@ export class ServerError extends Error {
   }
 }
 
-/** Turns anything thrown into a {@link ServerError} (unknown throws become `INTERNAL`, kept as `cause`). */
+/**
+ * Turns anything thrown into a {@link ServerError}: a store that did not answer in time becomes
+ * `STORE_UNAVAILABLE` (503, the client may retry), other unknown throws `INTERNAL` (kept as `cause`).
+ */
 export function toServerError(error: unknown): ServerError {
   if (error instanceof ServerError) return error;
+  if (error instanceof StoreError && error.code === 'STORE_UNAVAILABLE')
+    return new ServerError('STORE_UNAVAILABLE', error.message, { cause: error });
   const message = error instanceof Error ? error.message : String(error);
   return new ServerError('INTERNAL', message, { cause: error });
 }

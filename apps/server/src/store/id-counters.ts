@@ -1,8 +1,11 @@
-import type { DatabaseSync } from 'node:sqlite';
-
 /** pids and seqs are reserved in blocks, so one never goes back after a crash. */
 const PID_BLOCK = 32;
 const SEQ_BLOCK = 1024;
+
+/** Reads one-row, one-column queries (an SQLite connection, or the Postgres store's bridge). */
+export interface CounterSource {
+  prepare(sql: string): { get(): Record<string, unknown> | undefined };
+}
 
 /** Stores a counter's high-water mark on disk at once (outside the write batch). */
 export type StoreCounter = (name: 'pid' | 'seq', value: number) => void;
@@ -20,7 +23,7 @@ export class IdCounters {
   #reservedSeq: number;
 
   /** Continues after the stored marks and the largest pid and seq in `db`. */
-  constructor(db: DatabaseSync, store: StoreCounter) {
+  constructor(db: CounterSource, store: StoreCounter) {
     this.#store = store;
     const value = (sql: string) => Number(Object.values(db.prepare(sql).get() ?? {})[0] ?? 0);
     this.#lastPid = this.#reservedPid = Math.max(

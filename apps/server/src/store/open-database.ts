@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { type Migration, MIGRATIONS, migrate } from './migrations.ts';
+import { MIGRATIONS, type Migration, migrate } from './migrations.ts';
 import { corruptError, openError, StoreError } from './store-error.ts';
 
 /** The path `mci serve` uses when `--db` is not given (relative to the working directory). */

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Principal, ProcessManager } from '../processes/process-manager-types.ts';
+import { isPostgresUrl, openPostgresStore } from './postgres/postgres-store.ts';
 import { type Retention, type RetentionOptions, startRetention } from './retention.ts';
 import { openSqliteStore, type SqliteProcessStore } from './sqlite-store.ts';
 
@@ -7,17 +8,18 @@ import { openSqliteStore, type SqliteProcessStore } from './sqlite-store.ts';
 export const RETENTION_PRINCIPAL: Principal = { id: 'mci:retention', role: 'operator' };
 
 /**
- * Opens the server's durable store at `db` (a file path or `:memory:`), logging failed write batches;
- * `undefined` when no `db` is given (the manager then keeps processes in memory).
+ * Opens the server's durable store at `db` (a file path or `:memory:` for SQLite, a `postgres://` URL
+ * for PostgreSQL), logging failed write batches; `undefined` when no `db` is given (the manager then
+ * keeps processes in memory).
  * @throws StoreError when the database cannot be opened.
  */
 export function openServerStore(db: string | undefined, logger: Logger): SqliteProcessStore | undefined {
   if (db === undefined) return undefined;
-  const store = openSqliteStore({
-    path: db,
-    onError: (error) =>
-      logger.error({ err: error, db }, 'process store: a batch of writes failed and was lost'),
-  });
+  const onError = (error: unknown) =>
+    logger.error({ err: error }, 'process store: a batch of writes failed and was lost');
+  const store = isPostgresUrl(db)
+    ? openPostgresStore({ url: db, onError })
+    : openSqliteStore({ path: db, onError });
   logger.info({ db: store.path, schema: store.schema }, 'process store open');
   return store;
 }

@@ -6,8 +6,8 @@ import { decodeOutputValue, encodeOutputValue } from '@mci/protocol';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { describeProcessStoreContract } from '../../test/support/store-contract.ts';
 import type { StoredProcess } from '../processes/process-store.ts';
-import { openSqliteStore } from './sqlite-store.ts';
 import { SCHEMA_VERSION } from './migrations.ts';
+import { openSqliteStore } from './sqlite-store.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'mci-store-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -22,7 +22,10 @@ const positive = (name: string, integer: boolean) => (value: string) => {
 /** `--db`, `--retention-days`, `--retention-max` (each also from the environment), for `addOption`. */
 export function storageOptions(): { db: Option; retentionDays: Option; retentionMax: Option } {
   return {
-    db: new Option('--db <path>', `process database, SQLite; ':memory:' for a throwaway one`)
+    db: new Option(
+      '--db <path>',
+      `process database: an SQLite file (':memory:' for a throwaway one) or a postgres:// URL (also MCI_DB_URL)`,
+    )
       .env('MCI_DB')
       .default(DEFAULT_DB_PATH),
     retentionDays: new Option(
@@ -40,10 +43,18 @@ export function storageOptions(): { db: Option; retentionDays: Option; retention
   };
 }
 
-/** The {@link ServerOptions} of the storage flags. */
-export function storageSettings(flags: StorageFlags): Pick<ServerOptions, 'db' | 'retention'> {
+/**
+ * The {@link ServerOptions} of the storage flags. Without `--db` (or `MCI_DB`), `MCI_DB_URL` names
+ * the database (a `postgres://` URL, as container platforms hand it out).
+ */
+export function storageSettings(
+  flags: StorageFlags,
+  env: Record<string, string | undefined> = process.env,
+): Pick<ServerOptions, 'db' | 'retention'> {
+  const db =
+    flags.db === undefined || flags.db === DEFAULT_DB_PATH ? (env.MCI_DB_URL ?? DEFAULT_DB_PATH) : flags.db;
   return {
-    db: flags.db ?? DEFAULT_DB_PATH,
+    db,
     retention: {
       ...(flags.retentionDays !== undefined && { maxAgeMs: flags.retentionDays * DAY_MS }),
       ...(flags.retentionMax !== undefined && { maxProcesses: flags.retentionMax }),

@@ -1,0 +1,163 @@
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
+import { StoreError } from '../store-error.ts';
+import type { PgNotice, PgReply, PgRequest, PgStatement } from './pg-protocol.ts';
+
+/** Options of {@link PgBridge}. */
+export interface PgBridgeOptions {
+  /** Connections of the worker's pool. @default 4 */
+  poolSize?: number;
+  /**
+   * How long (ms) a synchronous call waits for the database (a read, a flush, a write past the
+   * back-pressure bound) before `STORE_UNAVAILABLE`; the worker retries a statement after a lost
+   * connection for as long. @default 5000
+   */
+  timeoutMs?: number;
+  /** A batch of writes failed after its retries and was rolled back. */
+  onLost(error: Error, writes: number): void;
+}
+
+/** The database URL without its password, for messages. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'postgres://(unparsable URL)';
+  }
+}
+
+/**
+ * The Postgres store's synchronous access to the database: `pg` runs on a worker thread; a call
+ * posts its request and blocks on `Atomics.wait` until the worker answers (bounded by `timeoutMs`),
+ * while {@link PgBridge.post} queues a write transaction without waiting. The worker runs requests in
+ * order, so every call sees the writes posted before it. This is how a synchronous
+ * {@link ProcessStore} contract is kept over an asynchronous driver.
+ */
+export class PgBridge {
+  readonly url: string;
+  readonly #worker: Worker;
+  readonly #replies: MessagePort;
+  readonly #shared = new Int32Array(new SharedArrayBuffer(4));
+  readonly #timeoutMs: number;
+  #nextId = 0;
+  #acked = 0;
+  #closed = false;
+
+  constructor(url: string, options: PgBridgeOptions) {
+    this.url = redactUrl(url);
+    this.#timeoutMs = options.timeoutMs ?? 5000;
+    const { port1, port2 } = new MessageChannel();
+    this.#replies = port1;
+    // The worker is a .ts file when running from source and .js once built.
+    const worker = new URL(`./pg-worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
+    this.#worker = new Worker(worker, {
+      workerData: {
+        url,
+        poolSize: options.poolSize ?? 4,
+        retryMs: this.#timeoutMs,
+        shared: this.#shared,
+        replies: port2,
+      },
+      transferList: [port2],
+    });
+    this.#worker.unref();
+    this.#worker.on('message', (notice: PgNotice) => {
+      if ('ack' in notice) this.#acked = Math.max(this.#acked, notice.ack);
+      else {
+        this.#acked = Math.max(this.#acked, notice.lost);
+        options.onLost(new Error(notice.error), notice.writes);
+      }
+    });
+  }
+
+  /** Write batches posted and not yet acknowledged (an upper bound). */
+  get pending(): number {
+    return this.#nextId - this.#acked;
+  }
+
+  /** Queues `statements` as one transaction, without waiting (failures go to `onLost`). */
+  post(statements: PgStatement[]): void {
+    this.#send({ kind: 'tx', id: ++this.#nextId, statements, reply: false });
+  }
+
+  /**
+   * Runs `statements` (in one transaction with `transaction`) after everything posted before, and
+   * returns the rows of each.
+   * @throws StoreError `STORE_UNAVAILABLE` when the database does not answer within `timeoutMs` or
+   * fails the statement.
+   */
+  call(statements: PgStatement[], transaction = false): Array<Array<Record<string, unknown>>> {
+    const id = ++this.#nextId;
+    const request: PgRequest = transaction
+      ? { kind: 'tx', id, statements, reply: true }
+      : { kind: 'query', id, statements, reply: true };
+    const reply = this.#wait(id, () => this.#send(request));
+    if ('error' in reply)
+      throw new StoreError(
+        'STORE_UNAVAILABLE',
+        this.url,
+        `the process database ${this.url} failed: ${reply.error.message}`,
+        { cause: Object.assign(new Error(reply.error.message), { code: reply.error.code }) },
+      );
+    // Everything posted before this call is done.
+    this.#acked = Math.max(this.#acked, id);
+    return reply.rows;
+  }
+
+  /** Rows of one read. @throws StoreError as {@link PgBridge.call}. */
+  query(sql: string, params: PgStatement['params'] = []): Array<Record<string, unknown>> {
+    return this.call([{ sql, params }])[0] ?? [];
+  }
+
+  /** Waits for the posted writes, ends the pool and the thread. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#worker.ref();
+    const exited = new Promise<void>((resolve) => this.#worker.once('exit', () => resolve()));
+    try {
+      this.#wait(++this.#nextId, (id) => this.#worker.postMessage({ kind: 'close', id, reply: true }));
+    } finally {
+      this.#replies.close();
+      await this.#worker.terminate();
+      await exited;
+    }
+  }
+
+  #send(request: PgRequest): void {
+    if (this.#closed)
+      throw new StoreError('STORE_CLOSED', this.url, `the process database ${this.url} is closed`);
+    this.#worker.postMessage(request);
+  }
+
+  #wait(id: number, send: (id: number) => void): PgReply {
+    let seen = Atomics.load(this.#shared, 0);
+    send(id);
+    const deadline = Date.now() + this.#timeoutMs;
+    for (;;) {
+      const reply = this.#take(id);
+      if (reply) return reply;
+      const left = deadline - Date.now();
+      if (left <= 0)
+        throw new StoreError(
+          'STORE_UNAVAILABLE',
+          this.url,
+          `the process database ${this.url} did not answer within ${this.#timeoutMs} ms; check that PostgreSQL is up and reachable`,
+        );
+      Atomics.wait(this.#shared, 0, seen, left);
+      seen = Atomics.load(this.#shared, 0);
+    }
+  }
+
+  /** The answer to request `id` if it arrived (answers to earlier calls that timed out are skipped). */
+  #take(id: number): PgReply | undefined {
+    for (let got = receiveMessageOnPort(this.#replies); got; got = receiveMessageOnPort(this.#replies)) {
+      const reply = got.message as PgReply;
+      if (reply.id === id) return reply;
+    }
+    return undefined;
+  }
+}

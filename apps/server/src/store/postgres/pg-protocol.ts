@@ -1,0 +1,22 @@
+/** A value bound to a Postgres statement parameter (`$1`, `$2`, ...). */
+export type PgParam = string | number | null | Uint8Array;
+
+/** One statement of a transaction or a read. */
+export interface PgStatement {
+  sql: string;
+  params: PgParam[];
+}
+
+/** What the main thread asks the Postgres worker (see pg-worker.ts). */
+export type PgRequest =
+  | { kind: 'tx'; id: number; statements: PgStatement[]; reply: boolean }
+  | { kind: 'query'; id: number; statements: PgStatement[]; reply: true }
+  | { kind: 'close'; id: number; reply: true };
+
+/** The worker's answer: the rows of each statement, or the error's message and SQLSTATE code. */
+export type PgReply =
+  | { id: number; rows: Array<Array<Record<string, unknown>>> }
+  | { id: number; error: { message: string; code?: string } };
+
+/** What the worker reports on its own: a batch acknowledged, or lost after its retries. */
+export type PgNotice = { ack: number } | { lost: number; error: string; writes: number };

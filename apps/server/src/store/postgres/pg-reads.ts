@@ -1,0 +1,120 @@
+import type {
+  StoredEvent,
+  StoredEventFilter,
+  StoredProcess,
+  StoredProcessFilter,
+  StoredRun,
+} from '../../processes/process-store.ts';
+import {
+  decodeValue,
+  EVENT_ROW,
+  LOG_ROW,
+  OUTPUT_ROW,
+  toProcess,
+  toRun,
+  toStoredEvent,
+} from '../row-codec.ts';
+import type { PgParam } from './pg-protocol.ts';
+
+// The Postgres store's filtered and multi-table reads, the counterparts of store-reads.ts. `read`
+// sends the pending writes first, so it sees them; `?` placeholders are numbered by the store.
+
+type Read = (sql: string, params: PgParam[]) => Array<Record<string, unknown>>;
+type Row = Parameters<typeof toProcess>[0];
+
+/** The processes matching `filter`, newest first. */
+export function readPgProcesses(read: Read, filter: StoredProcessFilter): StoredProcess[] {
+  const where: string[] = [];
+  const params: PgParam[] = [];
+  if (filter.owner !== undefined) where.push('owner = ?') && params.push(filter.owner);
+  if (filter.state !== undefined) where.push('state = ?') && params.push(filter.state);
+  if (filter.status === null) where.push('status IS NULL');
+  else if (filter.status !== undefined) where.push('status = ?') && params.push(filter.status);
+  if (filter.ref !== undefined) where.push('ref = ?') && params.push(filter.ref);
+  const sql = `SELECT * FROM processes${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY pid DESC`;
+  return read(sql, params).map((row) => toProcess(row as Row));
+}
+
+/** A run with its outputs and logs, and the size of its encoded outputs (bytes); none if unknown. */
+export function readPgRun(
+  read: Read,
+  pid: number,
+  run: number,
+): { run: StoredRun; outputBytes: number } | undefined {
+  const row = read('SELECT * FROM runs WHERE pid = ? AND run = ?', [pid, run])[0];
+  if (!row) return undefined;
+  let outputBytes = 0;
+  const outputs = read('SELECT value FROM outputs WHERE pid = ? AND run = ? ORDER BY seq', [pid, run]).map(
+    (output) => {
+      outputBytes += (output.value as Uint8Array).byteLength;
+      return decodeValue(output.value as Uint8Array);
+    },
+  );
+  const logs = read('SELECT stream, text FROM logs WHERE pid = ? AND run = ? ORDER BY seq', [pid, run]);
+  return { run: toRun(row as Row, outputs, logs as Row[]), outputBytes };
+}
+
+/**
+ * Replay: the events after `since` matching `filter`, in seq order, output and log events rebuilt
+ * from their `outputs` and `logs` rows (as in the SQLite store).
+ */
+export function readPgEvents(read: Read, since: number, filter: StoredEventFilter): StoredEvent[] {
+  const params: PgParam[] = [since];
+  const named: Record<string, number> = { since: 1 };
+  const bind = (name: string, value: PgParam) => {
+    named[name] ??= params.push(value);
+    return `$${named[name]}`;
+  };
+  const where = (alias: string, owned: string) => {
+    const parts = [`${alias}.seq > $1`];
+    if (filter.through !== undefined) parts.push(`${alias}.seq <= ${bind('through', filter.through)}`);
+    if (filter.owner !== undefined) parts.push(`${owned}.owner = ${bind('owner', filter.owner)}`);
+    if (filter.pid !== undefined) parts.push(`${alias}.pid = ${bind('pid', filter.pid)}`);
+    if (filter.ref !== undefined) parts.push(`${owned}.ref = ${bind('ref', filter.ref)}`);
+    return parts.join(' AND ');
+  };
+  const sql = `
+      SELECT e.seq, ${EVENT_ROW} AS kind, convert_to(e.body, 'UTF8') AS data, NULL::text AS stream, e.owner, e.pid, e.ref, e.stream_id, NULL::integer AS run
+        FROM events e WHERE ${where('e', 'e')}
+      UNION ALL
+      SELECT o.seq, ${OUTPUT_ROW}, o.value, NULL, p.owner, o.pid, p.ref, p.stream_id, o.run
+        FROM outputs o JOIN processes p ON p.pid = o.pid WHERE ${where('o', 'p')}
+      UNION ALL
+      SELECT l.seq, ${LOG_ROW}, convert_to(l.text, 'UTF8'), l.stream, p.owner, l.pid, p.ref, p.stream_id, l.run
+        FROM logs l JOIN processes p ON p.pid = l.pid WHERE ${where('l', 'p')}
+      ORDER BY seq`;
+  const text = new TextDecoder();
+  // Placeholders are already numbered: `?` does not occur in this statement.
+  return read(sql, params).map((row) =>
+    toStoredEvent({
+      ...(row as Row),
+      data: row.kind === OUTPUT_ROW ? (row.data as Uint8Array) : text.decode(row.data as Uint8Array),
+    } as Row),
+  );
+}
+
+/** Idle processes to delete, oldest change first, at most `limit` (the rule of `readExpiredPids`). */
+export function readPgExpiredPids(read: Read, cutoff: number, maxProcesses: number, limit: number): number[] {
+  const pids = (sql: string, params: PgParam[]) => read(sql, params).map((row) => Number(row.pid));
+  const aged = pids(
+    "SELECT pid FROM processes WHERE idle_since < ? AND state = 'idle' ORDER BY idle_since, pid LIMIT ?",
+    [cutoff, limit],
+  );
+  if (aged.length >= limit) return aged;
+  return aged.concat(
+    pids(
+      `WITH over AS (
+         SELECT owner, count(*) - ? AS excess FROM processes
+          WHERE NOT (idle_since < ? AND state = 'idle')
+          GROUP BY owner HAVING count(*) - ? > 0
+       )
+       SELECT pid FROM (
+         SELECT p.pid, p.idle_since, o.excess,
+                row_number() OVER (PARTITION BY p.owner ORDER BY p.idle_since, p.pid) AS k
+           FROM processes p JOIN over o ON o.owner = p.owner
+          WHERE p.state = 'idle' AND p.idle_since >= ?
+       ) ranked WHERE k <= excess ORDER BY idle_since, pid LIMIT ?`,
+      [maxProcesses, cutoff, maxProcesses, cutoff, limit - aged.length],
+    ),
+  );
+}

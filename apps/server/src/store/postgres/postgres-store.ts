@@ -1,0 +1,377 @@
+import type {
+  ProcessStore,
+  RunUpdate,
+  StoredEvent,
+  StoredEventFilter,
+  StoredProcess,
+  StoredProcessFilter,
+  StoredRun,
+} from '../../processes/process-store.ts';
+import { IdCounters } from '../id-counters.ts';
+import { RecordCache } from '../record-cache.ts';
+import { encodeValue, PROCESS_COLUMNS, processRow, runAssignments, toProcess } from '../row-codec.ts';
+import type { ExpiryPolicy, SqliteProcessStore } from '../sqlite-store.ts';
+import { StoreError } from '../store-error.ts';
+import { UpdateCoalescer } from '../update-coalescer.ts';
+import { PgBridge } from './pg-bridge.ts';
+import { migratePostgres } from './pg-migrations.ts';
+import type { PgParam, PgStatement } from './pg-protocol.ts';
+import { readPgEvents, readPgExpiredPids, readPgProcesses, readPgRun } from './pg-reads.ts';
+
+/** Options of {@link openPostgresStore}. */
+export interface PostgresStoreOptions {
+  /** `postgres://user:password@host:port/database` (see `pg`'s connection strings). */
+  url: string;
+  /** How long (ms) writes wait to be sent together; 0 sends once per event-loop turn. @default 5 */
+  flushDelayMs?: number;
+  /**
+   * How long (ms) the store waits for the database when it must (a read, or a write past the
+   * back-pressure bound) before `STORE_UNAVAILABLE`; batches lost to a dropped connection are retried
+   * for as long. @default 5000
+   */
+  timeoutMs?: number;
+  /** Batches sent and not yet committed past which a write waits for the database. @default 64 */
+  maxPendingBatches?: number;
+  /** Connections of the pool. @default 4 */
+  poolSize?: number;
+  /** A batch of writes failed after its retries and was rolled back. @default a process warning */
+  onError?: (error: unknown) => void;
+  /** Limits of the cache of recently used records and runs. @default { processes: 2000, bytes: 33554432 } */
+  cache?: { processes?: number; bytes?: number };
+}
+
+/** The Postgres store answers what the SQLite one does (retention, schema, flush). */
+export type PostgresProcessStore = SqliteProcessStore;
+
+type ProcessUpdate = Pick<StoredProcess, 'state' | 'status' | 'runs'> & { idleSince?: number };
+
+/** `?` placeholders as Postgres `$n` ones. */
+const numbered = (sql: string) => {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+};
+
+/** Whether `db` names a Postgres database (`postgres://` or `postgresql://`) rather than a file. */
+export function isPostgresUrl(db: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(db);
+}
+
+/**
+ * Opens the process store on PostgreSQL: the same tables, records and behaviour as the SQLite store
+ * (`openSqliteStore`), with `pg` on a worker thread behind a synchronous bridge (see {@link PgBridge}).
+ * Writes are batched per `flushDelayMs` into one transaction, sent without waiting; updates of one row
+ * within a batch merged; recently used records and runs cached. Past `maxPendingBatches` uncommitted
+ * batches a write waits for the database, at most `timeoutMs`, then throws `STORE_UNAVAILABLE`: memory
+ * never grows without bound. A dropped connection (a database restart) is replaced and the batch retried.
+ * @throws StoreError `STORE_UNAVAILABLE` when the database cannot be reached within `timeoutMs`,
+ * `STORE_TOO_NEW` when its schema is newer than this server's.
+ */
+export function openPostgresStore(options: PostgresStoreOptions): PostgresProcessStore {
+  const onError =
+    options.onError ?? ((error: unknown) => process.emitWarning(`process store: ${String(error)}`));
+  const bridge = new PgBridge(options.url, {
+    ...(options.poolSize !== undefined && { poolSize: options.poolSize }),
+    ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+    onLost: (error, writes) => onError(new Error(`a batch of ${writes} writes was lost: ${error.message}`)),
+  });
+  try {
+    const schema = migratePostgres(bridge);
+    return new PostgresStore(bridge, schema, { ...options, onError });
+  } catch (error) {
+    void bridge.close().catch(() => {});
+    throw error;
+  }
+}
+
+class PostgresStore implements PostgresProcessStore {
+  readonly path: string;
+  readonly schema: { from: number; to: number };
+  readonly #bridge: PgBridge;
+  readonly #cache: RecordCache;
+  readonly #counters: IdCounters;
+  readonly #flushDelayMs: number;
+  readonly #maxPending: number;
+  readonly #onError: (error: unknown) => void;
+  #writes: Array<() => void> = [];
+  /** The statements of the batch being assembled by {@link PostgresStore.flush}. */
+  #batch: PgStatement[] = [];
+  #timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
+  #closed = false;
+  #lastData: { seq: number; pid: number } | undefined;
+  readonly #pendingProcesses: UpdateCoalescer<number, ProcessUpdate>;
+  readonly #pendingRuns: UpdateCoalescer<string, RunUpdate>;
+  readonly #read = (sql: string, params: PgParam[]) => {
+    this.flush();
+    return this.#bridge.query(numbered(sql), params);
+  };
+
+  constructor(bridge: PgBridge, schema: { from: number; to: number }, options: PostgresStoreOptions) {
+    this.#bridge = bridge;
+    this.path = bridge.url;
+    this.schema = schema;
+    this.#flushDelayMs = options.flushDelayMs ?? 5;
+    this.#maxPending = options.maxPendingBatches ?? 64;
+    this.#onError = options.onError ?? (() => {});
+    this.#cache = new RecordCache(options.cache?.processes ?? 2000, options.cache?.bytes ?? 32 * 1024 * 1024);
+    const enqueue = (write: () => void) => this.#enqueue(write);
+    this.#pendingProcesses = new UpdateCoalescer(enqueue);
+    this.#pendingRuns = new UpdateCoalescer(enqueue);
+    this.#counters = new IdCounters(
+      { prepare: (sql) => ({ get: () => bridge.query(sql)[0] }) },
+      (name, value) => {
+        this.flush();
+        bridge.call([{ sql: 'UPDATE counters SET value = $1 WHERE name = $2', params: [value, name] }]);
+      },
+    );
+  }
+
+  counters() {
+    return this.#counters.last;
+  }
+
+  /**
+   * Stores a new or replaced record. Back-pressure: with `maxPendingBatches` batches uncommitted, it
+   * first waits (at most `timeoutMs`) for the database to catch up.
+   * @throws StoreError `STORE_UNAVAILABLE` when the database does not catch up in time.
+   */
+  putProcess(record: StoredProcess): void {
+    if (this.#bridge.pending >= this.#maxPending) {
+      this.flush();
+      this.#bridge.query('SELECT 1');
+    }
+    const columns = PROCESS_COLUMNS.join(', ');
+    const updates = PROCESS_COLUMNS.slice(1)
+      .map((c) => `${c} = excluded.${c}`)
+      .join(', ');
+    this.#write(
+      `INSERT INTO processes (${columns}) VALUES (${PROCESS_COLUMNS.map(() => '?').join(', ')}) ON CONFLICT (pid) DO UPDATE SET ${updates}`,
+      processRow(record, Date.now()),
+    );
+    this.#cache.putProcess(record);
+    this.#pendingProcesses.forget(record.pid);
+    this.#counters.usePid(record.pid);
+  }
+
+  updateProcess(pid: number, update: Pick<StoredProcess, 'state' | 'status' | 'runs'>): void {
+    this.#cache.updateProcess(pid, update);
+    const fields: ProcessUpdate = { ...update, ...(update.state === 'idle' && { idleSince: Date.now() }) };
+    this.#pendingProcesses.add(pid, fields, (last) => {
+      if (last.idleSince === undefined)
+        this.#add('UPDATE processes SET state = ?, status = ?, runs = ? WHERE pid = ?', [
+          last.state,
+          last.status,
+          last.runs,
+          pid,
+        ]);
+      else
+        this.#add('UPDATE processes SET state = ?, status = ?, runs = ?, idle_since = ? WHERE pid = ?', [
+          last.state,
+          last.status,
+          last.runs,
+          last.idleSince,
+          pid,
+        ]);
+    });
+  }
+
+  getProcess(pid: number): StoredProcess | undefined {
+    const cached = this.#cache.getProcess(pid);
+    if (cached) return cached;
+    const row = this.#read('SELECT * FROM processes WHERE pid = ?', [pid])[0];
+    if (!row) return undefined;
+    const record = toProcess(row as Parameters<typeof toProcess>[0]);
+    this.#cache.putProcess(record);
+    return record;
+  }
+
+  listProcesses(filter: StoredProcessFilter): StoredProcess[] {
+    return readPgProcesses(this.#read, filter);
+  }
+
+  deleteProcess(pid: number): void {
+    for (const table of ['processes', 'runs', 'outputs', 'logs', 'events'])
+      this.#write(`DELETE FROM ${table} WHERE pid = ?`, [pid]);
+    this.#cache.deleteProcess(pid);
+    this.#pendingProcesses.forget(pid);
+  }
+
+  insertRun(pid: number, run: number, init: RunUpdate): void {
+    const fields = { state: 'queued' as const, status: null, ...init };
+    const { columns, values } = runAssignments(fields);
+    this.#write(
+      `INSERT INTO runs (pid, run, ${columns.join(', ')}) VALUES (?, ?, ${columns.map(() => '?').join(', ')})
+         ON CONFLICT (pid, run) DO UPDATE SET ${[
+           'state',
+           'status',
+           'queued_at',
+           'started_at',
+           'ended_at',
+           'duration_ms',
+           'error',
+           'truncated',
+         ]
+           .map((c) => (columns.includes(c) ? `${c} = excluded.${c}` : `${c} = NULL`))
+           .join(', ')}`,
+      [pid, run, ...values],
+    );
+    this.#pendingRuns.forget(`${pid}:${run}`);
+    this.#write('DELETE FROM outputs WHERE pid = ? AND run = ?', [pid, run]);
+    this.#write('DELETE FROM logs WHERE pid = ? AND run = ?', [pid, run]);
+    this.#cache.putRun({ pid, run, ...fields, outputs: [], stdout: '', stderr: '' }, 0);
+  }
+
+  updateRun(pid: number, run: number, update: RunUpdate): void {
+    this.#cache.updateRun(pid, run, update);
+    this.#pendingRuns.add(`${pid}:${run}`, update, (merged) => {
+      const { columns, values } = runAssignments(merged);
+      if (columns.length === 0) return;
+      this.#add(`UPDATE runs SET ${columns.map((c) => `${c} = ?`).join(', ')} WHERE pid = ? AND run = ?`, [
+        ...values,
+        pid,
+        run,
+      ]);
+    });
+  }
+
+  appendOutput(pid: number, run: number, seq: number, value: unknown): void {
+    const encoded = encodeValue(value);
+    this.#write(
+      'INSERT INTO outputs (seq, pid, run, value) VALUES (?, ?, ?, ?) ON CONFLICT (seq) DO UPDATE SET pid = excluded.pid, run = excluded.run, value = excluded.value',
+      [seq, pid, run, encoded],
+    );
+    this.#cache.appendOutput(pid, run, value, encoded.byteLength);
+    this.#data(seq, pid);
+  }
+
+  appendLog(pid: number, run: number, seq: number, stream: 'stdout' | 'stderr', text: string): void {
+    this.#write(
+      'INSERT INTO logs (seq, pid, run, stream, text) VALUES (?, ?, ?, ?, ?) ON CONFLICT (seq) DO UPDATE SET pid = excluded.pid, run = excluded.run, stream = excluded.stream, text = excluded.text',
+      [seq, pid, run, stream, text],
+    );
+    this.#cache.appendLog(pid, run, stream, text);
+    this.#data(seq, pid);
+  }
+
+  getRun(pid: number, run: number): StoredRun | undefined {
+    const cached = this.#cache.getRun(pid, run);
+    if (cached) return cached;
+    const found = readPgRun(this.#read, pid, run);
+    if (!found) return undefined;
+    this.#cache.putRun(found.run, found.outputBytes);
+    return { ...found.run, outputs: [...found.run.outputs] };
+  }
+
+  appendEvent(
+    event: Parameters<ProcessStore['appendEvent']>[0],
+    route: Parameters<ProcessStore['appendEvent']>[1],
+  ): void {
+    this.#counters.useSeq(event.seq);
+    const data = this.#lastData;
+    // An output or log event whose data was just written with its seq is rebuilt from it on replay.
+    if (
+      (event.type === 'output' || event.type === 'log') &&
+      data?.seq === event.seq &&
+      data.pid === event.pid
+    )
+      return;
+    this.#write(
+      `INSERT INTO events (seq, owner, pid, ref, stream_id, at, body) VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (seq) DO UPDATE SET owner = excluded.owner, pid = excluded.pid, ref = excluded.ref,
+           stream_id = excluded.stream_id, at = excluded.at, body = excluded.body`,
+      [
+        event.seq,
+        route.owner,
+        route.pid ?? null,
+        route.ref ?? null,
+        route.streamId ?? null,
+        Date.now(),
+        JSON.stringify(event),
+      ],
+    );
+  }
+
+  eventsSince(since: number, filter: StoredEventFilter): StoredEvent[] {
+    return readPgEvents(this.#read, since, filter);
+  }
+
+  expiredProcesses(policy: ExpiryPolicy): number[] {
+    const cutoff = (policy.now ?? Date.now()) - policy.maxAgeMs;
+    return readPgExpiredPids(this.#read, cutoff, policy.maxProcesses, policy.limit);
+  }
+
+  deleteUnownedEvents(beforeMs: number): void {
+    this.#write('DELETE FROM events WHERE pid IS NULL AND at < ?', [beforeMs]);
+  }
+
+  /**
+   * Sends the pending writes as one transaction. Past `maxPendingBatches` uncommitted batches it
+   * waits for their commit. @throws StoreError `STORE_UNAVAILABLE` when that wait times out.
+   */
+  flush(): void {
+    this.#assertOpen();
+    this.#clearTimer();
+    if (this.#writes.length === 0) return;
+    const writes = this.#writes;
+    this.#writes = [];
+    this.#batch = [];
+    for (const write of writes) write();
+    const statements = this.#batch;
+    this.#batch = [];
+    if (statements.length === 0) return;
+    if (this.#bridge.pending < this.#maxPending) this.#bridge.post(statements);
+    else this.#bridge.call(statements, true);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    try {
+      this.flush();
+      this.#counters.storeExact();
+    } finally {
+      this.#closed = true;
+      await this.#bridge.close();
+    }
+  }
+
+  #assertOpen(): void {
+    if (this.#closed)
+      throw new StoreError('STORE_CLOSED', this.path, `the process database ${this.path} is closed`);
+  }
+
+  /** Queues a statement with `?` placeholders (parameters captured now). */
+  #write(sql: string, params: PgParam[]): void {
+    this.#enqueue(() => this.#add(sql, params));
+  }
+
+  /** Adds a statement to the batch being assembled. */
+  #add(sql: string, params: PgParam[]): void {
+    this.#batch.push({ sql: numbered(sql), params });
+  }
+
+  #enqueue(write: () => void): void {
+    this.#assertOpen();
+    this.#writes.push(write);
+    if (this.#timer !== undefined) return;
+    const flush = () => {
+      this.#timer = undefined;
+      try {
+        this.flush();
+      } catch (error) {
+        this.#onError(error);
+      }
+    };
+    this.#timer = this.#flushDelayMs > 0 ? setTimeout(flush, this.#flushDelayMs) : setImmediate(flush);
+  }
+
+  #clearTimer(): void {
+    if (this.#timer === undefined) return;
+    clearTimeout(this.#timer as NodeJS.Timeout);
+    clearImmediate(this.#timer as NodeJS.Immediate);
+    this.#timer = undefined;
+  }
+
+  #data(seq: number, pid: number): void {
+    this.#lastData = { seq, pid };
+    this.#counters.useSeq(seq);
+  }
+}

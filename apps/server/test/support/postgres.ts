@@ -1,0 +1,34 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+/** The PostgreSQL server the tests use (trust auth on the project's machines and CI). */
+export const POSTGRES_ADMIN_URL = process.env.MCI_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** Runs one statement on the admin database. */
+export async function adminQuery(sql: string, params: unknown[] = []): Promise<pg.QueryResult> {
+  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  await client.connect();
+  try {
+    return await client.query(sql, params);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * A fresh database `mci_test_<random>` for one test or suite; `url` connects to it, and disposing
+ * drops it (closing any connection left).
+ */
+export async function freshDatabase(): Promise<{ url: string; name: string } & AsyncDisposable> {
+  const name = `mci_test_${randomBytes(6).toString('hex')}`;
+  await adminQuery(`CREATE DATABASE ${name}`);
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    name,
+    async [Symbol.asyncDispose]() {
+      await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    },
+  };
+}
