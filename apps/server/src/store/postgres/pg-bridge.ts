@@ -42,6 +42,8 @@ export class PgBridge {
   readonly #replies: MessagePort;
   readonly #shared = new Int32Array(new SharedArrayBuffer(4));
   readonly #timeoutMs: number;
+  /** Why the worker thread died (every later call fails at once), if it did. */
+  #died: Error | undefined;
   #nextId = 0;
   #acked = 0;
   #closed = false;
@@ -64,6 +66,10 @@ export class PgBridge {
       transferList: [port2],
     });
     this.#worker.unref();
+    this.#worker.on('error', (error) => {
+      this.#died = error;
+      options.onLost(error, this.pending);
+    });
     this.#worker.on('message', (notice: PgNotice) => {
       if ('ack' in notice) this.#acked = Math.max(this.#acked, notice.ack);
       else {
@@ -130,6 +136,13 @@ export class PgBridge {
   #send(request: PgRequest): void {
     if (this.#closed)
       throw new StoreError('STORE_CLOSED', this.url, `the process database ${this.url} is closed`);
+    if (this.#died)
+      throw new StoreError(
+        'STORE_UNAVAILABLE',
+        this.url,
+        `the connection thread of ${this.url} stopped (${this.#died.message}); restart the server`,
+        { cause: this.#died },
+      );
     this.#worker.postMessage(request);
   }
 

@@ -31,6 +31,9 @@ const isRetryable = (error: unknown) => {
 
 async function run(statements: PgStatement[], transaction: boolean) {
   const client = await pool.connect();
+  // A checked-out client whose connection drops between queries emits 'error'; the next query fails.
+  const ignore = () => {};
+  client.on('error', ignore);
   let broken = false;
   try {
     if (transaction) await client.query('BEGIN');
@@ -43,6 +46,7 @@ async function run(statements: PgStatement[], transaction: boolean) {
     if (transaction) await client.query('ROLLBACK').catch(() => {});
     throw error;
   } finally {
+    client.off('error', ignore);
     client.release(broken);
   }
 }
