@@ -124,3 +124,21 @@ describe('Postgres store', () => {
     expect(errors).toEqual([]);
   });
 });
+
+describe('Postgres store, one server per database', () => {
+  it('refuses a second server on the same database with STORE_LOCKED until the first closes', async () => {
+    const { url } = await fresh();
+    const first = openPostgresStore({ url });
+    expect(() => openPostgresStore({ url })).toThrow(
+      expect.objectContaining({
+        code: 'STORE_LOCKED',
+        message: expect.stringContaining('in use by another mci serve'),
+      }),
+    );
+    first.putProcess(record(1));
+    await first.close();
+    const second = openPostgresStore({ url });
+    expect(second.getProcess(1)).toMatchObject({ pid: 1 });
+    await second.close();
+  });
+});

@@ -16,6 +16,8 @@ export interface PgBridgeOptions {
   timeoutMs?: number;
   /** A batch of writes failed after its retries and was rolled back. */
   onLost(error: Error, writes: number): void;
+  /** The database lock was lost to another server (see {@link PgBridge.lock}). */
+  onLockLost?(message: string): void;
 }
 
 /** The database URL without its password, for messages. */
@@ -72,6 +74,7 @@ export class PgBridge {
     });
     this.#worker.on('message', (notice: PgNotice) => {
       if ('ack' in notice) this.#acked = Math.max(this.#acked, notice.ack);
+      else if ('lockLost' in notice) options.onLockLost?.(notice.lockLost);
       else {
         this.#acked = Math.max(this.#acked, notice.lost);
         options.onLost(new Error(notice.error), notice.writes);
@@ -111,6 +114,18 @@ export class PgBridge {
     // Everything posted before this call is done.
     this.#acked = Math.max(this.#acked, id);
     return reply.rows;
+  }
+
+  /**
+   * Takes the session-level advisory lock `key` on a connection of the worker's own (taken again if
+   * that connection drops). @returns false when another session holds it.
+   * @throws StoreError `STORE_UNAVAILABLE` as {@link PgBridge.call}.
+   */
+  lock(key: number): boolean {
+    const reply = this.#wait(++this.#nextId, (id) => this.#send({ kind: 'lock', id, key, reply: true }));
+    if ('error' in reply)
+      throw new StoreError('STORE_UNAVAILABLE', this.url, `cannot reach ${this.url}: ${reply.error.message}`);
+    return reply.rows[0]?.[0]?.ok === true;
   }
 
   /** Rows of one read. @throws StoreError as {@link PgBridge.call}. */

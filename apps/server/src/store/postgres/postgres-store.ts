@@ -55,6 +55,9 @@ const numbered = (sql: string) => {
   return sql.replace(/\?/g, () => `$${++n}`);
 };
 
+/** The advisory lock key a server holds on its database ("MCIS"). */
+const DATABASE_LOCK = 0x4d434953;
+
 /** Whether `db` names a Postgres database (`postgres://` or `postgresql://`) rather than a file. */
 export function isPostgresUrl(db: string): boolean {
   return /^postgres(ql)?:\/\//i.test(db);
@@ -68,8 +71,10 @@ export function isPostgresUrl(db: string): boolean {
  * batches a new process waits for the database, at most `timeoutMs`, then is refused with
  * `STORE_UNAVAILABLE`, so no new work piles up in memory. A dropped connection (a database restart) is
  * replaced and the batch retried for up to `timeoutMs`; a batch that still fails goes to `onError`.
+ * One server uses a database at a time (a session-level advisory lock, as the SQLite store locks its
+ * file).
  * @throws StoreError `STORE_UNAVAILABLE` when the database cannot be reached within `timeoutMs`,
- * `STORE_TOO_NEW` when its schema is newer than this server's.
+ * `STORE_LOCKED` when another server uses it, `STORE_TOO_NEW` when its schema is newer than this server's.
  */
 export function openPostgresStore(options: PostgresStoreOptions): PostgresProcessStore {
   const onError =
@@ -78,8 +83,16 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresProces
     ...(options.poolSize !== undefined && { poolSize: options.poolSize }),
     ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
     onLost: (error, writes) => onError(new Error(`a batch of ${writes} writes was lost: ${error.message}`)),
+    onLockLost: (message) => onError(new Error(`the database lock was lost: ${message}`)),
   });
   try {
+    // One server per database: pids and seqs are handed out by the server that holds the lock.
+    if (!bridge.lock(DATABASE_LOCK))
+      throw new StoreError(
+        'STORE_LOCKED',
+        bridge.url,
+        `the process database ${bridge.url} is in use by another mci serve; one server per database (see docs/cluster.md)`,
+      );
     const schema = migratePostgres(bridge);
     return new PostgresStore(bridge, schema, { ...options, onError });
   } catch (error) {
