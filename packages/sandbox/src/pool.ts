@@ -263,7 +263,9 @@ class Pool implements SandboxPool {
   }
 
   // Idle workers must not keep the host process alive: a CLI that forgets `close()` still exits.
+  // Once closed, every worker stays referenced until it has exited (see `close`).
   #updateRefs(): void {
+    if (this.#closed) return;
     for (const worker of this.#workers) {
       worker.setRef(this.#queue.length > 0 || Boolean(this.#running.get(worker)));
     }

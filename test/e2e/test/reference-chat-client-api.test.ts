@@ -184,6 +184,9 @@ describe('what the WebSocket events carry', { timeout: 60_000 }, () => {
       .filter((e) => e.type === 'output' || e.type === 'log' || e.type === 'tool');
     expect(events.map((e) => e.type).sort()).toEqual(['log', 'output', 'tool']);
     for (const event of events) expect(event).toMatchObject({ ref: 'chat-7', streamId: 'routed-1' });
+    const tool = events.find((e) => e.type === 'tool');
+    const duration = tool?.type === 'tool' ? tool.durationMs : Number.NaN;
+    expect(Math.round(duration * 100) / 100).toBe(duration);
   });
 
   it('durationMs is rounded to 0.01 ms on HTTP and WebSocket', async () => {

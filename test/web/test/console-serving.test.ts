@@ -39,6 +39,7 @@ describe('mci serve serves the console', () => {
     // Data a person opens in a browser stays data.
     expect((await page(server.url, '/healthz')).headers.get('content-type')).toMatch(/json/);
     expect((await page(server.url, '/metrics')).status).toBe(401);
+    expect((await page(server.url, '/models')).status).toBe(401);
   });
 
   it('hashed assets are immutable and compressed; the first load stays under 300 KB of compressed JavaScript', async () => {

@@ -56,8 +56,13 @@ describe('Tools and Status pages', () => {
     const { page } = await openPage(browser);
     await page.goto(`${server.url}/status`);
     await expect.poll(() => page.getByRole('status', { name: 'Health' }).textContent()).toBe('ok');
-    const load = page.getByRole('definition').filter({ hasText: /^\d+$/ });
-    await load.first().waitFor();
+    const stats = page.getByRole('definition').filter({ hasText: /^\d+%?$/ });
+    await stats.first().waitFor();
+    // The load figures: each term with its definition (the page's only description list).
+    const terms = await page.getByRole('term').allTextContents();
+    const values = await page.getByRole('definition').allTextContents();
+    const figures = Object.fromEntries(terms.map((term, i) => [term, values[i]]));
+    expect(figures).toMatchObject({ 'Pool size': '2', Running: '0', Utilisation: '0%', Idle: '2' });
     const legend = page.getByRole('figure').getByRole('listitem');
     await expect.poll(() => legend.filter({ hasText: 'success' }).textContent()).toContain('success: 1');
     expect(await legend.filter({ hasText: 'failed' }).textContent()).toContain('failed: 1');

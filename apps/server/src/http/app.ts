@@ -76,8 +76,15 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpEnv> {
     cors({
       origin: (origin) => options.originPolicy.corsOrigin(origin),
       allowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
-      allowHeaders: ['Content-Type', 'Authorization'],
-      exposeHeaders: ['WWW-Authenticate', 'Retry-After'],
+      // The Mcp-* and Last-Event-ID headers: browser MCP clients of /mcp (Streamable HTTP).
+      allowHeaders: [
+        'Content-Type',
+        'Authorization',
+        'Mcp-Session-Id',
+        'Mcp-Protocol-Version',
+        'Last-Event-ID',
+      ],
+      exposeHeaders: ['WWW-Authenticate', 'Retry-After', 'Mcp-Session-Id'],
       maxAge: PREFLIGHT_MAX_AGE_S,
     }),
   );

@@ -30,7 +30,7 @@ const consoleHeaders = secureHeaders({
 });
 
 // API paths a person may open in a browser and should see as data, not as the console.
-const API_ONLY = /^\/(?:ws|healthz|metrics|tools\.d\.ts)$|^\/processes\/\d+\/./;
+const API_ONLY = /^\/(?:ws|healthz|metrics|models|mcp|tools\.d\.ts)$|^\/processes\/\d+\/./;
 
 /**
  * A page load by a browser (it asks for HTML): gets the console's `index.html`, whatever the path,

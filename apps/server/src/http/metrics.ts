@@ -32,6 +32,9 @@ export function renderMetrics(stats: ProcessStats, transport: TransportStats): s
   );
   metric('mci_queue_length', 'gauge', 'Processes waiting for a sandbox.', [['', stats.queueLength]]);
   metric('mci_processes_running', 'gauge', 'Processes running now.', [['', stats.running]]);
+  metric('mci_concurrency', 'gauge', 'Processes that may run at once (sandbox slots).', [
+    ['', stats.concurrency],
+  ]);
   metric('mci_processes_created_total', 'counter', 'Processes created.', [['', stats.processesCreated]]);
   metric('mci_runs_started_total', 'counter', 'Runs started.', [['', stats.runsStarted]]);
   metric('mci_tool_calls_total', 'counter', 'Tool calls made by programs.', [['', stats.toolCalls]]);

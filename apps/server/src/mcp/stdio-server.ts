@@ -76,7 +76,14 @@ export async function serveMcpStdio(options: McpStdioOptions): Promise<void> {
   });
   options.logger.info({ tools: options.tools.length }, 'MCP server on stdio');
   await closed;
-  await manager.shutdown({ graceMs: 0 });
-  await options.runner.close();
-  await pool.close();
+  // Nothing else may hold the event loop now: without this timer Node can exit (code 13) while the
+  // pool still waits for its workers' exit events.
+  const keepAlive = setInterval(() => {}, 1000);
+  try {
+    await manager.shutdown({ graceMs: 0 });
+    await options.runner.close();
+    await pool.close();
+  } finally {
+    clearInterval(keepAlive);
+  }
 }

@@ -142,6 +142,8 @@ export interface ProcessStats {
   byStatus: Record<'success' | 'failed' | 'timeout' | 'canceled' | 'none', number>;
   queueLength: number;
   running: number;
+  /** Processes that may run at once (the sandbox slots: the pool's size unless configured). */
+  concurrency: number;
   processesCreated: number;
   runsStarted: number;
   toolCalls: number;

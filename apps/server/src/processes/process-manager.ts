@@ -64,6 +64,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
   readonly #logger: Logger | undefined;
   readonly #createIntentStream: (limits: IntentStreamLimits) => IntentStreamLike;
   readonly #stats = new StatsCounters();
+  readonly #concurrency: number;
   readonly #scheduler: Scheduler<LiveProcess>;
   /** Processes that are not idle, by pid. */
   readonly #live = new Map<number, LiveProcess>();
@@ -82,6 +83,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     this.#policy = createLimitPolicy(options);
     this.#maxQueue = checkOption('maxQueue', options.maxQueue, 1000);
     const concurrency = checkOption('concurrency', options.concurrency, Math.max(1, options.pool.size));
+    this.#concurrency = concurrency;
     this.responsePipeBytes = checkOption(
       'responsePipeBytes',
       options.responsePipeBytes,
@@ -275,7 +277,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
   }
 
   stats(): ProcessStats {
-    return this.#stats.snapshot();
+    return this.#stats.snapshot(this.#concurrency);
   }
 
   // --- shutdown --------------------------------------------------------------------------------

@@ -53,12 +53,14 @@ export class StatsCounters {
     });
   }
 
-  snapshot(): ProcessStats {
+  /** The counters as {@link ProcessStats}, with the manager's `concurrency`. */
+  snapshot(concurrency: number): ProcessStats {
     return {
       byState: { ...this.byState },
       byStatus: { ...this.byStatus },
       queueLength: this.byState.queued,
       running: this.byState.running + this.byState.terminating,
+      concurrency,
       processesCreated: this.processesCreated,
       runsStarted: this.runsStarted,
       toolCalls: this.toolCalls,

@@ -15,7 +15,7 @@ import type {
   SandboxEventLike,
   SandboxPoolLike,
 } from './sandbox-seam.ts';
-import { type RunFields, toRunError } from './snapshots.ts';
+import { type RunFields, toRunError, wireDuration } from './snapshots.ts';
 
 /**
  * How long a killed run may take to confirm before it is ended `canceled` anyway (the sandbox promises
@@ -236,7 +236,7 @@ export class RunController {
             run,
             ...wireRoute(route),
             name: event.name,
-            durationMs: event.durationMs,
+            durationMs: wireDuration(event.durationMs),
             isError: event.isError,
           },
           route,

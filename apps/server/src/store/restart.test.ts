@@ -72,6 +72,8 @@ describe('restart on the SQLite store', () => {
     const running = await pool.started(2);
     running.emit({ type: 'output', value: 'partial' });
     running.emit({ type: 'log', stream: 'stderr', text: 'half' });
+    // Sandbox events are delivered once per event-loop turn.
+    await new Promise((resolve) => setImmediate(resolve));
     await pool.started(3);
     manager.signal(3, 'kill', root);
     manager.create({ code: 'queued a' }, alice);

@@ -7,12 +7,18 @@ export function StatusPage() {
   const { health, samples, history, error } = useServerStatus();
   const value = (name: string, labels?: Record<string, string>) =>
     samples === undefined ? undefined : sampleValue(samples, name, labels);
-  const stat = (label: string, number: number | undefined) => (
+  const stat = (label: string, shown: number | string | undefined) => (
     <div className="stat" key={label}>
       <dt>{label}</dt>
-      <dd>{number ?? '–'}</dd>
+      <dd>{shown ?? '–'}</dd>
     </div>
   );
+  const running = value('mci_processes_running');
+  const slots = value('mci_concurrency');
+  const utilisation =
+    running === undefined || slots === undefined || slots === 0
+      ? undefined
+      : `${Math.round((100 * running) / slots)}%`;
   return (
     <main className="page page-status">
       <header className="page-header">
@@ -29,7 +35,9 @@ export function StatusPage() {
       {samples !== undefined && (
         <>
           <dl className="stats" aria-label="Load">
-            {stat('Running', value('mci_processes_running'))}
+            {stat('Pool size', slots)}
+            {stat('Running', running)}
+            {stat('Utilisation', utilisation)}
             {stat('Queue length', value('mci_queue_length'))}
             {stat('Queued', value('mci_processes', { state: 'queued' }))}
             {stat('Idle', value('mci_processes', { state: 'idle' }))}

@@ -88,8 +88,9 @@ describe('mci run', { timeout: 60_000 }, () => {
     });
     expect(r.code).toBe(1);
     expect(r.stdout).toBe("output: 'first'\n");
+    // The sandbox's own stderr line for the failure (as Node prints it), then the summary.
     expect(r.stderr).toMatch(
-      /^failed at line 3, column 5: TypeError: Cannot set properties of null \(setting 'y'\)/,
+      /^TypeError: Cannot set properties of null \(setting 'y'\)\n {4}at snippet\.ts:3:5\nfailed at line 3, column 5: TypeError: Cannot set properties of null \(setting 'y'\)/,
     );
   });
 
@@ -170,6 +171,8 @@ describe('mci run', { timeout: 60_000 }, () => {
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect(code).toBe(1);
     expect(stdout).toBe('ready\n');
-    expect(stderr).toMatch(/^canceled: CanceledError: The execution was killed/);
+    expect(stderr).toMatch(
+      /^canceled: killed by a signal\ncanceled: CanceledError: The execution was killed/,
+    );
   });
 });

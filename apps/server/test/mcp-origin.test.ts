@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer, type MciServer } from '../src/index.ts';
+import { makeToolFile } from './support/mcp-fixture.ts';
+
+// /mcp is behind the server's Host/Origin guard, as the MCP spec requires of local servers (a web page
+// must not drive it), and its CORS answers let an allowed page use the Mcp-* headers.
+// https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#security-warning
+
+const fixture = makeToolFile();
+let server: MciServer;
+beforeAll(async () => {
+  server = await createServer({ port: 0, file: fixture.file, logLevel: 'silent', concurrency: 1 });
+});
+afterAll(async () => {
+  await server?.close({ graceMs: 0 });
+  fixture.dispose();
+});
+
+const initialize = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'page', version: '1' } },
+};
+
+const post = (headers: Record<string, string>) =>
+  fetch(`${server.url}/mcp`, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      ...headers,
+    },
+    body: JSON.stringify(initialize),
+  });
+
+describe('/mcp and browsers', () => {
+  it('refuses a request from a foreign Origin (403) and answers the server’s own', async () => {
+    expect((await post({ Origin: 'http://evil.example' })).status).toBe(403);
+    const own = await post({ Origin: server.url });
+    expect(own.status).toBe(200);
+    expect(own.headers.get('mcp-session-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(own.headers.get('access-control-expose-headers')).toMatch(/Mcp-Session-Id/i);
+  });
+
+  it('allows the Mcp-* headers in a preflight from an allowed origin', async () => {
+    const preflight = await fetch(`${server.url}/mcp`, {
+      method: 'OPTIONS',
+      headers: {
+        Origin: server.url,
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'mcp-session-id, mcp-protocol-version',
+      },
+    });
+    expect(preflight.status).toBeLessThan(300);
+    expect(preflight.headers.get('access-control-allow-headers')).toMatch(/Mcp-Session-Id/i);
+    expect(preflight.headers.get('access-control-allow-headers')).toMatch(/Mcp-Protocol-Version/i);
+  });
+});
