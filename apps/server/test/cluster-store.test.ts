@@ -1,7 +1,11 @@
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { MIGRATIONS, SCHEMA_VERSION } from '../src/store/migrations.ts';
+import { PG_MIGRATIONS } from '../src/store/postgres/pg-migrations.ts';
 import { openPostgresStore } from '../src/store/postgres/postgres-store.ts';
-import { adminQuery, freshDatabase } from './support/postgres.ts';
+import { adminQuery, adminQueryOn, freshDatabase } from './support/postgres.ts';
 import { describeProcessStoreContract } from './support/store-contract.ts';
+import { checkEquivalence, storeOps } from './support/store-equivalence.ts';
 
 const databases: AsyncDisposable[] = [];
 afterAll(async () => {
@@ -17,3 +21,124 @@ describeProcessStoreContract('postgres', async () => openPostgresStore({ url: (a
 describeProcessStoreContract('postgres, per-turn batches, a cache of one', async () =>
   openPostgresStore({ url: (await fresh()).url, flushDelayMs: 0, cache: { processes: 1, bytes: 1024 } }),
 );
+
+describe('Postgres store equals the in-memory store', () => {
+  // One database for all runs, emptied before each (creating one per run would dominate the time).
+  const empty = (url: string) =>
+    adminQueryOn(url, 'TRUNCATE processes, runs, outputs, logs, events; UPDATE counters SET value = 0');
+
+  it('with the default cache', { timeout: 240_000 }, async () => {
+    const { url } = await fresh();
+    await openPostgresStore({ url }).close();
+    await fc.assert(
+      fc.asyncProperty(storeOps, async (list) => {
+        await empty(url);
+        await checkEquivalence(list, () => openPostgresStore({ url }), 6);
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  it('with a cache of two processes (constant eviction) and per-turn batches', {
+    timeout: 240_000,
+  }, async () => {
+    const { url } = await fresh();
+    await openPostgresStore({ url }).close();
+    await fc.assert(
+      fc.asyncProperty(storeOps, async (list) => {
+        await empty(url);
+        await checkEquivalence(
+          list,
+          () => openPostgresStore({ url, cache: { processes: 2, bytes: 4096 }, flushDelayMs: 0 }),
+          1,
+        );
+      }),
+      { numRuns: 25 },
+    );
+  });
+});
+
+const record = (pid: number) => ({
+  pid,
+  owner: 'alice',
+  code: `output(${pid})`,
+  lang: 'ts',
+  createdAt: '2026-01-01T00:00:00.000Z',
+  timeoutMs: 30000,
+  memoryLimitMb: 128,
+  state: 'idle' as const,
+  status: null,
+  runs: 0,
+});
+
+describe('Postgres store', () => {
+  it('has the schema versions of the SQLite store, and migrates a new database once', async () => {
+    expect(PG_MIGRATIONS.map((m) => m.version)).toEqual(MIGRATIONS.map((m) => m.version));
+    const { url } = await fresh();
+    const first = openPostgresStore({ url });
+    expect(first.schema).toEqual({ from: 0, to: SCHEMA_VERSION });
+    await first.close();
+    const second = openPostgresStore({ url });
+    expect(second.schema).toEqual({ from: SCHEMA_VERSION, to: SCHEMA_VERSION });
+    await second.close();
+  });
+
+  it('refuses a database with a newer schema, naming both versions', async () => {
+    const { url } = await fresh();
+    await openPostgresStore({ url }).close();
+    await adminQueryOn(url, `UPDATE mci_schema SET version = ${SCHEMA_VERSION + 1}`);
+    expect(() => openPostgresStore({ url })).toThrow(
+      expect.objectContaining({
+        code: 'STORE_TOO_NEW',
+        message: expect.stringContaining(
+          `schema version ${SCHEMA_VERSION + 1}, newer than this server supports (${SCHEMA_VERSION})`,
+        ),
+      }),
+    );
+  });
+
+  it('fails to open with STORE_UNAVAILABLE within its timeout when nothing answers', async () => {
+    const started = Date.now();
+    expect(() =>
+      openPostgresStore({ url: 'postgres://postgres:secret@127.0.0.1:1/none', timeoutMs: 500 }),
+    ).toThrow(
+      expect.objectContaining({ code: 'STORE_UNAVAILABLE', message: expect.not.stringContaining('secret') }),
+    );
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  it('reconnects after its connections are terminated, losing no write', async () => {
+    const { url, name } = await fresh();
+    const errors: unknown[] = [];
+    const store = openPostgresStore({ url, onError: (error) => errors.push(error) });
+    for (let pid = 1; pid <= 50; pid++) store.putProcess(record(pid));
+    store.flush();
+    await adminQuery('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
+    for (let pid = 51; pid <= 100; pid++) store.putProcess(record(pid));
+    store.flush();
+    await adminQuery('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
+    expect(store.listProcesses({}).map((p) => p.pid)).toEqual(Array.from({ length: 100 }, (_, i) => 100 - i));
+    await store.close();
+    const rows = await adminQueryOn(url, 'SELECT count(*)::int AS n FROM processes');
+    expect(rows.rows[0].n).toBe(100);
+    expect(errors).toEqual([]);
+  });
+});
+
+describe('Postgres store, one server per database', () => {
+  it('refuses a second server on the same database with STORE_LOCKED until the first closes', async () => {
+    const { url } = await fresh();
+    const first = openPostgresStore({ url });
+    expect(() => openPostgresStore({ url })).toThrow(
+      expect.objectContaining({
+        code: 'STORE_LOCKED',
+        message: expect.stringContaining('in use by another mci serve'),
+      }),
+    );
+    first.putProcess(record(1));
+    await first.close();
+    const second = openPostgresStore({ url });
+    expect(second.getProcess(1)).toMatchObject({ pid: 1 });
+    await second.close();
+  });
+});

@@ -2,11 +2,21 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 
 /** The PostgreSQL server the tests use (trust auth on the project's machines and CI). */
-export const POSTGRES_ADMIN_URL = process.env.MCI_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+export const POSTGRES_ADMIN_URL =
+  process.env.MCI_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 /** Runs one statement on the admin database. */
-export async function adminQuery(sql: string, params: unknown[] = []): Promise<pg.QueryResult> {
-  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+export function adminQuery(sql: string, params: unknown[] = []): Promise<pg.QueryResult> {
+  return adminQueryOn(POSTGRES_ADMIN_URL, sql, params);
+}
+
+/** Runs SQL on the database at `url` (several statements when `params` is empty). */
+export async function adminQueryOn(
+  url: string,
+  sql: string,
+  params: unknown[] = [],
+): Promise<pg.QueryResult> {
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     return await client.query(sql, params);

@@ -16,6 +16,8 @@ export interface PgBridgeOptions {
   timeoutMs?: number;
   /** A batch of writes failed after its retries and was rolled back. */
   onLost(error: Error, writes: number): void;
+  /** The database lock was lost to another server (see {@link PgBridge.lock}). */
+  onLockLost?(message: string): void;
 }
 
 /** The database URL without its password, for messages. */
@@ -42,6 +44,8 @@ export class PgBridge {
   readonly #replies: MessagePort;
   readonly #shared = new Int32Array(new SharedArrayBuffer(4));
   readonly #timeoutMs: number;
+  /** Why the worker thread died (every later call fails at once), if it did. */
+  #died: Error | undefined;
   #nextId = 0;
   #acked = 0;
   #closed = false;
@@ -64,8 +68,13 @@ export class PgBridge {
       transferList: [port2],
     });
     this.#worker.unref();
+    this.#worker.on('error', (error) => {
+      this.#died = error;
+      options.onLost(error, this.pending);
+    });
     this.#worker.on('message', (notice: PgNotice) => {
       if ('ack' in notice) this.#acked = Math.max(this.#acked, notice.ack);
+      else if ('lockLost' in notice) options.onLockLost?.(notice.lockLost);
       else {
         this.#acked = Math.max(this.#acked, notice.lost);
         options.onLost(new Error(notice.error), notice.writes);
@@ -107,6 +116,18 @@ export class PgBridge {
     return reply.rows;
   }
 
+  /**
+   * Takes the session-level advisory lock `key` on a connection of the worker's own (taken again if
+   * that connection drops). @returns false when another session holds it.
+   * @throws StoreError `STORE_UNAVAILABLE` as {@link PgBridge.call}.
+   */
+  lock(key: number): boolean {
+    const reply = this.#wait(++this.#nextId, (id) => this.#send({ kind: 'lock', id, key, reply: true }));
+    if ('error' in reply)
+      throw new StoreError('STORE_UNAVAILABLE', this.url, `cannot reach ${this.url}: ${reply.error.message}`);
+    return reply.rows[0]?.[0]?.ok === true;
+  }
+
   /** Rows of one read. @throws StoreError as {@link PgBridge.call}. */
   query(sql: string, params: PgStatement['params'] = []): Array<Record<string, unknown>> {
     return this.call([{ sql, params }])[0] ?? [];
@@ -130,6 +151,13 @@ export class PgBridge {
   #send(request: PgRequest): void {
     if (this.#closed)
       throw new StoreError('STORE_CLOSED', this.url, `the process database ${this.url} is closed`);
+    if (this.#died)
+      throw new StoreError(
+        'STORE_UNAVAILABLE',
+        this.url,
+        `the connection thread of ${this.url} stopped (${this.#died.message}); restart the server`,
+        { cause: this.#died },
+      );
     this.#worker.postMessage(request);
   }
 

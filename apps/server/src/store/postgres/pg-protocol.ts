@@ -11,6 +11,7 @@ export interface PgStatement {
 export type PgRequest =
   | { kind: 'tx'; id: number; statements: PgStatement[]; reply: boolean }
   | { kind: 'query'; id: number; statements: PgStatement[]; reply: true }
+  | { kind: 'lock'; id: number; key: number; reply: true }
   | { kind: 'close'; id: number; reply: true };
 
 /** The worker's answer: the rows of each statement, or the error's message and SQLSTATE code. */
@@ -18,5 +19,11 @@ export type PgReply =
   | { id: number; rows: Array<Array<Record<string, unknown>>> }
   | { id: number; error: { message: string; code?: string } };
 
-/** What the worker reports on its own: a batch acknowledged, or lost after its retries. */
-export type PgNotice = { ack: number } | { lost: number; error: string; writes: number };
+/**
+ * What the worker reports on its own: a batch acknowledged, or lost after its retries, or the
+ * database lock lost (its connection dropped and another server took the lock meanwhile).
+ */
+export type PgNotice =
+  | { ack: number }
+  | { lost: number; error: string; writes: number }
+  | { lockLost: string };

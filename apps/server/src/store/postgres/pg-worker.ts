@@ -29,20 +29,44 @@ const isRetryable = (error: unknown) => {
   return typeof code === 'string' ? RETRYABLE.test(code) : error instanceof Error;
 };
 
+/** A statement with its `$n` parameters written in as literals (quoted by `pg`, bytes as hex). */
+function inline(client: pg.PoolClient, { sql, params }: PgStatement): string {
+  return sql.replace(/\$(\d+)/g, (_, n: string) => {
+    const value = params[Number(n) - 1];
+    if (value === null || value === undefined) return 'NULL';
+    if (typeof value === 'number') {
+      if (!Number.isFinite(value)) throw new Error(`cannot store the number ${value}`);
+      return String(value);
+    }
+    if (typeof value === 'string') return client.escapeLiteral(value);
+    return `'\\x${Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('hex')}'::bytea`;
+  });
+}
+
 async function run(statements: PgStatement[], transaction: boolean) {
   const client = await pool.connect();
+  // A checked-out client whose connection drops between queries emits 'error'; the next query fails.
+  const ignore = () => {};
+  client.on('error', ignore);
   let broken = false;
   try {
-    if (transaction) await client.query('BEGIN');
+    if (transaction) {
+      // The whole transaction in one round trip (the simple-query protocol runs several statements).
+      const text = ['BEGIN', ...statements.map((statement) => inline(client, statement)), 'COMMIT'].join(
+        ';\n',
+      );
+      const results = await client.query(text);
+      return (Array.isArray(results) ? results : [results]).slice(1, -1).map((result) => result.rows);
+    }
     const rows: Array<Array<Record<string, unknown>>> = [];
     for (const { sql, params } of statements) rows.push((await client.query(sql, params)).rows);
-    if (transaction) await client.query('COMMIT');
     return rows;
   } catch (error) {
     broken = true;
     if (transaction) await client.query('ROLLBACK').catch(() => {});
     throw error;
   } finally {
+    client.off('error', ignore);
     client.release(broken);
   }
 }
@@ -66,8 +90,56 @@ function answer(reply: PgReply) {
   Atomics.notify(shared, 0);
 }
 
+/** The connection holding the session-level advisory lock that marks the database as in use. */
+let holder: pg.Client | undefined;
+
+/** Takes the lock on a connection of its own; when that connection drops, takes it again. */
+async function lock(key: number): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: retryMs });
+  client.on('error', () => {});
+  await client.connect();
+  const { rows } = await client.query('SELECT pg_try_advisory_lock($1) AS ok', [key]);
+  if (!rows[0]?.ok) {
+    await client.end();
+    return false;
+  }
+  holder = client;
+  client.once('end', () => {
+    if (holder !== client) return;
+    holder = undefined;
+    void relock(key);
+  });
+  return true;
+}
+
+async function relock(key: number) {
+  for (let wait = 100; holder === undefined && !closing; wait = Math.min(wait * 2, 2000)) {
+    await new Promise((resolve) => setTimeout(resolve, wait));
+    try {
+      if (!(await lock(key))) {
+        parentPort!.postMessage({ lockLost: 'another server took the database lock' } satisfies PgNotice);
+        return;
+      }
+    } catch {
+      // The database is still away: try again.
+    }
+  }
+}
+
+let closing = false;
+
 async function handle(request: PgRequest): Promise<void> {
+  if (request.kind === 'lock') {
+    try {
+      answer({ id: request.id, rows: [[{ ok: await lock(request.key) }]] });
+    } catch (cause) {
+      answer({ id: request.id, error: { message: cause instanceof Error ? cause.message : String(cause) } });
+    }
+    return;
+  }
   if (request.kind === 'close') {
+    closing = true;
+    await holder?.end().catch(() => {});
     await pool.end().catch(() => {});
     answer({ id: request.id, rows: [] });
     return;

@@ -30,7 +30,11 @@ export interface PostgresStoreOptions {
    * for as long. @default 5000
    */
   timeoutMs?: number;
-  /** Batches sent and not yet committed past which a write waits for the database. @default 64 */
+  /**
+   * Batches sent and not yet committed past which creating a process waits for the database (at most
+   * `timeoutMs`, then `STORE_UNAVAILABLE`: HTTP 503). Writes of processes already accepted are never
+   * refused. @default 64
+   */
   maxPendingBatches?: number;
   /** Connections of the pool. @default 4 */
   poolSize?: number;
@@ -51,6 +55,9 @@ const numbered = (sql: string) => {
   return sql.replace(/\?/g, () => `$${++n}`);
 };
 
+/** The advisory lock key a server holds on its database ("MCIS"). */
+const DATABASE_LOCK = 0x4d434953;
+
 /** Whether `db` names a Postgres database (`postgres://` or `postgresql://`) rather than a file. */
 export function isPostgresUrl(db: string): boolean {
   return /^postgres(ql)?:\/\//i.test(db);
@@ -61,10 +68,13 @@ export function isPostgresUrl(db: string): boolean {
  * (`openSqliteStore`), with `pg` on a worker thread behind a synchronous bridge (see {@link PgBridge}).
  * Writes are batched per `flushDelayMs` into one transaction, sent without waiting; updates of one row
  * within a batch merged; recently used records and runs cached. Past `maxPendingBatches` uncommitted
- * batches a write waits for the database, at most `timeoutMs`, then throws `STORE_UNAVAILABLE`: memory
- * never grows without bound. A dropped connection (a database restart) is replaced and the batch retried.
+ * batches a new process waits for the database, at most `timeoutMs`, then is refused with
+ * `STORE_UNAVAILABLE`, so no new work piles up in memory. A dropped connection (a database restart) is
+ * replaced and the batch retried for up to `timeoutMs`; a batch that still fails goes to `onError`.
+ * One server uses a database at a time (a session-level advisory lock, as the SQLite store locks its
+ * file).
  * @throws StoreError `STORE_UNAVAILABLE` when the database cannot be reached within `timeoutMs`,
- * `STORE_TOO_NEW` when its schema is newer than this server's.
+ * `STORE_LOCKED` when another server uses it, `STORE_TOO_NEW` when its schema is newer than this server's.
  */
 export function openPostgresStore(options: PostgresStoreOptions): PostgresProcessStore {
   const onError =
@@ -73,8 +83,16 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresProces
     ...(options.poolSize !== undefined && { poolSize: options.poolSize }),
     ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
     onLost: (error, writes) => onError(new Error(`a batch of ${writes} writes was lost: ${error.message}`)),
+    onLockLost: (message) => onError(new Error(`the database lock was lost: ${message}`)),
   });
   try {
+    // One server per database: pids and seqs are handed out by the server that holds the lock.
+    if (!bridge.lock(DATABASE_LOCK))
+      throw new StoreError(
+        'STORE_LOCKED',
+        bridge.url,
+        `the process database ${bridge.url} is in use by another mci serve; one server per database (see docs/cluster.md)`,
+      );
     const schema = migratePostgres(bridge);
     return new PostgresStore(bridge, schema, { ...options, onError });
   } catch (error) {
@@ -135,10 +153,12 @@ class PostgresStore implements PostgresProcessStore {
    * @throws StoreError `STORE_UNAVAILABLE` when the database does not catch up in time.
    */
   putProcess(record: StoredProcess): void {
+    // What may throw comes first, so a refused record leaves nothing behind.
     if (this.#bridge.pending >= this.#maxPending) {
       this.flush();
       this.#bridge.query('SELECT 1');
     }
+    this.#counters.usePid(record.pid);
     const columns = PROCESS_COLUMNS.join(', ');
     const updates = PROCESS_COLUMNS.slice(1)
       .map((c) => `${c} = excluded.${c}`)
@@ -149,7 +169,6 @@ class PostgresStore implements PostgresProcessStore {
     );
     this.#cache.putProcess(record);
     this.#pendingProcesses.forget(record.pid);
-    this.#counters.usePid(record.pid);
   }
 
   updateProcess(pid: number, update: Pick<StoredProcess, 'state' | 'status' | 'runs'>): void {
@@ -303,10 +322,7 @@ class PostgresStore implements PostgresProcessStore {
     this.#write('DELETE FROM events WHERE pid IS NULL AND at < ?', [beforeMs]);
   }
 
-  /**
-   * Sends the pending writes as one transaction. Past `maxPendingBatches` uncommitted batches it
-   * waits for their commit. @throws StoreError `STORE_UNAVAILABLE` when that wait times out.
-   */
+  /** Sends the pending writes as one transaction, without waiting. @throws StoreError `STORE_CLOSED`. */
   flush(): void {
     this.#assertOpen();
     this.#clearTimer();
@@ -318,8 +334,7 @@ class PostgresStore implements PostgresProcessStore {
     const statements = this.#batch;
     this.#batch = [];
     if (statements.length === 0) return;
-    if (this.#bridge.pending < this.#maxPending) this.#bridge.post(statements);
-    else this.#bridge.call(statements, true);
+    this.#bridge.post(statements);
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,148 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { adminQueryOn, freshDatabase } from './support/postgres.ts';
+
+// `mci serve` on a PostgreSQL database (`--db postgres://...` or `MCI_DB_URL`): processes run and are
+// stored there, survive a kill -9 of the server, and creation answers 503 STORE_UNAVAILABLE when the
+// database stops taking writes, losing none of what it accepted.
+
+const main = join(dirname(fileURLToPath(import.meta.url)), '../src/cli/main.ts');
+const dir = mkdtempSync(join(tmpdir(), 'mci-cluster-serve-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const tools = join(dir, 'tools.yaml');
+writeFileSync(
+  tools,
+  "schemaVersion: '1.0'\ntools:\n  - name: greet\n    execution: { type: text, text: 'Hello!' }\n",
+);
+
+type Json = Record<string, any>;
+const children = new Set<ChildProcess>();
+afterAll(() => {
+  for (const child of children)
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
+function serve(args: string[], env: Record<string, string> = {}) {
+  const child = spawn(
+    process.execPath,
+    [
+      '--conditions=@mci/source',
+      '--disable-warning=ExperimentalWarning',
+      main,
+      'serve',
+      '--port',
+      '0',
+      ...args,
+    ],
+    { cwd: dir, env: { ...process.env, MCI_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  children.add(child);
+  let stderr = '';
+  child.stdout!.resume();
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const url = new Promise<string>((resolve, reject) => {
+    child.stderr!.on('data', () => {
+      const match = /listening on (http:\/\/\S+)/.exec(stderr);
+      if (match) resolve(match[1]!);
+    });
+    exited.then((code) => reject(new Error(`mci serve exited ${code}: ${stderr}`)));
+  });
+  url.catch(() => {});
+  return { child, url, exited, stderr: () => stderr };
+}
+
+async function http(url: string, method: string, path: string, body?: unknown) {
+  const response = await fetch(`${url}${path}`, {
+    method,
+    ...(body !== undefined && {
+      body: JSON.stringify(body),
+      headers: { 'Content-Type': 'application/json' },
+    }),
+  });
+  return { status: response.status, body: (await response.json()) as Json };
+}
+
+describe('mci serve on PostgreSQL', () => {
+  it('runs processes stored in Postgres and keeps them across a kill -9 (MCI_DB_URL on restart)', {
+    timeout: 120_000,
+  }, async () => {
+    await using db = await freshDatabase();
+    const first = serve(['--file', tools, '--db', db.url]);
+    const url = await first.url;
+    const created = await http(url, 'POST', '/processes', { code: 'output(1 + 1)', ref: 'r', block: true });
+    expect(created).toMatchObject({ status: 201, body: { state: 'idle', status: 'success' } });
+    const pid = created.body.pid as number;
+    // Writes reach the database within a batch delay (5 ms) of the answer.
+    await expect
+      .poll(
+        async () =>
+          (
+            await adminQueryOn(
+              db.url,
+              'SELECT p.ref, r.status FROM processes p JOIN runs r USING (pid) WHERE pid = $1',
+              [pid],
+            )
+          ).rows,
+      )
+      .toEqual([{ ref: 'r', status: 'success' }]);
+    first.child.kill('SIGKILL');
+    await first.exited;
+
+    const second = serve(['--file', tools], { MCI_DB_URL: db.url });
+    const again = await second.url;
+    const read = await http(again, 'GET', `/processes/${pid}`);
+    expect(read.body).toMatchObject({ pid, state: 'idle', status: 'success' });
+    expect((await http(again, 'GET', `/processes/${pid}/runs/1`)).body).toMatchObject({
+      status: 'success',
+      outputs: [2],
+    });
+    const next = await http(again, 'POST', '/processes', { code: 'output(3)', block: true });
+    expect(next.body.pid).toBeGreaterThan(pid);
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+  });
+
+  it('answers 503 STORE_UNAVAILABLE while the database takes no writes, and loses nothing it accepted', {
+    timeout: 120_000,
+  }, async () => {
+    await using db = await freshDatabase();
+    const node = serve(['--file', tools, '--db', db.url]);
+    const url = await node.url;
+    const before: number[] = [];
+    for (let i = 0; i < 5; i++)
+      before.push((await http(url, 'POST', '/processes', { code: 'output(0)', autorun: false })).body.pid);
+    // A transaction holding an exclusive lock on `processes` stalls every write batch.
+    const locker = new pg.Client({ connectionString: db.url });
+    locker.on('error', () => {});
+    await locker.connect();
+    await locker.query('BEGIN');
+    await locker.query('LOCK TABLE processes IN ACCESS EXCLUSIVE MODE');
+    const accepted: number[] = [];
+    let refused: Json | undefined;
+    for (let i = 0; i < 300 && !refused; i++) {
+      const answer = await http(url, 'POST', '/processes', { code: `output(${i})`, autorun: false });
+      if (answer.status === 201) accepted.push(answer.body.pid);
+      else refused = { status: answer.status, ...answer.body };
+    }
+    expect(refused).toMatchObject({ status: 503, code: 'STORE_UNAVAILABLE' });
+    // pids are reserved in blocks of 32: until the next block, new processes are accepted and queued.
+    expect(accepted.length).toBeGreaterThan(0);
+    await locker.query('COMMIT');
+    await locker.end();
+    // The server still works, and every accepted process is stored.
+    expect((await http(url, 'POST', '/processes', { code: 'output(1)', block: true })).status).toBe(201);
+    const rows = await adminQueryOn(db.url, 'SELECT pid FROM processes WHERE pid = ANY($1::bigint[])', [
+      accepted,
+    ]);
+    expect(rows.rows.map((r) => Number(r.pid)).sort((a, b) => a - b)).toEqual(accepted);
+    expect(before.every((pid) => pid < accepted[0]!)).toBe(true);
+    node.child.kill('SIGTERM');
+    await node.exited;
+  });
+});
