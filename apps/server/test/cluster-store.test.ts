@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { MIGRATIONS, SCHEMA_VERSION } from '../src/store/migrations.ts';
 import { PG_MIGRATIONS } from '../src/store/postgres/pg-migrations.ts';
 import { openPostgresStore } from '../src/store/postgres/postgres-store.ts';
+import { openSqliteStore } from '../src/store/sqlite-store.ts';
 import { adminQuery, adminQueryOn, freshDatabase } from './support/postgres.ts';
 import { describeProcessStoreContract } from './support/store-contract.ts';
 import { checkEquivalence, storeOps } from './support/store-equivalence.ts';
@@ -140,5 +141,36 @@ describe('Postgres store, one server per database', () => {
     const second = openPostgresStore({ url });
     expect(second.getProcess(1)).toMatchObject({ pid: 1 });
     await second.close();
+  });
+});
+
+describe('Postgres store retention', () => {
+  it('selects the same expired processes as the SQLite store, and deletes unowned events', async () => {
+    const { url } = await fresh();
+    const postgres = openPostgresStore({ url });
+    const sqlite = openSqliteStore({ path: ':memory:' });
+    try {
+      for (const store of [postgres, sqlite]) {
+        for (let pid = 1; pid <= 30; pid++)
+          store.putProcess({ ...record(pid), owner: pid % 3 === 0 ? 'bob' : 'alice' });
+        store.putProcess({ ...record(31), state: 'running' });
+        store.appendEvent({ type: 'hello', seq: 1 } as never, { owner: 'alice' });
+      }
+      const now = Date.now();
+      for (const policy of [
+        { maxAgeMs: 3_600_000, maxProcesses: 5, limit: 100, now },
+        { maxAgeMs: 3_600_000, maxProcesses: 5, limit: 7, now },
+        { maxAgeMs: 1, maxProcesses: 1000, limit: 10, now: now + 10_000 },
+      ])
+        expect(postgres.expiredProcesses(policy)).toEqual(sqlite.expiredProcesses(policy));
+      expect(
+        postgres.expiredProcesses({ maxAgeMs: 3_600_000, maxProcesses: 5, limit: 100, now }),
+      ).toHaveLength(30 - 10);
+      postgres.deleteUnownedEvents(now + 1000);
+      expect(postgres.eventsSince(0, {})).toEqual([]);
+    } finally {
+      await postgres.close();
+      await sqlite.close();
+    }
   });
 });
