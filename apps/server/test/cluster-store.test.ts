@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ConversationStore } from '../src/chat/conversation-store.ts';
 import { MIGRATIONS, SCHEMA_VERSION } from '../src/store/migrations.ts';
 import { PG_MIGRATIONS } from '../src/store/postgres/pg-migrations.ts';
 import { openPostgresStore } from '../src/store/postgres/postgres-store.ts';
@@ -173,5 +174,49 @@ describe('Postgres store retention', () => {
       await postgres.close();
       await sqlite.close();
     }
+  });
+});
+
+describe('conversations in the Postgres store', () => {
+  it('stores conversations and messages in Postgres, kept across a reopen; deletes with their messages', async () => {
+    const { url } = await fresh();
+    let store = openPostgresStore({ url });
+    let conversations = new ConversationStore(store.sqlDatabase());
+    const kept = conversations.create('alice', 'First', 'replay:x');
+    const gone = conversations.create('bob', 'Second', 'replay:x');
+    const first = conversations.addMessage({
+      conversationId: kept.conversationId,
+      role: 'user',
+      text: "it's 'quoted'",
+    });
+    const second = conversations.addMessage({
+      conversationId: kept.conversationId,
+      role: 'assistant',
+      text: 'ok',
+      pids: [1, 2],
+      usage: { inputTokens: 3, outputTokens: 4 },
+    });
+    expect(second.id).toBeGreaterThan(first.id);
+    conversations.addMessage({ conversationId: gone.conversationId, role: 'user', text: 'bye' });
+    conversations.delete(gone.conversationId);
+    conversations.close();
+    await store.close();
+
+    store = openPostgresStore({ url });
+    conversations = new ConversationStore(store.sqlDatabase());
+    expect(conversations.get(gone.conversationId)).toBeUndefined();
+    expect(conversations.get(kept.conversationId)).toMatchObject({
+      owner: 'alice',
+      title: 'First',
+      messageCount: 2,
+    });
+    expect(conversations.messages(kept.conversationId)).toMatchObject([
+      { id: first.id, role: 'user', text: "it's 'quoted'" },
+      { id: second.id, role: 'assistant', pids: [1, 2], usage: { inputTokens: 3, outputTokens: 4 } },
+    ]);
+    const rows = await adminQueryOn(url, 'SELECT count(*)::int AS n FROM chat_messages');
+    expect(rows.rows[0].n).toBe(2);
+    conversations.close();
+    await store.close();
   });
 });
