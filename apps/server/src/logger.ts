@@ -1,4 +1,4 @@
-import { type DestinationStream, type Logger, type LevelWithSilent, pino } from 'pino';
+import { type DestinationStream, type LevelWithSilent, type Logger, pino } from 'pino';
 
 export type { Logger };
 

@@ -16,7 +16,6 @@ import { createLogger, type Logger } from './logger.ts';
 import { createMcpHttp } from './mcp/http-sessions.ts';
 import { createProcessManager } from './processes/process-manager.ts';
 import type { ProcessManager } from './processes/process-manager-types.ts';
-import { isPostgresUrl } from './store/postgres/postgres-store.ts';
 import type { RetentionOptions } from './store/retention.ts';
 import { openServerStore, startServerRetention } from './store/server-store.ts';
 import { corruptError, isCorruption } from './store/store-error.ts';
@@ -167,8 +166,8 @@ export async function createServer(options: ServerOptions = {}): Promise<MciServ
       settings: options.chat ?? {},
       manager,
       tools: runner.list(),
-      // Conversations live in the SQLite file; with a Postgres store they are kept in memory per node.
-      dbPath: options.db !== undefined && isPostgresUrl(options.db) ? undefined : store?.path,
+      // Conversations live in the process database: the SQLite file, or the Postgres store's connection.
+      dbPath: store && 'sqlDatabase' in store ? store.sqlDatabase() : store?.path,
       logger,
     });
   } catch (error) {

@@ -1,8 +1,10 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ConversationStore } from '../src/chat/conversation-store.ts';
 import { MIGRATIONS, SCHEMA_VERSION } from '../src/store/migrations.ts';
 import { PG_MIGRATIONS } from '../src/store/postgres/pg-migrations.ts';
 import { openPostgresStore } from '../src/store/postgres/postgres-store.ts';
+import { openSqliteStore } from '../src/store/sqlite-store.ts';
 import { adminQuery, adminQueryOn, freshDatabase } from './support/postgres.ts';
 import { describeProcessStoreContract } from './support/store-contract.ts';
 import { checkEquivalence, storeOps } from './support/store-equivalence.ts';
@@ -140,5 +142,81 @@ describe('Postgres store, one server per database', () => {
     const second = openPostgresStore({ url });
     expect(second.getProcess(1)).toMatchObject({ pid: 1 });
     await second.close();
+  });
+});
+
+describe('Postgres store retention', () => {
+  it('selects the same expired processes as the SQLite store, and deletes unowned events', async () => {
+    const { url } = await fresh();
+    const postgres = openPostgresStore({ url });
+    const sqlite = openSqliteStore({ path: ':memory:' });
+    try {
+      for (const store of [postgres, sqlite]) {
+        for (let pid = 1; pid <= 30; pid++)
+          store.putProcess({ ...record(pid), owner: pid % 3 === 0 ? 'bob' : 'alice' });
+        store.putProcess({ ...record(31), state: 'running' });
+        store.appendEvent({ type: 'hello', seq: 1 } as never, { owner: 'alice' });
+      }
+      const now = Date.now();
+      for (const policy of [
+        { maxAgeMs: 3_600_000, maxProcesses: 5, limit: 100, now },
+        { maxAgeMs: 3_600_000, maxProcesses: 5, limit: 7, now },
+        { maxAgeMs: 1, maxProcesses: 1000, limit: 10, now: now + 10_000 },
+      ])
+        expect(postgres.expiredProcesses(policy)).toEqual(sqlite.expiredProcesses(policy));
+      // alice: 20 idle + 1 running over a quota of 5 (16 go); bob: 10 idle (5 go).
+      expect(
+        postgres.expiredProcesses({ maxAgeMs: 3_600_000, maxProcesses: 5, limit: 100, now }),
+      ).toHaveLength(21);
+      postgres.deleteUnownedEvents(now + 1000);
+      expect(postgres.eventsSince(0, {})).toEqual([]);
+    } finally {
+      await postgres.close();
+      await sqlite.close();
+    }
+  });
+});
+
+describe('conversations in the Postgres store', () => {
+  it('stores conversations and messages in Postgres, kept across a reopen; deletes with their messages', async () => {
+    const { url } = await fresh();
+    let store = openPostgresStore({ url });
+    let conversations = new ConversationStore(store.sqlDatabase());
+    const kept = conversations.create('alice', 'First', 'replay:x');
+    const gone = conversations.create('bob', 'Second', 'replay:x');
+    const first = conversations.addMessage({
+      conversationId: kept.conversationId,
+      role: 'user',
+      text: "it's 'quoted'",
+    });
+    const second = conversations.addMessage({
+      conversationId: kept.conversationId,
+      role: 'assistant',
+      text: 'ok',
+      pids: [1, 2],
+      usage: { inputTokens: 3, outputTokens: 4 },
+    });
+    expect(second.id).toBeGreaterThan(first.id);
+    conversations.addMessage({ conversationId: gone.conversationId, role: 'user', text: 'bye' });
+    conversations.delete(gone.conversationId);
+    conversations.close();
+    await store.close();
+
+    store = openPostgresStore({ url });
+    conversations = new ConversationStore(store.sqlDatabase());
+    expect(conversations.get(gone.conversationId)).toBeUndefined();
+    expect(conversations.get(kept.conversationId)).toMatchObject({
+      owner: 'alice',
+      title: 'First',
+      messageCount: 2,
+    });
+    expect(conversations.messages(kept.conversationId)).toMatchObject([
+      { id: first.id, role: 'user', text: "it's 'quoted'" },
+      { id: second.id, role: 'assistant', pids: [1, 2], usage: { inputTokens: 3, outputTokens: 4 } },
+    ]);
+    const rows = await adminQueryOn(url, 'SELECT count(*)::int AS n FROM chat_messages');
+    expect(rows.rows[0].n).toBe(2);
+    conversations.close();
+    await store.close();
   });
 });

@@ -1,7 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { DatabaseSync } from 'node:sqlite';
+import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
 import type { ChatMessage, ChatRole, ChatUsage } from '@mci/protocol';
 import { isMemoryPath, openDatabase } from '../store/open-database.ts';
+
+/**
+ * What {@link ConversationStore} needs of a connection (`?` placeholders, `BEGIN`/`COMMIT`/`ROLLBACK`
+ * through `exec`): node:sqlite's `DatabaseSync`, or the Postgres store's `sqlDatabase()`.
+ */
+export interface ConversationDatabase {
+  prepare(sql: string): {
+    run(...params: SQLInputValue[]): { lastInsertRowid: number | bigint };
+    get(...params: SQLInputValue[]): Record<string, unknown> | undefined;
+    all(...params: SQLInputValue[]): Record<string, unknown>[];
+  };
+  exec(sql: string): void;
+}
 
 /** A stored conversation (its summary fields but `messageCount` and `running`). */
 export interface ConversationRecord {
@@ -31,21 +44,26 @@ export interface NewChatMessage {
  * a few per model answer). Without a database file they live in an in-memory SQLite database.
  */
 export class ConversationStore {
-  readonly #db: DatabaseSync;
+  readonly #db: ConversationDatabase;
   readonly #close: () => void;
 
   /**
    * Opens the tables in the migrated process database at `path` (a second connection beside the
-   * process store's, which took the lock and applied the migrations), or a private in-memory one.
+   * process store's, which took the lock and applied the migrations), or a private in-memory one;
+   * or uses `path` as the connection when it is one (the Postgres store's, which it keeps open).
    */
-  constructor(path: string | undefined) {
-    if (path === undefined || isMemoryPath(path)) {
+  constructor(path: string | ConversationDatabase | undefined) {
+    if (typeof path === 'object') {
+      this.#db = path;
+      this.#close = () => {};
+    } else if (path === undefined || isMemoryPath(path)) {
       const opened = openDatabase(':memory:');
       this.#db = opened.db;
       this.#close = opened.close;
     } else {
-      this.#db = new DatabaseSync(path, { timeout: 2000 });
-      this.#close = () => this.#db.close();
+      const db = new DatabaseSync(path, { timeout: 2000 });
+      this.#db = db;
+      this.#close = () => db.close();
     }
   }
 

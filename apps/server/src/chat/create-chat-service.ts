@@ -27,7 +27,7 @@ export async function createChatService(options: {
   settings: ChatSettings;
   manager: ProcessManager;
   tools: readonly ToolDeclarationSource[];
-  dbPath: string | undefined;
+  dbPath: ConstructorParameters<typeof ConversationStore>[0];
   logger?: Logger;
 }): Promise<ChatService> {
   const { settings, logger } = options;

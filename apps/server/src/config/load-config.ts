@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { describeValidationIssues, formatJsonPath, formatZodIssues, type ZodIssue } from '@mci/schema';
+import { parse as parseYaml } from 'yaml';
 import type { TokenGrant } from '../auth/authenticator.ts';
 import { ConfigError } from './config-error.ts';
 import { type Limits, LimitsSchema, type ServerConfigFile, ServerConfigFileSchema } from './config-schema.ts';

@@ -1,5 +1,5 @@
-import { hostname } from 'node:os';
 import { isIP } from 'node:net';
+import { hostname } from 'node:os';
 import { ConfigError } from '../config/config-error.ts';
 
 /** Which pages may call the server (CORS) and which `Host` names it answers to. */

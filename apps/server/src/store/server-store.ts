@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Principal, ProcessManager } from '../processes/process-manager-types.ts';
-import { isPostgresUrl, openPostgresStore } from './postgres/postgres-store.ts';
+import { isPostgresUrl, openPostgresStore, type PostgresProcessStore } from './postgres/postgres-store.ts';
 import { type Retention, type RetentionOptions, startRetention } from './retention.ts';
 import { openSqliteStore, type SqliteProcessStore } from './sqlite-store.ts';
 
@@ -13,7 +13,10 @@ export const RETENTION_PRINCIPAL: Principal = { id: 'mci:retention', role: 'oper
  * keeps processes in memory).
  * @throws StoreError when the database cannot be opened.
  */
-export function openServerStore(db: string | undefined, logger: Logger): SqliteProcessStore | undefined {
+export function openServerStore(
+  db: string | undefined,
+  logger: Logger,
+): SqliteProcessStore | PostgresProcessStore | undefined {
   if (db === undefined) return undefined;
   const onError = (error: unknown) =>
     logger.error({ err: error }, 'process store: a batch of writes failed and was lost');

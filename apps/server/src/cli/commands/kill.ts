@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { addRemoteOptions, type RemoteOptions, runRemote } from '../remote.ts';
-import type { RegisterCommand } from './index.ts';
 import { signalEach } from '../signal-each.ts';
+import type { RegisterCommand } from './index.ts';
 
 /**
  * `mci kill PID...`: the kill signal to each process; prints each one's state once it has stopped

@@ -1,7 +1,6 @@
 import { matchesToolFilter, type ResolvedTool, type ToolFilter } from '@mci/schema';
 import { Option } from 'commander';
 import { stringify } from 'yaml';
-import type { RegisterCommand } from './index.ts';
 import { resolveToolFilePath } from '../tool-file.ts';
 import {
   collectEnvOption,
@@ -9,6 +8,7 @@ import {
   describeLoadError,
   loadCollection,
 } from '../tool-file-loading.ts';
+import type { RegisterCommand } from './index.ts';
 
 interface ListOptions {
   file?: string;

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { addRemoteOptions, type RemoteOptions, runRemote } from '../remote.ts';
-import type { RegisterCommand } from './index.ts';
 import { signalEach } from '../signal-each.ts';
+import type { RegisterCommand } from './index.ts';
 
 /**
  * `mci rerun PID... [--wait]`: the run signal to each (idle) process, which queues a new run; prints

@@ -1,6 +1,6 @@
 import { text as readStream } from 'node:stream/consumers';
 import { inspect } from 'node:util';
-import { createSandboxPool, type ExecutionResult, type SandboxEvent, SandboxError } from '@mci/sandbox';
+import { createSandboxPool, type ExecutionResult, SandboxError, type SandboxEvent } from '@mci/sandbox';
 import { createToolRunner } from '@mci/tools';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { resolveToolFilePath } from '../tool-file.ts';

@@ -1,7 +1,7 @@
 import { collectEnvUsage } from '@mci/tools';
-import type { RegisterCommand } from './index.ts';
 import { resolveToolFilePath } from '../tool-file.ts';
 import { collectEnvOption, describeLoadError, displayPath, loadCollection } from '../tool-file-loading.ts';
+import type { RegisterCommand } from './index.ts';
 
 interface ValidateOptions {
   file?: string;

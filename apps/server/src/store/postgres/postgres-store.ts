@@ -17,6 +17,7 @@ import { PgBridge } from './pg-bridge.ts';
 import { migratePostgres } from './pg-migrations.ts';
 import type { PgParam, PgStatement } from './pg-protocol.ts';
 import { readPgEvents, readPgExpiredPids, readPgProcesses, readPgRun } from './pg-reads.ts';
+import { numbered, PgSqlDatabase } from './pg-sql-database.ts';
 
 /** Options of {@link openPostgresStore}. */
 export interface PostgresStoreOptions {
@@ -44,16 +45,13 @@ export interface PostgresStoreOptions {
   cache?: { processes?: number; bytes?: number };
 }
 
-/** The Postgres store answers what the SQLite one does (retention, schema, flush). */
-export type PostgresProcessStore = SqliteProcessStore;
+/** The Postgres store answers what the SQLite one does (retention, schema, flush), and more. */
+export interface PostgresProcessStore extends SqliteProcessStore {
+  /** A connection for the other tables of the database (conversations), ordered after the store's writes. */
+  sqlDatabase(): PgSqlDatabase;
+}
 
 type ProcessUpdate = Pick<StoredProcess, 'state' | 'status' | 'runs'> & { idleSince?: number };
-
-/** `?` placeholders as Postgres `$n` ones. */
-const numbered = (sql: string) => {
-  let n = 0;
-  return sql.replace(/\?/g, () => `$${++n}`);
-};
 
 /** The advisory lock key a server holds on its database ("MCIS"). */
 const DATABASE_LOCK = 0x4d434953;
@@ -316,6 +314,10 @@ class PostgresStore implements PostgresProcessStore {
   expiredProcesses(policy: ExpiryPolicy): number[] {
     const cutoff = (policy.now ?? Date.now()) - policy.maxAgeMs;
     return readPgExpiredPids(this.#read, cutoff, policy.maxProcesses, policy.limit);
+  }
+
+  sqlDatabase(): PgSqlDatabase {
+    return new PgSqlDatabase(this.#bridge, () => this.flush());
   }
 
   deleteUnownedEvents(beforeMs: number): void {
