@@ -1,4 +1,15 @@
+import type { ProcessState } from '@mci/client';
 import type { ProcessFilter } from '../hooks/process-filter.ts';
+import { FilterSelect } from './filter-select.tsx';
+
+const STATES: readonly ProcessState[] = ['queued', 'running', 'terminating', 'idle'];
+const STATUSES: readonly NonNullable<ProcessFilter['status']>[] = [
+  'success',
+  'failed',
+  'timeout',
+  'canceled',
+  'none',
+];
 
 /** The Processes page's filters: state, status, ref and text in the code. */
 export function ProcessFilters({
@@ -11,35 +22,18 @@ export function ProcessFilters({
   const set = (patch: Partial<ProcessFilter>) => onChange({ ...filter, ...patch });
   return (
     <form className="filters" aria-label="Filters" onSubmit={(event) => event.preventDefault()}>
-      <label>
-        State
-        <select
-          aria-label="State"
-          value={filter.state ?? ''}
-          onChange={(event) => set({ state: (event.target.value || undefined) as ProcessFilter['state'] })}
-        >
-          <option value="">any</option>
-          <option value="queued">queued</option>
-          <option value="running">running</option>
-          <option value="terminating">terminating</option>
-          <option value="idle">idle</option>
-        </select>
-      </label>
-      <label>
-        Status
-        <select
-          aria-label="Status"
-          value={filter.status ?? ''}
-          onChange={(event) => set({ status: (event.target.value || undefined) as ProcessFilter['status'] })}
-        >
-          <option value="">any</option>
-          <option value="success">success</option>
-          <option value="failed">failed</option>
-          <option value="timeout">timeout</option>
-          <option value="canceled">canceled</option>
-          <option value="none">none</option>
-        </select>
-      </label>
+      <FilterSelect
+        label="State"
+        options={STATES}
+        value={filter.state}
+        onChange={(state) => set({ state })}
+      />
+      <FilterSelect
+        label="Status"
+        options={STATUSES}
+        value={filter.status}
+        onChange={(status) => set({ status })}
+      />
       <label>
         Ref
         <input type="text" value={filter.ref ?? ''} onChange={(event) => set({ ref: event.target.value })} />
