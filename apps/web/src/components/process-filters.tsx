@@ -1,15 +1,9 @@
-import type { ProcessState } from '@mci/client';
+import { ProcessStateSchema, RunStatusSchema } from '@mci/protocol';
 import type { ProcessFilter } from '../hooks/process-filter.ts';
 import { FilterSelect } from './filter-select.tsx';
 
-const STATES: readonly ProcessState[] = ['queued', 'running', 'terminating', 'idle'];
-const STATUSES: readonly NonNullable<ProcessFilter['status']>[] = [
-  'success',
-  'failed',
-  'timeout',
-  'canceled',
-  'none',
-];
+const STATES = ProcessStateSchema.options;
+const STATUSES = [...RunStatusSchema.options, 'none'] as const;
 
 /** The Processes page's filters: state, status, ref and text in the code. */
 export function ProcessFilters({
