@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RequestIdSchema } from './request-id.ts';
+import { RequestIdSchema, replySchema as reply } from './request-id.ts';
 
 // Server-hosted conversations over the WebSocket (`/ws`): the server runs the model loop itself
 // (`mci serve --model provider:model`), so browsers never hold API keys.
@@ -174,9 +174,6 @@ export type ChatRenameRequest = z.infer<typeof ChatRenameRequestSchema>;
 export type ChatDeleteRequest = z.infer<typeof ChatDeleteRequestSchema>;
 
 // ---- server -> client: replies ----
-
-const reply = <R extends string, S extends z.ZodRawShape>(request: R, result: S) =>
-  z.object({ type: z.literal('reply'), id, request: z.literal(request), result: z.object(result) });
 
 /** The replies to the chat requests, members of the protocol's `ReplyMessageSchema`. */
 export const CHAT_REPLY_SCHEMAS = [

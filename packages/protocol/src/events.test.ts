@@ -67,25 +67,8 @@ describe('protocol schemas', () => {
     expect(ProcessSnapshotSchema.safeParse({ ...snapshot, status: null, error: undefined }).success).toBe(
       true,
     );
-    expect(
-      RunSnapshotSchema.safeParse({
-        run: 1,
-        state: 'queued',
-        status: null,
-        outputs: [],
-        stdout: '',
-        stderr: '',
-      }).success,
-    ).toBe(true);
-    expect(
-      RunSnapshotSchema.safeParse({
-        run: 0,
-        state: 'queued',
-        status: null,
-        outputs: [],
-        stdout: '',
-        stderr: '',
-      }).success,
-    ).toBe(false);
+    const queuedRun = { state: 'queued', status: null, outputs: [], stdout: '', stderr: '' };
+    expect(RunSnapshotSchema.safeParse({ ...queuedRun, run: 1 }).success).toBe(true);
+    expect(RunSnapshotSchema.safeParse({ ...queuedRun, run: 0 }).success).toBe(false);
   });
 });

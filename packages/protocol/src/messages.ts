@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CHAT_REPLY_SCHEMAS, CHAT_REQUEST_SCHEMAS, ChatEventSchema } from './chat.ts';
 import { ServerEventSchema } from './events.ts';
-import { RequestIdSchema } from './request-id.ts';
+import { RequestIdSchema, replySchema as reply } from './request-id.ts';
 import {
   ProcessMetadataSchema,
   ProcessSnapshotSchema,
@@ -191,9 +191,6 @@ export type StreamChunkRequest = z.infer<typeof StreamChunkRequestSchema>;
 export type StreamEndRequest = z.infer<typeof StreamEndRequestSchema>;
 
 // ---- server -> client: replies, errors, notices ----
-
-const reply = <R extends ClientMessageType, S extends z.ZodRawShape>(request: R, result: S) =>
-  z.object({ type: z.literal('reply'), id, request: z.literal(request), result: z.object(result) });
 
 /** The successful answer to a request: `request` names it, `id` echoes its id, `result` holds the answer. */
 export const ReplyMessageSchema = z.discriminatedUnion('request', [

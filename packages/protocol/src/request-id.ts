@@ -4,3 +4,15 @@ import { z } from 'zod';
 export const RequestIdSchema = z.union([z.string().max(128), z.number().int()]);
 /** @see RequestIdSchema */
 export type RequestId = z.infer<typeof RequestIdSchema>;
+
+/**
+ * The schema of the reply to request type `request`: `{ type: 'reply', id?, request, result }`, with
+ * `result` an object of the shape `result`.
+ */
+export const replySchema = <R extends string, S extends z.ZodRawShape>(request: R, result: S) =>
+  z.object({
+    type: z.literal('reply'),
+    id: RequestIdSchema.optional(),
+    request: z.literal(request),
+    result: z.object(result),
+  });

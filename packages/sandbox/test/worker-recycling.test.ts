@@ -1,7 +1,12 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { createSandboxPool, DEFAULT_MAX_WORKER_RSS_MB, SandboxError } from '../src/index.ts';
+import {
+  createSandboxPool,
+  DEFAULT_MAX_WORKER_RSS_MB,
+  SandboxError,
+  type SandboxPoolOptions,
+} from '../src/index.ts';
 import { WorkerProcess } from '../src/worker-process.ts';
 import { eventually } from './helpers.ts';
 
@@ -13,6 +18,23 @@ async function workerPids(): Promise<number[]> {
     stdout: '',
   }));
   return stdout.split('\n').filter(Boolean).map(Number).sort();
+}
+
+/** Runs six executions on a one-worker pool with `options`: the same worker runs them all. */
+async function expectWorkerKept(options: SandboxPoolOptions): Promise<void> {
+  const pool = createSandboxPool({ size: 1, ...options });
+  onTestFinished(() => pool.close());
+  await pool.execute({ code: 'output(1)' }).result;
+  const before = await workerPids();
+  for (let i = 0; i < 5; i++) await pool.execute({ code: 'output(1)' }).result;
+  expect(await workerPids()).toEqual(before);
+}
+
+/** A pool option that takes a positive whole number refuses zero, negatives, fractions and NaN. */
+function expectPositiveIntegerOption(option: 'maxExecutionsPerWorker' | 'maxWorkerRssMb'): void {
+  for (const bad of [0, -1, 1.5, Number.NaN]) {
+    expect(() => createSandboxPool({ [option]: bad })).toThrow(SandboxError);
+  }
 }
 
 describe('maxExecutionsPerWorker', () => {
@@ -36,15 +58,8 @@ describe('maxExecutionsPerWorker', () => {
   });
 
   it('keeps workers for good with Infinity, and rejects nonsense', async () => {
-    const pool = createSandboxPool({ size: 1, maxExecutionsPerWorker: Number.POSITIVE_INFINITY });
-    onTestFinished(() => pool.close());
-    await pool.execute({ code: 'output(1)' }).result;
-    const before = await workerPids();
-    for (let i = 0; i < 5; i++) await pool.execute({ code: 'output(1)' }).result;
-    expect(await workerPids()).toEqual(before);
-    for (const bad of [0, -1, 1.5, Number.NaN]) {
-      expect(() => createSandboxPool({ maxExecutionsPerWorker: bad })).toThrow(SandboxError);
-    }
+    await expectWorkerKept({ maxExecutionsPerWorker: Number.POSITIVE_INFINITY });
+    expectPositiveIntegerOption('maxExecutionsPerWorker');
   });
 });
 
@@ -65,15 +80,8 @@ describe('maxWorkerRssMb', () => {
 
   it('keeps a worker under the default limit, and rejects nonsense', async () => {
     expect(DEFAULT_MAX_WORKER_RSS_MB).toBe(384);
-    const pool = createSandboxPool({ size: 1 });
-    onTestFinished(() => pool.close());
-    await pool.execute({ code: 'output(1)' }).result;
-    const before = await workerPids();
-    for (let i = 0; i < 5; i++) await pool.execute({ code: 'output(1)' }).result;
-    expect(await workerPids()).toEqual(before);
-    for (const bad of [0, -1, 1.5, Number.NaN]) {
-      expect(() => createSandboxPool({ maxWorkerRssMb: bad })).toThrow(SandboxError);
-    }
+    await expectWorkerKept({});
+    expectPositiveIntegerOption('maxWorkerRssMb');
   });
 });
 

@@ -1,8 +1,8 @@
-import { existsSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { MciServer } from '@mci/server';
-import { type Browser, chromium } from 'playwright-core';
+import { launchBrowser } from '@mci/web-test/chromium';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, startServer } from '../support/start-server.ts';
 
@@ -11,7 +11,6 @@ import { http, startServer } from '../support/start-server.ts';
 // process API of docs/server.md, and the `error` field of every failure. A page from an unrelated
 // host name (mapped to 127.0.0.1 by Chromium's resolver) is refused and runs nothing.
 
-const CHROMIUM = '/usr/bin/chromium';
 const FOREIGN_HOST = 'evil.test';
 
 /** The page's script: the reference client's calls, in order; the results land in `window.result`. */
@@ -93,8 +92,6 @@ let pagesPort: number;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium)`);
   server = await startServer();
   pages = createHttpServer((request, response) => {
     const script = request.url?.startsWith('/foreign') ? FOREIGN_SCRIPT : PAGE_SCRIPT;
@@ -103,19 +100,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve));
   pagesPort = (pages.address() as AddressInfo).port;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      `--host-resolver-rules=MAP ${FOREIGN_HOST} 127.0.0.1`,
-    ],
-  });
+  browser = await launchBrowser([`--host-resolver-rules=MAP ${FOREIGN_HOST} 127.0.0.1`]);
 });
 
 afterAll(async () => {

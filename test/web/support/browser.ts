@@ -1,26 +1,6 @@
 import { mkdirSync } from 'node:fs';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { SCREENSHOT_DIR } from './paths.ts';
-
-/** Debian's Chromium (never a downloaded browser); `CHROMIUM` overrides the path. */
-export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-
-/** Launches headless Chromium; dispose it with `await using`. */
-export async function launchBrowser(): Promise<Browser & AsyncDisposable> {
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
-  return Object.assign(browser, { [Symbol.asyncDispose]: () => browser.close() });
-}
 
 /** Wide and narrow viewports the screenshots are taken at (the console must be usable at 400 px). */
 export const VIEWPORTS = { wide: { width: 1280, height: 800 }, narrow: { width: 400, height: 800 } } as const;

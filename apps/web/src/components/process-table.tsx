@@ -6,6 +6,9 @@ import { ProcessRow } from './process-row.tsx';
 /** Height of one row in px (the stylesheet's `.process-row` matches it). */
 const ROW_HEIGHT = 44;
 
+/** The columns in order; each names its header and its `col-*` class (the rows use the same classes). */
+const COLUMNS = ['pid', 'state', 'ref', 'run', 'created', 'duration', 'error', 'actions'] as const;
+
 /**
  * The process table: only the rows in view are in the page, so 10,000 processes scroll smoothly. The
  * rows sit in normal flow between two paddings that stand for the rows out of view: a new process on
@@ -27,30 +30,11 @@ export function ProcessTable({ processes }: { processes: ProcessSnapshot[] }) {
     <table aria-label="Processes" className="process-table">
       <thead className="process-head">
         <tr className="process-row process-row-head">
-          <th scope="col" className="col-pid">
-            pid
-          </th>
-          <th scope="col" className="col-state">
-            state
-          </th>
-          <th scope="col" className="col-ref">
-            ref
-          </th>
-          <th scope="col" className="col-run">
-            run
-          </th>
-          <th scope="col" className="col-created">
-            created
-          </th>
-          <th scope="col" className="col-duration">
-            duration
-          </th>
-          <th scope="col" className="col-error">
-            error
-          </th>
-          <th scope="col" className="col-actions">
-            actions
-          </th>
+          {COLUMNS.map((column) => (
+            <th key={column} scope="col" className={`col-${column}`}>
+              {column}
+            </th>
+          ))}
         </tr>
       </thead>
       <tbody

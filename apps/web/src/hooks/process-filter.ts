@@ -1,10 +1,10 @@
-import type { ProcessSnapshot, ProcessState } from '@mci/client';
+import type { ProcessSnapshot, ProcessState, ProcessStatus } from '@mci/client';
 
 /** What the Processes page filters on; empty fields match everything. */
 export interface ProcessFilter {
   state?: ProcessState;
   /** A run status, or `none` for processes without a finished run. */
-  status?: 'success' | 'failed' | 'timeout' | 'canceled' | 'none';
+  status?: NonNullable<ProcessStatus> | 'none';
   /** Exact ref. */
   ref?: string;
   /** Case-insensitive text searched in the code (once loaded), the ref, the pid and the error. */

@@ -22,7 +22,9 @@ export interface BootstrapLib {
   capturePrimordials: () => Primordials;
   createCloner: (P: Primordials) => Cloner;
   createInspectCopier: (P: Primordials) => InspectCopy;
-  createUrlApis: (P: Primordials, call: HostCall) => UrlApis;
+  createUrlApis: (P: Primordials, call: HostCall, parts: readonly string[]) => UrlApis;
+  /** `URL_PARTS` of `url.ts`. */
+  urlParts: readonly string[];
   installWebApis: (
     P: Primordials,
     call: HostCall,
@@ -253,7 +255,7 @@ export function bootstrap(send: Send, call: HostCall, lib: BootstrapLib): Contro
   };
   let web: WebApis | undefined;
   const installWeb = () => {
-    web ??= lib.installWebApis(P, call, define, lib.createUrlApis(P, call));
+    web ??= lib.installWebApis(P, call, define, lib.createUrlApis(P, call, lib.urlParts));
     return web;
   };
   lazy(['URL', 'URLSearchParams', 'TextEncoder', 'TextDecoder', 'Headers', 'crypto'], installWeb);

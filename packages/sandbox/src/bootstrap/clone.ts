@@ -55,14 +55,7 @@ export function createCloner(P: Primordials): Cloner {
   const identifier = /^[A-Za-z_$][\w$]*$/;
   const child = (path: string, key: string) =>
     P.regExpTest(identifier, key) ? `${path}.${key}` : `${path}[${P.jsonStringify(key)}]`;
-  const brand = (check: (v: unknown) => unknown, v: unknown) => {
-    try {
-      check(v);
-      return true;
-    } catch {
-      return false;
-    }
-  };
+  const brand = P.hasBrand;
   const copyBytes = (buffer: ArrayBuffer, offset: number, length: number) =>
     new P.Uint8Array(new P.Uint8Array(buffer, offset, length));
   /** What `copySlotted` returns for an object that is none of the slotted built-ins. */

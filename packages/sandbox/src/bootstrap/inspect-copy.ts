@@ -24,14 +24,7 @@ export function createInspectCopier(P: Primordials): InspectCopy {
     for (let i = 0; i < keys.length; i++) m[keys[i]!] = fields[keys[i]!];
     return m;
   };
-  const brand = (check: (v: unknown) => unknown, v: unknown) => {
-    try {
-      check(v);
-      return true;
-    } catch {
-      return false;
-    }
-  };
+  const brand = P.hasBrand;
   const safe = <T>(read: () => T, fallback: T): T => {
     try {
       return read();

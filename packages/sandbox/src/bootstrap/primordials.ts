@@ -45,6 +45,15 @@ export function capturePrimordials() {
     }
     return -1;
   };
+  /** True when `check(v)` does not throw: `v` has the internal slots `check` reads (a brand check). */
+  const hasBrand = (check: (v: unknown) => unknown, v: unknown): boolean => {
+    try {
+      check(v);
+      return true;
+    } catch {
+      return false;
+    }
+  };
   // No prototype: V8 builds a literal with `__proto__: null` as a dictionary-mode object, where a
   // plain literal of this size costs a map transition and a field-type update per property in every
   // fresh isolate, about four times slower (see docs/notes/sandbox-performance.md). Lookups
@@ -83,6 +92,7 @@ export function capturePrimordials() {
     ArrayPrototype: Array.prototype,
     isArray: Array.isArray,
     slottedKind,
+    hasBrand,
     isView: ArrayBuffer.isView,
     isError: (Error as unknown as { isError?: (v: unknown) => boolean }).isError,
     jsonStringify: JSON.stringify,

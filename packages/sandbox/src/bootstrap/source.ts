@@ -3,7 +3,7 @@ import { createCloner } from './clone.ts';
 import { installFetch } from './fetch.ts';
 import { createInspectCopier } from './inspect-copy.ts';
 import { capturePrimordials } from './primordials.ts';
-import { createUrlApis } from './url.ts';
+import { createUrlApis, URL_PARTS } from './url.ts';
 import { installWebApis } from './web-apis.ts';
 
 /**
@@ -26,6 +26,7 @@ const lib = {
   createCloner: (${createCloner}),
   createInspectCopier: (${createInspectCopier}),
   createUrlApis: ${createUrlApis},
+  urlParts: ${JSON.stringify(URL_PARTS)},
   installWebApis: ${installWebApis},
   installFetch: ${installFetch},
 };

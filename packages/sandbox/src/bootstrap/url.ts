@@ -10,25 +10,30 @@ export interface UrlApis {
 }
 
 /**
- * Builds WHATWG `URL` and `URLSearchParams` for the sandbox. Parsing, serialization and
- * percent-encoding are Node's own (ada), done in the worker through `call`; the classes keep the
- * parsed parts and pairs.
+ * The parts a sandbox `URL` exposes as accessors (all settable but `origin`). The worker's `url.parse`
+ * and `url.set` return exactly these; `bootstrapSource` writes the list into the isolate's source.
  */
-export function createUrlApis(P: Primordials, call: HostCall): UrlApis {
+export const URL_PARTS = [
+  'href',
+  'origin',
+  'protocol',
+  'username',
+  'password',
+  'host',
+  'hostname',
+  'port',
+  'pathname',
+  'search',
+  'hash',
+] as const;
+
+/**
+ * Builds WHATWG `URL` and `URLSearchParams` for the sandbox (`parts` is {@link URL_PARTS}). Parsing,
+ * serialization and percent-encoding are Node's own (ada), done in the worker through `call`; the
+ * classes keep the parsed parts and pairs.
+ */
+export function createUrlApis(P: Primordials, call: HostCall, parts: readonly string[]): UrlApis {
   type Parts = Record<string, string>;
-  const PARTS = [
-    'href',
-    'origin',
-    'protocol',
-    'username',
-    'password',
-    'host',
-    'hostname',
-    'port',
-    'pathname',
-    'search',
-    'hash',
-  ];
 
   // Lets a URL own its searchParams; assigned in URLSearchParams' static block (private access).
   let linkParams: (params: URLSearchParams, search: string, onChange: () => void) => void = () => {};
@@ -176,7 +181,7 @@ export function createUrlApis(P: Primordials, call: HostCall): UrlApis {
       return this.#parts.href!;
     }
     static {
-      for (const key of PARTS) {
+      for (const key of parts) {
         P.defineProperty(URL.prototype, key, {
           get(this: URL) {
             return this.#parts[key];

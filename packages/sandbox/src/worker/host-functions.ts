@@ -1,19 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import { getRandomValues } from 'node:crypto';
+import { getRandomValues, randomUUID } from 'node:crypto';
+import { URL_PARTS } from '../bootstrap/url.ts';
 
-const URL_PARTS = [
-  'href',
-  'origin',
-  'protocol',
-  'username',
-  'password',
-  'host',
-  'hostname',
-  'port',
-  'pathname',
-  'search',
-  'hash',
-] as const;
 const SETTABLE = new Set<string>(URL_PARTS.filter((p) => p !== 'origin'));
 
 const encoder = new TextEncoder();
