@@ -19,6 +19,20 @@ import type { EventRoute } from '../processes/process-store.ts';
 import { toServerError } from '../processes/server-error.ts';
 import { Subscriptions } from './subscriptions.ts';
 
+/**
+ * The JSON text of an event, made once: the gateway hands the same event object to every connection,
+ * so a large output is serialized once however many clients follow it.
+ */
+const wireTexts = new WeakMap<ServerEvent, string>();
+function wireText(event: ServerEvent): string {
+  let text = wireTexts.get(event);
+  if (text === undefined) {
+    text = JSON.stringify(event);
+    wireTexts.set(event, text);
+  }
+  return text;
+}
+
 /** Seqs read from the store per step of a replay (at most this many events held at once). */
 export const REPLAY_WINDOW = 1024;
 
@@ -239,7 +253,7 @@ export class Connection {
         if (this.socket.bufferedAmount > this.limits.maxBufferedBytes && !(await this.drained())) return sent;
         if (this.socket.readyState !== this.socket.OPEN) return sent;
         this.lastSeq = Math.max(this.lastSeq, event.seq);
-        this.socket.send(JSON.stringify(event));
+        this.socket.send(wireText(event));
         sent++;
       }
       cursor = through;
@@ -298,7 +312,7 @@ export class Connection {
       return false;
     }
     this.lastSeq = Math.max(this.lastSeq, event.seq);
-    this.socket.send(JSON.stringify(event));
+    this.socket.send(wireText(event));
     return true;
   }
 
