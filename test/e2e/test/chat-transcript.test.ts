@@ -3,7 +3,7 @@ import type { IntentEvent, ProcessEvent, ServerEvent, StreamResultEvent } from '
 import type { MciServer } from '@mci/server';
 import { describe, expect, it } from 'vitest';
 import { startInventoryServer } from '../support/inventory-server.ts';
-import { examplePath } from '../support/paths.ts';
+import { examplePath } from '@mci/test-support';
 import { http, startServer } from '../support/start-server.ts';
 import { TestClient } from '../support/ws-client.ts';
 

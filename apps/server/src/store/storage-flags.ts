@@ -1,9 +1,9 @@
-import { InvalidArgumentError, Option } from 'commander';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { type Env, readEnv, readEnvNumber } from '../config/read-setting.ts';
 import type { ServerOptions } from '../server.ts';
-import { DEFAULT_DB_PATH } from './open-database.ts';
-import { DEFAULT_RETENTION_MAX_PROCESSES } from './retention.ts';
 
-/** The storage flags of `mci serve`, as commander parses them. */
+/** The storage flags of `mci serve`, as the command line gives them. */
 export interface StorageFlags {
   db?: string;
   retentionDays?: number;
@@ -12,41 +12,36 @@ export interface StorageFlags {
 
 const DAY_MS = 86_400_000;
 
-const positive = (name: string, integer: boolean) => (value: string) => {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isSafeInteger(n)))
-    throw new InvalidArgumentError(`${name} must be a positive ${integer ? 'integer' : 'number'}`);
-  return n;
-};
-
-/** `--db`, `--retention-days`, `--retention-max` (each also from the environment), for `addOption`. */
-export function storageOptions(): { db: Option; retentionDays: Option; retentionMax: Option } {
-  return {
-    db: new Option('--db <path>', `process database, SQLite; ':memory:' for a throwaway one`)
-      .env('MCI_DB')
-      .default(DEFAULT_DB_PATH),
-    retentionDays: new Option(
-      '--retention-days <days>',
-      'delete idle processes unchanged for this long (default 7)',
-    )
-      .env('MCI_RETENTION_DAYS')
-      .argParser(positive('--retention-days', false)),
-    retentionMax: new Option(
-      '--retention-max <n>',
-      `keep at most this many processes, deleting the oldest idle ones (default ${DEFAULT_RETENTION_MAX_PROCESSES})`,
-    )
-      .env('MCI_RETENTION_MAX')
-      .argParser(positive('--retention-max', true)),
-  };
+/**
+ * Where `mci serve` keeps its processes when neither `--db` nor `MCI_DB` says: one file per user,
+ * `$XDG_DATA_HOME/mci/mci.db` (else `~/.local/share/mci/mci.db`), the same whichever directory the
+ * server starts in.
+ * @see https://specifications.freedesktop.org/basedir-spec/latest/
+ */
+export function defaultDbPath(env: Env): string {
+  const dataHome =
+    readEnv(env, 'XDG_DATA_HOME') ?? join(readEnv(env, 'HOME') ?? homedir(), '.local', 'share');
+  return join(dataHome, 'mci', 'mci.db');
 }
 
-/** The {@link ServerOptions} of the storage flags. */
-export function storageSettings(flags: StorageFlags): Pick<ServerOptions, 'db' | 'retention'> {
+/**
+ * The {@link ServerOptions} of the storage settings: flags first, then `MCI_DB`,
+ * `MCI_RETENTION_DAYS` (a positive number), `MCI_RETENTION_MAX` (a positive integer).
+ * @throws ConfigError for a malformed variable
+ */
+export function storageSettings(
+  flags: StorageFlags,
+  env: Env,
+): Required<Pick<ServerOptions, 'db' | 'retention'>> {
+  const days =
+    flags.retentionDays ??
+    readEnvNumber(env, 'MCI_RETENTION_DAYS', { integer: false, positive: true, min: 0 });
+  const max = flags.retentionMax ?? readEnvNumber(env, 'MCI_RETENTION_MAX');
   return {
-    db: flags.db ?? DEFAULT_DB_PATH,
+    db: flags.db ?? readEnv(env, 'MCI_DB') ?? defaultDbPath(env),
     retention: {
-      ...(flags.retentionDays !== undefined && { maxAgeMs: flags.retentionDays * DAY_MS }),
-      ...(flags.retentionMax !== undefined && { maxProcesses: flags.retentionMax }),
+      ...(days !== undefined && { maxAgeMs: days * DAY_MS }),
+      ...(max !== undefined && { maxProcesses: max }),
     },
   };
 }
