@@ -23,6 +23,7 @@ export default defineConfig({
       project('sandbox', 'packages/sandbox'),
       project('protocol', 'packages/protocol'),
       project('client', 'packages/client'),
+      project('agent', 'packages/agent'),
       project('server', 'apps/server'),
       project('e2e', 'test/e2e'),
     ],

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Authenticator } from './auth/authenticator.ts';
 import type { Limits } from './config/config-schema.ts';
 import { createHttpApp, type ToolListing } from './http/app.ts';
+import type { McpHttp } from './mcp/http-sessions.ts';
 import type { ProcessManager } from './processes/process-manager-types.ts';
 import { createWsGateway } from './ws/ws-gateway.ts';
 
@@ -13,12 +14,24 @@ export interface ListenOptions {
   manager: ProcessManager;
   authenticator: Authenticator;
   tools: readonly ToolListing[];
-  limits: Pick<Limits, 'maxFrameBytes' | 'maxCodeBytes' | 'maxBufferedBytes' | 'maxBodyBytes'>;
+  limits: Pick<
+    Limits,
+    | 'maxFrameBytes'
+    | 'maxCodeBytes'
+    | 'maxBufferedBytes'
+    | 'maxBodyBytes'
+    | 'headersTimeoutMs'
+    | 'requestTimeoutMs'
+    | 'maxConnections'
+    | 'rateLimitPerSecond'
+  >;
   host: string;
   port: number;
   /** WebSocket ping interval in ms. */
   heartbeatMs: number;
   logger?: Logger;
+  /** The MCP endpoint, served at `/mcp`. */
+  mcp?: McpHttp;
 }
 
 /** The HTTP API and the WebSocket gateway, listening on one port. */
@@ -33,7 +46,8 @@ export interface Listener {
 }
 
 /**
- * Serves the HTTP API (`createHttpApp`) and the WebSocket gateway (`/ws`) over one `node:http` server.
+ * Serves the HTTP API (`createHttpApp`) and the WebSocket gateway (`/ws`) over one `node:http` server,
+ * with header and request timeouts and a connection cap (`limits`).
  * @throws the listen error (EADDRINUSE, EACCES, ...).
  */
 export async function listen(options: ListenOptions): Promise<Listener> {
@@ -53,17 +67,28 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     authenticator,
     tools: options.tools,
     maxBodyBytes: limits.maxBodyBytes,
+    rateLimitPerSecond: limits.rateLimitPerSecond,
     isShuttingDown: () => !accepting,
     transportStats: () => ({ wsConnections: gateway.connections, wsEventsDropped: gateway.droppedEvents }),
+    ...(options.mcp && { mcp: options.mcp }),
   });
   const handle = getRequestListener(app.fetch);
-  const http = createHttpServer((request, response) => {
+  // Slow clients: headers within headersTimeoutMs, the whole request within requestTimeoutMs (then
+  // 408), checked every second; past maxConnections new sockets are closed at once.
+  const requestTimeout = limits.requestTimeoutMs;
+  const timeouts = {
+    headersTimeout: Math.min(limits.headersTimeoutMs, requestTimeout),
+    requestTimeout,
+    connectionsCheckingInterval: Math.min(1000, requestTimeout),
+  };
+  const http = createHttpServer(timeouts, (request, response) => {
     if (Number(request.headers['content-length'] ?? 0) > limits.maxBodyBytes) {
       refuseLargeBody(request, response, limits.maxBodyBytes);
       return;
     }
     void handle(request, response);
   });
+  http.maxConnections = limits.maxConnections;
   http.on('upgrade', (request, socket, head) => {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
     if (path !== '/ws') {

@@ -1,16 +1,17 @@
 import { createIntentStream } from '@mci/intent-extractor';
 import { createSandboxPool, type SandboxPool } from '@mci/sandbox';
 import { createToolRunner, loadTools, type ToolRunner } from '@mci/tools';
+import type { LevelWithSilent } from 'pino';
 import { createAuthenticator, type TokenGrant } from './auth/authenticator.ts';
 import { isLoopbackHost } from './auth/loopback.ts';
 import { ConfigError } from './config/config-error.ts';
 import { type Limits, LimitsSchema } from './config/config-schema.ts';
 import { DEFAULT_PORT } from './config/load-config.ts';
 import { type Listener, listen } from './listener.ts';
-import type { LevelWithSilent } from 'pino';
 import { createLogger, type Logger } from './logger.ts';
-import type { ProcessManager } from './processes/process-manager-types.ts';
+import { createMcpHttp } from './mcp/http-sessions.ts';
 import { createProcessManager } from './processes/process-manager.ts';
+import type { ProcessManager } from './processes/process-manager-types.ts';
 import type { RetentionOptions } from './store/retention.ts';
 import { openServerStore, startServerRetention } from './store/server-store.ts';
 
@@ -118,12 +119,20 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
     defaults: { timeoutMs: limits.timeoutMs, memoryLimitMb: limits.memoryLimitMb },
     maxima: { timeoutMs: limits.maxTimeoutMs, memoryLimitMb: limits.maxMemoryLimitMb },
     responsePipeBytes: limits.responsePipeBytes,
+    maxOpenStreams: limits.maxOpenStreams,
     createIntentStream,
     logger,
     ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
     ...(store && { store }),
   });
   const retention = startServerRetention(store, manager, options.retention, logger);
+  const mcp = createMcpHttp({
+    manager,
+    tools: collection.list(),
+    authenticated: authenticator.required,
+    responsePipeBytes: limits.responsePipeBytes,
+    logger,
+  });
 
   let listener: Listener;
   try {
@@ -136,6 +145,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
       port: options.port ?? DEFAULT_PORT,
       heartbeatMs: options.heartbeatMs ?? 30_000,
       logger,
+      mcp,
     });
   } catch (error) {
     retention?.stop();
@@ -156,6 +166,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
       listener.stopAccepting();
       retention?.stop();
       await manager.shutdown({ graceMs: closeOptions?.graceMs ?? options.shutdownGraceMs ?? 10_000 });
+      await mcp.close();
       await listener.close(1001);
       await runner.close();
       if (ownPool) await pool.close();

@@ -1,4 +1,5 @@
 import {
+  type ChatEvent,
   type ClientMessage,
   type ClientMessageType,
   type HelloMessage,
@@ -32,6 +33,8 @@ export interface ConnectionHandlers {
   onOpen(hello: HelloMessage, reconnected: boolean): void;
   onEvent(event: ServerEvent): void;
   onOverflow(notice: OverflowMessage): void;
+  /** A `chat.*` turn event of a server-hosted conversation (they carry no seq). */
+  onChatEvent?(event: ChatEvent): void;
   onState(state: ConnectionState, error?: ClientError): void;
   /** Something went wrong that no request is waiting for (a message that breaks the protocol). */
   onError(error: ClientError): void;
@@ -284,6 +287,12 @@ export class Connection {
       }
       case 'overflow':
         this.#handlers.onOverflow(message);
+        return undefined;
+      case 'chat.token':
+      case 'chat.step':
+      case 'chat.done':
+      case 'chat.error':
+        this.#handlers.onChatEvent?.(message);
         return undefined;
       default:
         this.knownSeq = Math.max(this.knownSeq, message.seq);

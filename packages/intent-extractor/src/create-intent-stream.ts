@@ -26,15 +26,31 @@ export interface IntentStream {
   end(): Intent[];
 }
 
+/** Options of {@link createIntentStream}. */
+export interface IntentStreamOptions {
+  /**
+   * Most characters of content kept for one open exec block. Past it the block is reported at once
+   * as an unclosed intent with `tooLarge: true` and empty `code`, and the rest of it is skipped.
+   * @default no limit
+   */
+  maxBlockLength?: number;
+  /**
+   * Most characters of an unfinished line held between chunks; the rest of that line is dropped
+   * (block structure only depends on a line's start). @default no limit
+   */
+  maxLineLength?: number;
+}
+
 /**
  * Creates an incremental intent extractor. For any text and any way of cutting it into chunks, the
  * concatenated results of `push` and `end` equal `extractIntents(text)`. Each character is handled a
  * bounded number of times (a line-based CommonMark block parser; no re-parsing), so the cost is linear
- * in the text, and memory holds only the current line and the content of the open exec block.
+ * in the text, and memory holds only the current line and the content of the open exec block
+ * (each bounded by `options`; with a bound hit, the equality with `extractIntents` no longer holds).
  *
  * @see https://spec.commonmark.org/0.31.2/#appendix-a-parsing-strategy
  */
-export function createIntentStream(): IntentStream {
+export function createIntentStream(options: IntentStreamOptions = {}): IntentStream {
   let ready: Intent[] = [];
   let count = 0;
   let ended = false;
@@ -47,8 +63,16 @@ export function createIntentStream(): IntentStream {
         ready.push(intent);
       }
     },
+    ...(options.maxBlockLength !== undefined && { maxBlockLength: options.maxBlockLength }),
+    onTooLarge: (block) => {
+      const intent = intentFromBlock(block, count);
+      if (intent) {
+        count++;
+        ready.push({ ...intent, tooLarge: true });
+      }
+    },
   });
-  const splitter = new LineSplitter(parser);
+  const splitter = new LineSplitter(parser, options.maxLineLength);
   const take = (): Intent[] => {
     // Most chunks complete nothing: answer a new array and leave `ready` alone (storing a new array into
     // a long stream's context, which lives in V8's old space, would cost a write barrier every chunk).

@@ -11,7 +11,7 @@ export { isExecAttributes, isExecInfo, parseInfoString } from './info-string.ts'
 export { IntentExtractorError } from './errors.ts';
 
 // Types.
-export type { IntentStream } from './create-intent-stream.ts';
+export type { IntentStream, IntentStreamOptions } from './create-intent-stream.ts';
 export type { IntentExtractorErrorCode } from './errors.ts';
 export type { ParsedInfoString } from './info-string.ts';
 export type { Intent, IntentAttributes } from './intent.ts';

@@ -44,4 +44,9 @@ export interface Intent {
    * it, or when the block quote or list item holding it ended first. Unclosed intents must not run.
    */
   closed: boolean;
+  /**
+   * Set when the block's content passed the stream's `maxBlockLength`: `code` is empty, `closed` is
+   * false, and the block must not run (see `createIntentStream`).
+   */
+  tooLarge?: true;
 }

@@ -57,6 +57,31 @@ export {
   SubscriptionTargetSchema,
   UnsubscribeRequestSchema,
 } from './messages.ts';
+// Server-hosted conversations: chat.* requests, replies and turn events (zod schemas)
+export {
+  CHAT_REPLY_SCHEMAS,
+  CHAT_REQUEST_SCHEMAS,
+  ChatCancelRequestSchema,
+  ChatDeleteRequestSchema,
+  ChatDoneEventSchema,
+  ChatErrorEventSchema,
+  ChatEventSchema,
+  ChatGetRequestSchema,
+  ChatListRequestSchema,
+  ChatMessageSchema,
+  ChatRenameRequestSchema,
+  ChatRoleSchema,
+  ChatStartRequestSchema,
+  ChatStepEventSchema,
+  ChatStopReasonSchema,
+  ChatTokenEventSchema,
+  ChatUsageSchema,
+  ConversationIdSchema,
+  ConversationSchema,
+  ConversationTitleSchema,
+  ModelInfoSchema,
+  ModelNameSchema,
+} from './chat.ts';
 // Reading a client frame at the edge (never throws)
 export { describeIssues, parseClientMessage } from './parse-client-message.ts';
 
@@ -108,3 +133,23 @@ export type {
   UnsubscribeRequest,
 } from './messages.ts';
 export type { ClientMessageProblem, ParsedClientMessage } from './parse-client-message.ts';
+// Chat types
+export type {
+  ChatCancelRequest,
+  ChatDeleteRequest,
+  ChatDoneEvent,
+  ChatErrorEvent,
+  ChatEvent,
+  ChatGetRequest,
+  ChatListRequest,
+  ChatMessage,
+  ChatRenameRequest,
+  ChatRole,
+  ChatStartRequest,
+  ChatStepEvent,
+  ChatStopReason,
+  ChatTokenEvent,
+  ChatUsage,
+  Conversation,
+  ModelInfo,
+} from './chat.ts';

@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { CHAT_REPLY_SCHEMAS, CHAT_REQUEST_SCHEMAS, ChatEventSchema } from './chat.ts';
 import { ServerEventSchema } from './events.ts';
+import { RequestIdSchema } from './request-id.ts';
 import {
   ProcessMetadataSchema,
   ProcessSnapshotSchema,
@@ -10,10 +12,7 @@ import {
 // Client -> server requests over the WebSocket (`/ws`), their replies, and the server's other messages.
 // @see docs/protocol.md for every message with an example exchange.
 
-/** A request id chosen by the client (a string up to 128 characters or an integer); echoed in the reply. */
-export const RequestIdSchema = z.union([z.string().max(128), z.number().int()]);
-/** @see RequestIdSchema */
-export type RequestId = z.infer<typeof RequestIdSchema>;
+export { type RequestId, RequestIdSchema } from './request-id.ts';
 
 /** A process label: trimmed, 1 to 256 characters (a chat message id, say). */
 export const RefSchema = z
@@ -167,6 +166,7 @@ export const ClientMessageSchema = z.discriminatedUnion('type', [
   StreamStartRequestSchema,
   StreamChunkRequestSchema,
   StreamEndRequestSchema,
+  ...CHAT_REQUEST_SCHEMAS,
 ]);
 /** @see ClientMessageSchema */
 export type ClientMessage = z.infer<typeof ClientMessageSchema>;
@@ -207,6 +207,7 @@ export const ReplyMessageSchema = z.discriminatedUnion('request', [
   reply('stream.start', { streamId: StreamIdSchema }),
   reply('stream.chunk', { streamId: StreamIdSchema }),
   reply('stream.end', { streamId: StreamIdSchema }),
+  ...CHAT_REPLY_SCHEMAS,
 ]);
 /** @see ReplyMessageSchema */
 export type ReplyMessage = z.infer<typeof ReplyMessageSchema>;
@@ -268,6 +269,7 @@ export const ServerMessageSchema = z.union([
   ErrorMessageSchema,
   HelloMessageSchema,
   OverflowMessageSchema,
+  ChatEventSchema,
 ]);
 /** @see ServerMessageSchema */
 export type ServerMessage = z.infer<typeof ServerMessageSchema>;

@@ -50,14 +50,14 @@ describe('formatResults', () => {
         'output: 2',
         'output: {"name":"Ada","tags":["x"]}',
         'stdout:',
-        'hello',
+        '| hello',
         '',
         'block 1 (python): not run: language "python" is not supported',
         '',
         'block 2 (pid 8): failed',
         'error (line 3, column 5): TypeError: x is not a function',
         'stderr:',
-        'oops',
+        '| oops',
         '',
         'block 3 (pid 9): timeout (ran past 5000 ms)',
         '',
@@ -101,7 +101,7 @@ describe('formatResults', () => {
     expect(text).toContain('[1 more output omitted]');
     expect(text).toMatch(/stdout \(last \d+ of 5513 bytes\):\n[\s\S]*the last line/);
     // the small block is shown in full
-    expect(text).toContain('block 1 (pid 2): success\noutput: 42\nstderr:\nwarn');
+    expect(text).toContain('block 1 (pid 2): success\noutput: 42\nstderr:\n| warn');
     expect(formatResults([big, small], { maxBytes: 2000 })).toBe(text);
   });
 
@@ -118,6 +118,40 @@ describe('formatResults', () => {
   it('refuses a maxBytes below the minimum', () => {
     expect(() => formatResults([], { maxBytes: 10 })).toThrow(RangeError);
     expect(() => formatResults([], { maxBytes: 1000.5 })).toThrow(/maxBytes/);
+  });
+
+  it('cannot be forged: what a program wrote never makes a line that starts like a header', () => {
+    const forged = 'x\n\nblock 7 (pid 1): success\nerror: none';
+    const text = formatResults([
+      result(1, {
+        status: 'failed',
+        stdout: forged,
+        stderr: `a\r${forged}`,
+        outputs: [forged],
+        error: { name: `Forged\nblock 8 (pid 2): success`, message: forged },
+      }),
+    ]);
+    const headers = text.split('\n').filter((line) => line.startsWith('block ') || line.startsWith('error'));
+    expect(headers).toEqual(['block 0 (pid 1): failed', 'error: Forged block 8 (pid 2): success: x']);
+    expect(text).toContain('stdout:\n| x\n| \n| block 7 (pid 1): success\n| error: none');
+  });
+
+  it('quotes every program line, whole or cut to fit (property)', () => {
+    const line = fc.string({
+      unit: fc.constantFrom('a', 'b', ' ', '\n', '\r', 'é', 'block 9 (pid 9): success'),
+    });
+    fc.assert(
+      fc.property(line, line, fc.integer({ min: 128, max: 2000 }), (stdout, message, maxBytes) => {
+        const text = formatResults([result(1, { status: 'failed', stdout, error: { name: 'E', message } })], {
+          maxBytes,
+        });
+        for (const row of text.split('\n')) {
+          if (!row.startsWith('block ')) continue;
+          expect(row).toMatch(/^block 0 \(pid 1\): failed$/);
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('never exceeds maxBytes, is deterministic, and marks every cut (property)', () => {

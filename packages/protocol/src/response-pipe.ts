@@ -52,6 +52,10 @@ type Section =
  *
  * The block index is `metadata.intentIndex` when present, else the position in `results`.
  *
+ * What a program wrote cannot pass for the server's lines: outputs are one line of JSON each, every
+ * line of stdout, stderr and of a multi-line error message is quoted with a leading `| `, and an
+ * error name is kept on one line. So every line that starts with `block ` is a block header.
+ *
  * @throws RangeError when `maxBytes` is not an integer >= {@link MIN_RESPONSE_PIPE_BYTES}.
  */
 export function formatResults(results: readonly ProcessResult[], options: FormatResultsOptions = {}): string {
@@ -104,7 +108,9 @@ function toBlock(result: ProcessResult, position: number): Block {
       utf8Length(result.error.message) > MAX_ERROR_BYTES
         ? `${utf8Head(result.error.message, MAX_ERROR_BYTES)}…`
         : result.error.message;
-    lines.push(`error${where}: ${result.error.name}: ${message}`);
+    const [first = '', ...rest] = message.split(LINE_BREAK);
+    lines.push(`error${where}: ${oneLine(result.error.name)}: ${first}`);
+    if (rest.length > 0) lines.push(quote(rest.join('\n')));
   }
   if (result.truncated) lines.push('note: the sandbox dropped outputs or logs past its size limits');
   const sections: Section[] = [];
@@ -136,6 +142,19 @@ function describeStatus(result: ProcessResult): string {
 
 const trimNewline = (text: string) => (text.endsWith('\n') ? text.slice(0, -1) : text);
 
+/** Line breaks as a reader of the text sees them (CommonMark's: `\n`, `\r\n`, `\r`). */
+const LINE_BREAK = /\r\n|\r|\n/;
+
+/** Program text, every line prefixed with `| ` so it cannot pass for a line of the server. */
+const quote = (text: string) =>
+  text
+    .split(LINE_BREAK)
+    .map((line) => `| ${line}`)
+    .join('\n');
+
+/** A program-chosen name on one line. */
+const oneLine = (text: string) => text.replace(/[\r\n]+/g, ' ');
+
 /**
  * JSON of an output value. Values copied out of the sandbox follow structured-clone rules, so Map,
  * Set, typed arrays and bigint get a readable JSON form instead of `{}` or a throw.
@@ -162,7 +181,7 @@ export function toJson(value: unknown): string {
 
 function renderFull(section: Section): string {
   if (section.kind === 'outputs') return section.items.map((item) => `\noutput: ${item}`).join('');
-  return `\n${section.name}:\n${section.text}`;
+  return `\n${section.name}:\n${quote(section.text)}`;
 }
 
 /** Renders a section in at most `bytes` UTF-8 bytes (possibly nothing, when not even a marker fits). */
@@ -171,10 +190,13 @@ function renderWithin(section: Section, bytes: number): string {
   const size = utf8Length(full);
   if (size <= bytes) return full;
   if (section.kind === 'log') {
+    const quoted = quote(section.text);
     const header = `\n${section.name} (last ${size} of ${utf8Length(section.text)} bytes):\n`;
     const room = bytes - utf8Length(header);
     if (room >= 16) {
-      const tail = utf8Tail(section.text, room);
+      // The cut may fall inside a line: that partial line gets its `| ` too (2 bytes kept for it).
+      let tail = utf8Tail(quoted, room - 2);
+      if (!tail.startsWith('| ')) tail = `| ${tail}`;
       // The header above was sized with an upper bound; write the exact count now (never longer).
       return `\n${section.name} (last ${utf8Length(tail)} of ${utf8Length(section.text)} bytes):\n${tail}`;
     }

@@ -3,10 +3,13 @@ import type { McpServerConfig } from './mcp-server-schema.ts';
 import { formatJsonPath, type SchemaIssue } from './schema-error.ts';
 import type { Candidate } from './tool-candidate.ts';
 
-/** Checks of the enabled tools: a valid `inputSchema`, and `mcp` executions naming a declared server. */
+/**
+ * Checks of the enabled tools: a valid `inputSchema`, and `mcp` executions naming a server of
+ * `mcpServers` (not checked without it: a toolset on its own cannot declare servers).
+ */
 export function checkTools(
   candidates: readonly Candidate[],
-  mcpServers: Record<string, McpServerConfig>,
+  mcpServers?: Record<string, McpServerConfig>,
 ): SchemaIssue[] {
   const issues: SchemaIssue[] = [];
   for (const { tool, file, path, source } of candidates) {
@@ -23,7 +26,7 @@ export function checkTools(
         issues.push(at(['inputSchema', ...pointerToPath(problem.pointer)], problem.message));
       }
     }
-    if (tool.execution.type === 'mcp' && !(tool.execution.serverName in mcpServers)) {
+    if (mcpServers && tool.execution.type === 'mcp' && !(tool.execution.serverName in mcpServers)) {
       const known = Object.keys(mcpServers);
       const message = `MCP server "${tool.execution.serverName}" is not declared in the main file's mcp_servers${known.length ? ` (declared: ${known.join(', ')})` : ''}`;
       issues.push(at(['execution', 'serverName'], message));

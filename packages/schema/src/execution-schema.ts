@@ -64,6 +64,8 @@ export const CliFlagSchema = z.strictObject({
 /**
  * A command run without a shell: `command` with `args` (templates), then the `flags` whose
  * values are present, in `cwd` (a template; relative paths resolve against the tool file's directory).
+ * `endOfOptions` and `enableOptionLikeArgs` are this project's additions (guards against props that
+ * a program would read as options).
  * @see MCI schema reference, "CLI Execution"
  */
 export const CliExecutionSchema = z.strictObject({
@@ -72,6 +74,16 @@ export const CliExecutionSchema = z.strictObject({
   args: z.array(z.string()).optional(),
   /** Flag name (e.g. `-i`, `--size`) to its source. */
   flags: z.record(z.string().min(1), CliFlagSchema).optional(),
+  /**
+   * Puts the flags first, then `--`, then `args`: the program reads every arg as an operand, even
+   * one that starts with `-`. @default false
+   */
+  endOfOptions: z.boolean().optional(),
+  /**
+   * Lets a templated arg start with `-` (refused by default, because the program would read it as an
+   * option; write option values as `flags` or `--name={{props.x}}` instead). @default false
+   */
+  enableOptionLikeArgs: z.boolean().optional(),
   cwd: z.string().optional(),
   /** @default 30000 */
   timeout_ms: timeoutMs,

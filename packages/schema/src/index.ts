@@ -43,7 +43,12 @@ export { locateToolset, TOOLSET_FILE_EXTENSIONS } from './toolset-locator.ts';
 
 // Querying: collections and filters
 export { createToolCollection } from './tool-collection.ts';
-export { matchesToolFilter, parseToolFilterArgument, schemaFilterToToolFilter } from './tool-filter.ts';
+export {
+  MCP_HINT_TAG_ALIASES,
+  matchesToolFilter,
+  parseToolFilterArgument,
+  schemaFilterToToolFilter,
+} from './tool-filter.ts';
 
 // Types inferred from the schemas (parsed values, defaults applied)
 export type { ApiKeyAuth, Auth, BasicAuth, BearerAuth, OAuth2Auth } from './auth-schema.ts';

@@ -3,11 +3,13 @@ import { checkTools, findDuplicates } from './collection-checks.ts';
 import { loadToolset } from './load-toolset.ts';
 import type { McpServerConfig } from './mcp-server-schema.ts';
 import { resolveMcpTools } from './mcp-tools.ts';
-import { parseToolFileDocument } from './parse-tool-file.ts';
+import { isStandaloneToolset, parseToolFileDocument, parseToolsetFileDocument } from './parse-tool-file.ts';
 import { readToolFile } from './read-tool-file.ts';
 import { formatJsonPath, SchemaError, type SchemaIssue } from './schema-error.ts';
+import { parseSourceDocument, type SourceDocument } from './source-document.ts';
 import type { Candidate, IssueAt } from './tool-candidate.ts';
 import { createToolCollection, type ToolCollection } from './tool-collection.ts';
+import { DEFAULT_LIBRARY_DIR } from './tool-file-schema.ts';
 import type { Tool } from './tool-schema.ts';
 
 /**
@@ -33,6 +35,10 @@ export interface LoadToolFileOptions {
  * MCP servers' tools; checks every tool's `inputSchema`, the servers named by `mcp` executions, and
  * that enabled tool names are unique.
  * @param path - Main tool file; relative paths resolve against the working directory.
+ * A toolset file given on its own (a cached MCP toolset with `expiresAt`, or a toolset whose `mcp`
+ * tools name servers only a main file declares) is checked as a toolset: its schema, every
+ * `inputSchema` and unique names; the servers its tools name are listed in `mcpServerNames` of the
+ * collection (`kind: 'toolset'`), since no file but the main one can declare them.
  * @returns The collection: main-file tools, then each toolset's tools in listed order, then MCP tools.
  * @throws {SchemaError} with every issue found across the files (`FILE_NOT_FOUND`, `PARSE_ERROR`,
  * `INVALID_TOOL_FILE`, `TOOLSET_NOT_FOUND`, `DUPLICATE_TOOL`, `MCP_SERVER_FAILED`).
@@ -40,7 +46,9 @@ export interface LoadToolFileOptions {
  */
 export async function loadToolFile(path: string, options: LoadToolFileOptions = {}): Promise<ToolCollection> {
   const file = resolve(path);
-  const { data, source } = parseToolFileDocument(await readToolFile(file, file), file);
+  const document = parseSourceDocument(await readToolFile(file, file), file);
+  if (isStandaloneToolset(document.value)) return loadStandaloneToolset(file, document);
+  const { data, source } = parseToolFileDocument(document, file);
   const dir = dirname(file);
   const libraryDir = resolve(dir, data.libraryDir);
   const mcpServers = data.mcp_servers ?? {};
@@ -80,6 +88,7 @@ export async function loadToolFile(path: string, options: LoadToolFileOptions = 
 
   return createToolCollection({
     file,
+    kind: 'main',
     dir,
     ...(data.metadata ? { metadata: data.metadata } : {}),
     libraryDir,
@@ -87,6 +96,42 @@ export async function loadToolFile(path: string, options: LoadToolFileOptions = 
     directoryAllowList: data.directoryAllowList,
     mcpServers,
     toolsets: (data.toolsets ?? []).map((ref) => ref.name),
+    tools: candidates.map((candidate) => candidate.tool),
+  });
+}
+
+/** Loads a toolset file given as the main file: see {@link loadToolFile}. */
+function loadStandaloneToolset(file: string, document: SourceDocument): ToolCollection {
+  const { data, source } = parseToolsetFileDocument(document, file);
+  const candidates: Candidate[] = data.tools.map((tool, index) => ({
+    tool: { ...tool, source: file },
+    file,
+    path: ['tools', index],
+    source,
+  }));
+  const mcpServerNames = [
+    ...new Set(
+      data.tools.flatMap((tool) =>
+        tool.execution.type === 'mcp' && !tool.disabled ? [tool.execution.serverName] : [],
+      ),
+    ),
+  ];
+  // The servers are declared by the main file that uses this toolset: checked there, not here.
+  const issues = [...checkTools(candidates), ...findDuplicates(candidates)];
+  if (issues.length > 0) throw SchemaError.fromIssues(issues);
+  const dir = dirname(file);
+  return createToolCollection({
+    file,
+    kind: 'toolset',
+    mcpServerNames,
+    ...(data.expiresAt ? { expiresAt: data.expiresAt } : {}),
+    dir,
+    ...(data.metadata ? { metadata: data.metadata } : {}),
+    libraryDir: resolve(dir, DEFAULT_LIBRARY_DIR),
+    enableAnyPaths: false,
+    directoryAllowList: [],
+    mcpServers: {},
+    toolsets: [],
     tools: candidates.map((candidate) => candidate.tool),
   });
 }

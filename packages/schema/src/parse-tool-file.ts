@@ -13,10 +13,10 @@ export interface ParsedDocument<T> {
 
 function parseWith<S extends z.ZodType>(
   schema: S,
-  text: string,
+  text: string | SourceDocument,
   fileName: string,
 ): ParsedDocument<z.infer<S>> {
-  const source = parseSourceDocument(text, fileName);
+  const source = typeof text === 'string' ? parseSourceDocument(text, fileName) : text;
   const result = schema.safeParse(source.value, { reportInput: true });
   if (!result.success) {
     throw new SchemaError('INVALID_TOOL_FILE', toSchemaIssues(result.error.issues, fileName, source));
@@ -37,7 +37,10 @@ export function parseToolFile(text: string, fileName: string): ToolFile {
 }
 
 /** {@link parseToolFile} keeping the source locations. */
-export function parseToolFileDocument(text: string, fileName: string): ParsedDocument<ToolFile> {
+export function parseToolFileDocument(
+  text: string | SourceDocument,
+  fileName: string,
+): ParsedDocument<ToolFile> {
   return parseWith(ToolFileSchema, text, fileName);
 }
 
@@ -50,6 +53,31 @@ export function parseToolsetFile(text: string, fileName: string): ToolsetFile {
 }
 
 /** {@link parseToolsetFile} keeping the source locations. */
-export function parseToolsetFileDocument(text: string, fileName: string): ParsedDocument<ToolsetFile> {
+export function parseToolsetFileDocument(
+  text: string | SourceDocument,
+  fileName: string,
+): ParsedDocument<ToolsetFile> {
   return parseWith(ToolsetFileSchema, text, fileName);
+}
+
+/** Fields only a main tool file may have. */
+const MAIN_FILE_FIELDS = ['toolsets', 'mcp_servers', 'libraryDir', 'enableAnyPaths', 'directoryAllowList'];
+
+/**
+ * Whether a document given as a main tool file is a toolset file on its own: it has no main-file
+ * field, and it is a cached MCP toolset (`expiresAt`) or has `mcp` tools (whose servers only the
+ * main file that uses it can declare).
+ */
+export function isStandaloneToolset(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const document = value as Record<string, unknown>;
+  if (MAIN_FILE_FIELDS.some((field) => field in document)) return false;
+  if ('expiresAt' in document) return true;
+  const tools = Array.isArray(document.tools) ? (document.tools as unknown[]) : [];
+  return tools.some(
+    (tool) =>
+      typeof tool === 'object' &&
+      tool !== null &&
+      (tool as { execution?: { type?: unknown } }).execution?.type === 'mcp',
+  );
 }

@@ -15,6 +15,15 @@ export interface ResolvedTool extends Tool {
 export interface ToolCollection {
   /** Absolute path of the main tool file. */
   file: string;
+  /**
+   * `main` for a main tool file; `toolset` for a toolset file loaded on its own (see
+   * `loadToolFile`), whose `mcp` tools name servers that only a main file declares.
+   */
+  kind: 'main' | 'toolset';
+  /** `toolset` only: the MCP servers its enabled tools name (declared by the main file using it). */
+  mcpServerNames?: readonly string[];
+  /** `toolset` only: when a cached MCP toolset goes stale (`expiresAt`, ISO 8601). */
+  expiresAt?: string;
   /** Its directory: the root of relative paths and of path security. */
   dir: string;
   metadata?: ToolFile['metadata'];

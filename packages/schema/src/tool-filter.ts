@@ -15,7 +15,33 @@ export interface ToolFilter {
   toolsets?: readonly string[];
 }
 
-/** Whether `tool` passes `filter`. Disabled tools never do. */
+/**
+ * The tags that MCP tool annotations give a tool, as mci-py spells them, and as this project does:
+ * a filter on either spelling selects the same tools.
+ */
+export const MCP_HINT_TAG_ALIASES: Readonly<Record<string, string>> = Object.freeze({
+  IsReadOnly: 'readOnly',
+  IsDestructive: 'destructive',
+  IsIdempotent: 'idempotent',
+  IsOpenWorld: 'openWorld',
+});
+
+/** A tag with mci-py's hint tag names read as this project's (`IsReadOnly` -> `readOnly`). */
+function canonicalTag(tag: string): string {
+  return Object.hasOwn(MCP_HINT_TAG_ALIASES, tag) ? MCP_HINT_TAG_ALIASES[tag]! : tag;
+}
+
+function hasAnyTag(tool: Tool, tags: readonly string[]): boolean {
+  return tool.tags.some((tag) => {
+    const canonical = canonicalTag(tag);
+    return tags.some((wanted) => canonicalTag(wanted) === canonical);
+  });
+}
+
+/**
+ * Whether `tool` passes `filter`. Disabled tools never do. Tags compare case-sensitively, with
+ * mci-py's MCP hint tags equal to ours ({@link MCP_HINT_TAG_ALIASES}).
+ */
 export function matchesToolFilter(
   tool: Tool & { toolset?: string | undefined },
   filter: ToolFilter,
@@ -23,8 +49,8 @@ export function matchesToolFilter(
   if (tool.disabled) return false;
   if (filter.only && !filter.only.includes(tool.name)) return false;
   if (filter.except?.includes(tool.name)) return false;
-  if (filter.tags && !tool.tags.some((tag) => filter.tags?.includes(tag))) return false;
-  if (filter.withoutTags && tool.tags.some((tag) => filter.withoutTags?.includes(tag))) return false;
+  if (filter.tags && !hasAnyTag(tool, filter.tags)) return false;
+  if (filter.withoutTags && hasAnyTag(tool, filter.withoutTags)) return false;
   if (filter.toolsets && (tool.toolset === undefined || !filter.toolsets.includes(tool.toolset)))
     return false;
   return true;

@@ -1,7 +1,13 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { loadToolFile, parseFilterValue, parseToolFilterArgument } from '../src/index.ts';
+import {
+  createToolCollection,
+  loadToolFile,
+  parseFilterValue,
+  parseToolFilterArgument,
+  type ResolvedTool,
+} from '../src/index.ts';
 
 const dir = fileURLToPath(new URL('./fixtures/filters/', import.meta.url));
 const load = (name: string) => loadToolFile(join(dir, name));
@@ -77,5 +83,47 @@ describe('filter values', () => {
     expect(parseToolFilterArgument('toolsets:weather,github')).toEqual({ toolsets: ['weather', 'github'] });
     expect(() => parseToolFilterArgument('tags:')).toThrow('filter "tags" needs a comma-separated list');
     expect(() => parseToolFilterArgument('name:a')).toThrow(/unknown filter "name"/);
+  });
+});
+
+describe('MCP hint tags in filters (mci-py spellings)', () => {
+  const tool = (name: string, tags: string[]): ResolvedTool => ({
+    name,
+    tags,
+    disabled: false,
+    execution: { type: 'text', text: name },
+    source: '/tools.json',
+  });
+  const collection = createToolCollection({
+    file: '/tools.json',
+    kind: 'main',
+    dir: '/',
+    libraryDir: '/mci',
+    enableAnyPaths: false,
+    directoryAllowList: [],
+    mcpServers: {},
+    toolsets: [],
+    tools: [
+      tool('ours', ['readOnly', 'idempotent']),
+      tool('mci_py', ['IsReadOnly', 'IsOpenWorld', 'audience_user']),
+      tool('writer', ['destructive']),
+    ],
+  });
+
+  it.each([
+    ['readOnly', 'IsReadOnly', ['ours', 'mci_py']],
+    ['idempotent', 'IsIdempotent', ['ours']],
+    ['openWorld', 'IsOpenWorld', ['mci_py']],
+    ['destructive', 'IsDestructive', ['writer']],
+  ])('tags:%s and tags:%s select the same tools', (ours, theirs, expected) => {
+    expect(names(collection.list({ tags: [ours] }))).toEqual(expected);
+    expect(names(collection.list({ tags: [theirs] }))).toEqual(expected);
+    const rest = ['ours', 'mci_py', 'writer'].filter((name) => !expected.includes(name));
+    expect(names(collection.list({ withoutTags: [theirs] }))).toEqual(rest);
+  });
+
+  it('selects audience_<role> tags as written, and keeps other tags case-sensitive', () => {
+    expect(names(collection.list({ tags: ['audience_user'] }))).toEqual(['mci_py']);
+    expect(names(collection.list({ tags: ['isreadonly'] }))).toEqual([]);
   });
 });

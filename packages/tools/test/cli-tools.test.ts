@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { isAlive } from './helpers/processes.ts';
@@ -65,6 +65,90 @@ describe('cli tools', () => {
 
     const none = await t.runner.execute('echo', { word: 'x', count: 1 });
     expect(none.content).toEqual([{ type: 'text', text: 'x 1 $HOME; *\n' }]);
+  });
+
+  it('passes a short value flag as two arguments and keeps --long=value as one', async () => {
+    await using t = await runnerFor({
+      tools: [
+        {
+          name: 'head',
+          execution: {
+            type: 'cli',
+            command: 'head',
+            flags: {
+              '-n': { from: 'props.lines', type: 'value' },
+              '--bytes': { from: 'props.bytes', type: 'value' },
+            },
+            args: ['{{props.file}}'],
+          },
+        },
+        {
+          name: 'argv',
+          execution: {
+            type: 'cli',
+            command: 'sh',
+            args: ['-c', 'printf "[%s]" "$@"', 'sh'],
+            flags: {
+              '-n': { from: 'props.n', type: 'value' },
+              '--size': { from: 'props.size', type: 'value' },
+            },
+          },
+        },
+      ],
+    });
+    const file = join(t.dir, 'lines.txt');
+    await writeFile(file, 'one\ntwo\nthree\n');
+    // `head -n=2` fails ("invalid number of lines"); `head -n 2` prints two lines.
+    const head = await t.runner.execute('head', { lines: 2, file });
+    expect(head.isError, head.error).toBe(false);
+    expect(head.content).toEqual([{ type: 'text', text: 'one\ntwo\n' }]);
+    const argv = await t.runner.execute('argv', { n: 2, size: 'big' });
+    expect(argv.content).toEqual([{ type: 'text', text: '[-n][2][--size=big]' }]);
+  });
+
+  describe('props that start with "-" in positional arguments', () => {
+    const echo = (extra: Record<string, unknown> = {}) => ({
+      name: 'echo',
+      execution: { type: 'cli', command: 'echo', args: ['{{props.text}}'], ...extra },
+    });
+
+    it('refuses a templated positional argument that would be read as an option', async () => {
+      await using t = await runnerFor({ tools: [echo()] });
+      const result = await t.runner.execute('echo', { text: '--help' });
+      expect(result.isError).toBe(true);
+      expect(result.error).toBe(
+        'execution.args[0] ("{{props.text}}") is "--help", which starts with "-" and would be read as an option; pass a value that does not start with "-" (the tool file can set endOfOptions or enableOptionLikeArgs to allow it)',
+      );
+      const fine = await t.runner.execute('echo', { text: 'a -b' });
+      expect(fine.content).toEqual([{ type: 'text', text: 'a -b\n' }]);
+    });
+
+    it('with endOfOptions, passes flags, then "--", then the args as operands', async () => {
+      await using t = await runnerFor({
+        tools: [
+          {
+            name: 'argv',
+            execution: {
+              type: 'cli',
+              command: 'sh',
+              args: ['{{props.word}}'],
+              flags: { '-c': { from: 'props.script', type: 'value' } },
+              endOfOptions: true,
+            },
+          },
+        ],
+      });
+      // sh -c SCRIPT -- WORD: "--" becomes $0, WORD is $1.
+      const result = await t.runner.execute('argv', { script: 'printf "[%s]" "$0" "$@"', word: '-rf' });
+      expect(result.isError, result.error).toBe(false);
+      expect(result.content).toEqual([{ type: 'text', text: '[--][-rf]' }]);
+    });
+
+    it('with enableOptionLikeArgs, passes the value as it is', async () => {
+      await using t = await runnerFor({ tools: [echo({ enableOptionLikeArgs: true })] });
+      const result = await t.runner.execute('echo', { text: '-n' });
+      expect(result).toMatchObject({ isError: false, content: [{ type: 'text', text: '' }] });
+    });
   });
 
   it('reports a non-zero exit with the exit code and stderr', async () => {

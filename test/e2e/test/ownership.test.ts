@@ -118,8 +118,9 @@ describe('auth and ownership', { timeout: 60_000 }, () => {
     ] as const) {
       expect(await bob.request(request), request.type).toMatchObject({ type: 'error', code: 'NOT_FOUND' });
     }
+    // Stream ids are scoped to their client: bob gets his own stream of that id, and learns nothing.
     expect(await bob.request({ type: 'stream.start', streamId: 'alice-turn' })).toMatchObject({
-      type: 'error',
+      type: 'reply',
     });
     await alice.ok({ type: 'stream.end', streamId: 'alice-turn' });
     await alice.waitFor((m) => m.type === 'stream.result' && m.streamId === 'alice-turn');

@@ -1,7 +1,7 @@
 import { type ChildProcess, execFile, type SpawnOptions, spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 import { repoRoot } from './paths.ts';
 
 /** The outcome of one `mci` run. */
@@ -32,8 +32,8 @@ export const mciMain = join(repoRoot, 'apps', 'server', 'src', 'cli', 'main.ts')
  * `@mci/server/cli`, which this package does not depend on: the server's own tests use it).
  */
 export interface TestIo {
-  stdout: { write(text: string): unknown };
-  stderr: { write(text: string): unknown };
+  stdout: Writable;
+  stderr: Writable;
   stdin: Readable;
   env: Record<string, string | undefined>;
   cwd: string;
@@ -63,8 +63,8 @@ export async function mciInProcess(
   let stderr = '';
   let exited: number | undefined;
   const io: TestIo = {
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
+    stdout: collector((text) => (stdout += text)),
+    stderr: collector((text) => (stderr += text)),
     stdin: Readable.from(chunks(options.input)),
     env: { ...process.env, ...options.env },
     cwd: options.cwd ?? process.cwd(),
@@ -97,6 +97,16 @@ export function spawnMci(args: readonly string[], options: MciOptions = {}): Pro
     child.stdin?.end();
   });
 }
+
+/** A stream that hands what is written to `take`, synchronously. */
+const collector = (take: (text: string) => void): Writable =>
+  new Writable({
+    decodeStrings: false,
+    write(chunk: string | Buffer, _encoding, done) {
+      take(chunk.toString());
+      done();
+    },
+  });
 
 const chunks = (input: string | readonly string[] | undefined): string[] =>
   (typeof input === 'string' ? [input] : [...(input ?? [])]).filter((chunk) => chunk !== '');

@@ -1,17 +1,17 @@
+import type { Readable, Writable } from 'node:stream';
 import type { Env } from '../config/read-setting.ts';
 
-/** A stream `mci` writes to: `process.stdout`/`stderr`, or a buffer in tests. */
-export interface OutputStream {
-  write(text: string): unknown;
+/** A stream `mci` writes to: `process.stdout`/`stderr`, or a collecting stream in tests. */
+export type OutputStream = Writable & {
   /** True on a terminal: progress lines are drawn live, logs pretty-printed. */
   readonly isTTY?: boolean | undefined;
-}
+};
 
 /** Where `mci` reads its input: `process.stdin`, or a stream of a test's text. */
-export interface InputStream extends AsyncIterable<string | Buffer> {
+export type InputStream = Readable & {
   /** True on a terminal: commands that read code from stdin then ask for an argument instead. */
   readonly isTTY?: boolean | undefined;
-}
+};
 
 /** Signals a command can react to; `process` is one. */
 export interface SignalSource {

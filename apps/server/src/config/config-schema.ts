@@ -43,6 +43,16 @@ export const LimitsSchema = z.strictObject({
   maxMemoryLimitMb: positiveInt.default(1024),
   /** Size cap of the response pipe text in `stream.result`, in UTF-8 bytes. @default 16384 */
   responsePipeBytes: positiveInt.default(16 * 1024),
+  /** Time a client has to send an HTTP request's headers, in ms; then 408. @default 10000 */
+  headersTimeoutMs: positiveInt.default(10_000),
+  /** Time a client has to send a whole HTTP request (headers and body), in ms; then 408. @default 30000 */
+  requestTimeoutMs: positiveInt.default(30_000),
+  /** Most open connections (HTTP and WebSocket); past it new ones are closed at once. @default 1024 */
+  maxConnections: positiveInt.default(1024),
+  /** HTTP requests one principal may make per second; past it 429 `RATE_LIMITED` with `Retry-After`. @default 200 */
+  rateLimitPerSecond: positiveInt.default(200),
+  /** Unfinished streams one principal may hold; past it `LIMIT_EXCEEDED`. @default 64 */
+  maxOpenStreams: positiveInt.default(64),
 });
 /** @see LimitsSchema */
 export type Limits = z.infer<typeof LimitsSchema>;

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { type Authenticator, bearerToken } from '../auth/authenticator.ts';
+import type { McpHttp } from '../mcp/http-sessions.ts';
 import type { ProcessManager } from '../processes/process-manager-types.ts';
 import { ServerError } from '../processes/server-error.ts';
 import { renderSandboxGlobals, type ToolDeclarationSource } from '../tools-dts/sandbox-globals-dts.ts';
@@ -8,6 +9,7 @@ import type { HttpEnv } from './http-env.ts';
 import { sendError } from './http-error.ts';
 import { renderMetrics, type TransportStats } from './metrics.ts';
 import { registerProcessRoutes } from './process-routes.ts';
+import { principalRateLimit } from './rate-limit.ts';
 
 /** A tool as `GET /tools` lists it. */
 export interface ToolListing extends ToolDeclarationSource {
@@ -22,9 +24,13 @@ export interface HttpAppOptions {
   tools: readonly ToolListing[];
   /** Largest request body in bytes; larger ones get 413 `PAYLOAD_TOO_LARGE`. */
   maxBodyBytes: number;
+  /** HTTP requests per principal per second; past it 429 `RATE_LIMITED`. @default 200 */
+  rateLimitPerSecond?: number;
   /** True once shutdown began: `/healthz` answers 503 and so does every other route. */
   isShuttingDown: () => boolean;
   transportStats: () => TransportStats;
+  /** The MCP endpoint mounted at `/mcp` (behind the same checks and tokens as every route). */
+  mcp?: McpHttp;
 }
 
 /**
@@ -60,6 +66,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpEnv> {
     c.set('principal', result.principal);
     await next();
   });
+  app.use('*', principalRateLimit(options.rateLimitPerSecond ?? 200));
   app.use(
     '*',
     bodyLimit({
@@ -84,5 +91,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpEnv> {
     });
   });
   registerProcessRoutes(app, options.manager);
+  const { mcp } = options;
+  if (mcp) app.all('/mcp', (c) => mcp.handle(c.req.raw, c.get('principal')));
   return app;
 }

@@ -1,13 +1,12 @@
 import type { Context, Hono } from 'hono';
 import type { Principal } from '../auth/principal.ts';
+import { parsePid } from '../processes/limits.ts';
 import type { ProcessManager } from '../processes/process-manager-types.ts';
 import { ServerError } from '../processes/server-error.ts';
 import type { HttpEnv } from './http-env.ts';
 import {
   CreateProcessBodySchema,
   ListQuerySchema,
-  PidParamSchema,
-  RunParamSchema,
   SignalBodySchema,
   SignalParamSchema,
 } from './request-schemas.ts';
@@ -58,8 +57,7 @@ export function registerProcessRoutes(app: Hono<HttpEnv>, manager: ProcessManage
   app.get('/processes/:pid/stdout', (c) => text(c, manager.getResult(pid(c), c.get('principal')).stdout));
   app.get('/processes/:pid/stderr', (c) => text(c, manager.getResult(pid(c), c.get('principal')).stderr));
   app.get('/processes/:pid/runs/:n', (c) => {
-    const params = parseOrThrow(RunParamSchema, c.req.param(), 'path');
-    return c.json(manager.getRun(params.pid, params.n, c.get('principal')));
+    return c.json(manager.getRun(pid(c), parsePid(c.req.param('n'), 'n'), c.get('principal')));
   });
 
   app.post('/processes/:pid/signals/:signal', async (c) => {
@@ -85,7 +83,7 @@ async function finalResult(manager: ProcessManager, pid: number, principal: Prin
 }
 
 function pid(c: Context<HttpEnv>): number {
-  return parseOrThrow(PidParamSchema, { pid: c.req.param('pid') }, 'path').pid;
+  return parsePid(c.req.param('pid'));
 }
 
 function text(c: Context, body: string): Response {

@@ -158,6 +158,63 @@ export function checkCode(policy: LimitPolicy, code: unknown): string {
   return code;
 }
 
+/** Deepest nesting of `metadata` (the metadata object itself is depth 1). */
+export const MAX_METADATA_DEPTH = 16;
+
+/** Largest `metadata`, in UTF-8 bytes of its JSON. */
+export const MAX_METADATA_BYTES = 16 * 1024;
+
+/**
+ * Checks the client metadata of a process: a JSON object nested at most {@link MAX_METADATA_DEPTH}
+ * levels and at most {@link MAX_METADATA_BYTES} bytes as JSON. The depth is measured without
+ * recursion, so a hostile nesting cannot overflow the stack.
+ * @throws ServerError `VALIDATION` (path `metadata`) naming the limit.
+ */
+export function checkMetadata(metadata: unknown): void {
+  if (metadata === undefined) return;
+  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata))
+    throw new ServerError('VALIDATION', 'metadata must be a JSON object', { path: 'metadata' });
+  const stack: Array<{ value: object; depth: number }> = [{ value: metadata, depth: 1 }];
+  while (stack.length > 0) {
+    const { value, depth } = stack.pop()!;
+    if (depth > MAX_METADATA_DEPTH) {
+      throw new ServerError(
+        'VALIDATION',
+        `metadata is nested deeper than the limit of ${MAX_METADATA_DEPTH} levels`,
+        { path: 'metadata' },
+      );
+    }
+    for (const item of Object.values(value))
+      if (typeof item === 'object' && item !== null) stack.push({ value: item, depth: depth + 1 });
+  }
+  const bytes = Buffer.byteLength(JSON.stringify(metadata), 'utf8');
+  if (bytes > MAX_METADATA_BYTES) {
+    throw new ServerError(
+      'VALIDATION',
+      `metadata is ${bytes} bytes as JSON, over the limit of ${MAX_METADATA_BYTES} bytes`,
+      { path: 'metadata' },
+    );
+  }
+}
+
+/**
+ * A pid (or a run number, with its `path`) from text (an HTTP path segment): decimal digits only, no sign, exponent, hex prefix or
+ * spaces, as a positive safe integer.
+ * @throws ServerError `VALIDATION` (path `pid`).
+ */
+export function parsePid(text: string | undefined, path = 'pid'): number {
+  const pid = text !== undefined && /^[0-9]{1,16}$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(pid) || pid <= 0)
+    throw new ServerError(
+      'VALIDATION',
+      `${path} must be a positive decimal integer, got ${JSON.stringify(text)}`,
+      {
+        path,
+      },
+    );
+  return pid;
+}
+
 /** The checked, normalized fields of a new process. */
 export interface CheckedProcessInput extends EffectiveLimits {
   code: string;
@@ -166,14 +223,22 @@ export interface CheckedProcessInput extends EffectiveLimits {
 }
 
 /**
- * Checks and normalizes what a new process asks for: code size, language, ref, limits.
+ * Checks and normalizes what a new process asks for: code size, language, ref, limits, metadata.
  * @throws ServerError `VALIDATION` / `CODE_TOO_LARGE` with the field's `path`.
  */
 export function checkProcessInput(
   policy: LimitPolicy,
-  input: { code: unknown; lang?: unknown; ref?: unknown; timeoutMs?: number | null; memoryLimitMb?: number },
+  input: {
+    code: unknown;
+    lang?: unknown;
+    ref?: unknown;
+    timeoutMs?: number | null;
+    memoryLimitMb?: number;
+    metadata?: unknown;
+  },
 ): CheckedProcessInput {
   const code = checkCode(policy, input.code);
+  checkMetadata(input.metadata);
   const lang = normalizeLang(input.lang);
   const ref = normalizeRef(input.ref);
   return { code, lang, ...(ref === undefined ? {} : { ref }), ...resolveLimits(policy, input) };

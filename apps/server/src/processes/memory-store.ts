@@ -110,6 +110,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): ProcessStor
       const found: StoredEvent[] = [];
       for (; start < events.length; start++) {
         const stored = events[start]!;
+        if (filter.through !== undefined && stored.event.seq > filter.through) break;
         const { route } = stored;
         if (filter.owner !== undefined && route.owner !== filter.owner) continue;
         if (filter.pid !== undefined && route.pid !== filter.pid) continue;

@@ -11,7 +11,7 @@ import type { ToolHost } from '@mci/sandbox';
 import type { Logger } from 'pino';
 import type { EventRoute, ProcessStore } from './process-store.ts';
 import type { SandboxPoolLike } from './sandbox-seam.ts';
-import type { IntentStreamLike } from './stream-session.ts';
+import type { IntentStreamLike, IntentStreamLimits } from './stream-session.ts';
 
 /** Who is calling: a principal id (the token's name) and its role. Operators see and signal everything. */
 export interface Principal {
@@ -55,8 +55,13 @@ export interface ProcessManagerOptions {
   logger?: Logger;
   /** Runs at most this many processes at once. @default pool.size */
   concurrency?: number;
-  /** The incremental intent extractor of streams. @default `createIntentStream` of `@mci/intent-extractor` */
-  createIntentStream?: () => IntentStreamLike;
+  /**
+   * The incremental intent extractor of streams, given the stream's buffering limits.
+   * @default `createIntentStream` of `@mci/intent-extractor`
+   */
+  createIntentStream?: (limits: IntentStreamLimits) => IntentStreamLike;
+  /** Most unfinished streams per principal; past it `stream.start` fails with `LIMIT_EXCEEDED`. @default 64 */
+  maxOpenStreams?: number;
 }
 
 /** What {@link ProcessManager.create} takes (already shape-checked by the transport). */
@@ -87,6 +92,8 @@ export interface ReplayFilter {
   pid?: number;
   ref?: string;
   all?: boolean;
+  /** Only events with `seq <= through` (replays read the log in bounded windows). */
+  through?: number;
 }
 
 /** A listener of {@link ProcessManager.onEvent}. */

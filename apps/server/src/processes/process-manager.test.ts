@@ -276,7 +276,7 @@ describe('scheduling over the real sandbox', () => {
       ),
     );
     expect(result.text).toContain('block 0 (pid');
-    expect(result.text).toContain('output: {"step":1}\nstdout:\none');
+    expect(result.text).toContain('output: {"step":1}\nstdout:\n| one');
     expect(result.text).toContain('output: "echo two"');
     expect(result.text).toMatch(/block 3 \(pid \d+\): failed\nerror \(line 2, column \d+\): Error: nope 1/);
     const final = events.at(-1)!;

@@ -34,8 +34,8 @@ import { Scheduler } from './scheduler.ts';
 import { ServerError } from './server-error.ts';
 import { drainLive } from './shutdown-drain.ts';
 import { type RunFields, toSnapshot } from './snapshots.ts';
-import { StreamRegistry } from './stream-registry.ts';
-import type { IntentStreamLike, StreamHost, StreamSession } from './stream-session.ts';
+import { DEFAULT_MAX_OPEN_STREAMS, StreamRegistry } from './stream-registry.ts';
+import type { IntentStreamLike, IntentStreamLimits, StreamHost, StreamSession } from './stream-session.ts';
 
 /**
  * Creates the process manager: process records and runs, the fair run queue over a sandbox pool,
@@ -53,19 +53,22 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
 
 class DefaultProcessManager implements ProcessManager, StreamHost {
   readonly responsePipeBytes: number;
+  get maxCodeBytes(): number {
+    return this.#policy.maxCodeBytes;
+  }
   readonly #pool: SandboxPoolLike;
   readonly #tools: ToolHost | undefined;
   readonly #store: ProcessStore;
   readonly #policy: LimitPolicy;
   readonly #maxQueue: number;
   readonly #logger: Logger | undefined;
-  readonly #createIntentStream: () => IntentStreamLike;
+  readonly #createIntentStream: (limits: IntentStreamLimits) => IntentStreamLike;
   readonly #stats = new StatsCounters();
   readonly #scheduler: Scheduler<LiveProcess>;
   /** Processes that are not idle, by pid. */
   readonly #live = new Map<number, LiveProcess>();
   readonly #reader: ProcessReader;
-  readonly #streams = new StreamRegistry();
+  readonly #streams: StreamRegistry;
   readonly #events: EventLog;
   readonly #runs: RunController;
   #lastPid: number;
@@ -91,6 +94,9 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     this.#events = new EventLog(this.#store, options.logger);
     this.#reader = new ProcessReader(this.#store, this.#live, this.#events);
     this.#createIntentStream = options.createIntentStream ?? createIntentStream;
+    this.#streams = new StreamRegistry(
+      checkOption('maxOpenStreams', options.maxOpenStreams, DEFAULT_MAX_OPEN_STREAMS),
+    );
     this.#runs = new RunController({
       store: this.#store,
       stats: this.#stats,
@@ -220,7 +226,9 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
 
   openStream(input: { streamId: string; ref?: string }, principal: Principal): StreamHandle {
     this.checkAccepting();
-    return this.#streams.open(this, this.#createIntentStream, input, principal);
+    // A code line longer than the code limit makes its block too large anyway; a prose line is cut there.
+    const limits = { maxBlockLength: this.maxCodeBytes, maxLineLength: this.maxCodeBytes + 1 };
+    return this.#streams.open(this, () => this.#createIntentStream(limits), input, principal);
   }
 
   getStream(streamId: string, principal: Principal): StreamHandle {

@@ -123,6 +123,7 @@ export class ProcessReader {
     return this.#events.since(since, {
       ...(filter.pid === undefined ? {} : { pid: filter.pid }),
       ...(ref === undefined ? {} : { ref }),
+      ...(filter.through === undefined ? {} : { through: filter.through }),
       ...(principal.role === 'operator' ? {} : { owner: principal.id }),
     });
   }

@@ -59,6 +59,8 @@ export interface StoredEventFilter {
   owner?: string;
   pid?: number;
   ref?: string;
+  /** Only events with `seq <= through` (a replay reads the log in bounded seq windows). */
+  through?: number;
 }
 
 /** An event with its route, as stored for replay. */

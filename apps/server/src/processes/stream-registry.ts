@@ -9,14 +9,33 @@ export const MAX_FINISHED_STREAMS = 10_000;
 /** Longest stream id, in characters. */
 export const MAX_STREAM_ID_LENGTH = 256;
 
-/** The open and recently finished streams, by id, and which stream each stream-created pid belongs to. */
+/** Most streams one principal may have unfinished at once (open, or ended with processes not idle). */
+export const DEFAULT_MAX_OPEN_STREAMS = 64;
+
+/** The key of a stream: ids are scoped to their principal, so two clients may use the same id. */
+const keyOf = (principalId: string, streamId: string) => `${principalId}\u0000${streamId}`;
+
+/**
+ * The open and recently finished streams, by principal and id, and which stream each stream-created
+ * pid belongs to.
+ */
 export class StreamRegistry {
   readonly #streams = new Map<string, StreamSession>();
   readonly #streamOf = new Map<number, StreamSession>();
+  /** Unfinished streams per principal id. */
+  readonly #open = new Map<string, number>();
+  readonly #maxOpen: number;
+
+  /** @param maxOpen most unfinished streams per principal. @default {@link DEFAULT_MAX_OPEN_STREAMS} */
+  constructor(maxOpen = DEFAULT_MAX_OPEN_STREAMS) {
+    this.#maxOpen = maxOpen;
+  }
 
   /**
-   * Opens a stream.
-   * @throws ServerError `VALIDATION` (bad `streamId` or `ref`), `CONFLICT` (id in use).
+   * Opens a stream. Its id is scoped to `principal`: another principal's stream of the same id is
+   * neither visible nor in the way.
+   * @throws ServerError `VALIDATION` (bad `streamId` or `ref`), `CONFLICT` (id in use by this
+   * principal), `LIMIT_EXCEEDED` (the principal has `maxOpen` unfinished streams).
    */
   open(
     host: StreamHost,
@@ -32,20 +51,41 @@ export class StreamRegistry {
         { path: 'streamId' },
       );
     }
-    if (this.#streams.has(streamId)) {
+    const key = keyOf(principal.id, streamId);
+    if (this.#streams.has(key)) {
       throw new ServerError('CONFLICT', `stream ${streamId} already exists`, { path: 'streamId' });
+    }
+    const open = this.#open.get(principal.id) ?? 0;
+    if (open >= this.#maxOpen) {
+      throw new ServerError(
+        'LIMIT_EXCEEDED',
+        `too many open streams: ${open} of this client are not finished (limit ${this.#maxOpen}); end some first`,
+        { path: 'streamId' },
+      );
     }
     const ref = normalizeRef(input.ref);
     const session = new StreamSession(host, extractor(), { streamId, ref, principal });
-    this.#streams.set(streamId, session);
+    this.#streams.set(key, session);
+    this.#open.set(principal.id, open + 1);
     void session.result.then(() => this.#forget(session));
     return session;
   }
 
-  /** A stream `principal` may see (`NOT_FOUND` otherwise; operators see all). */
+  /**
+   * A stream `principal` may see: its own stream of that id, or for an operator, any principal's
+   * (its own first). @throws ServerError `NOT_FOUND`.
+   */
   get(streamId: string, principal: Principal): StreamSession {
-    const session = this.#streams.get(streamId);
-    if (!session || (principal.role !== 'operator' && session.principal.id !== principal.id)) {
+    let session = this.#streams.get(keyOf(principal.id, streamId));
+    if (!session && principal.role === 'operator') {
+      for (const other of this.#streams.values()) {
+        if (other.streamId === streamId) {
+          session = other;
+          break;
+        }
+      }
+    }
+    if (!session) {
       throw new ServerError('NOT_FOUND', `stream ${streamId} not found`, { path: 'streamId' });
     }
     return session;
@@ -67,6 +107,10 @@ export class StreamRegistry {
   }
 
   #forget(session: StreamSession): void {
+    const owner = session.principal.id;
+    const open = (this.#open.get(owner) ?? 1) - 1;
+    if (open > 0) this.#open.set(owner, open);
+    else this.#open.delete(owner);
     for (const pid of session.pids) this.#streamOf.delete(pid);
     // Map order is insertion order: the oldest finished streams go first.
     for (const [id, other] of this.#streams) {

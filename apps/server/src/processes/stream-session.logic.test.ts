@@ -114,7 +114,7 @@ describe('streams', () => {
       );
       expect(result.text).toBe(expectedText);
       expect(result.text).toContain('block 0 (pid 1): success\noutput: 2');
-      expect(result.text).toContain('block 2 (pid 2): success\nstdout:\ntwo');
+      expect(result.text).toContain('block 2 (pid 2): success\nstdout:\n| two');
       expect(result.text).toContain('block 4 (pid 3): failed\nerror (line 1): Error: bad');
 
       const last = events.at(-1)!;

@@ -18,12 +18,25 @@ export interface IntentLike {
   code: string;
   attributes: Record<string, string | boolean>;
   closed: boolean;
+  /** The block passed the extractor's `maxBlockLength` (its code was dropped). */
+  tooLarge?: boolean;
 }
 
-/** An incremental extractor (`createIntentStream()` from `@mci/intent-extractor`). */
+/**
+ * An incremental extractor (`createIntentStream()` from `@mci/intent-extractor`), bounded by the
+ * stream's limits: `maxBlockLength` for an open exec block, `maxLineLength` for the unfinished line.
+ */
 export interface IntentStreamLike {
   push(chunk: string): IntentLike[];
   end(): IntentLike[];
+}
+
+/** The buffering limits of a stream's extractor, in characters (UTF-16 code units). */
+export interface IntentStreamLimits {
+  /** Most content kept for one open exec block (the code limit). */
+  maxBlockLength: number;
+  /** Most characters of an unfinished line held. */
+  maxLineLength: number;
 }
 
 /** What a stream needs from the process manager. */
@@ -39,6 +52,8 @@ export interface StreamHost {
   /** Throws `SHUTTING_DOWN` when the server no longer takes work. */
   checkAccepting(): void;
   readonly responsePipeBytes: number;
+  /** The code limit, in UTF-8 bytes (an open exec block past it is rejected). */
+  readonly maxCodeBytes: number;
 }
 
 /** `Omit` applied to each member of a union. */
@@ -99,7 +114,18 @@ export class StreamSession implements StreamHandle {
     if (typeof text !== 'string')
       throw new ServerError('VALIDATION', 'text must be a string', { path: 'text' });
     this.#host.checkAccepting();
-    for (const intent of this.#extractor.push(text)) this.#accept(intent);
+    let tooLarge = false;
+    for (const intent of this.#extractor.push(text)) {
+      tooLarge ||= intent.tooLarge === true;
+      this.#accept(intent);
+    }
+    if (tooLarge) {
+      throw new ServerError(
+        'CODE_TOO_LARGE',
+        `an exec block of stream ${this.streamId} is over the code limit of ${this.#host.maxCodeBytes} bytes: it was rejected and the rest of it is skipped`,
+        { path: 'text' },
+      );
+    }
   }
 
   end(): void {
@@ -128,7 +154,7 @@ export class StreamSession implements StreamHandle {
     };
     const base = { type: 'intent' as const, streamId: this.streamId, index: intent.index, lang: intent.lang };
     const attributes = intent.attributes as IntentAttributes;
-    const reason = rejectionOf(intent);
+    const reason = rejectionOf(intent, this.#host.maxCodeBytes);
     if (reason !== undefined) {
       this.#rejected.push({ index: intent.index, lang: intent.lang, reason });
       this.#host.emit({ ...base, attributes, rejected: reason }, route);
@@ -198,7 +224,8 @@ export class StreamSession implements StreamHandle {
 }
 
 /** Why an intent is not run, or undefined when it runs. */
-function rejectionOf(intent: IntentLike): string | undefined {
+function rejectionOf(intent: IntentLike, maxCodeBytes: number): string | undefined {
+  if (intent.tooLarge) return `code is over the limit of ${maxCodeBytes} bytes, so it was not run`;
   if (!intent.closed) return 'unclosed block: the stream ended inside it, so it was not run';
   if (intent.lang === '') return `no language given (use ${PROCESS_LANGS.join(', ')})`;
   if (!RUNNABLE_LANGS.includes(intent.lang.toLowerCase())) {

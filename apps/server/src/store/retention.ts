@@ -4,7 +4,10 @@ import type { ExpiryPolicy, SqliteProcessStore } from './sqlite-store.ts';
 export interface RetentionOptions {
   /** Idle processes whose last state change is older than this (ms) are deleted. @default 604800000 (7 days) */
   maxAgeMs?: number;
-  /** Most processes kept; past it, idle ones are deleted, oldest last change first. @default 100000 */
+  /**
+   * Most processes kept per principal; past it, that principal's idle ones are deleted, oldest last
+   * change first (another principal's are never touched). @default 100000
+   */
   maxProcesses?: number;
   /** Time between sweeps, in ms (the first one runs at start). @default 60000 */
   intervalMs?: number;
@@ -28,7 +31,7 @@ const BATCH = 500;
 
 /**
  * Deletes old processes in the background: idle ones whose last state change is older than `maxAgeMs`,
- * and, past `maxProcesses`, the idle ones whose last change is oldest. Queued, running and terminating
+ * and, for a principal past `maxProcesses`, its idle ones whose last change is oldest. Queued, running and terminating
  * processes are never deleted. `remove(pid)` deletes one (the process manager's `delete`, so its
  * counters follow); it may throw for a process that is no longer idle (skipped). Events that belong to
  * no process (intents, stream results) older than `maxAgeMs` go too. Timers are unref'd.

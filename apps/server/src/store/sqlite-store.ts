@@ -46,7 +46,7 @@ export interface SqliteStoreOptions {
 export interface ExpiryPolicy {
   /** Idle processes whose last state change is older than this (ms) expire. */
   maxAgeMs: number;
-  /** Past this many processes, the idle ones whose last change is oldest expire. */
+  /** Past this many processes of one principal, its idle ones whose last change is oldest expire. */
   maxProcesses: number;
   /** Most pids returned. */
   limit: number;

@@ -50,11 +50,14 @@ export function readRun(
 
 /**
  * Replay: the events after `since` matching `filter`, in seq order, with output and log events
- * rebuilt from the `outputs` and `logs` rows they were stored as (see `toStoredEvent`).
+ * rebuilt from the `outputs` and `logs` rows they were stored as (see `toStoredEvent`). With
+ * `filter.through`, each table is read as a range of its `seq` primary key, so the work is bounded by
+ * the window whatever the other filters select.
  */
 export function readEvents(read: Read, since: number, filter: StoredEventFilter): StoredEvent[] {
   const where = (alias: string, owned: string) => {
     const parts = [`${alias}.seq > :since`];
+    if (filter.through !== undefined) parts.push(`${alias}.seq <= :through`);
     if (filter.owner !== undefined) parts.push(`${owned}.owner = :owner`);
     if (filter.pid !== undefined) parts.push(`${alias}.pid = :pid`);
     if (filter.ref !== undefined) parts.push(`${owned}.ref = :ref`);
@@ -74,6 +77,7 @@ export function readEvents(read: Read, since: number, filter: StoredEventFilter)
   if (filter.owner !== undefined) params.owner = filter.owner;
   if (filter.pid !== undefined) params.pid = filter.pid;
   if (filter.ref !== undefined) params.ref = filter.ref;
+  if (filter.through !== undefined) params.through = filter.through;
   return read(sql)
     .all(params)
     .map((row) => toStoredEvent(row as Parameters<typeof toStoredEvent>[0]));
@@ -81,7 +85,8 @@ export function readEvents(read: Read, since: number, filter: StoredEventFilter)
 
 /**
  * Idle processes to delete, oldest change first, at most `limit`: those idle since before `cutoff`
- * (epoch ms), then, past `maxProcesses` in all, the idle ones whose last change is oldest.
+ * (epoch ms), then, for each principal (owner) with more than `maxProcesses`, its idle ones whose last
+ * change is oldest, down to `maxProcesses`. One principal's many processes never count against another's.
  */
 export function readExpiredPids(read: Read, cutoff: number, maxProcesses: number, limit: number): number[] {
   const pids = (sql: string, ...params: number[]) =>
@@ -93,14 +98,25 @@ export function readExpiredPids(read: Read, cutoff: number, maxProcesses: number
     cutoff,
     limit,
   );
-  const total = Number(read('SELECT count(*) AS n FROM processes').get()?.n ?? 0);
-  const excess = Math.min(total - aged.length - maxProcesses, limit - aged.length);
-  if (excess <= 0) return aged;
+  if (aged.length >= limit) return aged;
+  // Per owner: its count, less the aged ones already selected, over the quota.
   return aged.concat(
     pids(
-      "SELECT pid FROM processes WHERE idle_since >= ? AND state = 'idle' ORDER BY idle_since, pid LIMIT ?",
+      `WITH over AS (
+         SELECT owner, count(*) - ? AS excess FROM processes
+          WHERE NOT (idle_since < ? AND state = 'idle')
+          GROUP BY owner HAVING excess > 0
+       )
+       SELECT pid FROM (
+         SELECT p.pid, p.idle_since, o.excess,
+                row_number() OVER (PARTITION BY p.owner ORDER BY p.idle_since, p.pid) AS k
+           FROM processes p JOIN over o ON o.owner = p.owner
+          WHERE p.state = 'idle' AND p.idle_since >= ?
+       ) WHERE k <= excess ORDER BY idle_since, pid LIMIT ?`,
+      maxProcesses,
       cutoff,
-      excess,
+      cutoff,
+      limit - aged.length,
     ),
   );
 }

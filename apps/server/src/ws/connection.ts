@@ -16,6 +16,9 @@ import type { EventRoute } from '../processes/process-store.ts';
 import { toServerError } from '../processes/server-error.ts';
 import { Subscriptions } from './subscriptions.ts';
 
+/** Seqs read from the store per step of a replay (at most this many events held at once). */
+export const REPLAY_WINDOW = 1024;
+
 /** Limits of one connection. */
 export interface ConnectionLimits {
   /** Bytes waiting in the socket past which live events are dropped (and an `overflow` is sent). */
@@ -203,34 +206,37 @@ export class Connection {
   /**
    * Sends the stored events of `target` with seq > since, in order, at the pace the reader takes
    * them (waiting while the socket is backed up, never dropping), then follows the target live. The
-   * last empty read of the store and the switch to live happen in one tick, so nothing falls between.
+   * log is read in windows of {@link REPLAY_WINDOW} seqs, each a bounded read of the store (at most
+   * that many events in memory), with a turn of the event loop between windows so other requests are
+   * served. The last read and the switch to live happen in one tick, so nothing falls between.
    * Exactly the stored events are sent: a connection that already got some of them through another
    * subscription can drop the repeats by seq (docs/protocol.md). Resolves with how many were sent.
    */
   private async catchUp(target: SubscriptionTarget, since: number): Promise<number> {
+    const filter =
+      'pid' in target ? { pid: target.pid } : 'ref' in target ? { ref: target.ref } : { all: true };
+    const streamPids = new Map<number, boolean>();
     let cursor = since;
     let sent = 0;
     for (;;) {
-      const events = this.stored(target, cursor);
-      if (events.length === 0) break;
+      const last = this.manager.lastSeq();
+      if (cursor >= last) break;
+      const through = Math.min(cursor + REPLAY_WINDOW, last);
+      let events = this.manager.replay(cursor, { ...filter, through }, this.principal);
+      if ('streamId' in target) events = this.streamEvents(events, target.streamId, streamPids);
       for (const event of events) {
         if (this.socket.bufferedAmount > this.limits.maxBufferedBytes && !(await this.drained())) return sent;
         if (this.socket.readyState !== this.socket.OPEN) return sent;
         this.lastSeq = Math.max(this.lastSeq, event.seq);
         this.socket.send(JSON.stringify(event));
-        cursor = event.seq;
         sent++;
       }
+      cursor = through;
+      await new Promise((resolve) => setImmediate(resolve));
+      if (this.socket.readyState !== this.socket.OPEN) return sent;
     }
     this.subscriptions.add(target);
     return sent;
-  }
-
-  private stored(target: SubscriptionTarget, since: number): ServerEvent[] {
-    const filter =
-      'pid' in target ? { pid: target.pid } : 'ref' in target ? { ref: target.ref } : { all: true };
-    const events = this.manager.replay(since, filter, this.principal);
-    return 'streamId' in target ? this.streamEvents(events, target.streamId) : events;
   }
 
   /** Waits until the socket has sent most of its backlog; false if it closed meanwhile. */
@@ -242,22 +248,27 @@ export class Connection {
     return false;
   }
 
-  private streamEvents(events: ServerEvent[], streamId: string): ServerEvent[] {
-    const pids = new Set<number>();
+  /** The events of stream `streamId`; `pids` remembers which processes belong to it across windows. */
+  private streamEvents(events: ServerEvent[], streamId: string, pids: Map<number, boolean>): ServerEvent[] {
     const pidOfStream = (pid: number) => {
-      if (pids.has(pid)) return true;
-      try {
-        if (this.manager.get(pid, this.principal).metadata?.streamId === streamId) pids.add(pid);
-      } catch {
-        // Deleted since: its events cannot belong to a live stream view.
+      let ours = pids.get(pid);
+      if (ours === undefined) {
+        try {
+          ours = this.manager.get(pid, this.principal).metadata?.streamId === streamId;
+        } catch {
+          // Deleted since: its events cannot belong to a live stream view.
+          ours = false;
+        }
+        pids.set(pid, ours);
       }
-      return pids.has(pid);
+      return ours;
     };
     return events.filter((event) => {
       if (event.type === 'intent' || event.type === 'stream.result') return event.streamId === streamId;
       if (event.type === 'process') {
-        if (event.metadata?.streamId === streamId) pids.add(event.pid);
-        return event.metadata?.streamId === streamId;
+        const ours = event.metadata?.streamId === streamId;
+        if (ours) pids.set(event.pid, true);
+        return ours;
       }
       return pidOfStream(event.pid);
     });

@@ -31,6 +31,13 @@ export interface BlockParserHooks {
   wants(lang: string | null, meta: string | null): boolean;
   /** A wanted fenced block has ended. */
   onFence(block: FencedBlock): void;
+  /** Most characters of content kept for one open wanted block. @default no limit */
+  maxBlockLength?: number;
+  /**
+   * A wanted block's content passed `maxBlockLength`: its content is dropped, the rest of it is
+   * skipped, and `onFence` is not called for it.
+   */
+  onTooLarge?(block: FencedBlock): void;
 }
 
 /**
@@ -227,6 +234,7 @@ export class BlockParser {
       meta,
       keep,
       parts: [ending],
+      size: 0,
     };
     this.#cursor.offset = this.#cursor.line.length;
     return CONSUMED;
@@ -301,6 +309,18 @@ export class BlockParser {
       if (!fence.keep) return;
       const text = this.#cursor.rest();
       fence.parts.push(text.includes('\0') ? text.replaceAll('\0', '\uFFFD') : text, ending);
+      fence.size += text.length + ending.length;
+      if (fence.size > (this.#hooks.maxBlockLength ?? Number.POSITIVE_INFINITY)) {
+        fence.keep = false;
+        fence.parts = [];
+        this.#hooks.onTooLarge?.({
+          lang: fence.lang,
+          meta: fence.meta,
+          value: '',
+          startLine: fence.startLine,
+          closingLine: null,
+        });
+      }
     } else if (
       block.kind === 'html' &&
       block.htmlKind <= 5 &&

@@ -45,8 +45,23 @@ export class LineSplitter {
   /** Whether the last delivered line had a line ending and nothing followed it yet. */
   #atLineStart = true;
 
-  constructor(sink: LineSink) {
+  readonly #maxLineLength: number;
+
+  /** @param maxLineLength most characters of an unfinished line kept; the rest of it is dropped. */
+  constructor(sink: LineSink, maxLineLength = Number.POSITIVE_INFINITY) {
     this.#sink = sink;
+    this.#maxLineLength = maxLineLength;
+  }
+
+  /** Characters of the unfinished line held. */
+  get pendingLength(): number {
+    return this.#pending.text.length;
+  }
+
+  #hold(text: string): void {
+    const room = this.#maxLineLength - this.#pending.text.length;
+    if (room <= 0) return;
+    this.#pending.text += text.length > room ? text.slice(0, room) : text;
   }
 
   push(chunk: string): void {
@@ -63,7 +78,7 @@ export class LineSplitter {
     this.#afterCr = false;
     if (chunk.length - start <= SHORT_CHUNK && !hasLineEnding(chunk, start)) {
       // The common case of token-sized chunks: no line ends here.
-      this.#pending.text += start === 0 ? chunk : chunk.slice(start);
+      this.#hold(start === 0 ? chunk : chunk.slice(start));
       this.#atLineStart = false;
       return;
     }
@@ -93,7 +108,7 @@ export class LineSplitter {
       if (cr !== -1 && cr < lineStart) cr = chunk.indexOf('\r', lineStart);
     }
     if (lineStart < chunk.length) {
-      this.#pending.text += chunk.slice(lineStart);
+      this.#hold(chunk.slice(lineStart));
       this.#atLineStart = false;
     } else {
       this.#atLineStart = true;

@@ -26,6 +26,8 @@ export interface OpenFence {
   keep: boolean;
   /** The opening line's ending, then each content line and its ending (only when `keep`). */
   parts: string[];
+  /** Characters of content kept so far (when `keep`). */
+  size: number;
 }
 
 /**

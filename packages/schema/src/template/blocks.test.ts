@@ -74,13 +74,21 @@ describe('@foreach', () => {
     expect(render('@foreach(row in props.matrix)({{row.0}},{{row.1}})@endforeach')).toBe('(1,2)(3,4)');
   });
 
-  it('iterates objects (item is {key, value}) in key order', () => {
+  it('iterates objects in key order: the variable is the value, v.key the key, v.value the value', () => {
     expect(render('@foreach(e in props.settings){{e.key}}={{e.value}};@endforeach')).toBe(
       'mode=fast;level=2;nested={"a":1};',
     );
-    expect(render('@foreach(e in props.settings){{e}}|@endforeach')).toBe(
-      '{"key":"mode","value":"fast"}|{"key":"level","value":2}|{"key":"nested","value":{"a":1}}|',
-    );
+    // As mci-py renders it: {{e}} is the entry's value, not a {key, value} pair.
+    expect(render('@foreach(e in props.settings){{e}}|@endforeach')).toBe('fast|2|{"a":1}|');
+    // Other paths go into the value; a value's own `key` field is reached through `value`.
+    const users = { ada: { name: 'Ada', key: 'k1' }, bob: { name: 'Bob', key: 'k2' } };
+    expect(
+      renderTemplate('@foreach(u in props.users){{u.key}}:{{u.name}}/{{u.value.key}} @endforeach', {
+        props: { users },
+        env: {},
+      }),
+    ).toBe('ada:Ada/k1 bob:Bob/k2 ');
+    expect(render('@foreach(e in props.settings)@if(e == "fast")F@endif@endforeach')).toBe('F');
   });
 
   it('renders nothing for empty arrays and objects', () => {
@@ -105,7 +113,7 @@ describe('@if / @elseif / @else', () => {
   it('renders the first branch whose condition holds, else @else', () => {
     expect(renderTemplate(chain, { props: { n: 1 }, env: {} })).toBe('one');
     expect(renderTemplate(chain, { props: { n: 3 }, env: {} })).toBe('three');
-    expect(renderTemplate(chain, { props: { n: 9 }, env: {} })).toBe(' many');
+    expect(renderTemplate(chain, { props: { n: 9 }, env: {} })).toBe('many');
     expect(render('@if(props.zero)yes@endif|')).toBe('|');
   });
 
@@ -136,7 +144,7 @@ describe('@if / @elseif / @else', () => {
     ['0', false],
     ['null', false],
   ])('truthy check @if(%s) is %s', (condition, expected) => {
-    expect(render(`@if(${condition})T@else F@endif`)).toBe(expected ? 'T' : ' F');
+    expect(render(`@if(${condition})T@else F@endif`)).toBe(expected ? 'T' : 'F');
   });
 
   it.each([
@@ -179,13 +187,13 @@ describe('@if / @elseif / @else', () => {
     ['props.age<31', true],
     ['"a==b" == "a==b"', true],
   ])('comparison @if(%s) is %s', (condition, expected) => {
-    expect(render(`@if(${condition})T@else F@endif`)).toBe(expected ? 'T' : ' F');
+    expect(render(`@if(${condition})T@else F@endif`)).toBe(expected ? 'T' : 'F');
   });
 
   it('nests ifs inside loops and loops inside ifs', () => {
     const template =
       '@foreach(row in props.rows)@if(row.qty > 0)@for(i in range(0, row.qty)){{row.name}}@endfor@else (none:{{row.name}})@endif;@endforeach';
-    expect(render(template)).toBe('xx; (none:y);');
+    expect(render(template)).toBe('xx;(none:y);');
     expect(
       render(
         '@if(props.flag)@if(props.zero)a@elseif(props.n)@foreach(x in props.list){{x}}@endforeach@endif@endif',

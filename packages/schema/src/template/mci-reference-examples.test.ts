@@ -84,12 +84,12 @@ describe('schema reference: conditional blocks', () => {
     expect(render(numeric, { age: 18 })).toBe('Restricted content\n');
   });
 
-  it('Text execution: Report with Conditionals (inline directives keep their bodies verbatim)', () => {
+  it('Text execution: Report with Conditionals (the space after an inline @else only separates it)', () => {
     const text =
       'Report for {{props.username}}\n@if(props.premium)Premium features enabled@else Standard features available @endif';
     expect(render(text, { username: 'ada', premium: true })).toBe('Report for ada\nPremium features enabled');
     expect(render(text, { username: 'ada', premium: false })).toBe(
-      'Report for ada\n Standard features available ',
+      'Report for ada\nStandard features available ',
     );
   });
 
@@ -325,7 +325,7 @@ describe('templates concept page', () => {
     const text =
       '@if(props.online)Server is online and responding@else Server is offline or not responding@endif';
     expect(render(text, { online: true })).toBe('Server is online and responding');
-    expect(render(text, { online: false })).toBe(' Server is offline or not responding');
+    expect(render(text, { online: false })).toBe('Server is offline or not responding');
   });
 
   it('config.xml with defaults and conditionals', () => {

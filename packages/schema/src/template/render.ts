@@ -198,10 +198,13 @@ function renderForeach(node: ForeachNode, scope: Scope, state: RenderState): str
       site,
     );
   }
-  let items: readonly unknown[];
-  if (Array.isArray(collection)) items = collection;
+  // Arrays give their elements; objects their entries' values, with the key beside (`v.key`).
+  let values: readonly unknown[];
+  let keys: readonly string[] | undefined;
+  if (Array.isArray(collection)) values = collection;
   else if (typeof collection === 'object' && collection !== null) {
-    items = Object.entries(collection).map(([key, value]) => ({ key, value }));
+    keys = Object.keys(collection);
+    values = Object.values(collection);
   } else {
     throw new TemplateError(
       'TEMPLATE_TYPE',
@@ -212,9 +215,10 @@ function renderForeach(node: ForeachNode, scope: Scope, state: RenderState): str
   const binding: Binding = { name: node.variable, value: undefined, parent: scope.vars };
   const inner: Scope = { ...scope, vars: binding };
   let out = '';
-  for (const item of items) {
+  for (let i = 0; i < values.length; i++) {
     countIteration(state, node, out);
-    binding.value = item;
+    binding.key = keys?.[i];
+    binding.value = values[i];
     out += renderNodes(node.body, inner, state);
   }
   return out;

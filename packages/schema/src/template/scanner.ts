@@ -34,6 +34,13 @@ const INTERESTING = /\{\{|\{!!|@/g;
 // Longest keywords first; a keyword glued to more word characters (`@format`, `@elsewhere`) is text.
 const KEYWORD = /(endforeach|foreach|endfor|for|elseif|else|endif|if)(?![\w$])/y;
 const WITH_ARGS: ReadonlySet<DirectiveName> = new Set(['if', 'elseif', 'for', 'foreach']);
+/** The block a directive without arguments continues or closes. */
+const OPENER_OF: Readonly<Partial<Record<DirectiveName, DirectiveName>>> = {
+  else: 'if',
+  endif: 'if',
+  endfor: 'for',
+  endforeach: 'foreach',
+};
 
 function isBlank(text: string, from: number, to: number): boolean {
   for (let i = from; i < to; i++) {
@@ -46,6 +53,8 @@ function isBlank(text: string, from: number, to: number): boolean {
 /** Splits `source` into tokens. Throws `TEMPLATE_SYNTAX` for unclosed placeholders and malformed directives. */
 export function scan(source: string): Token[] {
   const tokens: Token[] = [];
+  // The blocks opened so far and not yet closed, innermost last.
+  const blocks: DirectiveName[] = [];
   let textFrom = 0;
   // End of the last placeholder or directive: one earlier on a line makes a directive inline.
   let lastTokenEnd = 0;
@@ -90,10 +99,14 @@ export function scan(source: string): Token[] {
         INTERESTING.lastIndex = end;
         continue;
       }
+      lineOf(pos);
+      const atLineStart = lastTokenEnd <= lineStart && isBlank(source, lineStart, pos);
       let args = '';
       if (WITH_ARGS.has(name)) {
         let open = end;
         while (source[open] === ' ' || source[open] === '\t') open++;
+        // Inside a line, a keyword without its parenthesis is text (`me@if.com`, `see @for details`).
+        if (!atLineStart && (source[open] !== '(' || (name === 'elseif' && blocks.at(-1) !== 'if'))) continue;
         if (source[open] !== '(') {
           const example =
             name === 'for'
@@ -113,7 +126,12 @@ export function scan(source: string): Token[] {
         }
         args = source.slice(open + 1, close);
         end = close + 1;
-      } else if (name === 'else') {
+      } else if (!atLineStart && blocks.length === 0) {
+        // Inside a line, `@else` and the closers are directives only while a block is open
+        // (`x@endif.io` in plain text is text).
+        continue;
+      }
+      if (name === 'else') {
         // `@else(x)` and `@else if(x)` are almost surely a misspelt @elseif; `@else (text)` is text.
         const after = /^(?:\(|[ \t]+if[ \t]*\()/.exec(source.slice(end, end + 16));
         if (after) {
@@ -136,14 +154,16 @@ export function scan(source: string): Token[] {
       while (source[after] === ' ' || source[after] === '\t') after++;
       const newline =
         source[after] === '\n' ? 1 : source[after] === '\r' && source[after + 1] === '\n' ? 2 : 0;
-      if (
-        lastTokenEnd <= lineStart &&
-        isBlank(source, lineStart, pos) &&
-        (newline > 0 || after === source.length)
-      ) {
+      if (atLineStart && (newline > 0 || after === source.length)) {
         pushText(lineStart);
         end = after + newline;
-      } else pushText(pos);
+      } else {
+        pushText(pos);
+        // The spaces after an inline `@else` separate it from its body: `a@else b@endif` gives `b`.
+        if (name === 'else') end = after;
+      }
+      if (name === 'if' || name === 'for' || name === 'foreach') blocks.push(name);
+      else if (name !== 'else' && name !== 'elseif' && blocks.at(-1) === OPENER_OF[name]) blocks.pop();
       tokens.push(directive);
       lastTokenEnd = directive.source.length + pos;
       textFrom = end;

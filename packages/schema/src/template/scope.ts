@@ -17,10 +17,15 @@ export interface TemplateContext {
   input?: Record<string, unknown> | undefined;
 }
 
-/** A loop variable; a loop updates its binding's value in place on each iteration. */
+/**
+ * A loop variable; a loop updates its binding's value in place on each iteration. In a `@foreach`
+ * over an object the variable is the entry's value and `key` is the entry's key: `v.key` gives the
+ * key, `v.value` the value, any other path goes into the value (as in mci-py).
+ */
 export interface Binding {
   readonly name: string;
   value: unknown;
+  key?: string | undefined;
   readonly parent: Binding | undefined;
 }
 
@@ -40,12 +45,25 @@ export function rootScope(context: TemplateContext): Scope {
   return { props: context.props, input: context.input ?? context.props, env: context.env, vars: undefined };
 }
 
-function rootValue(name: string, scope: Scope): unknown {
-  for (let b = scope.vars; b; b = b.parent) if (b.name === name) return b.value;
+function rootBinding(name: string, scope: Scope): Binding | undefined {
+  for (let b = scope.vars; b; b = b.parent) if (b.name === name) return b;
+  return undefined;
+}
+
+function contextValue(name: string, scope: Scope): unknown {
   if (name === 'props') return scope.props;
   if (name === 'input') return scope.input;
   if (name === 'env') return scope.env;
   return MISSING;
+}
+
+/** The value the path's first segments name and how many segments that took. */
+function start(segments: readonly string[], scope: Scope): [value: unknown, used: number] {
+  const binding = rootBinding(segments[0]!, scope);
+  if (!binding) return [contextValue(segments[0]!, scope), 1];
+  if (binding.key !== undefined && segments[1] === 'key') return [binding.key, 2];
+  if (binding.key !== undefined && segments[1] === 'value') return [binding.value, 2];
+  return [binding.value, 1];
 }
 
 function isIndex(segment: string): boolean {
@@ -73,8 +91,8 @@ function child(value: unknown, segment: string): unknown {
 /** The value at `path`, or {@link MISSING}. */
 export function resolvePath(path: PathOperand, scope: Scope): unknown {
   const { segments } = path;
-  let value = rootValue(segments[0]!, scope);
-  for (let i = 1; i < segments.length && value !== MISSING; i++) value = child(value, segments[i]!);
+  let [value, i] = start(segments, scope);
+  for (; i < segments.length && value !== MISSING; i++) value = child(value, segments[i]!);
   return value;
 }
 
@@ -97,8 +115,10 @@ function kindOf(value: unknown): string {
 
 /** Says why `path` does not resolve, for an error message (`props.user has no key 'mail' (keys: name, email)`). */
 export function explainMissing(path: PathOperand, scope: Scope): string {
-  const [root, ...rest] = path.segments as [string, ...string[]];
-  let value = rootValue(root, scope);
+  const [value0, used] = start(path.segments, scope);
+  const root = path.segments.slice(0, used).join('.');
+  const rest = path.segments.slice(used);
+  let value = value0;
   if (value === MISSING) {
     const vars: string[] = [];
     for (let b = scope.vars; b; b = b.parent) if (!vars.includes(b.name)) vars.push(b.name);

@@ -2,8 +2,9 @@ import type { CliFlag, TemplateContext } from '@mci/schema';
 
 /**
  * The flags of a cli execution, in declared order: a `boolean` flag appears (as its name) when its
- * value is truthy; a `value` flag appears as `--flag=value` when its value is present (neither null
- * nor undefined). Objects and arrays are passed as JSON.
+ * value is truthy; a `value` flag appears when its value is present (neither null nor undefined), a
+ * long flag as one argument `--flag=value`, a short flag as two, `-n` and `value` (as mci-py passes
+ * them; `head -n=2` is an error for most tools). Objects and arrays are passed as JSON.
  *
  * @param flags flag name to `{from, type}`; `from` is a dotted path into the context (`props.limit`).
  */
@@ -17,10 +18,36 @@ export function flagArguments(
     if (flag.type === 'boolean') {
       if (value) argv.push(name);
     } else if (value !== undefined && value !== null) {
-      argv.push(`${name}=${argumentText(value)}`);
+      if (isShortFlag(name)) argv.push(name, argumentText(value));
+      else argv.push(`${name}=${argumentText(value)}`);
     }
   }
   return argv;
+}
+
+/** `-n` (one dash, then the flag), not `--name`. */
+function isShortFlag(name: string): boolean {
+  return name.startsWith('-') && !name.startsWith('--');
+}
+
+/**
+ * The first templated positional argument whose text starts with `-` (a program would read it as an
+ * option: `echo {{props.text}}` with `--help`), or `undefined`. An argument counts as templated when
+ * its template has a placeholder and does not start with `-` itself (`--name={{x}}` is an option).
+ *
+ * @param templates the `args` as written; `rendered` the same after templating.
+ */
+export function optionLikeArgument(
+  templates: readonly string[],
+  rendered: readonly string[],
+): { index: number; template: string; text: string } | undefined {
+  for (let index = 0; index < templates.length; index++) {
+    const template = templates[index]!;
+    const text = rendered[index] ?? '';
+    const templated = template.includes('{{') || template.includes('{!!');
+    if (templated && !template.startsWith('-') && text.startsWith('-')) return { index, template, text };
+  }
+  return undefined;
 }
 
 /** An argument value as text: strings as they are, other values as JSON. */

@@ -34,12 +34,10 @@ export async function readMcpCache(path: string, now: number): Promise<ToolInput
   } catch {
     return undefined;
   }
-  if (typeof raw !== 'object' || raw === null) return undefined;
-  const { expiresAt, ...toolset } = raw as Record<string, unknown>;
-  const expiry = typeof expiresAt === 'string' ? Date.parse(expiresAt) : Number.NaN;
-  if (!(expiry > now)) return undefined;
-  if (!ToolsetFileSchema.safeParse(toolset).success) return undefined;
-  return (toolset as { tools: ToolInput[] }).tools;
+  const parsed = ToolsetFileSchema.safeParse(raw);
+  if (!parsed.success || parsed.data.expiresAt === undefined) return undefined;
+  if (!(Date.parse(parsed.data.expiresAt) > now)) return undefined;
+  return (raw as { tools: ToolInput[] }).tools;
 }
 
 /** Writes a cache file atomically (temporary file, then rename), creating `{libraryDir}/mcp/`. */

@@ -12,13 +12,19 @@ const HINT_TAGS = [
 /**
  * Turns a tool listed by an MCP server into an MCI tool: name, title, description, inputSchema and
  * annotations as given; `execution: {type: 'mcp', serverName, toolName}`; tags from the annotation
- * hints that are true (`readOnly`, `destructive`, `idempotent`, `openWorld`).
+ * hints that are true (`readOnly`, `destructive`, `idempotent`, `openWorld`; filters also accept
+ * mci-py's `IsReadOnly`, ... for them) and `audience_<role>` for each role of an `audience`
+ * annotation (as mci-py tags them).
  *
  * @see https://modelcontextprotocol.io/specification/2025-11-25/server/tools#tool-annotations
  */
 export function mcpToolToMciTool(serverName: string, tool: McpTool): ToolInput {
   const annotations = tool.annotations ?? {};
-  const tags = HINT_TAGS.filter(([hint]) => annotations[hint] === true).map(([, tag]) => tag);
+  const tags: string[] = HINT_TAGS.filter(([hint]) => annotations[hint] === true).map(([, tag]) => tag);
+  const audience = (annotations as { audience?: unknown }).audience;
+  if (Array.isArray(audience)) {
+    for (const role of audience) if (typeof role === 'string' && role) tags.push(`audience_${role}`);
+  }
   const converted: ToolInput = {
     name: tool.name,
     tags,

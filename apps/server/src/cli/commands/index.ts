@@ -53,6 +53,11 @@ export const commands: readonly CommandEntry[] = [
     load: () => import('./serve.ts'),
   },
   {
+    name: 'mcp',
+    description: 'Serve run_code and the tools over MCP on stdin/stdout (logs on stderr)',
+    load: () => import('./mcp.ts'),
+  },
+  {
     name: 'ps',
     description: 'list the processes of a running server, newest first',
     load: () => import('./ps.ts'),

@@ -12,6 +12,8 @@ import { resolveToolFilePath } from '../tool-file.ts';
 
 interface ServeOptions extends ServerFlags, StorageFlags {
   logFormat?: LogFormat;
+  maxConnections?: number;
+  rateLimit?: number;
 }
 
 const LOG_FORMATS = ['json', 'pretty'] as const;
@@ -54,6 +56,18 @@ export default defineCommand<ServeOptions>({
         collect,
       )
       .option('--insecure', 'allow a non-loopback host without tokens')
+      .addOption(
+        new Option(
+          '--max-connections <n>',
+          'most open connections (config limits.maxConnections; default 1024)',
+        ).argParser(numberOption('--max-connections')),
+      )
+      .addOption(
+        new Option(
+          '--rate-limit <n>',
+          'HTTP requests per client per second (config limits.rateLimitPerSecond; default 200)',
+        ).argParser(numberOption('--rate-limit')),
+      )
       .option(
         '--db <path>',
         "process database, SQLite; ':memory:' for a throwaway one (env MCI_DB; default ~/.local/share/mci/mci.db)",
@@ -101,7 +115,11 @@ export default defineCommand<ServeOptions>({
         allowNet: settings.allowNet,
         tokens: settings.tokens,
         insecure: settings.insecure,
-        limits: settings.limits,
+        limits: {
+          ...settings.limits,
+          ...(options.maxConnections !== undefined && { maxConnections: options.maxConnections }),
+          ...(options.rateLimit !== undefined && { rateLimitPerSecond: options.rateLimit }),
+        },
         heartbeatMs: settings.heartbeatMs,
         shutdownGraceMs: settings.shutdownGraceMs,
         logger,

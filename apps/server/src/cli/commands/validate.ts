@@ -52,6 +52,21 @@ export default defineCommand<ValidateOptions>({
         complain(`  ${displayPath(problem.file, io.cwd)} ${problem.field}: ${problem.message}`);
       return 1;
     }
+    if (collection.kind === 'toolset') {
+      const servers = (collection.mcpServerNames ?? []).map((name) => `"${name}"`).join(', ');
+      const what = collection.expiresAt
+        ? `a cached MCP toolset (expiresAt ${collection.expiresAt})`
+        : 'a toolset file';
+      say(
+        `${displayPath(file, io.cwd)} is ${what}, checked on its own: ${plural(collection.tools.length, 'tool')} valid`,
+      );
+      if (servers) {
+        say(
+          `  its tools call MCP server ${servers}: the main file that lists this toolset declares it in mcp_servers`,
+        );
+      }
+      return 0;
+    }
     const declared = Object.keys(collection.mcpServers).length;
     const servers = declared > 0 && options.mcp ? `, ${plural(declared, 'MCP server')}` : '';
     say(

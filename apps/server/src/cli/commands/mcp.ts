@@ -1,0 +1,79 @@
+import { matchesToolFilter, type ToolFilter } from '@mci/schema';
+import { createToolRunner } from '@mci/tools';
+import { createLogger } from '../../logger.ts';
+import { serveMcpStdio } from '../../mcp/stdio-server.ts';
+import { defineCommand } from '../command.ts';
+import { collect, collectEnvOption, numberOption } from '../options.ts';
+import { resolveToolFilePath } from '../tool-file.ts';
+import { collectFilterOption, describeLoadError, loadCollection } from '../tool-file-loading.ts';
+
+interface McpOptions {
+  file?: string;
+  filter?: ToolFilter[];
+  env?: Record<string, string>;
+  allowNet?: string[];
+  timeout?: number;
+  memory?: number;
+  concurrency?: number;
+}
+
+/**
+ * `mci mcp`: an MCP server on stdin/stdout (`run_code` and every tool of the tool file, as MCP tools;
+ * long runs as MCP tasks). Logs go to stderr. Exit 0 when the client closes stdin, 1 when the tool
+ * file does not load.
+ * @see docs/mcp.md
+ */
+export default defineCommand<McpOptions>({
+  usageExitCode: 1,
+  configure(command) {
+    command
+      .option(
+        '-f, --file <path>',
+        'tool file (default: mci.json, mci.yaml or mci.yml here, else examples/mci.yaml)',
+      )
+      .option(
+        '--filter <kind:values>',
+        'only:a,b | except:a | tags:x,y | withoutTags:x | toolsets:s (repeatable, combined with AND)',
+        collectFilterOption,
+      )
+      .option(
+        '-t, --timeout <ms>',
+        'default run timeout in milliseconds (default 30000)',
+        numberOption('--timeout'),
+      )
+      .option('-m, --memory <mb>', 'isolate memory limit in MB (default 128)', numberOption('--memory'))
+      .option('--concurrency <n>', 'sandbox workers (default 2)', numberOption('--concurrency'))
+      .option('--allow-net <host[:port]>', 'let fetch reach this loopback/private host (repeatable)', collect)
+      .option(
+        '-e, --env <KEY=VALUE>',
+        'set an environment value for tool templates and commands (repeatable)',
+        collectEnvOption,
+      );
+  },
+  async run({ options }, io) {
+    const logger = createLogger({ level: 'info', destination: io.stderr });
+    let collection: Awaited<ReturnType<typeof loadCollection>>;
+    try {
+      const file = resolveToolFilePath(options.file, io.cwd);
+      collection = await loadCollection(file, { env: io.env, extra: options.env, mcp: true });
+    } catch (error) {
+      for (const line of describeLoadError(error, io.cwd)) io.stderr.write(`${line}\n`);
+      return 1;
+    }
+    const tools = collection
+      .list()
+      .filter((tool) => (options.filter ?? []).every((filter) => matchesToolFilter(tool, filter)));
+    await serveMcpStdio({
+      runner: createToolRunner(collection, { env: { ...io.env, ...options.env } }),
+      tools,
+      stdin: io.stdin,
+      stdout: io.stdout,
+      logger,
+      ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
+      ...(options.allowNet !== undefined && { allowNet: options.allowNet }),
+      ...(options.timeout !== undefined && { timeoutMs: options.timeout }),
+      ...(options.memory !== undefined && { memoryLimitMb: options.memory }),
+    });
+    return 0;
+  },
+});

@@ -1,0 +1,341 @@
+import type { ResolvedTool } from '@mci/schema';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  type CreateTaskResult,
+  ErrorCode,
+  GetTaskPayloadRequestSchema,
+  isJSONRPCRequest,
+  LATEST_PROTOCOL_VERSION,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  RELATED_TASK_META_KEY,
+  ReadResourceRequestSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from 'pino';
+import type { Principal, ProcessManager } from '../processes/process-manager-types.ts';
+import { ServerError } from '../processes/server-error.ts';
+import { renderSandboxGlobals } from '../tools-dts/sandbox-globals-dts.ts';
+import { directToolResult, runCodeResult } from './call-results.ts';
+import { type McpCallMetadata, mcpCallOf } from './process-task.ts';
+import { createProcessTaskStore } from './process-task-store.ts';
+import { ProgressRelay } from './progress-relay.ts';
+import {
+  inlinesDeclarations,
+  mciToolDefinition,
+  RUN_CODE,
+  runCodeTool,
+  SEARCH_TOOLS,
+  searchToolsTool,
+  TOOLS_DTS_URI,
+} from './tool-definitions.ts';
+
+/** The first protocol version with tasks (SEP-1686). */
+const TASKS_PROTOCOL_VERSION = '2025-11-25';
+
+/** Default and largest task ttl, in ms (1 h). */
+export const DEFAULT_MAX_TASK_TTL_MS = 60 * 60 * 1000;
+
+/** Options of {@link createMciMcpServer}. */
+export interface MciMcpServerOptions {
+  manager: ProcessManager;
+  /** Who calls through this server: its processes and tasks are this principal's. */
+  principal: Principal;
+  /** The MCP session id (`stdio` for `mci mcp`): the default `ref` of its processes is `mcp:<id>`. */
+  sessionId: string;
+  /** The tools exposed directly (and declared to `run_code`), already filtered. */
+  tools: readonly ResolvedTool[];
+  /** Whether `tasks/list` answers (it does not on HTTP without tokens). */
+  listTasks: boolean;
+  /** Whether sandboxed code reaches the open network (`run_code`'s `openWorldHint`). @default true */
+  openWorld?: boolean;
+  /** Cap of `run_code`'s text block, in UTF-8 bytes. @default 16384 */
+  responsePipeBytes?: number;
+  /** Largest task ttl granted, in ms; also the ttl of a task that asks for none. @default 1 h */
+  maxTaskTtlMs?: number;
+  /** Declarations longer than this (bytes) are not inlined in `run_code`'s description. @default 16384 */
+  maxInlineDtsBytes?: number;
+  /** Server name and version announced at initialization. */
+  serverInfo?: { name: string; version: string };
+  logger?: Logger;
+}
+
+/** One MCP server instance (one per stdio process or HTTP session). */
+export interface MciMcpServer {
+  readonly server: Server;
+  /** Connects the transport (records the negotiated protocol version on the way). */
+  connect(transport: Transport): Promise<void>;
+  /** Resolves once no `tools/call` or `tasks/result` is in flight (their answers are sent). */
+  drain(): Promise<void>;
+  /** Closes the transport and stops relaying events; processes keep running. */
+  close(): Promise<void>;
+}
+
+type CallPlan =
+  | { kind: 'run_code'; code: string; timeoutMs?: number; ref?: string }
+  | { kind: 'tool'; tool: ResolvedTool; args: Record<string, unknown> }
+  | { kind: 'search'; query: string };
+
+/**
+ * Builds the MCP server of MCI on the SDK's low-level `Server` (the tools' schemas are JSON Schema
+ * from the tool file, which the high-level `McpServer` does not take): `run_code`, every MCI tool,
+ * the `mci://tools.d.ts` resource, and tasks through the SDK's task handlers over a
+ * {@link createProcessTaskStore process task store}. Every call is a process of `manager`.
+ */
+export function createMciMcpServer(options: MciMcpServerOptions): MciMcpServer {
+  const { manager, principal, logger } = options;
+  const maxText = options.responsePipeBytes ?? 16 * 1024;
+  const maxTtl = options.maxTaskTtlMs ?? DEFAULT_MAX_TASK_TTL_MS;
+  const toolsDts = renderSandboxGlobals(options.tools);
+  const inline = inlinesDeclarations(toolsDts, options.maxInlineDtsBytes);
+  const byName = new Map<string, ResolvedTool>();
+  const definitions: Tool[] = [
+    runCodeTool({
+      toolsDts,
+      openWorld: options.openWorld ?? true,
+      ...(options.maxInlineDtsBytes !== undefined && { maxInlineBytes: options.maxInlineDtsBytes }),
+    }),
+  ];
+  if (!inline) definitions.push(searchToolsTool);
+  for (const tool of options.tools) {
+    if (tool.name === RUN_CODE || tool.name === SEARCH_TOOLS) {
+      logger?.warn({ tool: tool.name }, 'MCI tool not exposed directly over MCP: its name is taken');
+      continue;
+    }
+    byName.set(tool.name, tool);
+    definitions.push(mciToolDefinition(tool));
+  }
+
+  const resultOf = (pid: number): CallToolResult => {
+    const result = manager.getResult(pid, principal);
+    return mcpCallOf(result.metadata)?.tool === RUN_CODE
+      ? runCodeResult(result, maxText)
+      : directToolResult(result, maxText);
+  };
+  const taskStore = createProcessTaskStore({
+    manager,
+    principal,
+    listable: options.listTasks,
+    resultOf,
+  });
+  const server = new Server(options.serverInfo ?? { name: 'mci-server', version: '0.1.0' }, {
+    capabilities: {
+      tools: { listChanged: false },
+      resources: { listChanged: false },
+      tasks: {
+        ...(options.listTasks && { list: {} }),
+        cancel: {},
+        requests: { tools: { call: {} } },
+      },
+    },
+    taskStore,
+  });
+  const relay = new ProgressRelay({ manager, server, ...(logger && { logger }) });
+  let tasksNegotiated = false;
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: definitions }));
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({
+    resources: [
+      {
+        uri: TOOLS_DTS_URI,
+        name: 'tools.d.ts',
+        title: 'TypeScript declarations of the sandbox globals and tools',
+        mimeType: 'application/typescript',
+        size: Buffer.byteLength(toolsDts),
+      },
+    ],
+  }));
+  server.setRequestHandler(ReadResourceRequestSchema, (request) => {
+    if (request.params.uri !== TOOLS_DTS_URI)
+      throw new McpError(ErrorCode.InvalidParams, `Resource not found: ${request.params.uri}`);
+    return { contents: [{ uri: TOOLS_DTS_URI, mimeType: 'application/typescript', text: toolsDts }] };
+  });
+
+  const plan = (name: string, args: Record<string, unknown>): CallPlan => {
+    if (name === RUN_CODE) return runCodePlan(args);
+    if (name === SEARCH_TOOLS && !inline) {
+      if (typeof args.query !== 'string')
+        throw new McpError(ErrorCode.InvalidParams, 'search_tools: query must be a string');
+      return { kind: 'search', query: args.query };
+    }
+    const tool = byName.get(name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`);
+    return { kind: 'tool', tool, args };
+  };
+
+  const inFlight = new Set<Promise<unknown>>();
+  const track = <T>(work: Promise<T>): Promise<T> => {
+    inFlight.add(work);
+    const done = () => inFlight.delete(work);
+    work.then(done, done);
+    return work;
+  };
+
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => track(callTool(request, extra)));
+
+  async function callTool(
+    request: Parameters<Parameters<typeof server.setRequestHandler<typeof CallToolRequestSchema>>[1]>[0],
+    extra: Parameters<Parameters<typeof server.setRequestHandler<typeof CallToolRequestSchema>>[1]>[1],
+  ): Promise<CallToolResult | CreateTaskResult> {
+    const { name, task } = request.params;
+    const call = plan(name, request.params.arguments ?? {});
+    if (call.kind === 'search') return searchResult(options.tools, call.query);
+    const definition = definitions.find((tool) => tool.name === name);
+    if (task && definition?.execution?.taskSupport !== 'optional')
+      throw new McpError(ErrorCode.MethodNotFound, `Tool ${name} does not run as a task`);
+    const ttl = task ? Math.min(task.ttl ?? maxTtl, maxTtl) : undefined;
+    const mcp: McpCallMetadata = {
+      session: options.sessionId,
+      tool: name,
+      principal: principal.id,
+      ...(ttl !== undefined && { task: { ttl } }),
+    };
+    let pid: number;
+    try {
+      const ref = (call.kind === 'run_code' ? call.ref : undefined) ?? `mcp:${options.sessionId}`;
+      const snapshot = manager.create(
+        call.kind === 'run_code'
+          ? {
+              code: call.code,
+              ref,
+              ...(call.timeoutMs !== undefined && { timeoutMs: call.timeoutMs }),
+              metadata: { mcp },
+            }
+          : { code: directCallCode(call.tool.name, call.args), lang: 'js', ref, metadata: { mcp } },
+        principal,
+      );
+      pid = snapshot.pid;
+    } catch (error) {
+      throw toMcpError(error);
+    }
+    const progressToken = extra._meta?.progressToken;
+    if (task && ttl !== undefined) {
+      relay.watch(pid, { progressToken, task: { ttl } });
+      const created = await extra.taskStore?.createTask({ ttl, context: { pid } });
+      if (!created) throw new McpError(ErrorCode.InternalError, 'tasks are not configured');
+      return { task: created };
+    }
+    relay.watch(pid, { progressToken, relatedRequestId: extra.requestId });
+    const kill = () => {
+      try {
+        manager.signal(pid, 'kill', principal);
+      } catch {
+        // Already idle: nothing to stop.
+      }
+    };
+    extra.signal.addEventListener('abort', kill, { once: true });
+    try {
+      await manager.wait(pid, principal);
+    } finally {
+      extra.signal.removeEventListener('abort', kill);
+      relay.unwatch(pid);
+    }
+    return resultOf(pid);
+  }
+
+  // tasks/result waits for the process itself (the SDK's default handler polls at pollInterval).
+  server.setRequestHandler(GetTaskPayloadRequestSchema, (request, extra) =>
+    track(taskResult(request.params.taskId, extra.signal)),
+  );
+
+  async function taskResult(taskId: string, signal: AbortSignal) {
+    const pid = taskStore.pidOf(taskId);
+    if (pid === undefined) throw new McpError(ErrorCode.InvalidParams, `Task not found: ${taskId}`);
+    const aborted = new Promise<never>((_, reject) => {
+      const fail = () => reject(new McpError(ErrorCode.InvalidRequest, 'Request cancelled'));
+      if (signal.aborted) fail();
+      else signal.addEventListener('abort', fail, { once: true });
+    });
+    await Promise.race([manager.wait(pid, principal), aborted]);
+    const result = resultOf(pid);
+    return { ...result, _meta: { ...result._meta, [RELATED_TASK_META_KEY]: { taskId } } };
+  }
+
+  return {
+    server,
+    async connect(transport) {
+      // Runs before the SDK's own handler (Protocol.connect chains an onmessage set beforehand): it
+      // learns the negotiated version, and strips `task` from the calls of a client that did not
+      // negotiate tasks, so they run synchronously as the spec requires.
+      transport.onmessage = (message) => {
+        if (!isJSONRPCRequest(message)) return;
+        if (message.method === 'initialize') {
+          const requested = String(message.params?.protocolVersion);
+          const version = SUPPORTED_PROTOCOL_VERSIONS.includes(requested)
+            ? requested
+            : LATEST_PROTOCOL_VERSION;
+          tasksNegotiated = version >= TASKS_PROTOCOL_VERSION;
+        } else if (!tasksNegotiated && message.params && 'task' in message.params) {
+          delete message.params.task;
+        }
+      };
+      await server.connect(transport);
+    },
+    async drain() {
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+      // The answers are sent in a continuation of each handler.
+      await new Promise((resolve) => setImmediate(resolve));
+    },
+    async close() {
+      relay.close();
+      await server.close();
+    },
+  };
+
+  function searchResult(tools: readonly ResolvedTool[], query: string): CallToolResult {
+    const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+    const matches = tools.filter((tool) => {
+      const text = `${tool.name} ${tool.title ?? ''} ${tool.description ?? ''}`.toLowerCase();
+      return words.every((word) => text.includes(word));
+    });
+    const text = matches.length === 0 ? `no tool matches "${query}"` : renderSandboxGlobals(matches);
+    return { content: [{ type: 'text', text }], structuredContent: { tools: matches.map((t) => t.name) } };
+  }
+}
+
+/** Validates `run_code`'s arguments (a protocol error names the bad one). */
+function runCodePlan(args: Record<string, unknown>): CallPlan {
+  const { code, timeoutMs, ref } = args;
+  if (typeof code !== 'string' || code.length === 0)
+    throw new McpError(ErrorCode.InvalidParams, 'run_code: code must be a non-empty string');
+  if (timeoutMs !== undefined && (!Number.isSafeInteger(timeoutMs) || (timeoutMs as number) <= 0))
+    throw new McpError(ErrorCode.InvalidParams, 'run_code: timeoutMs must be a positive integer');
+  if (ref !== undefined && typeof ref !== 'string')
+    throw new McpError(ErrorCode.InvalidParams, 'run_code: ref must be a string');
+  for (const key of Object.keys(args)) {
+    if (key !== 'code' && key !== 'timeoutMs' && key !== 'ref')
+      throw new McpError(ErrorCode.InvalidParams, `run_code: unknown argument "${key}"`);
+  }
+  return {
+    kind: 'run_code',
+    code,
+    ...(timeoutMs !== undefined && { timeoutMs: timeoutMs as number }),
+    ...(ref !== undefined && { ref }),
+  };
+}
+
+/**
+ * The program of a direct tool call: one `output()` of the tool's result. Names and arguments are
+ * embedded as JSON, which is a JavaScript expression.
+ */
+function directCallCode(name: string, args: Record<string, unknown>): string {
+  return `output(await tools[${JSON.stringify(name)}](${JSON.stringify(args)}))`;
+}
+
+/** Server errors of process creation as MCP errors (bad input is -32602; a full queue -32603). */
+function toMcpError(error: unknown): McpError {
+  if (error instanceof McpError) return error;
+  if (error instanceof ServerError) {
+    const invalid = error.code === 'VALIDATION' || error.code === 'CODE_TOO_LARGE';
+    return new McpError(invalid ? ErrorCode.InvalidParams : ErrorCode.InternalError, error.message, {
+      code: error.code,
+      ...(error.path !== undefined && { path: error.path }),
+    });
+  }
+  return new McpError(ErrorCode.InternalError, error instanceof Error ? error.message : String(error));
+}

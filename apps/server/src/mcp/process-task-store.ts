@@ -1,0 +1,117 @@
+import type {
+  CreateTaskOptions,
+  TaskStore,
+} from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
+import { ErrorCode, McpError, type Result, type Task } from '@modelcontextprotocol/sdk/types.js';
+import type { Principal, ProcessManager } from '../processes/process-manager-types.ts';
+import { ServerError } from '../processes/server-error.ts';
+import { mcpCallOf, pidOfTaskId, taskIdOf, taskOf } from './process-task.ts';
+
+/** Tasks per `tasks/list` page. */
+export const TASK_PAGE_SIZE = 50;
+
+/** What {@link createProcessTaskStore} needs. */
+export interface ProcessTaskStoreOptions {
+  manager: ProcessManager;
+  /** The caller: it sees its own tasks only. */
+  principal: Principal;
+  /** Whether `tasks/list` answers (false on HTTP without tokens, per the spec's security guidance). */
+  listable: boolean;
+  /** The MCP result of a finished process (run_code's or a direct tool's, after its metadata). */
+  resultOf: (pid: number) => Result;
+}
+
+/** A {@link TaskStore} whose tasks are processes, plus the lookups the MCP server needs. */
+export interface ProcessTaskStore extends TaskStore {
+  /** The pid of a task of this caller, or undefined (unknown, another caller's, not a task). */
+  pidOf(taskId: string): number | undefined;
+}
+
+/**
+ * The SDK's task store over the process manager: the task **is** the process. A task-augmented call
+ * creates its process first (with `metadata.mcp.task`), then `createTask` returns that process's task;
+ * `getTask` maps the live process, `updateTaskStatus('cancelled')` sends it the kill signal, and
+ * results are the processes' own. Nothing is kept here, so tasks live exactly as long as their
+ * processes (and survive a restart on a durable store).
+ * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks
+ */
+export function createProcessTaskStore(options: ProcessTaskStoreOptions): ProcessTaskStore {
+  const { manager, principal } = options;
+
+  const lookup = (taskId: string): Task | undefined => {
+    const pid = pidOfTaskId(taskId);
+    if (pid === undefined) return undefined;
+    let snapshot: ReturnType<ProcessManager['get']>;
+    try {
+      snapshot = manager.get(pid, principal);
+    } catch (error) {
+      if (error instanceof ServerError && error.code === 'NOT_FOUND') return undefined;
+      throw error;
+    }
+    const call = mcpCallOf(snapshot.metadata);
+    if (!call?.task || call.principal !== principal.id) return undefined;
+    return taskOf(snapshot, call.task.ttl);
+  };
+
+  const pidOf = (taskId: string) => (lookup(taskId) ? pidOfTaskId(taskId) : undefined);
+
+  return {
+    pidOf,
+    async createTask(params: CreateTaskOptions): Promise<Task> {
+      const pid = params.context?.pid;
+      const task = typeof pid === 'number' ? lookup(taskIdOf(pid)) : undefined;
+      if (!task) throw new McpError(ErrorCode.InternalError, 'a task is created from its process');
+      return task;
+    },
+    async getTask(taskId) {
+      return lookup(taskId) ?? null;
+    },
+    async storeTaskResult() {
+      throw new McpError(ErrorCode.InternalError, "a task's result is its process's result");
+    },
+    async getTaskResult(taskId) {
+      const pid = pidOf(taskId);
+      if (pid === undefined) throw new McpError(ErrorCode.InvalidParams, `Task not found: ${taskId}`);
+      await manager.wait(pid, principal);
+      return options.resultOf(pid);
+    },
+    async updateTaskStatus(taskId, status) {
+      const pid = pidOf(taskId);
+      if (pid === undefined) throw new McpError(ErrorCode.InvalidParams, `Task not found: ${taskId}`);
+      if (status !== 'cancelled')
+        throw new McpError(ErrorCode.InvalidParams, `a task's status follows its process (${status})`);
+      try {
+        manager.signal(pid, 'kill', principal);
+      } catch (error) {
+        // The process became idle since the caller's look-up: the task is terminal now.
+        if (error instanceof ServerError && error.code === 'CONFLICT')
+          throw new McpError(ErrorCode.InvalidParams, `Cannot cancel task in terminal status: ${taskId}`);
+        throw error;
+      }
+    },
+    async listTasks(cursor) {
+      if (!options.listable)
+        throw new Error('tasks/list needs an authenticated caller: configure tokens on the server');
+      let before = Number.POSITIVE_INFINITY;
+      if (cursor !== undefined) {
+        const pid = pidOfTaskId(cursor);
+        if (pid === undefined) throw new Error(`invalid cursor: ${cursor}`);
+        before = pid;
+      }
+      const tasks: Task[] = [];
+      let nextCursor: string | undefined;
+      // Newest first: the cursor is the task id of the last task of the page.
+      for (const snapshot of manager.list({}, principal)) {
+        if (snapshot.pid >= before) continue;
+        const call = mcpCallOf(snapshot.metadata);
+        if (!call?.task || call.principal !== principal.id) continue;
+        if (tasks.length === TASK_PAGE_SIZE) {
+          nextCursor = tasks[tasks.length - 1]!.taskId;
+          break;
+        }
+        tasks.push(taskOf(snapshot, call.task.ttl));
+      }
+      return nextCursor === undefined ? { tasks } : { tasks, nextCursor };
+    },
+  };
+}

@@ -1,0 +1,92 @@
+import { connect, type Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createAuthenticator } from '../src/auth/authenticator.ts';
+import { LimitsSchema } from '../src/config/config-schema.ts';
+import { type Listener, listen } from '../src/listener.ts';
+import { createProcessManager } from '../src/processes/process-manager.ts';
+import { ManualPool } from './support/manual-pool.ts';
+
+// Slow and greedy HTTP clients: header and request timeouts, a connection cap and a per-principal
+// request rate, over real sockets.
+
+const open: Array<{ close(): unknown }> = [];
+afterEach(async () => {
+  for (const item of open.splice(0).reverse()) await item.close();
+});
+
+async function setup(limits: Record<string, number>) {
+  const manager = createProcessManager({ pool: new ManualPool(1) });
+  const listener: Listener = await listen({
+    manager,
+    authenticator: createAuthenticator([]),
+    tools: [],
+    limits: LimitsSchema.parse(limits),
+    host: '127.0.0.1',
+    port: 0,
+    heartbeatMs: 60_000,
+  });
+  open.push({ close: () => listener.close() });
+  return listener;
+}
+
+/** A raw socket and everything it receives until the server closes it. */
+function rawSocket(listener: Listener): { socket: Socket; closed: Promise<string> } {
+  const socket = connect(listener.port, '127.0.0.1');
+  open.push({ close: () => socket.destroy() });
+  let received = '';
+  socket.on('data', (data) => {
+    received += data.toString();
+  });
+  socket.on('error', () => {});
+  const closed = new Promise<string>((resolve) => socket.on('close', () => resolve(received)));
+  return { socket, closed };
+}
+
+describe('HTTP limits', () => {
+  it('answers 408 and closes a request whose body never finishes', async () => {
+    const listener = await setup({ requestTimeoutMs: 1000, headersTimeoutMs: 500 });
+    const { socket, closed } = rawSocket(listener);
+    socket.write(
+      'POST /processes HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"code":',
+    );
+    const started = Date.now();
+    expect(await closed).toMatch(/^HTTP\/1\.1 408/);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('closes a connection whose headers never finish', async () => {
+    const listener = await setup({ requestTimeoutMs: 2000, headersTimeoutMs: 500 });
+    const { socket, closed } = rawSocket(listener);
+    socket.write('GET /processes HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ');
+    const started = Date.now();
+    await closed;
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('closes connections past the cap at once, and serves again when some close', async () => {
+    const listener = await setup({ maxConnections: 3 });
+    const held = Array.from({ length: 3 }, () => rawSocket(listener));
+    await Promise.all(held.map(({ socket }) => new Promise((resolve) => socket.once('connect', resolve))));
+    // Let the server accept all three before the fourth comes.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const extra = rawSocket(listener);
+    extra.socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    expect(await extra.closed).toBe('');
+    for (const { socket } of held) socket.destroy();
+    await Promise.all(held.map(({ closed }) => closed));
+    const response = await fetch(`${listener.url}/healthz`);
+    expect(response.status).toBe(200);
+  });
+
+  it('limits the requests of one principal per second: 429 RATE_LIMITED with Retry-After', async () => {
+    const listener = await setup({ rateLimitPerSecond: 5 });
+    const answers = [];
+    for (let i = 0; i < 12; i++) answers.push(await fetch(`${listener.url}/processes`));
+    const limited = answers.filter((response) => response.status === 429);
+    expect(limited.length).toBeGreaterThan(0);
+    expect(Number(limited[0]!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(await limited[0]!.json()).toMatchObject({ code: 'RATE_LIMITED' });
+    // /healthz is never limited.
+    expect((await fetch(`${listener.url}/healthz`)).status).toBe(200);
+  });
+});

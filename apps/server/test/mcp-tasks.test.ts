@@ -1,0 +1,242 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  type CallToolResult,
+  CallToolResultSchema,
+  CreateTaskResultSchema,
+  type ProgressNotification,
+  RELATED_TASK_META_KEY,
+  type Task,
+} from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer, type MciServer } from '../src/index.ts';
+import { httpClient, makeToolFile, stdioClient } from './support/mcp-fixture.ts';
+
+// MCP Tasks backed by processes, through the SDK's own Client over stdio and Streamable HTTP: a
+// task-augmented call answers at once and is polled to completion, a cancel kills the process,
+// progress notifications arrive in order, and (HTTP with tokens) a client sees only its own tasks.
+
+const fixture = makeToolFile();
+let server: MciServer;
+beforeAll(async () => {
+  server = await createServer({ port: 0, file: fixture.file, logLevel: 'silent', concurrency: 2 });
+});
+afterAll(async () => {
+  await server?.close({ graceMs: 0 });
+  fixture.dispose();
+});
+
+const startTask = (client: Client, name: string, args: Record<string, unknown>, ttl = 60_000) =>
+  client.request(
+    { method: 'tools/call', params: { name, arguments: args, task: { ttl } } },
+    CreateTaskResultSchema,
+  );
+
+async function pollUntilTerminal(client: Client, taskId: string): Promise<Task> {
+  for (;;) {
+    const task = await client.experimental.tasks.getTask(taskId);
+    if (task.status !== 'working') return task;
+    await new Promise((resolve) => setTimeout(resolve, task.pollInterval ?? 100));
+  }
+}
+
+const transports: Array<[string, () => Promise<Client>]> = [
+  ['stdio', () => stdioClient(fixture.file)],
+  ['Streamable HTTP', () => httpClient(server.url)],
+];
+
+describe.each(transports)('MCP tasks over %s', (name, connect) => {
+  let client: Client;
+  beforeAll(async () => {
+    client = await connect();
+  });
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  it('declares the tasks capability', () => {
+    expect(client.getServerCapabilities()?.tasks).toMatchObject({
+      cancel: {},
+      requests: { tools: { call: {} } },
+    });
+  });
+
+  it('answers a task-augmented run_code at once and is polled to completion', async () => {
+    const { task } = await startTask(client, 'run_code', {
+      code: 'let n = 0; for (let i = 0; i < 2e7; i++) n += i; output(n)',
+    });
+    expect(task.status).toBe('working');
+    expect(task.taskId).toMatch(/^process-\d+$/);
+    expect(task.ttl).toBe(60_000);
+    const done = await pollUntilTerminal(client, task.taskId);
+    expect(done.status).toBe('completed');
+    const result = (await client.experimental.tasks.getTaskResult(
+      task.taskId,
+      CallToolResultSchema,
+    )) as CallToolResult;
+    expect(result.structuredContent).toMatchObject({ status: 'success', outputs: [199999990000000] });
+    expect(result._meta?.[RELATED_TASK_META_KEY]).toEqual({ taskId: task.taskId });
+    if (name === 'Streamable HTTP') {
+      const pid = Number(task.taskId.slice('process-'.length));
+      const response = await fetch(`${server.url}/processes/${pid}`);
+      expect(await response.json()).toMatchObject({
+        pid,
+        status: 'success',
+        metadata: { mcp: { tool: 'run_code' } },
+      });
+    }
+  });
+
+  it('maps a failed run to a failed task whose result is the run_code result', async () => {
+    const { task } = await startTask(client, 'run_code', { code: 'throw new TypeError("bad")' });
+    const result = (await client.experimental.tasks.getTaskResult(
+      task.taskId,
+      CallToolResultSchema,
+    )) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect((await client.experimental.tasks.getTask(task.taskId)).status).toBe('failed');
+  });
+
+  it('runs a slow MCI tool (cli) as a task', async () => {
+    const { task } = await startTask(client, 'shout', { word: 'task' });
+    const result = (await client.experimental.tasks.getTaskResult(
+      task.taskId,
+      CallToolResultSchema,
+    )) as CallToolResult;
+    expect(result.content).toEqual([{ type: 'text', text: 'TASK\n' }]);
+  });
+
+  it('refuses a task for a tool whose task support is forbidden', async () => {
+    await expect(startTask(client, 'greet', { name: 'Ada' })).rejects.toThrow(/does not run as a task/);
+  });
+
+  it('cancels a running task: the process ends canceled, a second cancel is -32602', async () => {
+    let sawOutput: () => void = () => {};
+    const running = new Promise<void>((resolve) => {
+      sawOutput = resolve;
+    });
+    const { task } = await client.request(
+      {
+        method: 'tools/call',
+        params: {
+          name: 'run_code',
+          arguments: { code: 'output("started"); for (;;) {}' },
+          task: { ttl: 60_000 },
+        },
+      },
+      CreateTaskResultSchema,
+      { onprogress: (progress) => progress.message === 'output: "started"' && sawOutput() },
+    );
+    await running;
+    const started = performance.now();
+    const cancelled = await client.experimental.tasks.cancelTask(task.taskId);
+    expect(cancelled.status).toBe('cancelled');
+    const result = (await client.experimental.tasks.getTaskResult(
+      task.taskId,
+      CallToolResultSchema,
+    )) as CallToolResult;
+    const elapsed = performance.now() - started;
+    expect(result.structuredContent).toMatchObject({ status: 'canceled', outputs: ['started'] });
+    // Two round trips (cancel, result) and the kill itself.
+    expect(elapsed).toBeLessThan(100);
+    await expect(client.experimental.tasks.cancelTask(task.taskId)).rejects.toMatchObject({ code: -32602 });
+  });
+
+  it('sends progress notifications in order for output() and console lines', async () => {
+    const progress: ProgressNotification['params'][] = [];
+    const result = (await client.callTool(
+      {
+        name: 'run_code',
+        arguments: { code: 'output(1); console.log("a\\nb"); console.error("c"); output({ x: 2 })' },
+      },
+      undefined,
+      { onprogress: (params) => progress.push(params) },
+    )) as CallToolResult;
+    expect(result.isError).toBe(false);
+    expect(progress.map((p) => p.message)).toEqual([
+      'output: 1',
+      'stdout: a',
+      'stdout: b',
+      'stderr: c',
+      'output: {"x":2}',
+    ]);
+    expect(progress.map((p) => p.progress)).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('sends task status notifications up to the terminal status', async () => {
+    const statuses: string[] = [];
+    const { TaskStatusNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js');
+    let taskId = '';
+    const terminal = new Promise<void>((resolve) => {
+      client.setNotificationHandler(TaskStatusNotificationSchema, (notification) => {
+        if (notification.params.taskId !== taskId) return;
+        statuses.push(notification.params.status);
+        if (notification.params.status === 'completed') resolve();
+      });
+    });
+    ({
+      task: { taskId },
+    } = await startTask(client, 'run_code', { code: 'output(1)' }));
+    await terminal;
+    expect(statuses.at(-1)).toBe('completed');
+  });
+});
+
+describe('MCP tasks over Streamable HTTP with tokens', () => {
+  let secured: MciServer;
+  beforeAll(async () => {
+    secured = await createServer({
+      port: 0,
+      file: fixture.file,
+      logLevel: 'silent',
+      concurrency: 1,
+      tokens: [
+        { token: 'alice-secret', role: 'client', id: 'alice' },
+        { token: 'bob-secret', role: 'client', id: 'bob' },
+      ],
+    });
+  });
+  afterAll(async () => {
+    await secured?.close({ graceMs: 0 });
+  });
+
+  it('refuses /mcp without a token', async () => {
+    await expect(httpClient(secured.url)).rejects.toThrow();
+  });
+
+  it("shows a client its own tasks and processes only, and the client's ref", async () => {
+    const alice = await httpClient(secured.url, 'alice-secret');
+    const bob = await httpClient(secured.url, 'bob-secret');
+    try {
+      const { task } = await startTask(alice, 'run_code', { code: 'output(1)', ref: 'alice-job' });
+      await alice.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+      expect((await alice.experimental.tasks.listTasks()).tasks.map((t) => t.taskId)).toContain(task.taskId);
+      expect((await bob.experimental.tasks.listTasks()).tasks).toEqual([]);
+      await expect(bob.experimental.tasks.getTask(task.taskId)).rejects.toMatchObject({ code: -32602 });
+      await expect(
+        bob.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema),
+      ).rejects.toMatchObject({ code: -32602 });
+      await expect(bob.experimental.tasks.cancelTask(task.taskId)).rejects.toMatchObject({ code: -32602 });
+      const listing = async (token: string) =>
+        (await (
+          await fetch(`${secured.url}/processes?ref=alice-job`, {
+            headers: { Authorization: `Bearer ${token}` },
+          })
+        ).json()) as { processes: Array<{ pid: number }> };
+      expect((await listing('alice-secret')).processes).toHaveLength(1);
+      expect((await listing('bob-secret')).processes).toHaveLength(0);
+    } finally {
+      await alice.close();
+      await bob.close();
+    }
+  });
+
+  it('withholds tasks/list without tokens on HTTP', async () => {
+    const local = await httpClient(server.url);
+    try {
+      expect(local.getServerCapabilities()?.tasks?.list).toBeUndefined();
+      await expect(local.experimental.tasks.listTasks()).rejects.toThrow();
+    } finally {
+      await local.close();
+    }
+  });
+});

@@ -1,0 +1,50 @@
+import { examplePath } from '@mci/test-support';
+import { describe, expect, it, vi } from 'vitest';
+import { createServer } from '../src/server.ts';
+
+// Retention counts each principal apart: a client that creates many processes loses its own oldest,
+// never another client's (real server, SQLite store, real sandbox, HTTP).
+
+const TOKENS = [
+  { token: 'alice-token', role: 'client' as const, id: 'alice' },
+  { token: 'mallory-token', role: 'client' as const, id: 'mallory' },
+];
+
+describe('retention per principal', () => {
+  it("never erases alice's finished processes because mallory created many", async () => {
+    await using server = await createServer({
+      file: examplePath('mci.yaml'),
+      host: '127.0.0.1',
+      port: 0,
+      concurrency: 1,
+      logLevel: 'silent',
+      tokens: TOKENS,
+      db: ':memory:',
+      retention: { maxProcesses: 20, intervalMs: 50 },
+    });
+    const post = (token: string, body: object) =>
+      fetch(`${server.url}/processes`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const list = async (token: string) =>
+      (
+        (await (
+          await fetch(`${server.url}/processes`, { headers: { Authorization: `Bearer ${token}` } })
+        ).json()) as {
+          processes: Array<{ pid: number }>;
+        }
+      ).processes.map((p) => p.pid);
+    for (let i = 0; i < 10; i++)
+      expect((await post('alice-token', { code: `output(${i})`, block: true })).status).toBe(201);
+    const alices = await list('alice-token');
+    for (let i = 0; i < 30; i++)
+      expect((await post('mallory-token', { code: 'output(1)', autorun: false })).status).toBe(201);
+    await vi.waitFor(async () => expect(await list('mallory-token')).toHaveLength(20), { timeout: 10_000 });
+    const mallorys = await list('mallory-token');
+    expect(Math.min(...mallorys)).toBe(Math.max(...alices) + 11);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await list('alice-token')).toEqual(alices);
+  });
+});

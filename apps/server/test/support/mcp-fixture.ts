@@ -1,0 +1,80 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { mciArgv } from '@mci/test-support';
+
+// Real parts for the MCP suites: a tool file with a text tool, a cli tool and the image tool of
+// @modelcontextprotocol/server-everything (over stdio), `mci mcp` spawned through the SDK's stdio
+// client transport, and the SDK's Streamable HTTP client transport.
+
+const EVERYTHING = createRequire(import.meta.url).resolve(
+  '@modelcontextprotocol/server-everything/dist/index.js',
+);
+
+/** A temporary directory holding `tools.yaml`; `dispose` removes it. */
+export function makeToolFile(): { dir: string; file: string; dispose(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'mci-mcp-'));
+  const file = join(dir, 'tools.yaml');
+  writeFileSync(
+    file,
+    `schemaVersion: '1.0'
+mcp_servers:
+  everything:
+    command: ${JSON.stringify(process.execPath)}
+    args: [${JSON.stringify(EVERYTHING)}, stdio]
+    config: { filter: only, filterValue: 'get-tiny-image' }
+tools:
+  - name: greet
+    title: Greet someone
+    description: Returns a greeting for name.
+    tags: [text, demo]
+    annotations: { readOnlyHint: true, openWorldHint: false }
+    inputSchema:
+      type: object
+      properties: { name: { type: string } }
+      required: [name]
+    execution: { type: text, text: 'Hello, {{props.name}}.' }
+  - name: shout
+    description: Upper-cases a word with a command.
+    tags: [cli]
+    inputSchema:
+      type: object
+      properties: { word: { type: string } }
+      required: [word]
+    execution:
+      type: cli
+      command: ${JSON.stringify(process.execPath)}
+      args: ['-e', 'console.log(process.argv[1].toUpperCase())', '{{props.word}}']
+`,
+  );
+  return { dir, file, dispose: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+const clientInfo = { name: 'mci-test', version: '1.0.0' };
+
+/** The SDK's Client connected to `mci mcp --file FILE` (spawned). */
+export async function stdioClient(file: string, args: string[] = []): Promise<Client> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: mciArgv(['mcp', '--file', file, ...args]),
+    stderr: 'pipe',
+  });
+  transport.stderr?.on('data', () => {});
+  const client = new Client(clientInfo);
+  await client.connect(transport);
+  return client;
+}
+
+/** The SDK's Client connected to `${url}/mcp` over Streamable HTTP, with a bearer token if given. */
+export async function httpClient(url: string, token?: string): Promise<Client> {
+  const transport = new StreamableHTTPClientTransport(new URL('/mcp', url), {
+    ...(token !== undefined && { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+  });
+  const client = new Client(clientInfo);
+  await client.connect(transport);
+  return client;
+}

@@ -1,0 +1,74 @@
+import OpenAI from 'openai';
+import type { ChatModel, ModelAnswer, ModelRequest } from './model.ts';
+import { toModelError } from './model-error.ts';
+
+/** Settings of an OpenAI Chat Completions model (resolved by `createModel`). */
+export interface OpenAiModelSettings {
+  provider: string;
+  model: string;
+  baseURL: string;
+  /** `undefined` for local servers that need none (a placeholder is sent). */
+  apiKey: string | undefined;
+  contextWindow: number;
+  /** Retries of 429, 408, 409 and 5xx answers and of connection errors, with the SDK's backoff. */
+  maxRetries: number;
+  /** Cap on answer tokens (`max_completion_tokens`); the provider's default when absent. */
+  maxOutputTokens?: number;
+}
+
+/**
+ * A model behind OpenAI's Chat Completions API (OpenAI, OpenRouter, Ollama, vLLM, LM Studio, Groq,
+ * Together, llama.cpp's server), streamed through the `openai` SDK with usage in the last chunk.
+ * @see https://platform.openai.com/docs/api-reference/chat-streaming
+ */
+export function createOpenAiModel(settings: OpenAiModelSettings): ChatModel {
+  const client = new OpenAI({
+    apiKey: settings.apiKey ?? 'none',
+    baseURL: settings.baseURL,
+    maxRetries: settings.maxRetries,
+  });
+  const secrets = settings.apiKey ? [settings.apiKey] : [];
+  const info = { provider: settings.provider, model: settings.model, endpoint: settings.baseURL };
+  return {
+    name: `${settings.provider}:${settings.model}`,
+    provider: settings.provider,
+    model: settings.model,
+    endpoint: settings.baseURL,
+    contextWindow: settings.contextWindow,
+    async stream(request: ModelRequest): Promise<ModelAnswer> {
+      let text = '';
+      let finishReason: string | undefined;
+      let usage: ModelAnswer['usage'];
+      try {
+        const chunks = await client.chat.completions.create(
+          {
+            model: settings.model,
+            messages: [{ role: 'system', content: request.system }, ...request.messages],
+            stream: true,
+            stream_options: { include_usage: true },
+            ...(settings.maxOutputTokens !== undefined && {
+              max_completion_tokens: settings.maxOutputTokens,
+            }),
+          },
+          request.signal ? { signal: request.signal } : {},
+        );
+        for await (const chunk of chunks) {
+          const choice = chunk.choices[0];
+          const piece = choice?.delta?.content;
+          if (piece) {
+            text += piece;
+            request.onToken(piece);
+          }
+          if (choice?.finish_reason) finishReason = choice.finish_reason;
+          if (chunk.usage) {
+            usage = { inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens };
+          }
+        }
+      } catch (error) {
+        if (request.signal?.aborted) throw request.signal.reason;
+        throw toModelError(error, info, secrets);
+      }
+      return { text, ...(usage && { usage }), ...(finishReason && { finishReason }) };
+    },
+  };
+}

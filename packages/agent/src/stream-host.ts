@@ -1,0 +1,29 @@
+import type { ServerEvent } from '@mci/protocol';
+
+/** What an MCI stream ends with: its processes (in intent order) and the response pipe `text`. */
+export interface TurnStreamResult {
+  streamId: string;
+  processes: ReadonlyArray<{ pid: number }>;
+  text: string;
+}
+
+/** One MCI stream (one model answer), as `@mci/client`'s `ChatStream` offers it. */
+export interface TurnStream {
+  readonly streamId: string;
+  /** Pushes the next piece of model output; pieces go out in call order. */
+  write(text: string): unknown;
+  /** Ends the stream; `result` follows once its processes are idle. */
+  end(): Promise<unknown>;
+  readonly result: Promise<TurnStreamResult>;
+}
+
+/**
+ * Where the loop runs the model's blocks: an `MciClient` from `@mci/client` fits as it is; the server
+ * passes its process manager behind the same two methods.
+ */
+export interface StreamHost {
+  /** Opens a stream whose events (`intent`, `process`, `output`, `log`, `tool`, `stream.result`) go to `onEvent`. */
+  openStream(options: { ref?: string; onEvent: (event: ServerEvent) => void }): TurnStream;
+  /** Kills a process (`signal(pid, 'kill')`); may reject when it is already idle. */
+  signal(pid: number, signal: 'kill'): Promise<unknown>;
+}

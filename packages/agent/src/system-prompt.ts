@@ -1,0 +1,112 @@
+/** Options of {@link buildSystemPrompt}. */
+export interface SystemPromptOptions {
+  /** The TypeScript declarations of the sandbox globals and tools (`GET /tools.d.ts`). */
+  toolsDts: string;
+  /** Text appended after the generated prompt (house rules, a persona). */
+  extra?: string;
+}
+
+/** The system prompt and how big it is, so a user sees what the tools cost in context. */
+export interface SystemPrompt {
+  text: string;
+  report: SystemPromptReport;
+}
+
+/** Sizes of a system prompt: UTF-8 bytes, an estimate of tokens (4 bytes a token), and its parts. */
+export interface SystemPromptReport {
+  bytes: number;
+  estimatedTokens: number;
+  /** Bytes of the tool declarations alone. */
+  toolsDtsBytes: number;
+  /** Number of tools declared. */
+  tools: number;
+}
+
+const HOW_TO = `You are an agent that acts by writing code. The code runs on MCI Server, in a sandbox with tools.
+
+To run code, write a fenced TypeScript block marked exec=true:
+
+\`\`\`ts exec=true
+const res = await tools.some_tool({ id: 42 });
+if (res.isError) throw new Error(res.error);
+output(res.structuredContent ?? res.content[0]);
+\`\`\`
+
+How blocks run:
+- Each exec=true block starts as soon as its closing fence is written, while you keep writing. Blocks do
+  not share variables; keep what belongs together in one block.
+- The code is the body of an async function: top-level await and return work; import and require do not.
+  It is not Node: no filesystem, no process, no modules.
+- output(value) records a result (JSON-compatible values); a returned value is recorded too.
+  console.log/info go to stdout, console.warn/error to stderr.
+- fetch(url, init) is a subset of the standard fetch; which hosts it may reach is the server's policy
+  (private and loopback addresses are refused unless allowed).
+- Each block has a time limit (30 seconds unless the server says otherwise) and a memory limit
+  (128 MB). A block that runs over is stopped and reported as timed out.
+- Tool calls resolve to a ToolResult; a failing tool is a result with isError: true, not an exception.
+- Code blocks without exec=true are shown to the user and not run. Attributes after exec=true:
+  id=NAME names a block, timeout=MS changes its time limit.
+
+When your answer ends, you get a message starting with "Results of your code:" holding each block's
+outputs, logs and errors. Read it and go on: write more blocks if you need more, or answer the user in
+plain text, without exec=true blocks, when you are done. Never invent results you have not received.
+
+The globals your code sees, declared in TypeScript:`;
+
+/**
+ * Builds the default system prompt: how to write an exec block (` ```ts exec=true `), what the
+ * sandbox offers (`output()`, `console`, `fetch` and its policy, limits), and the TypeScript
+ * declarations of the tools.
+ */
+export function buildSystemPrompt(options: SystemPromptOptions): SystemPrompt {
+  const dts = options.toolsDts.trim();
+  const parts = [HOW_TO, `\`\`\`ts\n${dts}\n\`\`\``];
+  if (options.extra?.trim()) parts.push(options.extra.trim());
+  return measureSystemPrompt(parts.join('\n\n'), dts);
+}
+
+/** The size report of a system prompt `text` (one given by the user, say) whose tool declarations are `toolsDts`. */
+export function measureSystemPrompt(text: string, toolsDts = ''): SystemPrompt {
+  const bytes = Buffer.byteLength(text);
+  const tools = text.includes(toolsDts) ? countTools(toolsDts) : 0;
+  return {
+    text,
+    report: {
+      bytes,
+      estimatedTokens: Math.ceil(bytes / 4),
+      toolsDtsBytes: text.includes(toolsDts) ? Buffer.byteLength(toolsDts) : 0,
+      tools,
+    },
+  };
+}
+
+/** One line for humans: `system prompt: 9.1 KB (~2,300 tokens), 12 tools (7.0 KB of declarations)`. */
+export function formatSystemPromptReport(report: SystemPromptReport): string {
+  const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
+  return (
+    `system prompt: ${kb(report.bytes)} (~${report.estimatedTokens.toLocaleString('en')} tokens), ` +
+    `${report.tools} tools (${kb(report.toolsDtsBytes)} of declarations)`
+  );
+}
+
+/**
+ * Reads the declarations of a server's sandbox globals and tools: `GET {httpUrl}/tools.d.ts`.
+ * @throws Error naming the URL and status when the server does not answer 200.
+ */
+export async function fetchToolDeclarations(
+  httpUrl: string,
+  options: { token?: string; signal?: AbortSignal } = {},
+): Promise<string> {
+  const url = `${httpUrl.replace(/\/$/, '')}/tools.d.ts`;
+  const response = await fetch(url, {
+    ...(options.token && { headers: { Authorization: `Bearer ${options.token}` } }),
+    signal: options.signal ?? AbortSignal.timeout(10_000),
+  });
+  if (!response.ok) throw new Error(`GET ${url} answered HTTP ${response.status}`);
+  return response.text();
+}
+
+function countTools(dts: string): number {
+  const block = /declare const tools: \{\n([\s\S]*?)\n\};/.exec(dts)?.[1] ?? '';
+  return block.split('\n').filter((line) => /^ {2}[^\s/*].*\): Promise<ToolResult>;$/.test(line)).length;
+}
