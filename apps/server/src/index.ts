@@ -1,7 +1,7 @@
 // Public API of @mci/server (the server itself, for embedding and tests).
 
 // Process model: the manager, the in-memory store, errors
-export { createMemoryStore } from './processes/memory-store.ts';
+export { createMemoryStore } from './store/memory-store.ts';
 export { createProcessManager } from './processes/process-manager.ts';
 export { SERVER_ERROR_STATUS, ServerError, toServerError } from './processes/server-error.ts';
 
@@ -50,7 +50,7 @@ export type {
   StoredProcessFilter,
   StoredRun,
 } from './processes/process-store.ts';
-export type { MemoryStoreOptions } from './processes/memory-store.ts';
+export type { MemoryStoreOptions } from './store/memory-store.ts';
 export type { ServerErrorCode } from './processes/server-error.ts';
 
 // Server types

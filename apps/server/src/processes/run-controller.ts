@@ -1,13 +1,8 @@
 import type { ProcessState, ProcessStatus, RunError, ServerEvent } from '@mci/protocol';
-import type { ToolHost } from '@mci/sandbox';
 import type { StatsCounters } from './process-stats.ts';
 import type { EventRoute, ProcessStore, StoredProcess } from './process-store.ts';
-import type {
-  ExecutionLike,
-  ExecutionResultLike,
-  SandboxEventLike,
-  SandboxPoolLike,
-} from './sandbox-seam.ts';
+import type { Execution, ExecutionResult, SandboxEvent, ToolHost } from '@mci/sandbox';
+import type { ExecutionPool, SandboxEventBody } from './process-manager-types.ts';
 import { type RunFields, toRunError } from './snapshots.ts';
 import type { DistributiveOmit } from './stream-session.ts';
 
@@ -37,7 +32,7 @@ export interface LiveProcess {
   done: boolean;
   /** Called when the process becomes idle. */
   waiters: Array<() => void>;
-  execution?: ExecutionLike;
+  execution?: Execution;
   startedAtMs?: number;
   /** How much of the run's outputs and logs arrived as events (the final result may hold more). */
   received?: { outputs: number; stdout: number; stderr: number };
@@ -70,7 +65,7 @@ export class RunController {
   }
 
   /** queued -> running: hands the program to the pool. */
-  start(live: LiveProcess, pool: SandboxPoolLike, tools: ToolHost | undefined): void {
+  start(live: LiveProcess, pool: ExecutionPool, tools: ToolHost | undefined): void {
     const { record, run } = live;
     const from = shapeOf(record);
     record.state = run.state = 'running';
@@ -80,7 +75,7 @@ export class RunController {
     this.#hooks.store.updateRun(record.pid, run.run, { state: 'running', startedAt: run.startedAt });
     this.#hooks.stats.runsStarted++;
     this.#hooks.transition(live, from);
-    let execution: ExecutionLike;
+    let execution: Execution;
     try {
       execution = pool.execute({
         code: record.code,
@@ -141,7 +136,7 @@ export class RunController {
     this.#end(live, 'failed', { name: 'Error', message: INTERRUPTED_MESSAGE });
   }
 
-  #onEvent(live: LiveProcess, event: SandboxEventLike): void {
+  #onEvent(live: LiveProcess, event: SandboxEventBody): void {
     if (live.done || !live.received) return;
     const { pid } = live.record;
     const { run } = live.run;
@@ -170,7 +165,7 @@ export class RunController {
     }
   }
 
-  #finish(live: LiveProcess, result: ExecutionResultLike): void {
+  #finish(live: LiveProcess, result: ExecutionResult): void {
     if (live.done) return;
     clearTimeout(live.killTimer);
     clearTimeout(live.watchdog);
@@ -221,7 +216,7 @@ export function routeOf(record: StoredProcess): EventRoute {
   return route;
 }
 
-function failure(error: unknown): ExecutionResultLike {
+function failure(error: unknown): ExecutionResult {
   const cause = error instanceof Error ? error : new Error(String(error));
   return {
     status: 'failed',
@@ -230,5 +225,7 @@ function failure(error: unknown): ExecutionResultLike {
     stderr: '',
     error: { name: cause.name, message: cause.message },
     durationMs: 0,
+    cpuTimeMs: 0,
+    heapUsedBytes: 0,
   };
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { ProcessState, ProcessStatus, ServerEvent } from '@mci/protocol';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createMemoryStore } from '../processes/memory-store.ts';
+import { createMemoryStore } from './memory-store.ts';
 import type { ProcessStore } from '../processes/process-store.ts';
 import { openSqliteStore, type SqliteStoreOptions } from './sqlite-store.ts';
 
