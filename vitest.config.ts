@@ -4,9 +4,19 @@ import { defineConfig } from 'vitest/config';
 // source with no build step (the trick Zod uses with `@zod/source`).
 const conditions = ['@mci/source', 'module', 'node', 'development|production'];
 
+// Long stress and soak tests are named `*.slow.test.ts`: they run in the `slow` project only
+// (`pnpm test:slow`, and CI after `pnpm test`), so the suite a person runs often stays fast.
+const SLOW = '**/*.slow.test.ts';
+const EXCLUDE = ['**/node_modules/**', '**/dist/**'];
+
 const project = (name: string, root: string) => ({
   extends: true as const,
-  test: { name, root, include: ['src/**/*.test.ts', 'test/**/*.test.ts', '**/*.test.ts'], exclude: ['**/node_modules/**', '**/dist/**'] },
+  test: {
+    name,
+    root,
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts', '**/*.test.ts'],
+    exclude: [...EXCLUDE, SLOW],
+  },
 });
 
 export default defineConfig({
@@ -23,9 +33,9 @@ export default defineConfig({
       project('sandbox', 'packages/sandbox'),
       project('protocol', 'packages/protocol'),
       project('client', 'packages/client'),
-      project('agent', 'packages/agent'),
       project('server', 'apps/server'),
       project('e2e', 'test/e2e'),
+      { extends: true, test: { name: 'slow', root: '.', include: [SLOW], exclude: EXCLUDE } },
     ],
   },
 });

@@ -1,0 +1,267 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ProcessState, ProcessStatus, ServerEvent } from '@mci/protocol';
+import fc from 'fast-check';
+import { afterAll, expect } from 'vitest';
+import { createMemoryStore } from '../../src/store/memory-store.ts';
+import type { ProcessStore } from '../../src/processes/process-store.ts';
+import { openSqliteStore, type SqliteStoreOptions } from '../../src/store/sqlite-store.ts';
+
+// Model-based property: for every sequence of valid writes, the SQLite store reads exactly like the
+// in-memory store: through its cache (large or tiny, so entries are evicted), while writes wait for
+// their batch, after a commit, and after a reopen (cold cache, everything from the file).
+
+const dir = mkdtempSync(join(tmpdir(), 'mci-equivalence-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+
+type Op =
+  | { op: 'create'; owner: string; ref: string | undefined }
+  | { op: 'update'; target: number; state: ProcessState; status: ProcessStatus }
+  | { op: 'run'; target: number }
+  | { op: 'updateRun'; target: number; state: ProcessState; status: ProcessStatus; stamp: number }
+  | { op: 'output'; target: number; value: unknown }
+  | { op: 'log'; target: number; stream: 'stdout' | 'stderr'; text: string }
+  | { op: 'event'; target: number }
+  | { op: 'delete'; target: number }
+  | { op: 'commit' }
+  | { op: 'reopen' };
+
+const states = fc.constantFrom<ProcessState>('queued', 'running', 'terminating', 'idle');
+const statuses = fc.constantFrom<ProcessStatus>(null, 'success', 'failed', 'timeout', 'canceled');
+const target = fc.nat(1000);
+const value = fc.oneof(
+  fc.integer(),
+  fc.string(),
+  fc.constant(null),
+  fc.array(fc.integer(), { maxLength: 3 }),
+  fc.dictionary(fc.string({ maxLength: 3 }), fc.boolean(), { maxKeys: 3 }),
+  fc.date({ noInvalidDate: true }),
+);
+const opsOf = (maxLength: number) =>
+  fc.array(
+    fc.oneof(
+      {
+        weight: 3,
+        arbitrary: fc.record({
+          op: fc.constant('create' as const),
+          owner: fc.constantFrom('a', 'b'),
+          ref: fc.option(fc.constantFrom('r1', 'r2'), { nil: undefined }),
+        }),
+      },
+      {
+        weight: 3,
+        arbitrary: fc.record({ op: fc.constant('update' as const), target, state: states, status: statuses }),
+      },
+      { weight: 3, arbitrary: fc.record({ op: fc.constant('run' as const), target }) },
+      {
+        weight: 3,
+        arbitrary: fc.record({
+          op: fc.constant('updateRun' as const),
+          target,
+          state: states,
+          status: statuses,
+          stamp: fc.nat(1e9),
+        }),
+      },
+      { weight: 3, arbitrary: fc.record({ op: fc.constant('output' as const), target, value }) },
+      {
+        weight: 3,
+        arbitrary: fc.record({
+          op: fc.constant('log' as const),
+          target,
+          stream: fc.constantFrom<'stdout' | 'stderr'>('stdout', 'stderr'),
+          text: fc.string({ maxLength: 8 }),
+        }),
+      },
+      { weight: 2, arbitrary: fc.record({ op: fc.constant('event' as const), target }) },
+      { weight: 1, arbitrary: fc.record({ op: fc.constant('delete' as const), target }) },
+      { weight: 1, arbitrary: fc.constant({ op: 'commit' as const }) },
+      { weight: 1, arbitrary: fc.constant({ op: 'reopen' as const }) },
+    ),
+    { maxLength },
+  ) as fc.Arbitrary<Op[]>;
+
+/** Everything a store answers, for comparison. */
+function contents(store: ProcessStore) {
+  const processes = store.listProcesses({});
+  return {
+    counters: store.counters(),
+    processes,
+    byGet: processes.map((p) => store.getProcess(p.pid)),
+    runs: processes.flatMap((p) => Array.from({ length: p.runs }, (_, i) => store.getRun(p.pid, i + 1))),
+    owned: store.listProcesses({ owner: 'a', status: null }).map((p) => p.pid),
+    events: store.eventsSince(0, {}),
+    byRef: store.eventsSince(1, { ref: 'r1', owner: 'b' }),
+  };
+}
+
+async function check(ops: Op[], options: SqliteStoreOptions) {
+  const path = join(dir, `eq-${++files}.db`);
+  const model = createMemoryStore();
+  let store = openSqliteStore({ ...options, path });
+  const live: Array<{ pid: number; owner: string; ref?: string; runs: number }> = [];
+  let seq = 0;
+  const both = (fn: (s: ProcessStore) => void) => {
+    fn(model);
+    fn(store);
+  };
+  try {
+    for (const op of ops) {
+      const chosen = live.length === 0 ? undefined : live[('target' in op ? op.target : 0) % live.length]!;
+      switch (op.op) {
+        case 'create': {
+          const pid = model.counters().lastPid + 1;
+          live.push({ pid, owner: op.owner, ...(op.ref && { ref: op.ref }), runs: 0 });
+          both((s) =>
+            s.putProcess({
+              pid,
+              owner: op.owner,
+              code: `output(${pid})`,
+              lang: 'ts',
+              ...(op.ref && { ref: op.ref }),
+              createdAt: new Date(pid * 1000).toISOString(),
+              timeoutMs: 1000,
+              memoryLimitMb: 64,
+              ...(pid % 2 === 0 && { metadata: { streamId: `s${pid}`, intentIndex: 0 } }),
+              state: 'idle',
+              status: null,
+              runs: 0,
+            }),
+          );
+          break;
+        }
+        case 'update':
+          if (chosen)
+            both((s) =>
+              s.updateProcess(chosen.pid, { state: op.state, status: op.status, runs: chosen.runs }),
+            );
+          break;
+        case 'run':
+          if (!chosen) break;
+          chosen.runs++;
+          both((s) =>
+            s.insertRun(chosen.pid, chosen.runs, {
+              state: 'queued',
+              status: null,
+              queuedAt: new Date(0).toISOString(),
+            }),
+          );
+          both((s) => s.updateProcess(chosen.pid, { state: 'queued', status: null, runs: chosen.runs }));
+          break;
+        case 'updateRun':
+          if (chosen?.runs)
+            both((s) =>
+              s.updateRun(chosen.pid, chosen.runs, {
+                state: op.state,
+                status: op.status,
+                endedAt: new Date(op.stamp).toISOString(),
+                durationMs: op.stamp / 7,
+                ...(op.status === 'failed' && { error: { name: 'Error', message: 'no', line: 1 } }),
+              }),
+            );
+          break;
+        case 'output':
+          if (chosen?.runs) {
+            const event = {
+              type: 'output',
+              seq: ++seq,
+              pid: chosen.pid,
+              run: chosen.runs,
+              value: op.value,
+            } as const;
+            both((s) => s.appendOutput(chosen.pid, chosen.runs, event.seq, op.value));
+            both((s) => s.appendEvent(event, routeOf(chosen)));
+          }
+          break;
+        case 'log':
+          if (chosen?.runs) {
+            const event = {
+              type: 'log',
+              seq: ++seq,
+              pid: chosen.pid,
+              run: chosen.runs,
+              stream: op.stream,
+              text: op.text,
+            } as const;
+            both((s) => s.appendLog(chosen.pid, chosen.runs, event.seq, op.stream, op.text));
+            both((s) => s.appendEvent(event, routeOf(chosen)));
+          }
+          break;
+        case 'event': {
+          const event: ServerEvent = chosen
+            ? {
+                type: 'tool',
+                seq: ++seq,
+                pid: chosen.pid,
+                run: chosen.runs,
+                name: 't',
+                durationMs: 1,
+                isError: false,
+              }
+            : {
+                type: 'intent',
+                seq: ++seq,
+                streamId: 's',
+                index: 0,
+                lang: 'py',
+                attributes: {},
+                rejected: 'no',
+              };
+          both((s) =>
+            s.appendEvent(event, chosen ? routeOf(chosen) : { owner: 'b', ref: 'r1', streamId: 's' }),
+          );
+          break;
+        }
+        case 'delete':
+          if (!chosen) break;
+          live.splice(live.indexOf(chosen), 1);
+          both((s) => s.deleteProcess(chosen.pid));
+          break;
+        case 'commit':
+          await new Promise((resolve) => setTimeout(resolve, (options.flushDelayMs ?? 5) + 1));
+          break;
+        case 'reopen':
+          await store.close();
+          store = openSqliteStore({ ...options, path });
+          break;
+      }
+      if (chosen) {
+        // The hot-path reads: through the cache, with writes still waiting.
+        expect(store.getProcess(chosen.pid)).toEqual(model.getProcess(chosen.pid));
+        if (chosen.runs)
+          expect(store.getRun(chosen.pid, chosen.runs)).toEqual(model.getRun(chosen.pid, chosen.runs));
+      }
+    }
+    expect(contents(store)).toEqual(contents(model));
+    await store.close();
+    store = openSqliteStore({ ...options, path });
+    expect(contents(store)).toEqual(contents(model));
+  } finally {
+    await store.close();
+  }
+}
+
+function routeOf(p: { pid: number; owner: string; ref?: string }) {
+  return {
+    owner: p.owner,
+    pid: p.pid,
+    ...(p.ref && { ref: p.ref }),
+    ...(p.pid % 2 === 0 && { streamId: `s${p.pid}` }),
+  };
+}
+
+/**
+ * Checks the property for `numRuns` random sequences of at most `maxOps` writes, with the SQLite
+ * store opened with `options` (its cache size, its batching).
+ */
+export function assertStoresEquivalent(
+  options: SqliteStoreOptions,
+  size: { numRuns: number; maxOps: number },
+): Promise<void> {
+  return fc.assert(
+    fc.asyncProperty(opsOf(size.maxOps), (list) => check(list, options)),
+    { numRuns: size.numRuns },
+  );
+}
