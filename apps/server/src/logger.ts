@@ -10,8 +10,10 @@ export type LogFormat = 'json' | 'pretty';
 export interface LoggerOptions {
   /** @default 'info' */
   level?: LevelWithSilent;
-  /** `pretty`: colored, human-readable lines (pino-pretty, written synchronously). @default 'json' */
+  /** `pretty`: human-readable lines (pino-pretty, written synchronously). @default 'json' */
   format?: LogFormat;
+  /** Pretty lines in color (for a terminal). @default false */
+  colors?: boolean;
   /** Where the lines go. @default stdout */
   destination?: DestinationStream;
 }
@@ -27,7 +29,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   if (options.format === 'pretty') {
     const pretty = PinoPretty({
       sync: true,
-      colorize: true,
+      colorize: options.colors === true,
       ignore: 'name',
       translateTime: 'HH:MM:ss.l',
       ...(options.destination && { destination: options.destination }),

@@ -1,7 +1,7 @@
 // Public API of @mci/test-support (private: what the test suites share).
 
 // The `mci` command line: in-process, or as a real program
-export { mciArgv, mciInProcess, mciMain, spawnMci, startMci } from './mci.ts';
+export { mciArgv, mciInProcess, mciMain, modulesLoadedBy, spawnMci, startMci } from './mci.ts';
 // A real server process
 export { startServerProcess } from './server-process.ts';
 // The repository's files

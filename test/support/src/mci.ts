@@ -1,6 +1,9 @@
 import { type ChildProcess, execFile, type SpawnOptions, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Readable, Writable } from 'node:stream';
 import { repoRoot } from './paths.ts';
 
@@ -22,6 +25,10 @@ export interface MciOptions {
   input?: string | readonly string[];
   /** In-process only: the signals `mci` sees (emit `SIGINT` on it for a Ctrl-C). */
   signals?: EventEmitter;
+  /** In-process only: stdout and stderr say they are a terminal. @default false */
+  tty?: boolean;
+  /** In-process only: called with each piece of stderr as it is written. */
+  onStderr?: (text: string) => void;
 }
 
 /** The TypeScript entry of the `mci` command line. */
@@ -63,8 +70,11 @@ export async function mciInProcess(
   let stderr = '';
   let exited: number | undefined;
   const io: TestIo = {
-    stdout: collector((text) => (stdout += text)),
-    stderr: collector((text) => (stderr += text)),
+    stdout: collector((text) => (stdout += text), options.tty),
+    stderr: collector((text) => {
+      stderr += text;
+      options.onStderr?.(text);
+    }, options.tty),
     stdin: Readable.from(chunks(options.input)),
     env: { ...process.env, ...options.env },
     cwd: options.cwd ?? process.cwd(),
@@ -99,14 +109,17 @@ export function spawnMci(args: readonly string[], options: MciOptions = {}): Pro
 }
 
 /** A stream that hands what is written to `take`, synchronously. */
-const collector = (take: (text: string) => void): Writable =>
-  new Writable({
-    decodeStrings: false,
-    write(chunk: string | Buffer, _encoding, done) {
-      take(chunk.toString());
-      done();
-    },
-  });
+const collector = (take: (text: string) => void, tty = false): Writable =>
+  Object.assign(
+    new Writable({
+      decodeStrings: false,
+      write(chunk: string | Buffer, _encoding, done) {
+        take(chunk.toString());
+        done();
+      },
+    }),
+    { isTTY: tty },
+  );
 
 const chunks = (input: string | readonly string[] | undefined): string[] =>
   (typeof input === 'string' ? [input] : [...(input ?? [])]).filter((chunk) => chunk !== '');
@@ -114,4 +127,24 @@ const chunks = (input: string | readonly string[] | undefined): string[] =>
 /** Starts the real `mci ARGS` as a child process with `spawn` options, for tests that drive it. */
 export function startMci(args: readonly string[], options: SpawnOptions = {}): ChildProcess {
   return spawn(process.execPath, mciArgv(args), options);
+}
+
+/**
+ * The URLs of every module the real `mci ARGS` loads (through a module hook), for checks that a
+ * command does not import what it does not need.
+ */
+export async function modulesLoadedBy(args: readonly string[], options: MciOptions = {}): Promise<string[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'mci-trace-'));
+  try {
+    const file = join(dir, 'modules.txt');
+    const trace = fileURLToPath(new URL('./trace-imports.ts', import.meta.url));
+    const run = await spawnMci(args, {
+      ...options,
+      env: { ...options.env, MCI_TRACE_IMPORTS: file, NODE_OPTIONS: `--import=${trace}` },
+    });
+    if (run.code !== 0) throw new Error(`mci ${args.join(' ')} exited ${run.code}: ${run.stderr}`);
+    return readFileSync(file, 'utf8').trim().split('\n');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

@@ -104,7 +104,12 @@ export default defineCommand<ServeOptions>({
         options.logFormat ??
         readEnvChoice(io.env, 'MCI_LOG_FORMAT', LOG_FORMATS) ??
         (io.stdout.isTTY ? 'pretty' : 'json');
-      const logger = createLogger({ level: settings.logLevel, format, destination: io.stdout });
+      const logger = createLogger({
+        level: settings.logLevel,
+        format,
+        colors: io.stdout.isTTY === true,
+        destination: io.stdout,
+      });
       server = await createServer({
         host: settings.host,
         port: settings.port,
