@@ -30,6 +30,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     const pretty = PinoPretty({
       sync: true,
       colorize: options.colors === true,
+      singleLine: true,
       ignore: 'name',
       translateTime: 'HH:MM:ss.l',
       ...(options.destination && { destination: options.destination }),

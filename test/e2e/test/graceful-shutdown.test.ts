@@ -10,11 +10,13 @@ import { TestClient } from '../support/ws-client.ts';
 // `mci serve` as a real child process: SIGTERM stops accepting, lets running processes finish within
 // the grace period, cancels the rest, closes WebSockets with 1001 and exits 0.
 
-function serve(args: string[], env: Record<string, string> = {}) {
+function serve(args: string[], env: Record<string, string> = {}, options: { group?: boolean } = {}) {
   const child = startMci(['serve', ...args], {
     // A throwaway database: test servers must never share the default one (one server per database).
     env: { ...process.env, MCI_LOG_LEVEL: 'info', MCI_DB: ':memory:', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group, which a terminal's Ctrl-C signals as a whole (sandbox workers too).
+    detached: options.group === true,
   });
   let stderr = '';
   let stdout = '';
@@ -114,7 +116,11 @@ describe('mci serve', () => {
   it('drains once when one Ctrl-C arrives twice (terminal and supervisor), then exits 0', {
     timeout: 60_000,
   }, async () => {
-    const server = serve(['--file', TRANSCRIPT_TOOLS, '--port', '0', '--concurrency', '1']);
+    const server = serve(
+      ['--file', TRANSCRIPT_TOOLS, '--port', '0', '--concurrency', '1'],
+      {},
+      { group: true },
+    );
     try {
       const url = await server.url;
       await using client = await TestClient.open(`${url.replace('http', 'ws')}/ws`);
@@ -124,8 +130,9 @@ describe('mci serve', () => {
       });
       const pid = finishing.result.process.pid;
       await client.waitFor((m) => m.type === 'process' && m.pid === pid && m.state === 'running');
-      // `pnpm dev` under `node --watch`: the terminal signals the whole group, the watcher forwards it.
-      server.child.kill('SIGINT');
+      // `pnpm dev` under `node --watch`: the terminal signals the whole group (the server and its
+      // sandbox workers), and the watcher forwards the signal to the server once more.
+      process.kill(-server.child.pid!, 'SIGINT');
       server.child.kill('SIGINT');
       expect(await server.exited).toBe(0);
       expect(client.messages.some((m) => m.type === 'output' && m.value === 'finished')).toBe(true);
