@@ -33,8 +33,20 @@ export default defineConfig({
       project('sandbox', 'packages/sandbox'),
       project('protocol', 'packages/protocol'),
       project('client', 'packages/client'),
+      project('agent', 'packages/agent'),
       project('server', 'apps/server'),
       project('e2e', 'test/e2e'),
+      // The web console in Chromium: builds apps/web once, then drives pages against real servers.
+      {
+        extends: true as const,
+        test: {
+          ...project('web', 'test/web').test,
+          globalSetup: ['support/build-console.ts'],
+          testTimeout: 60_000,
+          // Pages update as events arrive; on a busy machine that can take seconds.
+          expect: { poll: { timeout: 15_000 } },
+        },
+      },
       { extends: true, test: { name: 'slow', root: '.', include: [SLOW], exclude: EXCLUDE } },
     ],
   },

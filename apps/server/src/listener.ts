@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import type { Logger } from 'pino';
 import type { Authenticator } from './auth/authenticator.ts';
+import type { ChatService } from './chat/chat-service.ts';
 import type { Limits } from './config/config-schema.ts';
 import { createHttpApp, type ToolListing } from './http/app.ts';
 import type { McpHttp } from './mcp/http-sessions.ts';
@@ -30,6 +31,8 @@ export interface ListenOptions {
   /** WebSocket ping interval in ms. */
   heartbeatMs: number;
   logger?: Logger;
+  /** Server-hosted conversations (`chat.*` over WebSocket, `GET /models`). */
+  chat?: ChatService;
   /** The MCP endpoint, served at `/mcp`. */
   mcp?: McpHttp;
 }
@@ -61,6 +64,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     maxBufferedBytes: limits.maxBufferedBytes,
     heartbeatMs: options.heartbeatMs,
     ...(logger && { logger }),
+    ...(options.chat && { chat: options.chat }),
   });
   const app = createHttpApp({
     manager,
@@ -70,6 +74,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     rateLimitPerSecond: limits.rateLimitPerSecond,
     isShuttingDown: () => !accepting,
     transportStats: () => ({ wsConnections: gateway.connections, wsEventsDropped: gateway.droppedEvents }),
+    ...(options.chat && { chat: options.chat }),
     ...(options.mcp && { mcp: options.mcp }),
   });
   const handle = getRequestListener(app.fetch);

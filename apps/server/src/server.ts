@@ -4,6 +4,8 @@ import { createToolRunner, loadTools, type ToolRunner } from '@mci/tools';
 import type { LevelWithSilent } from 'pino';
 import { createAuthenticator, type TokenGrant } from './auth/authenticator.ts';
 import { isLoopbackHost } from './auth/loopback.ts';
+import type { ChatService } from './chat/chat-service.ts';
+import { type ChatSettings, createChatService } from './chat/create-chat-service.ts';
 import { ConfigError } from './config/config-error.ts';
 import { type Limits, LimitsSchema } from './config/config-schema.ts';
 import { DEFAULT_PORT } from './config/load-config.ts';
@@ -14,6 +16,7 @@ import { createProcessManager } from './processes/process-manager.ts';
 import type { ProcessManager } from './processes/process-manager-types.ts';
 import type { RetentionOptions } from './store/retention.ts';
 import { openServerStore, startServerRetention } from './store/server-store.ts';
+import { corruptError, isCorruption } from './store/store-error.ts';
 
 /** Options of {@link createServer}; every field but `file` is optional. */
 export interface ServerOptions {
@@ -57,6 +60,11 @@ export interface ServerOptions {
    * @default { maxAgeMs: 7 days, maxProcesses: 100000 }
    */
   retention?: RetentionOptions | false;
+  /**
+   * Server-hosted conversations: the models (`provider:model`, keys from the environment) and their
+   * options. Conversations are stored in `db`. @default no model (`chat.start` is refused)
+   */
+  chat?: ChatSettings;
 }
 
 /** A listening server. */
@@ -111,21 +119,46 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
       ...(options.concurrency !== undefined && { size: options.concurrency }),
       ...(options.allowNet !== undefined && { allowNet: options.allowNet }),
     });
-  const manager = createProcessManager({
-    pool,
-    tools: runner,
-    maxQueue: options.maxQueue ?? 1000,
-    maxCodeBytes: limits.maxCodeBytes,
-    defaults: { timeoutMs: limits.timeoutMs, memoryLimitMb: limits.memoryLimitMb },
-    maxima: { timeoutMs: limits.maxTimeoutMs, memoryLimitMb: limits.maxMemoryLimitMb },
-    responsePipeBytes: limits.responsePipeBytes,
-    maxOpenStreams: limits.maxOpenStreams,
-    createIntentStream,
-    logger,
-    ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
-    ...(store && { store }),
-  });
+  let manager: ProcessManager;
+  try {
+    manager = createProcessManager({
+      pool,
+      tools: runner,
+      maxQueue: options.maxQueue ?? 1000,
+      maxCodeBytes: limits.maxCodeBytes,
+      defaults: { timeoutMs: limits.timeoutMs, memoryLimitMb: limits.memoryLimitMb },
+      maxima: { timeoutMs: limits.maxTimeoutMs, memoryLimitMb: limits.maxMemoryLimitMb },
+      responsePipeBytes: limits.responsePipeBytes,
+      maxOpenStreams: limits.maxOpenStreams,
+      createIntentStream,
+      logger,
+      ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
+      ...(store && { store }),
+    });
+  } catch (error) {
+    // Recovery read a damaged store (or an option was bad): release the store, its lock and the pool.
+    await store?.close().catch(() => {});
+    await runner.close();
+    if (ownPool) await pool.close();
+    throw store && isCorruption(error) ? corruptError(store.path, error) : error;
+  }
   const retention = startServerRetention(store, manager, options.retention, logger);
+  let chat: ChatService;
+  try {
+    chat = await createChatService({
+      settings: options.chat ?? {},
+      manager,
+      tools: runner.list(),
+      dbPath: store?.path,
+      logger,
+    });
+  } catch (error) {
+    retention?.stop();
+    await manager.shutdown({ graceMs: 0 });
+    await runner.close();
+    if (ownPool) await pool.close();
+    throw error;
+  }
   const mcp = createMcpHttp({
     manager,
     tools: collection.list(),
@@ -145,9 +178,11 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
       port: options.port ?? DEFAULT_PORT,
       heartbeatMs: options.heartbeatMs ?? 30_000,
       logger,
+      chat,
       mcp,
     });
   } catch (error) {
+    await chat.close();
     retention?.stop();
     await manager.shutdown({ graceMs: 0 });
     await runner.close();
@@ -165,6 +200,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
       logger.info('shutting down');
       listener.stopAccepting();
       retention?.stop();
+      await chat.close();
       await manager.shutdown({ graceMs: closeOptions?.graceMs ?? options.shutdownGraceMs ?? 10_000 });
       await mcp.close();
       await listener.close(1001);

@@ -9,6 +9,7 @@ import { MAX_METADATA_DEPTH } from '../src/processes/limits.ts';
 import { createMemoryStore } from '../src/store/memory-store.ts';
 import { createProcessManager } from '../src/processes/process-manager.ts';
 import type { ProcessStore } from '../src/processes/process-store.ts';
+import { MAX_OUTPUT_EVENTS_PER_RUN } from '../src/processes/run-controller.ts';
 import { DEFAULT_MAX_OPEN_STREAMS } from '../src/processes/stream-registry.ts';
 import { REPLAY_WINDOW } from '../src/ws/connection.ts';
 import { ManualPool } from './support/manual-pool.ts';
@@ -27,13 +28,14 @@ afterEach(async () => {
   for (const item of open.splice(0).reverse()) await item.close();
 });
 
-async function setup(options: { store?: ProcessStore; maxCodeBytes?: number } = {}) {
+async function setup(options: { store?: ProcessStore; maxCodeBytes?: number; streamIdleMs?: number } = {}) {
   const pool = new ManualPool(2);
   const manager = createProcessManager({
     pool,
     createIntentStream,
     ...(options.store && { store: options.store }),
     ...(options.maxCodeBytes && { maxCodeBytes: options.maxCodeBytes }),
+    ...(options.streamIdleMs && { streamIdleMs: options.streamIdleMs }),
   });
   const listener: Listener = await listen({
     manager,
@@ -118,6 +120,26 @@ describe('replay of a large log', () => {
   });
 });
 
+describe('output floods', () => {
+  it('joins a console flood into one log event per turn and caps the output events of a run', async () => {
+    const { pool, listener, manager } = await setup();
+    const alice = new Client(listener.wsUrl, 'alice-token');
+    await alice.send({ type: 'process.create', code: 'flood()' });
+    const execution = await pool.started(1);
+    for (let i = 0; i < 1000; i++) execution.emit({ type: 'log', stream: 'stdout', text: `line ${i}\n` });
+    for (let i = 0; i < MAX_OUTPUT_EVENTS_PER_RUN + 100; i++) execution.emit({ type: 'output', value: i });
+    execution.finish();
+    await alice.until((m) => m.type === 'process' && m.state === 'idle');
+    const logs = alice.messages.filter((m) => m.type === 'log');
+    expect(logs).toHaveLength(1);
+    expect(logs[0]).toMatchObject({ text: expect.stringMatching(/^line 0\n[\s\S]*line 999\n$/) });
+    expect(alice.messages.filter((m) => m.type === 'output')).toHaveLength(MAX_OUTPUT_EVENTS_PER_RUN);
+    const result = manager.getResult(1, { id: 'alice', role: 'client' });
+    expect(result.outputs).toHaveLength(MAX_OUTPUT_EVENTS_PER_RUN);
+    expect(result).toMatchObject({ truncated: true, stdout: expect.stringContaining('line 999') });
+  });
+});
+
 describe('streams of a hostile client', () => {
   it('scopes stream ids to the client: the same id is free for another client and reveals nothing', async () => {
     const { listener } = await setup();
@@ -149,6 +171,24 @@ describe('streams of a hostile client', () => {
     expect(await bob.send({ type: 'stream.start', streamId: 's0' })).toMatchObject({ type: 'reply' });
     await alice.send({ type: 'stream.end', streamId: 's0' });
     expect(await alice.send({ type: 'stream.start', streamId: 'one-more' })).toMatchObject({ type: 'reply' });
+  });
+
+  it('ends streams idle past streamIdleMs to make room, so a vanished client does not hold its quota', async () => {
+    const { listener } = await setup({ streamIdleMs: 50 });
+    const alice = new Client(listener.wsUrl, 'alice-token');
+    for (let i = 0; i < DEFAULT_MAX_OPEN_STREAMS; i++)
+      await alice.send({ type: 'stream.start', streamId: `s${i}` });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await alice.send({ type: 'stream.chunk', streamId: 's5', text: 'still writing\n' });
+    expect(await alice.send({ type: 'stream.start', streamId: 'fresh' })).toMatchObject({ type: 'reply' });
+    await alice.until((m) => m.type === 'stream.result' && m.streamId === 's0');
+    expect(await alice.send({ type: 'stream.chunk', streamId: 's5', text: 'more\n' })).toMatchObject({
+      type: 'reply',
+    });
+    expect(await alice.send({ type: 'stream.chunk', streamId: 's0', text: 'late\n' })).toMatchObject({
+      type: 'error',
+      code: 'CONFLICT',
+    });
   });
 
   it('rejects an unclosed exec block past the code limit and stops buffering it; later blocks still run', async () => {

@@ -3,7 +3,6 @@ import {
   type CallToolResult,
   CallToolResultSchema,
   CreateTaskResultSchema,
-  type ProgressNotification,
   RELATED_TASK_META_KEY,
   type Task,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -142,11 +141,15 @@ describe.each(transports)('MCP tasks over %s', (name, connect) => {
   });
 
   it('sends progress notifications in order for output() and console lines', async () => {
-    const progress: ProgressNotification['params'][] = [];
+    const progress: Array<{ progress: number; message?: string }> = [];
     const result = (await client.callTool(
       {
         name: 'run_code',
-        arguments: { code: 'output(1); console.log("a\\nb"); console.error("c"); output({ x: 2 })' },
+        // The pause keeps the last progress out of the response's read: the SDK's client drops progress
+        // that arrives in one read with the response (typescript-sdk#2580).
+        arguments: {
+          code: 'output(1); console.log("a\\nb"); console.error("c"); output({ x: 2 })\nconst end = Date.now() + 300; while (Date.now() < end) {}',
+        },
       },
       undefined,
       { onprogress: (params) => progress.push(params) },
@@ -178,6 +181,29 @@ describe.each(transports)('MCP tasks over %s', (name, connect) => {
     } = await startTask(client, 'run_code', { code: 'output(1)' }));
     await terminal;
     expect(statuses.at(-1)).toBe('completed');
+  });
+});
+
+describe('MCP calls are processes of the server', () => {
+  it('an operator kills a synchronous run_code through the HTTP API; the call answers canceled', async () => {
+    const client = await httpClient(server.url);
+    try {
+      const call = client.callTool({ name: 'run_code', arguments: { code: 'for (;;) {}', ref: 'op-kill' } });
+      let pid: number | undefined;
+      while (pid === undefined) {
+        const listing = (await (await fetch(`${server.url}/processes?ref=op-kill&state=running`)).json()) as {
+          processes: Array<{ pid: number }>;
+        };
+        pid = listing.processes[0]?.pid;
+      }
+      const killed = await fetch(`${server.url}/processes/${pid}/signals/kill`, { method: 'POST' });
+      expect(killed.ok).toBe(true);
+      const result = (await call) as CallToolResult;
+      expect(result.isError).toBe(true);
+      expect(result.structuredContent).toMatchObject({ pid, status: 'canceled' });
+    } finally {
+      await client.close();
+    }
   });
 });
 
@@ -227,6 +253,29 @@ describe('MCP tasks over Streamable HTTP with tokens', () => {
     } finally {
       await alice.close();
       await bob.close();
+    }
+  });
+
+  // 55 runs on one sandbox worker: slow on a busy machine.
+  it('pages tasks/list with a cursor, newest first', { timeout: 60_000 }, async () => {
+    const alice = await httpClient(secured.url, 'alice-secret');
+    try {
+      const created: string[] = [];
+      for (let i = 0; i < 55; i++)
+        created.push((await startTask(alice, 'run_code', { code: `output(${i})` })).task.taskId);
+      const first = await alice.experimental.tasks.listTasks();
+      expect(first.tasks).toHaveLength(50);
+      expect(first.nextCursor).toBeDefined();
+      const second = await alice.experimental.tasks.listTasks(first.nextCursor);
+      const listed = [...first.tasks, ...second.tasks].map((task) => task.taskId);
+      // Newest first; tasks of the earlier tests of this block come after these 55.
+      expect(listed.slice(0, 55)).toEqual([...created].reverse());
+      expect(new Set(listed).size).toBe(listed.length);
+      await expect(alice.experimental.tasks.listTasks('not-a-cursor')).rejects.toMatchObject({
+        code: -32602,
+      });
+    } finally {
+      await alice.close();
     }
   });
 

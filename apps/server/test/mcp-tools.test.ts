@@ -46,7 +46,13 @@ describe.each(transports)('MCP over %s', (_name, connect) => {
   it('lists run_code and every tool with annotations, _meta tags and task support', async () => {
     const { tools } = await client.listTools();
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
-    expect([...byName.keys()].sort()).toEqual(['get-tiny-image', 'greet', 'run_code', 'shout']);
+    expect([...byName.keys()].sort()).toEqual([
+      'get-resource-reference',
+      'get-tiny-image',
+      'greet',
+      'run_code',
+      'shout',
+    ]);
     const runCodeTool = byName.get('run_code')!;
     expect(runCodeTool.execution?.taskSupport).toBe('optional');
     expect(runCodeTool.annotations).toMatchObject({ readOnlyHint: false, openWorldHint: true });
@@ -157,6 +163,17 @@ describe.each(transports)('MCP over %s', (_name, connect) => {
         .subarray(1, 4)
         .toString(),
     ).toBe('PNG');
+  });
+
+  it('passes an embedded resource of an MCP-sourced tool through', async () => {
+    const result = (await client.callTool({
+      name: 'get-resource-reference',
+      arguments: { resourceType: 'Text', resourceId: 2 },
+    })) as CallToolResult;
+    expect(result.isError).toBe(false);
+    const embedded = result.content.find((item) => item.type === 'resource');
+    expect(embedded).toMatchObject({ type: 'resource', resource: { uri: expect.stringContaining('2') } });
+    expect((embedded as { resource: { text?: string } }).resource.text).toEqual(expect.any(String));
   });
 
   it('rejects an unknown tool and bad run_code arguments as protocol errors', async () => {

@@ -45,6 +45,7 @@ export async function createModel(name: string, options: ModelOptions = {}): Pro
     const rate = options.tokensPerSecond ?? numberOr(read('MCI_REPLAY_RATE'), undefined);
     return createReplayModel({
       file: resolve(options.cwd ?? process.cwd(), model),
+      name: model,
       ...(rate !== undefined && { tokensPerSecond: rate }),
     });
   }

@@ -7,6 +7,8 @@ import { ModelError } from './model-error.ts';
 export interface ReplayModelSettings {
   /** The markdown transcript (see {@link parseTranscript}). */
   file: string;
+  /** The model part of its name (`replay:NAME`), as the user wrote it. @default `file` */
+  name?: string;
   /** Tokens played per second; 0 plays them without pauses. @default 40 */
   tokensPerSecond?: number;
 }
@@ -66,14 +68,17 @@ export async function createReplayModel(settings: ReplayModelSettings): Promise<
     });
   }
   const pauseMs = settings.tokensPerSecond === 0 ? 0 : 1000 / (settings.tokensPerSecond ?? 40);
+  const model = settings.name ?? settings.file;
   return {
-    name: `replay:${settings.file}`,
+    name: `replay:${model}`,
     provider: 'replay',
-    model: settings.file,
+    model,
     contextWindow: 1_000_000,
     async stream(request: ModelRequest): Promise<ModelAnswer> {
       const played = request.messages.filter((message) => message.role === 'assistant').length;
       const text = answers[played % answers.length] ?? '';
+      // Tokens come from a later turn of the event loop, as a provider's would, even without pauses.
+      await sleep(0, undefined, request.signal ? { signal: request.signal } : {});
       for (const token of splitTokens(text)) {
         request.signal?.throwIfAborted();
         if (pauseMs > 0) await sleep(pauseMs, undefined, request.signal ? { signal: request.signal } : {});

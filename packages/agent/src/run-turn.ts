@@ -31,7 +31,7 @@ export interface TurnOptions {
   signal?: AbortSignal;
   /** Every event of the turn, in order. */
   onEvent?: (event: AgentEvent) => void;
-  /** Each message as the turn adds it (to store it). */
+  /** Each message as the turn adds it (to store it); a step's messages come before its `step` event. */
   onMessage?: (message: TurnMessage) => void;
 }
 
@@ -152,6 +152,10 @@ export async function runTurn(options: TurnOptions): Promise<TurnResult> {
     messages.push({ role: 'assistant', content: answer.text });
     const last = intents === 0 || step >= maxSteps;
     const results = `${RESULTS_PREFIX}${result.text}`;
+    if (!last) {
+      add({ role: 'results', text: results, step, pids: ran });
+      messages.push({ role: 'user', content: results });
+    }
     emit({
       type: 'step',
       step,
@@ -164,8 +168,6 @@ export async function runTurn(options: TurnOptions): Promise<TurnResult> {
     });
     if (intents === 0) return finish('answered', step);
     if (step >= maxSteps) return finish('max-steps', step);
-    add({ role: 'results', text: results, step, pids: ran });
-    messages.push({ role: 'user', content: results });
   }
 }
 

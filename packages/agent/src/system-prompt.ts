@@ -33,8 +33,9 @@ output(res.structuredContent ?? res.content[0]);
 \`\`\`
 
 How blocks run:
-- Each exec=true block starts as soon as its closing fence is written, while you keep writing. Blocks do
-  not share variables; keep what belongs together in one block.
+- Each exec=true block starts as soon as its closing fence is written, while you keep writing; the
+  blocks of one answer run one after another, in order. Blocks do not share variables; keep what
+  belongs together in one block.
 - The code is the body of an async function: top-level await and return work; import and require do not.
   It is not Node: no filesystem, no process, no modules.
 - output(value) records a result (JSON-compatible values); a returned value is recorded too.

@@ -9,6 +9,7 @@ import type {
   SubscriptionTarget,
 } from '@mci/protocol';
 import { type ReconnectOptions, reconnectPolicy } from './backoff.ts';
+import { ChatApi } from './chat-api.ts';
 import { ChatStream, type OpenStreamOptions } from './chat-stream.ts';
 import { ClientError } from './client-error.ts';
 import { Connection, type ConnectionState } from './connection.ts';
@@ -69,6 +70,8 @@ export class MciClient implements FeedOwner {
   readonly httpUrl: string;
   /** @internal Resolves on the first hello. */
   readonly opened: Promise<HelloMessage>;
+  /** Server-hosted conversations (`chat.*`): start, cancel, list, get, rename, delete, and their events. */
+  readonly chat: ChatApi;
   readonly #connection: Connection;
   readonly #http: HttpApi;
   readonly #feeds = new Set<Feed>();
@@ -99,12 +102,14 @@ export class MciClient implements FeedOwner {
         },
         onEvent: (event) => this.#route(event),
         onOverflow: () => this.#resubscribeAll(),
+        onChatEvent: (event) => this.chat.deliver(event),
         onState: (state, error) => this.#stateChanged(state, error),
         onError: (error) => {
           for (const listener of this.#errorListeners) listener(error);
         },
       },
     );
+    this.chat = new ChatApi(this.#connection);
     this.opened = this.#connection.start();
   }
 

@@ -2,6 +2,7 @@ import {
   type ChatEvent,
   type ClientMessage,
   type ClientMessageType,
+  type DistributiveOmit,
   type HelloMessage,
   type OverflowMessage,
   type ReplyTo,
@@ -21,7 +22,6 @@ import {
 /** Where a client's connection is: opening, open, waiting to reconnect, or closed for good. */
 export type ConnectionState = 'connecting' | 'open' | 'reconnecting' | 'closed';
 
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 /** A request as the caller writes it: the connection adds the `id`. */
 export type Outgoing = DistributiveOmit<ClientMessage, 'id'>;
 /** The `result` of the reply to a request of type `T`. */

@@ -4,6 +4,8 @@
 export { connect, MciClient } from './client.ts';
 // Streams of model output (one model turn each)
 export { ChatStream } from './chat-stream.ts';
+// Server-hosted conversations
+export { ChatApi } from './chat-api.ts';
 // Errors
 export { ClientError } from './client-error.ts';
 // The response pipe, rendered on the client side exactly as the server renders `stream.result.text`
@@ -18,12 +20,17 @@ export type { ReconnectOptions } from './backoff.ts';
 export type { ConnectionState } from './connection.ts';
 export type { SubscribeOptions, Subscription } from './feed.ts';
 export type { OpenStreamOptions, StreamResult } from './chat-stream.ts';
+export type { ChatStartOptions } from './chat-api.ts';
 export type { ClientErrorCode } from './client-error.ts';
 export type { ServerUrls } from './server-url.ts';
 export type { SocketFactory, WebSocketLike } from './socket.ts';
 // Wire types, re-exported from @mci/protocol for convenience
 export type {
+  ChatEvent,
+  ChatMessage,
+  Conversation,
   FormatResultsOptions,
+  ModelInfo,
   IntentEvent,
   LogEvent,
   OutputEvent,

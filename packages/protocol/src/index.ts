@@ -108,6 +108,8 @@ export type {
   StreamResultEvent,
   ToolEvent,
 } from './events.ts';
+// A type helper for the unions above (events without `seq`, requests without `id`)
+export type { DistributiveOmit } from './distributive-omit.ts';
 // Response pipe types
 export type { FormatResultsOptions, RejectedBlock } from './response-pipe.ts';
 // Message types

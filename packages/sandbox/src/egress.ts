@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { Agent, buildConnector, fetch } from 'undici';
 import type { FetchRequestData, FetchResponseData } from './bootstrap/fetch.ts';
 import { SandboxError } from './sandbox-error.ts';
@@ -10,51 +11,33 @@ export interface AllowNetEntry {
   port?: number;
 }
 
-// Addresses sandboxed code may not reach unless allowed: loopback, private, link-local, CGNAT,
-// multicast, reserved, documentation ranges and the IPv6 forms that embed an IPv4 address.
-// `BlockList.check` matches IPv4-mapped IPv6 addresses (::ffff:a.b.c.d) against the IPv4 rules.
-// @see https://www.iana.org/assignments/iana-ipv4-special-registry/
-// @see https://www.iana.org/assignments/iana-ipv6-special-registry/
-const internal = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) {
-  internal.addSubnet(net, prefix, 'ipv4');
-}
-for (const [net, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['64:ff9b::', 96],
-  ['64:ff9b:1::', 48],
-  ['100::', 64],
-  ['2001:db8::', 32],
-  ['2002::', 16],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['fec0::', 10],
-  ['ff00::', 8],
-] as const) {
-  internal.addSubnet(net, prefix, 'ipv6');
-}
+/** Special-purpose ranges of the IANA registry that ipaddr.js does not list yet. */
+const MORE_SPECIAL_V6: Array<[ipaddr.IPv6, number]> = [
+  // RFC 9780: the dummy IPv6 prefix.
+  [ipaddr.IPv6.parse('100:0:0:1::'), 64],
+];
 
-/** Whether `address` (an IP literal) is loopback, private, link-local or otherwise not public. */
+/**
+ * Whether `address` (an IP literal) is one sandboxed code may not reach unless allowed: anything but
+ * a global unicast address. Every range of the IANA special-purpose registries counts as internal
+ * (loopback, private, link-local, CGNAT, multicast, documentation, benchmarking, 6to4, Teredo,
+ * NAT64, ...), as ipaddr.js classifies them. An IPv4-mapped IPv6 address (`::ffff:7f00:1`) is
+ * classified as the IPv4 address it carries; IPv4-compatible ones (`::7f00:1`, the deprecated
+ * `::/96`) are internal. A string that is not an IP address is internal too.
+ *
+ * @see https://www.iana.org/assignments/iana-ipv4-special-registry/
+ * @see https://www.iana.org/assignments/iana-ipv6-special-registry/
+ */
 export function isInternalAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 0) return true;
-  return internal.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  if (isIP(address) === 0) return true;
+  let ip: ipaddr.IPv4 | ipaddr.IPv6 = ipaddr.parse(address);
+  if (ip.kind() === 'ipv6') {
+    const v6 = ip as ipaddr.IPv6;
+    if (v6.isIPv4MappedAddress()) ip = v6.toIPv4Address();
+    else if (v6.parts.slice(0, 6).every((part) => part === 0)) return true;
+    else if (MORE_SPECIAL_V6.some((range) => v6.match(range))) return true;
+  }
+  return ip.range() !== 'unicast';
 }
 
 /**

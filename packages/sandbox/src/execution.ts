@@ -16,18 +16,24 @@ export interface ExecutionRequest {
   memoryLimitMb?: number;
   /** The tools reachable as `tools.<name>(props)`; none when absent. */
   tools?: ToolHost;
-  /** Receives output, log and tool events in order, all before `result` resolves. Throws are ignored. */
+  /**
+   * Receives output, log and tool events in order, all before `result` resolves; a run that did not
+   * succeed ends with a `stderr` log event saying why (see `ExecutionResult.stderr`). Throws are
+   * ignored.
+   */
   onEvent?: (event: SandboxEvent) => void;
   /** Per-execution limits, over the pool's. */
   limits?: Partial<SandboxLimits>;
 }
 
-/** A streamed event; `seq` starts at 1 and increases by one per event of an execution. */
-export type SandboxEvent = { seq: number } & (
+/** What a streamed event carries, before it is numbered. */
+export type SandboxEventData =
   | { type: 'output'; value: unknown }
   | { type: 'log'; stream: 'stdout' | 'stderr'; text: string }
-  | { type: 'tool'; name: string; durationMs: number; isError: boolean }
-);
+  | { type: 'tool'; name: string; durationMs: number; isError: boolean };
+
+/** A streamed event; `seq` starts at 1 and increases by one per event of an execution. */
+export type SandboxEvent = { seq: number } & SandboxEventData;
 
 /** How an execution ended. */
 export type ExecutionStatus = 'success' | 'failed' | 'timeout' | 'canceled';
@@ -48,7 +54,11 @@ export interface ExecutionResult {
   outputs: unknown[];
   /** `console.log/info/debug` text, one line per call. */
   stdout: string;
-  /** `console.warn/error` text. */
+  /**
+   * `console.warn/error` text; for a run that did not succeed, then why, as Node prints an uncaught
+   * error (`Error: boom` and `    at snippet.ts:1:7`), or `timeout: the run exceeded 30000 ms`, or
+   * `canceled: killed by a signal` (also the last `log` event).
+   */
   stderr: string;
   error?: ExecutionError;
   /** Wall time from start of the run (not the queue wait) to the end, ms. */

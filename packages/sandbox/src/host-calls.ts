@@ -66,11 +66,12 @@ export class HostCalls {
       const started = performance.now();
       try {
         const result = await host.execute(name, props, { signal: this.#signal });
-        done(true, result, {
-          name,
-          durationMs: performance.now() - started,
-          isError: Boolean(result?.isError),
-        });
+        const event = { name, durationMs: performance.now() - started, isError: Boolean(result?.isError) };
+        // A failed call rejects, so its error text is never read as data (docs/tools.md, "In the sandbox").
+        if (result?.isError) {
+          const reason = result.error ?? 'the tool reported an error';
+          done(false, { name: 'ToolError', message: `Tool ${name} failed: ${reason}` }, event);
+        } else done(true, result, event);
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         const event = { name, durationMs: performance.now() - started, isError: true };

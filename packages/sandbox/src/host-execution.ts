@@ -8,9 +8,11 @@ import type {
   ExecutionResult,
   ExecutionStatus,
   SandboxEvent,
+  SandboxEventData,
 } from './execution.ts';
 import type { SandboxLimits } from './limits.ts';
 import type { WorkerEvent, WorkerMessage } from './protocol.ts';
+import { failureText } from './failure-text.ts';
 import { HostCalls } from './host-calls.ts';
 import type { WorkerProcess } from './worker-process.ts';
 
@@ -119,7 +121,7 @@ export class HostExecution implements Execution {
   }
 
   /** A message from this execution's worker. */
-  onWorkerMessage(message: Exclude<WorkerMessage, { type: 'ready' }>): void {
+  onWorkerMessage(message: Exclude<WorkerMessage, { type: 'ready' | 'warm' }>): void {
     if (message.type === 'done') clearTimeout(this.#stuckTimer);
     if (this.#state !== 'running') return;
     switch (message.type) {
@@ -227,9 +229,7 @@ export class HostExecution implements Execution {
     }
   }
 
-  #emit(
-    event: SandboxEvent extends infer E ? (E extends { seq: number } ? Omit<E, 'seq'> : never) : never,
-  ): void {
+  #emit(event: SandboxEventData): void {
     const onEvent = this.#request.onEvent;
     if (!onEvent) return;
     try {
@@ -250,6 +250,17 @@ export class HostExecution implements Execution {
     this.#calls.stop();
     clearTimeout(this.#deadline);
     clearTimeout(this.#ackTimer);
+    // Why the run did not succeed, as the last stderr event, for clients that read only stderr.
+    const why = failureText(
+      status,
+      error,
+      this.limits.timeoutMs,
+      this.#lang === 'ts' ? 'snippet.ts' : 'snippet.js',
+    );
+    if (why) {
+      this.#stderr += why;
+      this.#emit({ type: 'log', stream: 'stderr', text: why });
+    }
     const result: ExecutionResult = {
       status,
       outputs: this.#outputs,

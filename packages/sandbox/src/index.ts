@@ -1,7 +1,7 @@
 // Public API of @mci/sandbox: run model-written TypeScript in isolated-vm worker processes.
 
 // The pool
-export { createSandboxPool, DEFAULT_MAX_EXECUTIONS_PER_WORKER } from './pool.ts';
+export { createSandboxPool, DEFAULT_MAX_EXECUTIONS_PER_WORKER, DEFAULT_MAX_WORKER_RSS_MB } from './pool.ts';
 export type { SandboxPool, SandboxPoolOptions } from './pool.ts';
 
 // Executions

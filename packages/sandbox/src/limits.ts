@@ -18,7 +18,7 @@ export interface SandboxLimits {
   maxFetchResponseBytes: number;
 }
 
-/** The defaults the issue names (30 s, 128 MB, 1 MiB of outputs and of logs, 1000 / 16 tool calls). */
+/** The default limits (30 s, 128 MB, 1 MiB of outputs and of logs, 1000 / 16 tool calls). */
 export const DEFAULT_LIMITS: Readonly<SandboxLimits> = Object.freeze({
   timeoutMs: 30_000,
   memoryLimitMb: 128,

@@ -21,12 +21,18 @@ export interface SandboxPoolOptions {
   limits?: Partial<SandboxLimits>;
   /**
    * Executions a worker process runs before the pool replaces it with a fresh one (a replacement
-   * is started at once; the old worker is ended). Bounds what a long-lived process accumulates:
-   * V8 grows the worker's own heap over tens of thousands of executions (see docs/sandbox.md,
-   * "Worker lifetime"), the way process pools cap requests per child. `Infinity` keeps workers for
-   * good. @default 100_000
+   * is started at once; the old worker is ended). Bounds what a long-lived process accumulates,
+   * the way process pools cap requests per child (see docs/sandbox.md, "Worker lifetime").
+   * `Infinity` keeps workers for good. @default 100_000
    */
   maxExecutionsPerWorker?: number;
+  /**
+   * Resident set size (MB) past which a worker process is replaced after its current execution, the
+   * way `maxExecutionsPerWorker` replaces it by count. isolated-vm's native memory (and V8's heap of
+   * the worker itself) grows with what the programs did, notably after large outputs, and is not all
+   * given back to the system. `Infinity` never replaces a worker for its memory. @default 384
+   */
+  maxWorkerRssMb?: number;
 }
 
 /** Runs programs in sandbox worker processes; see {@link createSandboxPool}. */
@@ -49,6 +55,9 @@ const LANGS: Record<string, 'ts' | 'js'> = { ts: 'ts', typescript: 'ts', js: 'js
 
 /** Default of {@link SandboxPoolOptions.maxExecutionsPerWorker}. */
 export const DEFAULT_MAX_EXECUTIONS_PER_WORKER = 100_000;
+
+/** Default of {@link SandboxPoolOptions.maxWorkerRssMb}. */
+export const DEFAULT_MAX_WORKER_RSS_MB = 384;
 
 /** Workers that die before becoming ready this many times in a row stop the pool from respawning. */
 const MAX_START_FAILURES = 3;
@@ -79,10 +88,17 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
       `maxExecutionsPerWorker must be a positive integer or Infinity, got ${String(maxExecutions)}`,
     );
   }
+  const maxRssMb = options.maxWorkerRssMb ?? DEFAULT_MAX_WORKER_RSS_MB;
+  if (!(maxRssMb === Number.POSITIVE_INFINITY || (Number.isSafeInteger(maxRssMb) && maxRssMb >= 1))) {
+    throw new SandboxError(
+      'INVALID_OPTION',
+      `maxWorkerRssMb must be a positive integer or Infinity, got ${String(maxRssMb)}`,
+    );
+  }
   // Frozen: executions without limits of their own share it.
   const limits = Object.freeze(resolveLimits(options.limits));
   const egress = createEgressFetch(parseAllowNet(options.allowNet));
-  return new Pool(size, limits, egress, maxExecutions);
+  return new Pool(size, limits, egress, { maxExecutions, maxRssBytes: maxRssMb * 1024 * 1024 });
 }
 
 class Pool implements SandboxPool {
@@ -92,19 +108,24 @@ class Pool implements SandboxPool {
   readonly #workers = new Set<WorkerProcess>();
   readonly #running = new Map<WorkerProcess, HostExecution | undefined>();
   readonly #queue: HostExecution[] = [];
-  readonly #maxExecutions: number;
+  readonly #recycle: { maxExecutions: number; maxRssBytes: number };
   /** Executions each worker has finished (see {@link SandboxPoolOptions.maxExecutionsPerWorker}). */
   readonly #executions = new WeakMap<WorkerProcess, number>();
-  /** Workers ended because they reached their execution count: their exit needs no replacement. */
+  /** Workers ended for their execution count or memory: their exit needs no replacement. */
   readonly #retired = new WeakSet<WorkerProcess>();
   #nextId = 0;
   #startFailures = 0;
   #startError = '';
   #closed = false;
 
-  constructor(size: number, limits: SandboxLimits, egress: EgressFetch, maxExecutions: number) {
+  constructor(
+    size: number,
+    limits: SandboxLimits,
+    egress: EgressFetch,
+    recycle: { maxExecutions: number; maxRssBytes: number },
+  ) {
     this.size = size;
-    this.#maxExecutions = maxExecutions;
+    this.#recycle = recycle;
     this.#limits = limits;
     this.#egress = egress;
     for (let i = 0; i < size; i++) this.#spawn();
@@ -172,6 +193,7 @@ class Pool implements SandboxPool {
         this.#running.set(worker, undefined);
         this.#dispatch();
       },
+      onWarm: () => this.#dispatch(),
       onMessage: (w, message) => this.#onMessage(w, message),
       onExit: (w, reason) => this.#onExit(w, reason),
     });
@@ -179,20 +201,20 @@ class Pool implements SandboxPool {
     worker.setRef(this.#queue.length > 0 || [...this.#running.values()].some(Boolean));
   }
 
-  #onMessage(worker: WorkerProcess, message: Exclude<WorkerMessage, { type: 'ready' }>): void {
+  #onMessage(worker: WorkerProcess, message: Exclude<WorkerMessage, { type: 'ready' | 'warm' }>): void {
     const execution = this.#running.get(worker);
     execution?.onWorkerMessage(message);
     if (message.type === 'done' && execution?.id === message.id) {
-      worker.lastDoneAt = performance.now();
       const executions = (this.#executions.get(worker) ?? 0) + 1;
       this.#executions.set(worker, executions);
-      if (executions >= this.#maxExecutions) this.#retire(worker);
-      else this.#running.set(worker, undefined);
+      if (executions >= this.#recycle.maxExecutions || message.rssBytes > this.#recycle.maxRssBytes) {
+        this.#retire(worker);
+      } else this.#running.set(worker, undefined);
       this.#dispatch();
     }
   }
 
-  /** Ends an idle worker that has run its share of executions, and starts its replacement. */
+  /** Ends an idle worker that has run its share of executions or memory, and starts its replacement. */
   #retire(worker: WorkerProcess): void {
     this.#retired.add(worker);
     this.#running.delete(worker);
@@ -222,11 +244,15 @@ class Pool implements SandboxPool {
 
   #dispatch(): void {
     while (this.#queue.length > 0) {
-      // The idle worker that finished longest ago has had the most time to warm its next isolate.
+      // An idle worker whose next isolate is built starts at once; any other first builds it.
       let chosen: WorkerProcess | undefined;
       for (const [worker, execution] of this.#running) {
         if (execution || !worker.alive) continue;
-        if (!chosen || worker.lastDoneAt < chosen.lastDoneAt) chosen = worker;
+        chosen ??= worker;
+        if (worker.warm) {
+          chosen = worker;
+          break;
+        }
       }
       if (!chosen) break;
       const execution = this.#queue.shift()!;

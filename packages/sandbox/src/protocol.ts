@@ -35,7 +35,10 @@ export type WorkerEvent =
 
 /** Worker -> host. */
 export type WorkerMessage =
+  /** The worker has started; its first isolate is warm. */
   | { type: 'ready' }
+  /** The isolate for the next execution is built: an execution sent now starts at once. */
+  | { type: 'warm' }
   | { type: 'events'; id: number; events: WorkerEvent[] }
   | { type: 'tool'; id: number; callId: number; name: string; props: unknown }
   | { type: 'fetch'; id: number; callId: number; request: FetchRequestData }
@@ -49,4 +52,6 @@ export type WorkerMessage =
       cpuTimeMs: number;
       heapUsedBytes: number;
       truncated: boolean;
+      /** The worker process's resident set size after the run, bytes. */
+      rssBytes: number;
     };

@@ -20,11 +20,10 @@ const WORKER_FILE = fileURLToPath(
  *   thread, holds the engine's mutex, and posts a task to every isolate's task runner. When the
  *   worker disposes an isolate at that moment, the task runner holds the isolate's last reference,
  *   and the isolate is torn down on that thread, still under the mutex. Its teardown takes the same
- *   mutex (`WasmEngine::DeleteCompileJobsOnIsolate`) and waits forever; the next `new Isolate` waits
- *   too. The execution then timed out with no result. Without code GC, the replaced code of
- *   amaro's one module stays allocated: bounded, since each function tiers up at most once.
- *   (Found with gdb; `--stress-wasm-code-gc` reproduces it within about 1,000 executions, see
- *   `test/wasm-code-gc.test.ts`.)
+ *   mutex (`WasmEngine::DeleteCompileJobsOnIsolate`) and waits forever, and so does the next
+ *   `new Isolate`. Without code GC, the replaced code of amaro's one module stays allocated: bounded,
+ *   since each function tiers up at most once. `test/wasm-code-gc.slow.test.ts` reproduces the
+ *   deadlock with `--stress-wasm-code-gc`.
  */
 const WORKER_EXEC_ARGV = [
   '--no-node-snapshot',
@@ -94,7 +93,8 @@ export function crashLines(stderrTail: string): string {
 /** What the pool needs to hear from a worker process. */
 export interface WorkerProcessEvents {
   onReady(worker: WorkerProcess): void;
-  onMessage(worker: WorkerProcess, message: Exclude<WorkerMessage, { type: 'ready' }>): void;
+  onWarm(worker: WorkerProcess): void;
+  onMessage(worker: WorkerProcess, message: Exclude<WorkerMessage, { type: 'ready' | 'warm' }>): void;
   onExit(worker: WorkerProcess, reason: string): void;
 }
 
@@ -108,8 +108,8 @@ export class WorkerProcess {
   #ready = false;
   #exited = false;
   #stderrTail = '';
-  /** When the worker last finished an execution (`performance.now()`); idle workers are picked LRU. */
-  lastDoneAt = 0;
+  /** Whether the worker's isolate for the next execution is built (it said `ready` or `warm`). */
+  warm = false;
 
   /**
    * Starts the process.
@@ -136,7 +136,11 @@ export class WorkerProcess {
     this.#child.on('message', (message: WorkerMessage) => {
       if (message.type === 'ready') {
         this.#ready = true;
+        this.warm = true;
         events.onReady(this);
+      } else if (message.type === 'warm') {
+        this.warm = true;
+        events.onWarm(this);
       } else {
         events.onMessage(this, message);
       }
@@ -173,6 +177,7 @@ export class WorkerProcess {
    */
   send(message: HostMessage): boolean {
     if (this.#exited || !this.#child.connected) return false;
+    if (message.type === 'execute') this.warm = false;
     try {
       this.#child.send(message);
       return true;

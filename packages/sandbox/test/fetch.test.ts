@@ -227,28 +227,76 @@ return all.map((x) => x.status === 'fulfilled' ? x.value : x.reason.message);`,
 });
 
 describe('the egress policy', () => {
-  it('classifies internal addresses', () => {
-    for (const a of [
-      '127.0.0.1',
-      '10.1.2.3',
-      '172.16.0.1',
-      '192.168.1.1',
-      '169.254.169.254',
-      '0.0.0.0',
-      '100.64.0.1',
-      '::1',
-      '::',
-      'fe80::1',
-      'fd00::1',
-      '::ffff:127.0.0.1',
-      '::ffff:7f00:1',
-      '224.0.0.1',
-      'not-an-ip',
-    ]) {
-      expect(isInternalAddress(a), a).toBe(true);
-    }
-    for (const a of ['1.1.1.1', '8.8.8.8', '2606:4700:4700::1111', '::ffff:1.1.1.1'])
+  // One address inside each range of the IANA special-purpose address registries (IPv4 and IPv6),
+  // as of 2026: https://www.iana.org/assignments/iana-ipv4-special-registry/ and
+  // https://www.iana.org/assignments/iana-ipv6-special-registry/
+  const SPECIAL: Array<[range: string, address: string]> = [
+    ['0.0.0.0/8 this network', '0.1.2.3'],
+    ['10.0.0.0/8 private', '10.1.2.3'],
+    ['100.64.0.0/10 shared address space (CGNAT)', '100.64.0.1'],
+    ['127.0.0.0/8 loopback', '127.0.0.1'],
+    ['127.0.0.0/8 loopback, far end', '127.255.255.254'],
+    ['169.254.0.0/16 link local', '169.254.169.254'],
+    ['172.16.0.0/12 private', '172.31.255.1'],
+    ['192.0.0.0/24 IETF protocol assignments', '192.0.0.9'],
+    ['192.0.0.0/29 IPv4 service continuity', '192.0.0.1'],
+    ['192.0.0.170/32 NAT64/DNS64 discovery', '192.0.0.170'],
+    ['192.0.2.0/24 documentation (TEST-NET-1)', '192.0.2.1'],
+    ['192.31.196.0/24 AS112-v4', '192.31.196.1'],
+    ['192.52.193.0/24 AMT', '192.52.193.1'],
+    ['192.88.99.0/24 6to4 relay anycast (deprecated)', '192.88.99.1'],
+    ['192.168.0.0/16 private', '192.168.1.1'],
+    ['192.175.48.0/24 direct delegation AS112', '192.175.48.1'],
+    ['198.18.0.0/15 benchmarking', '198.19.0.1'],
+    ['198.51.100.0/24 documentation (TEST-NET-2)', '198.51.100.1'],
+    ['203.0.113.0/24 documentation (TEST-NET-3)', '203.0.113.1'],
+    ['224.0.0.0/4 multicast', '224.0.0.1'],
+    ['240.0.0.0/4 reserved', '240.0.0.1'],
+    ['255.255.255.255/32 limited broadcast', '255.255.255.255'],
+    ['::1/128 loopback', '::1'],
+    ['::/128 unspecified', '::'],
+    ['::ffff:0:0/96 IPv4-mapped, of loopback', '::ffff:127.0.0.1'],
+    ['::ffff:0:0/96 IPv4-mapped, hex form', '::ffff:7f00:1'],
+    ['::/96 IPv4-compatible (deprecated), of loopback', '::7f00:1'],
+    ['::/96 IPv4-compatible (deprecated), of a public address', '::101:101'],
+    ['::ffff:0:0:0/96 IPv4-translated (RFC 6145)', '::ffff:0:7f00:1'],
+    ['64:ff9b::/96 IPv4-IPv6 translation', '64:ff9b::7f00:1'],
+    ['64:ff9b:1::/48 local-use IPv4/IPv6 translation', '64:ff9b:1::1'],
+    ['100::/64 discard-only', '100::1'],
+    ['100:0:0:1::/64 dummy IPv6 prefix', '100:0:0:1::1'],
+    ['2001::/23 IETF protocol assignments', '2001:1::1'],
+    ['2001::/32 Teredo', '2001::1'],
+    ['2001::/32 Teredo, embedding a public server', '2001:0:4136:e378:8000:63bf:3fff:fdd2'],
+    ['2001:1::1/128 port control protocol anycast', '2001:1::1'],
+    ['2001:1::2/128 TURN anycast', '2001:1::2'],
+    ['2001:1::3/128 DNS-SD SRP anycast', '2001:1::3'],
+    ['2001:2::/48 benchmarking', '2001:2::1'],
+    ['2001:3::/32 AMT', '2001:3::1'],
+    ['2001:4:112::/48 AS112-v6', '2001:4:112::1'],
+    ['2001:10::/28 ORCHID (deprecated)', '2001:10::1'],
+    ['2001:20::/28 ORCHIDv2', '2001:20::1'],
+    ['2001:30::/28 drone remote ID entity tags', '2001:30::1'],
+    ['2001:db8::/32 documentation', '2001:db8::1'],
+    ['2002::/16 6to4', '2002:7f00:1::1'],
+    ['2620:4f:8000::/48 direct delegation AS112', '2620:4f:8000::1'],
+    ['3fff::/20 documentation', '3fff::1'],
+    ['5f00::/16 segment routing SIDs', '5f00::1'],
+    ['fc00::/7 unique local', 'fd00::1'],
+    ['fe80::/10 link-local', 'fe80::1'],
+    ['fe80::/10 link-local, with a zone', 'fe80::1%eth0'],
+    ['fec0::/10 site-local (deprecated)', 'fec0::1'],
+    ['ff00::/8 multicast', 'ff02::1'],
+  ];
+
+  it.each(SPECIAL)('classifies %s as internal (%s)', (_, address) => {
+    expect(isInternalAddress(address)).toBe(true);
+  });
+
+  it('classifies public unicast addresses as public, and anything else as internal', () => {
+    for (const a of ['1.1.1.1', '8.8.8.8', '192.0.3.1', '2606:4700:4700::1111', '::ffff:1.1.1.1'])
       expect(isInternalAddress(a), a).toBe(false);
+    for (const a of ['not-an-ip', '', '0x7f.1', '2130706433', '127.1'])
+      expect(isInternalAddress(a), a).toBe(true);
   });
 
   it('parses --allow-net entries and names a bad one', () => {

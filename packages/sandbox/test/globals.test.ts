@@ -65,7 +65,9 @@ try { output({ deep: { er: [new (class extends WeakMap {})()] } }) } catch (e) {
     );
     expect(r.status).toBe('success');
     expect(r.outputs[0]).toEqual([new Map([['k', new Set([1])]]), new Date(0), { a: 1, b: 2 }, { n: null }]);
-    expect(r.outputs[1]).toBe('output(): $.deep.er[0] is a WeakMap and cannot be copied out of the sandbox');
+    expect(r.outputs[1]).toBe(
+      'output(): value.deep.er[0] is a WeakMap and cannot be copied out of the sandbox',
+    );
   });
 
   it('copies large outputs exactly, in order with small ones, as events and in the result', async () => {
@@ -194,32 +196,42 @@ try { output({ deep: nest(5000, new Map()) }) } catch (e) { output(e.message) }`
     expect(depthOf(r.outputs[1])).toBe(999);
     expect(r.outputs[2]).toEqual([
       'TypeError',
-      `output(): $${'[0]'.repeat(32)}… is nested more than 1000 levels deep and cannot be copied out of the sandbox`,
+      `output(): value${'[0]'.repeat(32)}… is nested more than 1000 levels deep and cannot be copied out of the sandbox`,
     ]);
     expect(r.outputs[3]).toBe(
-      `output(): $.deep${'[0]'.repeat(31)}… is nested more than 1000 levels deep and cannot be copied out of the sandbox`,
+      `output(): value.deep${'[0]'.repeat(31)}… is nested more than 1000 levels deep and cannot be copied out of the sandbox`,
     );
     expect(r.durationMs).toBeLessThan(5000);
+  });
+
+  it('names the value itself in words when it cannot be copied (regression: "$ is a function")', async () => {
+    const r = await run(pool, 'output(() => 1)');
+    expect(r.error).toMatchObject({
+      name: 'TypeError',
+      message: 'output(): the value is a function and cannot be copied out of the sandbox',
+    });
   });
 
   it('throws a TypeError naming the path of a part that cannot be copied', async () => {
     const fn = await run(pool, 'output({ items: [1, { callback() {} }] })');
     expect(fn.error).toMatchObject({
       name: 'TypeError',
-      message: 'output(): $.items[1].callback is a function and cannot be copied out of the sandbox',
+      message: 'output(): value.items[1].callback is a function and cannot be copied out of the sandbox',
       line: 1,
     });
     const sym = await run(
       pool,
       'try { output(new Map([["k", Symbol("s")]])) } catch (e) { return e.message }',
     );
-    expect(sym.outputs).toEqual(['output(): $<value 0> is a symbol and cannot be copied out of the sandbox']);
+    expect(sym.outputs).toEqual([
+      'output(): value<value 0> is a symbol and cannot be copied out of the sandbox',
+    ]);
     const weird = await run(
       pool,
       'try { output({ "odd key": new WeakMap() }) } catch (e) { return e.message }',
     );
     expect(weird.outputs).toEqual([
-      'output(): $["odd key"] is a WeakMap and cannot be copied out of the sandbox',
+      'output(): value["odd key"] is a WeakMap and cannot be copied out of the sandbox',
     ]);
   });
 
@@ -244,7 +256,9 @@ try { output({ deep: nest(5000, new Map()) }) } catch (e) { output(e.message) }`
 
   it('fails when the return value cannot be copied', async () => {
     const r = await run(pool, 'return () => 1');
-    expect(r.error?.message).toBe('return value: $ is a function and cannot be copied out of the sandbox');
+    expect(r.error?.message).toBe(
+      'return value: the value is a function and cannot be copied out of the sandbox',
+    );
   });
 });
 
@@ -387,7 +401,7 @@ return [copy !== src, copy.m.get(1) !== src.m.get(1), copy.d.getTime(), err];`,
       true,
       true,
       5,
-      'DataCloneError: structuredClone(): $.f is a function and cannot be copied out of the sandbox',
+      'DataCloneError: structuredClone(): value.f is a function and cannot be copied out of the sandbox',
     ]);
   });
 

@@ -1,7 +1,7 @@
-// A program that calls tools in a loop gets its results delivered synchronously on the worker's
-// thread once its continuations have proven brief (see `WorkerExecution.settle`). These tests pin
-// what must not change when that happens: a long continuation after such a loop still streams its
-// outputs and tool calls, still times out and can be killed, and its failures still fail the run.
+// A program that calls tools in a loop gets each result as an isolate task, and runs its
+// continuation there while the worker's thread stays free. These tests pin what that guarantees: a
+// long continuation after such a loop still streams its outputs and tool calls, still times out and
+// can be killed, and its failures (an unhandled rejection in its last moment too) fail the run.
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSandboxPool, type SandboxEvent, type ToolHost } from '../src/index.ts';
 import { run } from './helpers.ts';
@@ -22,7 +22,7 @@ function recordingHost() {
   return { host, calls };
 }
 
-/** Twenty brief tool calls: enough for results to be delivered synchronously afterwards. */
+/** Twenty brief tool calls before the part under test. */
 const LOOP = 'for (let i = 0; i < 20; i++) await tools.echo({ i });\n';
 
 describe('continuations after a loop of tool calls', () => {

@@ -46,15 +46,34 @@ return (await tools.greet({ name: 'Ada' })).content[0].text`,
     expect(r.outputs).toEqual(['dash works']);
   });
 
-  it('returns a failing tool as an isError result (the program goes on)', async () => {
-    const r = await run(pool, 'const res = await tools.fail();\nreturn [res.isError, res.error]', { tools });
-    expect(r.outputs).toEqual([[true, expect.stringContaining('Command exited with code 3')]]);
+  it('rejects a failing tool with a ToolError naming it and its error (the program can catch it)', async () => {
+    const r = await run(
+      pool,
+      'try { await tools.fail(); } catch (e) { return [e instanceof Error, e.name, e.message]; }',
+      { tools },
+    );
+    expect(r.outputs).toEqual([
+      [true, 'ToolError', expect.stringMatching(/^Tool fail failed: Command exited with code 3/)],
+    ]);
     expect(r.events[0]).toMatchObject({ type: 'tool', name: 'fail', isError: true });
   });
 
-  it('returns invalid props as an isError result from the runner', async () => {
-    const r = await run(pool, 'return (await tools.greet({ name: 5 })).isError', { tools });
-    expect(r.outputs).toEqual([true]);
+  it('rejects invalid props (an isError result of the runner) as a ToolError', async () => {
+    const r = await run(pool, 'return await tools.greet({ name: 5 }).catch((e) => e.message)', { tools });
+    expect(r.outputs).toEqual([
+      expect.stringMatching(/^Tool greet failed: Invalid props: props\.name must be string/),
+    ]);
+  });
+
+  it('never lets the error text of a failed call stand in for data (an uncaught ToolError ends the run)', async () => {
+    const r = await run(pool, 'const url = (await tools.fail()).content[0].text;\nawait fetch(url);', {
+      tools,
+    });
+    expect(r.status).toBe('failed');
+    expect(r.error).toMatchObject({
+      name: 'ToolError',
+      message: expect.stringMatching(/^Tool fail failed: /),
+    });
   });
 
   it('throws a TypeError listing close names for an unknown tool', async () => {
@@ -95,7 +114,7 @@ return (await tools.greet({ name: 'Ada' })).content[0].text`,
   it('throws a TypeError naming the path when props cannot be copied', async () => {
     const r = await run(pool, 'await tools.greet({ name: "x", cb: () => 1 })', { tools });
     expect(r.error?.message).toBe(
-      'tools["greet"]() argument: $.cb is a function and cannot be copied out of the sandbox',
+      'tools["greet"]() argument: value.cb is a function and cannot be copied out of the sandbox',
     );
   });
 

@@ -1,5 +1,5 @@
 /**
- * Templating engine benchmark (issue 2, section 3): a 10 KB template with 100 placeholders and a
+ * Templating engine benchmark: a 10 KB template with 100 placeholders and a
  * 100-iteration loop, rendered from the parse cache; the 100 KB / 10 KB render-time ratio (linear
  * means ~10); and the cost of parsing on every render versus rendering the cached tree.
  */

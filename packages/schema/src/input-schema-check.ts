@@ -1,6 +1,9 @@
-import { Ajv } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import {
+  createJsonSchemaValidator,
+  type JsonSchemaDialect,
+  type JsonSchemaValidator,
+  jsonSchemaDialect,
+} from './json-schema-validator.ts';
 import type { InputSchema } from './tool-schema.ts';
 
 /** One problem of an `inputSchema`: `pointer` is a JSON pointer inside it (`''` for the root). */
@@ -9,35 +12,20 @@ export interface InputSchemaProblem {
   message: string;
 }
 
-type Validator = Ajv | Ajv2019 | Ajv2020;
-const validators = new Map<string, Validator>();
-
 // Meta-schema validation only (no compile): MCP servers' schemas may use keywords strict mode rejects.
 // Built on first use: most tool files never need the 2019-09 or 2020-12 meta-schemas.
-function validator(draft: 'draft7' | 'draft2019' | 'draft2020'): Validator {
-  let ajv = validators.get(draft);
+const validators = new Map<JsonSchemaDialect, JsonSchemaValidator>();
+
+function validatorFor(schema: InputSchema): JsonSchemaValidator | undefined {
+  // Other drafts (04, 06) are not loaded: their schemas are accepted unchecked.
+  const dialect = jsonSchemaDialect(schema);
+  if (!dialect) return undefined;
+  let ajv = validators.get(dialect);
   if (!ajv) {
-    const options = { strict: false, allErrors: true };
-    ajv =
-      draft === 'draft7'
-        ? new Ajv(options)
-        : draft === 'draft2019'
-          ? new Ajv2019(options)
-          : new Ajv2020(options);
-    validators.set(draft, ajv);
+    ajv = createJsonSchemaValidator(dialect);
+    validators.set(dialect, ajv);
   }
   return ajv;
-}
-
-function validatorFor(schema: InputSchema): Validator | undefined {
-  const declared = schema.$schema;
-  if (declared === undefined) return validator('draft7');
-  if (typeof declared !== 'string') return undefined;
-  if (declared.includes('draft-07')) return validator('draft7');
-  if (declared.includes('2019-09')) return validator('draft2019');
-  if (declared.includes('2020-12')) return validator('draft2020');
-  // Older drafts (04, 06) are not loaded: their schemas are accepted unchecked.
-  return undefined;
 }
 
 /**

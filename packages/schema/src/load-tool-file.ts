@@ -9,7 +9,7 @@ import { formatJsonPath, SchemaError, type SchemaIssue } from './schema-error.ts
 import { parseSourceDocument, type SourceDocument } from './source-document.ts';
 import type { Candidate, IssueAt } from './tool-candidate.ts';
 import { createToolCollection, type ToolCollection } from './tool-collection.ts';
-import { DEFAULT_LIBRARY_DIR } from './tool-file-schema.ts';
+import { DEFAULT_LIBRARY_DIR, type ToolFile } from './tool-file-schema.ts';
 import type { Tool } from './tool-schema.ts';
 
 /**
@@ -47,8 +47,8 @@ export interface LoadToolFileOptions {
 export async function loadToolFile(path: string, options: LoadToolFileOptions = {}): Promise<ToolCollection> {
   const file = resolve(path);
   const document = parseSourceDocument(await readToolFile(file, file), file);
-  if (isStandaloneToolset(document.value)) return loadStandaloneToolset(file, document);
-  const { data, source } = parseToolFileDocument(document, file);
+  const standalone = isStandaloneToolset(document.value) ? toolsetAsMainFile(document, file) : undefined;
+  const { data, source } = standalone ?? parseToolFileDocument(document, file);
   const dir = dirname(file);
   const libraryDir = resolve(dir, data.libraryDir);
   const mcpServers = data.mcp_servers ?? {};
@@ -83,12 +83,13 @@ export async function loadToolFile(path: string, options: LoadToolFileOptions = 
     candidates.push(...mcp.candidates);
   }
 
-  issues.push(...checkTools(candidates, mcpServers), ...findDuplicates(candidates));
+  // A toolset on its own cannot declare the servers its tools name: the main file using it does.
+  issues.push(...checkTools(candidates, standalone ? undefined : mcpServers), ...findDuplicates(candidates));
   if (issues.length > 0) throw SchemaError.fromIssues(issues);
 
   return createToolCollection({
     file,
-    kind: 'main',
+    ...(standalone ? standalone.kind : { kind: 'main' as const }),
     dir,
     ...(data.metadata ? { metadata: data.metadata } : {}),
     libraryDir,
@@ -100,38 +101,29 @@ export async function loadToolFile(path: string, options: LoadToolFileOptions = 
   });
 }
 
-/** Loads a toolset file given as the main file: see {@link loadToolFile}. */
-function loadStandaloneToolset(file: string, document: SourceDocument): ToolCollection {
+/**
+ * A toolset file given as the main file, read as a main file with the defaults and no servers, plus
+ * what the collection says about it (see {@link loadToolFile}).
+ */
+function toolsetAsMainFile(document: SourceDocument, file: string) {
   const { data, source } = parseToolsetFileDocument(document, file);
-  const candidates: Candidate[] = data.tools.map((tool, index) => ({
-    tool: { ...tool, source: file },
-    file,
-    path: ['tools', index],
-    source,
-  }));
+  const { expiresAt, ...toolset } = data;
   const mcpServerNames = [
     ...new Set(
-      data.tools.flatMap((tool) =>
+      toolset.tools.flatMap((tool) =>
         tool.execution.type === 'mcp' && !tool.disabled ? [tool.execution.serverName] : [],
       ),
     ),
   ];
-  // The servers are declared by the main file that uses this toolset: checked there, not here.
-  const issues = [...checkTools(candidates), ...findDuplicates(candidates)];
-  if (issues.length > 0) throw SchemaError.fromIssues(issues);
-  const dir = dirname(file);
-  return createToolCollection({
-    file,
-    kind: 'toolset',
-    mcpServerNames,
-    ...(data.expiresAt ? { expiresAt: data.expiresAt } : {}),
-    dir,
-    ...(data.metadata ? { metadata: data.metadata } : {}),
-    libraryDir: resolve(dir, DEFAULT_LIBRARY_DIR),
+  const main: ToolFile = {
+    ...toolset,
+    libraryDir: DEFAULT_LIBRARY_DIR,
     enableAnyPaths: false,
     directoryAllowList: [],
-    mcpServers: {},
-    toolsets: [],
-    tools: candidates.map((candidate) => candidate.tool),
-  });
+  };
+  return {
+    data: main,
+    source,
+    kind: { kind: 'toolset' as const, mcpServerNames, ...(expiresAt ? { expiresAt } : {}) },
+  };
 }

@@ -11,9 +11,12 @@ export interface ParsedDocument<T> {
   source: SourceDocument;
 }
 
+/** A document's text, or the document already parsed from it. */
+type Source = string | SourceDocument;
+
 function parseWith<S extends z.ZodType>(
   schema: S,
-  text: string | SourceDocument,
+  text: Source,
   fileName: string,
 ): ParsedDocument<z.infer<S>> {
   const source = typeof text === 'string' ? parseSourceDocument(text, fileName) : text;
@@ -37,10 +40,7 @@ export function parseToolFile(text: string, fileName: string): ToolFile {
 }
 
 /** {@link parseToolFile} keeping the source locations. */
-export function parseToolFileDocument(
-  text: string | SourceDocument,
-  fileName: string,
-): ParsedDocument<ToolFile> {
+export function parseToolFileDocument(text: Source, fileName: string): ParsedDocument<ToolFile> {
   return parseWith(ToolFileSchema, text, fileName);
 }
 
@@ -53,10 +53,7 @@ export function parseToolsetFile(text: string, fileName: string): ToolsetFile {
 }
 
 /** {@link parseToolsetFile} keeping the source locations. */
-export function parseToolsetFileDocument(
-  text: string | SourceDocument,
-  fileName: string,
-): ParsedDocument<ToolsetFile> {
+export function parseToolsetFileDocument(text: Source, fileName: string): ParsedDocument<ToolsetFile> {
   return parseWith(ToolsetFileSchema, text, fileName);
 }
 

@@ -44,8 +44,9 @@ export interface ToolCollection {
   get(name: string): ResolvedTool | undefined;
 }
 
-/** What {@link createToolCollection} builds a collection from. */
-export type ToolCollectionInit = Omit<ToolCollection, 'list' | 'get' | 'tools'> & {
+/** What {@link createToolCollection} builds a collection from (`kind` defaults to `main`). */
+export type ToolCollectionInit = Omit<ToolCollection, 'list' | 'get' | 'tools' | 'kind'> & {
+  kind?: ToolCollection['kind'];
   tools: readonly ResolvedTool[];
 };
 
@@ -58,6 +59,7 @@ export function createToolCollection(init: ToolCollectionInit): ToolCollection {
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   return {
     ...init,
+    kind: init.kind ?? 'main',
     tools,
     list: (filter) => (filter ? tools.filter((tool) => matchesToolFilter(tool, filter)) : [...tools]),
     get: (name) => byName.get(name),

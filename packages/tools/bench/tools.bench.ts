@@ -1,13 +1,13 @@
 /**
- * Tool execution benchmark (issue 3): executions per second and p50/p99 latency of a `text` tool, an
- * `http` tool against a local keep-alive server, and an `mcp` tool against server-everything (stdio);
- * the http and mcp tools next to the same operation done directly (a bare undici request; a bare MCP
+ * Tool execution benchmark: executions per second and p50/p99 latency of a `text` tool, an `http`
+ * tool against a local keep-alive server, and an `mcp` tool against server-everything (stdio); the
+ * http and mcp tools next to the same operation done directly (a bare undici `request()`; a bare MCP
  * SDK `callTool`), measured in the same run, interleaved round by round (after a warm-up of both) so
  * drift hits both alike; the mcp pair on several pairs of fresh server processes (see MCP_PAIRS).
  * Target: our overhead over the raw operation under 10% for http and mcp. Two more http rows, for
  * reference: a direct request that also carries a timeout signal and parses the JSON (what the tool
- * adds on top), and the leanest use of undici, a dispatch handler that only collects the body (the
- * tool reads responses that way, without undici's Readable; `request()` is the baseline the issue names).
+ * adds on top), and the leanest use of undici, a dispatch handler that only collects the body.
+ * Numbers and their history: docs/notes/tools-performance.md.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -28,9 +28,8 @@ const ROUND_MS = 150;
 const WARMUP_MS = 1500;
 /**
  * The mcp comparison runs on this many pairs of fresh stdio servers (one per side, started in
- * alternating order), ROUNDS / MCP_PAIRS rounds each: the p50 of one pair of server processes
- * differs by up to 10-15% either way from the next pair's (measured: two bare SDK clients, each with
- * its own server, and pair by pair in this bench), which one pair would charge to one side.
+ * alternating order), ROUNDS / MCP_PAIRS rounds each: one pair of server processes can be faster or
+ * slower than the next, which one pair alone would charge to one side.
  */
 const MCP_PAIRS = 6;
 /** Warm-up per side per mcp pair, in ms: each new server process starts cold. */

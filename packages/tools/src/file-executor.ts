@@ -16,11 +16,11 @@ export async function executeFile(execution: FileExecution, ctx: ExecutionContex
   let size: number;
   try {
     const info = await stat(absolute);
-    if (!info.isFile()) return errorResult(`Not a file: ${path} (${absolute})`);
+    if (!info.isFile()) return errorResult(`Not a file: ${path}`);
     size = info.size;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return errorResult(`File not found: ${path} (${absolute})`);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return errorResult(`File not found: ${path}`);
     throw error;
   }
   if (size > ctx.maxOutputBytes) {

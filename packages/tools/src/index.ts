@@ -22,6 +22,7 @@ export type { McpCacheFile } from './mcp/mcp-cache.ts';
 export type {
   AudioContent,
   Content,
+  EmbeddedResourceContent,
   ImageContent,
   ResourceLinkContent,
   TextContent,

@@ -37,18 +37,14 @@ describe('checkPath', () => {
   it('follows symlinks (also of missing files) before checking', async () => {
     const policy = pathPolicyFor(join(base, 'tools'), {});
     await expect(checkPath('etc/passwd', policy)).rejects.toThrow(PathViolation);
-    await expect(checkPath('etc/not-there', policy)).rejects.toThrow(
-      'Path "etc/not-there" (resolves to /etc/not-there) is outside',
-    );
+    await expect(checkPath('etc/not-there', policy)).rejects.toThrow('Path "etc/not-there" is outside');
   });
 
   it('lets a relative allow-list entry name a sibling, and anyPaths allow everything', async () => {
     const policy = pathPolicyFor(join(base, 'tools'), { directoryAllowList: ['../shared'] });
     expect(policy.roots).toEqual([join(base, 'tools'), join(base, 'shared')]);
     expect(await checkPath('../shared/a', policy)).toBe(join(base, 'shared', 'a'));
-    await expect(checkPath('../other/a', policy)).rejects.toThrow(
-      `allowed directories: ${join(base, 'tools')}, ${join(base, 'shared')}`,
-    );
+    await expect(checkPath('../other/a', policy)).rejects.toThrow('Path "../other/a" is outside');
     expect(await checkPath('/etc/passwd', pathPolicyFor(base, { enableAnyPaths: true }))).toBe('/etc/passwd');
     expect(pathPolicyFor(base, { enableAnyPaths: true }, { enableAnyPaths: false }).anyPaths).toBe(false);
   });

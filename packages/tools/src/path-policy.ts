@@ -43,7 +43,8 @@ export class PathViolation extends Error {
  * path that was checked (so a symlink swapped afterwards cannot redirect the read), or with
  * `anyPaths` the absolute path.
  *
- * @throws {PathViolation} naming the path and the allowed roots.
+ * @throws {PathViolation} naming the path as given (never where it resolves to, nor the roots: the
+ * message reaches clients, who must not learn the server's directories or, through `/proc/self`, its pid).
  */
 export async function checkPath(path: string, policy: PathPolicy): Promise<string> {
   const absolute = resolve(policy.baseDir, path);
@@ -52,8 +53,9 @@ export async function checkPath(path: string, policy: PathPolicy): Promise<strin
   for (const root of policy.roots) {
     if (isInside(await realpathLenient(root), real)) return real;
   }
-  const shown = real === absolute ? `"${path}"` : `"${path}" (resolves to ${real})`;
-  throw new PathViolation(`Path ${shown} is outside the allowed directories: ${policy.roots.join(', ')}`);
+  throw new PathViolation(
+    `Path "${path}" is outside the allowed directories (the tool file's directory and its directoryAllowList)`,
+  );
 }
 
 /** True when `child` equals `root` or lies below it, by whole path components. */

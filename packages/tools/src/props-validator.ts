@@ -1,24 +1,27 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import formats from 'ajv-formats';
+import {
+  createJsonSchemaValidator,
+  type JsonSchemaDialect,
+  type JsonSchemaValidator,
+  jsonSchemaDialect,
+} from '@mci/schema';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 
 /** The outcome of validating props: the props with defaults applied, or one combined message. */
 export type PropsValidation = { ok: true; props: unknown } | { ok: false; message: string };
 
-type Dialect = 'draft-07' | '2019-09' | '2020-12';
-
 /**
- * Validates tool props against a tool's `inputSchema` with ajv and fills in `default` values.
+ * Validates tool props against a tool's `inputSchema` with Ajv and fills in `default` values.
  *
- * The dialect comes from the schema's `$schema` (draft-04/06/07, 2019-09, 2020-12); a schema without
- * `$schema` is read as draft-07, as the schema package's load-time check reads it. Formats (`email`, `uri`, `date-time`, ...) are checked.
- * Compiled validators are cached per schema object, so the loaded tool definitions must not change.
+ * The dialect comes from the schema's `$schema`, read as the tool-file loader reads it
+ * (`jsonSchemaDialect` of `@mci/schema`: draft-07 without one, 2019-09, 2020-12); a schema naming
+ * another draft (04, 06), which the loader accepts unchecked, is validated as draft-07. Formats
+ * (`email`, `uri`, `date-time`, ...) are checked. Compiled validators are cached per schema object,
+ * so the loaded tool definitions must not change.
  *
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic#json-schema-usage
  */
 export class PropsValidator {
-  readonly #ajv = new Map<Dialect, Ajv>();
+  readonly #ajv = new Map<JsonSchemaDialect, JsonSchemaValidator>();
   readonly #compiled = new WeakMap<object, { validate: ValidateFunction; hasDefaults: boolean } | Error>();
 
   /**
@@ -42,7 +45,7 @@ export class PropsValidator {
     let compiled = this.#compiled.get(schema);
     if (!compiled) {
       try {
-        const validate = this.#ajvFor(dialectOf(schema)).compile(schema);
+        const validate = this.#ajvFor(jsonSchemaDialect(schema) ?? 'draft-07').compile(schema);
         compiled = { validate, hasDefaults: JSON.stringify(schema).includes('"default"') };
       } catch (error) {
         compiled = error instanceof Error ? error : new Error(String(error));
@@ -52,38 +55,15 @@ export class PropsValidator {
     return compiled;
   }
 
-  #ajvFor(dialect: Dialect): Ajv {
+  #ajvFor(dialect: JsonSchemaDialect): JsonSchemaValidator {
     let ajv = this.#ajv.get(dialect);
     if (!ajv) {
-      // strict: false because tool schemas in the wild carry annotations ajv does not know (`example`);
       // addUsedSchema: false so two tools may share a `$id` without clashing; verbose for the got-type.
-      const options = {
-        allErrors: true,
-        useDefaults: true,
-        strict: false,
-        addUsedSchema: false,
-        verbose: true,
-      } as const;
-      ajv =
-        dialect === '2020-12'
-          ? new Ajv2020(options)
-          : dialect === '2019-09'
-            ? new Ajv2019(options)
-            : new Ajv(options);
-      // ajv-formats is CommonJS: under NodeNext its default import is `module.exports`, whose
-      // `default` is the plugin.
-      formats.default(ajv);
+      ajv = createJsonSchemaValidator(dialect, { useDefaults: true, addUsedSchema: false, verbose: true });
       this.#ajv.set(dialect, ajv);
     }
     return ajv;
   }
-}
-
-function dialectOf(schema: Record<string, unknown>): Dialect {
-  const uri = typeof schema.$schema === 'string' ? schema.$schema : '';
-  if (uri.includes('2020-12')) return '2020-12';
-  if (uri.includes('2019-09')) return '2019-09';
-  return 'draft-07';
 }
 
 /** Joins ajv errors into one readable message: `props.units must be one of metric, imperial; ...`. */

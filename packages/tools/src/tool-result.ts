@@ -37,8 +37,21 @@ export interface ResourceLinkContent {
   description?: string;
 }
 
+/** A resource embedded in a result: its contents as text or as a base64 `blob`. */
+export interface EmbeddedResourceContent {
+  type: 'resource';
+  resource:
+    | { uri: string; mimeType?: string; text: string }
+    | { uri: string; mimeType?: string /** Base64-encoded bytes. */; blob: string };
+}
+
 /** One item of a result's content: the MCP content union. */
-export type Content = TextContent | ImageContent | AudioContent | ResourceLinkContent;
+export type Content =
+  | TextContent
+  | ImageContent
+  | AudioContent
+  | ResourceLinkContent
+  | EmbeddedResourceContent;
 
 /**
  * What executing a tool returns. On error `isError` is true, `error` holds the message and `content`

@@ -1,5 +1,5 @@
 import type { Annotations, ResolvedTool, ToolCollection } from '@mci/schema';
-import { raceAbort } from './abort.ts';
+import { raceAbort } from './race-abort.ts';
 import { executeCli } from './cli/cli-executor.ts';
 import type { ExecutionContext } from './execution-context.ts';
 import { executeFile } from './file-executor.ts';

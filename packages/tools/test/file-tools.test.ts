@@ -56,12 +56,8 @@ describe('file tools', () => {
     await using t = await runnerFor({ tools: [readTool('read')] });
     await mkdir(join(t.dir, 'folder'));
     await writeFile(join(t.dir, 'broken.txt'), 'Hi {{props.missing}}');
-    expect((await t.runner.execute('read', { path: 'nope.txt' })).error).toBe(
-      `File not found: nope.txt (${join(t.dir, 'nope.txt')})`,
-    );
-    expect((await t.runner.execute('read', { path: 'folder' })).error).toBe(
-      `Not a file: folder (${join(t.dir, 'folder')})`,
-    );
+    expect((await t.runner.execute('read', { path: 'nope.txt' })).error).toBe('File not found: nope.txt');
+    expect((await t.runner.execute('read', { path: 'folder' })).error).toBe('Not a file: folder');
     const broken = await t.runner.execute('read', { path: 'broken.txt' });
     expect(broken.isError).toBe(true);
     expect(broken.error).toMatch(/^file broken\.txt: .*props\.missing/);
@@ -94,11 +90,22 @@ describe('file tools', () => {
       const result = await t.runner.execute('read', { path });
       expect(result.isError, path).toBe(true);
       expect(result.error).toContain(`Path "${path}"`);
-      expect(result.error).toContain(`is outside the allowed directories: ${t.dir}`);
+      expect(result.error).toContain('is outside the allowed directories');
+      expect(result.error).not.toContain(t.dir);
     }
     // `..` collapses before symlinks are followed, so these stay inside and read the checked file.
     for (const path of ['sub/../inside.txt', 'linkdir/../inside.txt']) {
       expect((await t.runner.execute('read', { path })).content).toEqual([{ type: 'text', text: 'inside' }]);
+    }
+  });
+
+  it('never discloses server paths or the server pid in path errors (/proc/self resolves to the pid)', async () => {
+    await using t = await runnerFor({ tools: [readTool('read')] });
+    for (const path of ['/proc/self/status', '/proc/self/cwd/x', 'nope/missing.txt', '/etc/passwd']) {
+      const { error } = await t.runner.execute('read', { path });
+      expect(error, path).toBeDefined();
+      expect(error, path).not.toContain(t.dir);
+      expect(error, path).not.toMatch(new RegExp(`\\b${process.pid}\\b`));
     }
   });
 
@@ -109,7 +116,8 @@ describe('file tools', () => {
     ]);
     const evil = await t.runner.execute('read', { path: join(`${outside}-evil`, 'evil.txt') });
     expect(evil.isError).toBe(true);
-    expect(evil.error).toContain(`allowed directories: ${t.dir}, ${outside}`);
+    expect(evil.error).toContain('is outside the allowed directories');
+    expect(evil.error).not.toContain(t.dir);
   });
 
   it('resolves relative allow-list entries against the tool file directory', async () => {

@@ -1,9 +1,11 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { startHttpServer } from './helpers/http-test-server.ts';
-import { runnerFor } from './helpers/tool-dir.ts';
+import { runnerFor, toolDir } from './helpers/tool-dir.ts';
 
-// The request's deadline is an event emitter undici listens to, not an AbortSignal: these pin down
-// that it still ends the body phase, follows caller and runner signals, and lets go of both.
+// The request's deadline (AbortSignal.timeout, joined to the caller's signal with AbortSignal.any)
+// ends the body phase too, follows caller and runner signals, and never holds the process open.
 describe('http request deadline', () => {
   const stalled = {
     // Headers and a first chunk at once, then nothing: only a bound on the whole request ends it.
@@ -25,7 +27,7 @@ describe('http request deadline', () => {
     expect(performance.now() - started).toBeLessThan(5000);
   });
 
-  it('ends each of many concurrent requests on its own deadline (one shared timer)', async () => {
+  it('ends each of many concurrent requests on its own deadline', async () => {
     // Answers after 400 ms; tools with 100 ms and with 5000 ms deadlines run at the same time.
     await using server = await startHttpServer({
       '/slow': (_req: unknown, res: import('node:http').ServerResponse) => {
@@ -64,5 +66,30 @@ describe('http request deadline', () => {
     for (const result of await Promise.all(others)) {
       expect(result).toMatchObject({ isError: true, metadata: { canceled: true } });
     }
+  });
+
+  it('does not keep the process alive once its requests are done (10-minute timeout)', async () => {
+    await using dir = await toolDir({
+      tools: [{ name: 'get', execution: { type: 'http', url: '{{env.URL}}', timeout_ms: 600_000 } }],
+    });
+    const tools = new URL('../src/index.ts', import.meta.url).href;
+    const script = `
+      const { createToolRunner, loadTools } = await import(${JSON.stringify(tools)});
+      const { createServer } = await import('node:http');
+      const server = createServer((_req, res) => res.end('ok'));
+      await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const url = 'http://127.0.0.1:' + server.address().port + '/';
+      const runner = createToolRunner(await loadTools(process.argv[1]), { env: { URL: url } });
+      const result = await runner.execute('get');
+      if (result.isError) throw new Error(result.error);
+      server.closeAllConnections();
+      server.close();`;
+    const started = performance.now();
+    await promisify(execFile)(
+      process.execPath,
+      ['--conditions=@mci/source', '--input-type=module', '-e', script, dir.file],
+      { timeout: 60_000 },
+    );
+    expect(performance.now() - started).toBeLessThan(30_000);
   });
 });

@@ -25,8 +25,9 @@ describe('what mci loads', () => {
     expect(heavy(loaded)).toEqual([]);
   });
 
-  it('mci run does load the sandbox (the check sees what it looks for)', async () => {
-    const loaded = await modulesLoadedBy(['run', 'output(1)', '--file', examplePath('mci.yaml')]);
+  it('mci serve --help does load the server and the sandbox (the check sees what it looks for)', async () => {
+    const loaded = await modulesLoadedBy(['serve', '--help']);
+    expect(heavy(loaded).some((url) => url.endsWith('/apps/server/src/server.ts'))).toBe(true);
     expect(heavy(loaded).some((url) => url.includes('/packages/sandbox/'))).toBe(true);
   });
 });

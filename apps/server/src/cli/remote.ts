@@ -1,6 +1,6 @@
 import { ClientError, connect, type MciClient } from '@mci/client';
 import type { Command } from 'commander';
-import { parseNumberSetting, readEnv, readFirstEnv } from '../config/read-setting.ts';
+import { type Env, parseNumberSetting, readEnv, readFirstEnv } from '../config/read-setting.ts';
 import type { CliIo } from './io.ts';
 
 /** Exit codes of the operator commands (`ps`, `logs`, `kill`, `rerun`, `submit`). */
@@ -20,6 +20,11 @@ export interface RemoteOptions {
 }
 
 const DEFAULT_URL = 'http://127.0.0.1:7687';
+
+/** The server a command talks to: `--url`, else `MCI_URL`, else `http://127.0.0.1:7687`. */
+export function serverUrl(options: RemoteOptions, env: Env): string {
+  return options.url ?? readEnv(env, 'MCI_URL') ?? DEFAULT_URL;
+}
 
 /** A usage problem (bad argument, unreadable file): printed as is, exit code 2. */
 export class UsageError extends Error {}
@@ -45,7 +50,7 @@ export async function runRemote(
   let client: MciClient | undefined;
   const token = options.token || readFirstEnv(io.env, ['MCI_TOKEN', 'MCI_API_KEY']);
   try {
-    client = await connect(options.url ?? readEnv(io.env, 'MCI_URL') ?? DEFAULT_URL, {
+    client = await connect(serverUrl(options, io.env), {
       ...(token ? { token } : {}),
       reconnect: { maxAttempts: 5 },
     });

@@ -3,14 +3,15 @@ export type ConfigErrorCode = 'CONFIG_INVALID' | 'CONFIG_NOT_FOUND' | 'INSECURE_
 
 /**
  * The error of server configuration (config file, environment, flags): it says what is wrong and where
- * (`file`, and the dotted `path` of the bad field). `mci serve` prints it and exits 2.
+ * (`file`, and the JSON `path` of the bad field, as `formatZodIssues` of `@mci/schema` writes it).
+ * `mci serve` prints it and exits 2.
  */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
   readonly code: ConfigErrorCode;
   /** The config file at fault, when the value came from one. */
   readonly file: string | undefined;
-  /** Dotted path of the bad field (`limits.maxCodeBytes`, `tokens.0.role`). */
+  /** JSON path of the bad field (`limits.maxCodeBytes`, `tokens[0].role`). */
   readonly path: string | undefined;
 
   constructor(

@@ -51,7 +51,7 @@ export const LimitsSchema = z.strictObject({
   maxConnections: positiveInt.default(1024),
   /** HTTP requests one principal may make per second; past it 429 `RATE_LIMITED` with `Retry-After`. @default 200 */
   rateLimitPerSecond: positiveInt.default(200),
-  /** Unfinished streams one principal may hold; past it `LIMIT_EXCEEDED`. @default 64 */
+  /** Open (not ended) streams one principal may hold; past it `LIMIT_EXCEEDED` (idle ones are ended first). @default 64 */
   maxOpenStreams: positiveInt.default(64),
 });
 /** @see LimitsSchema */

@@ -73,9 +73,12 @@ describe('loadServerSettings', () => {
     })();
     expect(error).toBeInstanceOf(ConfigError);
     expect(error).toMatchObject({ code: 'CONFIG_INVALID', path: 'port', file: join(d, 'bad.json') });
-    expect((error as Error).message).toMatch(/bad\.json: port: .*tokens\.0\.role/);
+    // One path notation everywhere: tools[2].name, tokens[0].role (never tokens.0.role).
+    expect((error as Error).message).toMatch(/bad\.json: port: .*; tokens\[0\]\.role: /);
     writeFileSync(join(d, 'typo.yaml'), 'prot: 1\n');
-    expect(() => loadServerSettings({ config: 'typo.yaml' }, {}, d)).toThrow(/unknown field\(s\) prot/);
+    expect(() => loadServerSettings({ config: 'typo.yaml' }, {}, d)).toThrow(
+      /typo\.yaml: prot: unknown field "prot"/,
+    );
     writeFileSync(join(d, 'broken.yaml'), 'a: [\n');
     expect(() => loadServerSettings({ config: 'broken.yaml' }, {}, d)).toThrow(/not valid YAML/);
     expect(() => loadServerSettings({ config: 'missing.yaml' }, {}, d)).toThrow(ConfigError);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import type { z } from 'zod';
+import { describeValidationIssues, formatJsonPath, formatZodIssues, type ZodIssue } from '@mci/schema';
 import type { TokenGrant } from '../auth/authenticator.ts';
 import { ConfigError } from './config-error.ts';
 import {
@@ -114,18 +114,16 @@ function readConfigFile(
       },
     );
   }
-  const parsed = ServerConfigFileSchema.safeParse(data ?? {});
+  const parsed = ServerConfigFileSchema.safeParse(data ?? {}, { reportInput: true });
   if (!parsed.success) throw fromIssues(parsed.error.issues, path);
   const tokens = (parsed.data.tokens ?? []).map((entry, index): TokenGrant => {
     const token = entry.token ?? readEnv(env, entry.tokenEnv ?? '');
     if (!token) {
+      const field = formatJsonPath(['tokens', index, 'tokenEnv']);
       throw new ConfigError(
         'CONFIG_INVALID',
-        `${path}: tokens.${index}.tokenEnv: environment variable ${entry.tokenEnv} is not set`,
-        {
-          file: path,
-          path: `tokens.${index}.tokenEnv`,
-        },
+        `${path}: ${field}: environment variable ${entry.tokenEnv} is not set`,
+        { file: path, path: field },
       );
     }
     return { token, role: entry.role, ...(entry.id ? { id: entry.id } : {}) };
@@ -133,20 +131,12 @@ function readConfigFile(
   return { config: parsed.data, tokens, dir: dirname(path) };
 }
 
-function fromIssues(issues: readonly z.core.$ZodIssue[], file: string): ConfigError {
-  const first = issues[0];
-  const where = (issue: z.core.$ZodIssue) => issue.path.map(String).join('.') || '(root)';
-  const text = issues
-    .slice(0, 5)
-    .map((issue) =>
-      issue.code === 'unrecognized_keys'
-        ? `${where(issue)}: unknown field(s) ${issue.keys.join(', ')}`
-        : `${where(issue)}: ${issue.message}`,
-    )
-    .join('; ');
-  return new ConfigError('CONFIG_INVALID', `${file}: ${text}`, {
+function fromIssues(issues: readonly ZodIssue[], file: string): ConfigError {
+  const problems = formatZodIssues(issues);
+  const first = problems[0];
+  return new ConfigError('CONFIG_INVALID', `${file}: ${describeValidationIssues(problems)}`, {
     file,
-    ...(first ? { path: where(first) } : {}),
+    ...(first ? { path: first.path } : {}),
   });
 }
 

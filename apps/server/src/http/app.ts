@@ -1,10 +1,13 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { type Authenticator, bearerToken } from '../auth/authenticator.ts';
+import { registerChatRoutes } from '../chat/chat-routes.ts';
+import type { ChatService } from '../chat/chat-service.ts';
 import type { McpHttp } from '../mcp/http-sessions.ts';
 import type { ProcessManager } from '../processes/process-manager-types.ts';
 import { ServerError } from '../processes/server-error.ts';
 import { renderSandboxGlobals, type ToolDeclarationSource } from '../tools-dts/sandbox-globals-dts.ts';
+import { registerConsoleRoutes } from './console-routes.ts';
 import type { HttpEnv } from './http-env.ts';
 import { sendError } from './http-error.ts';
 import { renderMetrics, type TransportStats } from './metrics.ts';
@@ -29,6 +32,8 @@ export interface HttpAppOptions {
   /** True once shutdown began: `/healthz` answers 503 and so does every other route. */
   isShuttingDown: () => boolean;
   transportStats: () => TransportStats;
+  /** Server-hosted conversations, for `GET /models`. */
+  chat?: ChatService;
   /** The MCP endpoint mounted at `/mcp` (behind the same checks and tokens as every route). */
   mcp?: McpHttp;
 }
@@ -56,6 +61,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpEnv> {
     options.isShuttingDown() ? c.json({ status: 'shutting_down' }, 503) : c.json({ status: 'ok' }),
   );
 
+  registerConsoleRoutes(app);
   app.use('*', async (c, next) => {
     if (options.isShuttingDown()) throw new ServerError('SHUTTING_DOWN', 'the server is shutting down');
     const result = options.authenticator.authenticate(bearerToken(c.req.header('authorization')));
@@ -91,6 +97,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpEnv> {
     });
   });
   registerProcessRoutes(app, options.manager);
+  registerChatRoutes(app, options.chat);
   const { mcp } = options;
   if (mcp) app.all('/mcp', (c) => mcp.handle(c.req.raw, c.get('principal')));
   return app;

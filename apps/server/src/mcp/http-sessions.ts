@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { ResolvedTool } from '@mci/schema';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import type { Principal, ProcessManager } from '../processes/process-manager-types.ts';
 import { createMciMcpServer, type MciMcpServer } from './mcp-server.ts';
 
-/** Most MCP sessions open at once on one server; past it, a new session is refused (503). */
+/** Most MCP sessions open at once on one server; past it, opening one closes the least recently used. */
 export const DEFAULT_MAX_MCP_SESSIONS = 1000;
+/** An MCP session with no request for this long is closed (its client gets 404 and starts anew). */
+export const DEFAULT_MCP_SESSION_IDLE_MS = 30 * 60 * 1000;
 
 /** Options of {@link createMcpHttp}. */
 export interface McpHttpOptions {
@@ -19,6 +22,8 @@ export interface McpHttpOptions {
   responsePipeBytes?: number;
   /** @default DEFAULT_MAX_MCP_SESSIONS */
   maxSessions?: number;
+  /** @default DEFAULT_MCP_SESSION_IDLE_MS */
+  sessionIdleMs?: number;
   logger?: Logger;
 }
 
@@ -50,12 +55,16 @@ const jsonRpcError = (status: number, code: number, message: string) =>
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http
  */
 export function createMcpHttp(options: McpHttpOptions): McpHttp {
-  const sessions = new Map<string, Session>();
-  const maxSessions = options.maxSessions ?? DEFAULT_MAX_MCP_SESSIONS;
+  // Bounded and idle-expiring; a session leaving the cache (DELETE, idle, evicted, shutdown) is closed.
+  const sessions = new LRUCache<string, Session>({
+    max: options.maxSessions ?? DEFAULT_MAX_MCP_SESSIONS,
+    ttl: options.sessionIdleMs ?? DEFAULT_MCP_SESSION_IDLE_MS,
+    ttlAutopurge: true,
+    updateAgeOnGet: true,
+    dispose: (session) => void session.mcp.close(),
+  });
 
   const open = async (request: Request, principal: Principal): Promise<Response> => {
-    if (sessions.size >= maxSessions)
-      return jsonRpcError(503, -32000, `too many MCP sessions (${maxSessions}); end one with DELETE /mcp`);
     const sessionId = randomUUID();
     const mcp = createMciMcpServer({
       manager: options.manager,
@@ -73,7 +82,6 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
       },
       onsessionclosed: () => {
         sessions.delete(sessionId);
-        void mcp.close();
       },
     });
     await mcp.connect(transport);
@@ -102,6 +110,7 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
     async close() {
       const open = [...sessions.values()];
       sessions.clear();
+      // Already closing (dispose): this waits for them.
       await Promise.allSettled(open.map((session) => session.mcp.close()));
     },
   };

@@ -1,7 +1,9 @@
 import type { ResolvedTool } from '@mci/schema';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
+  type CallToolRequest,
   CallToolRequestSchema,
   type CallToolResult,
   type CreateTaskResult,
@@ -14,6 +16,8 @@ import {
   McpError,
   RELATED_TASK_META_KEY,
   ReadResourceRequestSchema,
+  type ServerNotification,
+  type ServerRequest,
   SUPPORTED_PROTOCOL_VERSIONS,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -72,7 +76,7 @@ export interface MciMcpServer {
   connect(transport: Transport): Promise<void>;
   /** Resolves once no `tools/call` or `tasks/result` is in flight (their answers are sent). */
   drain(): Promise<void>;
-  /** Closes the transport and stops relaying events; processes keep running. */
+  /** Closes the transport and stops relaying events (idempotent); processes keep running. */
   close(): Promise<void>;
 }
 
@@ -137,6 +141,7 @@ export function createMciMcpServer(options: MciMcpServerOptions): MciMcpServer {
   });
   const relay = new ProgressRelay({ manager, server, ...(logger && { logger }) });
   let tasksNegotiated = false;
+  let closing: Promise<void> | undefined;
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: definitions }));
   server.setRequestHandler(ListResourcesRequestSchema, () => ({
@@ -179,8 +184,8 @@ export function createMciMcpServer(options: MciMcpServerOptions): MciMcpServer {
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => track(callTool(request, extra)));
 
   async function callTool(
-    request: Parameters<Parameters<typeof server.setRequestHandler<typeof CallToolRequestSchema>>[1]>[0],
-    extra: Parameters<Parameters<typeof server.setRequestHandler<typeof CallToolRequestSchema>>[1]>[1],
+    request: CallToolRequest,
+    extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
   ): Promise<CallToolResult | CreateTaskResult> {
     const { name, task } = request.params;
     const call = plan(name, request.params.arguments ?? {});
@@ -188,7 +193,9 @@ export function createMciMcpServer(options: MciMcpServerOptions): MciMcpServer {
     const definition = definitions.find((tool) => tool.name === name);
     if (task && definition?.execution?.taskSupport !== 'optional')
       throw new McpError(ErrorCode.MethodNotFound, `Tool ${name} does not run as a task`);
-    const ttl = task ? Math.min(task.ttl ?? maxTtl, maxTtl) : undefined;
+    // A ttl that is absent or not a positive number gets the maximum.
+    const asked = task?.ttl;
+    const ttl = task ? Math.min(asked !== undefined && asked > 0 ? asked : maxTtl, maxTtl) : undefined;
     const mcp: McpCallMetadata = {
       session: options.sessionId,
       tool: name,
@@ -229,12 +236,17 @@ export function createMciMcpServer(options: MciMcpServerOptions): MciMcpServer {
       }
     };
     extra.signal.addEventListener('abort', kill, { once: true });
+    let progressSent = 0;
     try {
       await manager.wait(pid, principal);
     } finally {
       extra.signal.removeEventListener('abort', kill);
-      relay.unwatch(pid);
+      progressSent = relay.unwatch(pid);
     }
+    // The SDK's client drops progress read in the same chunk as the response (it dispatches
+    // notifications a microtask late): the answer goes out one turn after the last progress.
+    // https://github.com/modelcontextprotocol/typescript-sdk/issues/2580
+    if (progressSent > 0) await new Promise((resolve) => setImmediate(resolve));
     return resultOf(pid);
   }
 
@@ -281,9 +293,12 @@ export function createMciMcpServer(options: MciMcpServerOptions): MciMcpServer {
       // The answers are sent in a continuation of each handler.
       await new Promise((resolve) => setImmediate(resolve));
     },
-    async close() {
-      relay.close();
-      await server.close();
+    close() {
+      closing ??= (async () => {
+        relay.close();
+        await server.close();
+      })();
+      return closing;
     },
   };
 

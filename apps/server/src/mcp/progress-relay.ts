@@ -61,8 +61,11 @@ export class ProgressRelay {
     this.#watches.set(pid, { ...target, progress: 0 });
   }
 
-  unwatch(pid: number): void {
+  /** Stops relaying the events of `pid`; returns how many progress notifications were sent for it. */
+  unwatch(pid: number): number {
+    const sent = this.#watches.get(pid)?.progress ?? 0;
     this.#watches.delete(pid);
+    return sent;
   }
 
   /** Stops relaying anything. */

@@ -1,8 +1,7 @@
-import type { ServerEvent } from '@mci/protocol';
+import type { DistributiveOmit, ServerEvent } from '@mci/protocol';
 import type { Logger } from 'pino';
 import type { EventListener } from './process-manager-types.ts';
 import type { EventRoute, ProcessStore, StoredEventFilter } from './process-store.ts';
-import type { DistributiveOmit } from './stream-session.ts';
 
 /** A server event before it gets its `seq`. */
 export type UnsequencedEvent = DistributiveOmit<ServerEvent, 'seq'>;

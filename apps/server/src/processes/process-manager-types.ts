@@ -1,4 +1,5 @@
 import type {
+  DistributiveOmit,
   ProcessMetadata,
   ProcessResult,
   ProcessSnapshot,
@@ -11,7 +12,7 @@ import type { SandboxEvent, SandboxPool, ToolHost } from '@mci/sandbox';
 import type { Logger } from 'pino';
 import type { EventRoute, ProcessStore } from './process-store.ts';
 import type { IntentStream } from '@mci/intent-extractor';
-import type { DistributiveOmit, IntentStreamLimits } from './stream-session.ts';
+import type { IntentStreamLimits } from './stream-session.ts';
 
 /** The part of a `SandboxPool` the process manager uses (a test may pass a pool of its own). */
 export type ExecutionPool = Pick<SandboxPool, 'execute' | 'size'>;
@@ -66,8 +67,13 @@ export interface ProcessManagerOptions {
    * @default `createIntentStream` of `@mci/intent-extractor`
    */
   createIntentStream?: (limits: IntentStreamLimits) => IntentStream;
-  /** Most unfinished streams per principal; past it `stream.start` fails with `LIMIT_EXCEEDED`. @default 64 */
+  /** Most open (not ended) streams per principal; past it `stream.start` fails with `LIMIT_EXCEEDED`. @default 64 */
   maxOpenStreams?: number;
+  /**
+   * A principal at `maxOpenStreams` gets room by ending its streams that had no chunk for this long
+   * (ms), so a client that vanished mid-turn does not hold its quota. @default 600000 (10 minutes)
+   */
+  streamIdleMs?: number;
 }
 
 /** What {@link ProcessManager.create} takes (already shape-checked by the transport). */

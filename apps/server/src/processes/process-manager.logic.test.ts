@@ -360,6 +360,8 @@ describe('process manager: ownership, events and replay', () => {
     const execution = await pool.started(1);
     execution.emit({ type: 'tool', name: 'echo', durationMs: 2, isError: false });
     execution.emit({ type: 'tool', name: 'boom', durationMs: 3, isError: true });
+    // Sandbox events are delivered once per event-loop turn.
+    await new Promise((resolve) => setImmediate(resolve));
     let stats = manager.stats();
     expect(stats.byState).toEqual({ queued: 1, running: 1, terminating: 0, idle: 1 });
     expect(stats).toMatchObject({

@@ -20,6 +20,8 @@ describe('restart on a store that already holds processes', () => {
     await crashed.wait(1, alice);
     crashed.create({ code: 'running' }, alice);
     (await firstPool.started(2)).emit({ type: 'output', value: 'partial' });
+    // Sandbox events are delivered once per event-loop turn.
+    await new Promise((resolve) => setImmediate(resolve));
     crashed.create({ code: 'queued-a' }, alice);
     crashed.create({ code: 'queued-b' }, alice);
     const lastSeq = crashed.lastSeq();

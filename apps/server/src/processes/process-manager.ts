@@ -34,7 +34,7 @@ import { Scheduler } from './scheduler.ts';
 import { ServerError } from './server-error.ts';
 import { drainLive } from './shutdown-drain.ts';
 import { type RunFields, toSnapshot } from './snapshots.ts';
-import { DEFAULT_MAX_OPEN_STREAMS, StreamRegistry } from './stream-registry.ts';
+import { DEFAULT_MAX_OPEN_STREAMS, DEFAULT_STREAM_IDLE_MS, StreamRegistry } from './stream-registry.ts';
 import type { IntentStreamLimits, StreamHost, StreamSession } from './stream-session.ts';
 
 /**
@@ -96,6 +96,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     this.#createIntentStream = options.createIntentStream ?? createIntentStream;
     this.#streams = new StreamRegistry(
       checkOption('maxOpenStreams', options.maxOpenStreams, DEFAULT_MAX_OPEN_STREAMS),
+      checkOption('streamIdleMs', options.streamIdleMs, DEFAULT_STREAM_IDLE_MS),
     );
     this.#runs = new RunController({
       store: this.#store,

@@ -1,10 +1,9 @@
-import type { ProcessState, ProcessStatus, RunError, ServerEvent } from '@mci/protocol';
+import type { DistributiveOmit, ProcessState, ProcessStatus, RunError, ServerEvent } from '@mci/protocol';
 import type { StatsCounters } from './process-stats.ts';
 import type { EventRoute, ProcessStore, StoredProcess } from './process-store.ts';
 import type { Execution, ExecutionResult, SandboxEvent, ToolHost } from '@mci/sandbox';
 import type { ExecutionPool, SandboxEventBody } from './process-manager-types.ts';
 import { type RunFields, toRunError } from './snapshots.ts';
-import type { DistributiveOmit } from './stream-session.ts';
 
 /**
  * How long a killed run may take to confirm before it is ended `canceled` anyway (the sandbox promises
@@ -17,6 +16,13 @@ export const KILL_GUARD_MS = 2000;
  * `timeout` itself (the sandbox enforces timeouts; this guards against one that never answers).
  */
 export const WATCHDOG_SLACK_MS = 5000;
+
+/**
+ * Most output events one run delivers (stored and sent); later outputs are dropped and the run is
+ * marked `truncated`. The sandbox bounds output bytes; this bounds the count (a 1 MiB budget holds
+ * about a million `output(0)`), so one run cannot flood the store and every subscriber.
+ */
+export const MAX_OUTPUT_EVENTS_PER_RUN = 10_000;
 
 /** The error of runs that were running when the server stopped. */
 export const INTERRUPTED_MESSAGE = 'interrupted: the server stopped during this run';
@@ -36,6 +42,10 @@ export interface LiveProcess {
   startedAtMs?: number;
   /** How much of the run's outputs and logs arrived as events (the final result may hold more). */
   received?: { outputs: number; stdout: number; stderr: number };
+  /** Output events delivered (at most {@link MAX_OUTPUT_EVENTS_PER_RUN}). */
+  delivered?: number;
+  /** Sandbox events waiting for the next batch (delivered once per event-loop turn). */
+  batch?: SandboxEventBody[];
   killTimer?: NodeJS.Timeout;
   watchdog?: NodeJS.Timeout;
 }
@@ -72,6 +82,7 @@ export class RunController {
     run.startedAt = now();
     live.startedAtMs = performance.now();
     live.received = { outputs: 0, stdout: 0, stderr: 0 };
+    live.delivered = 0;
     this.#hooks.store.updateRun(record.pid, run.run, { state: 'running', startedAt: run.startedAt });
     this.#hooks.stats.runsStarted++;
     this.#hooks.transition(live, from);
@@ -136,7 +147,46 @@ export class RunController {
     this.#end(live, 'failed', { name: 'Error', message: INTERRUPTED_MESSAGE });
   }
 
+  /**
+   * Queues a sandbox event; the queue is delivered once per event-loop turn, adjacent log texts of one
+   * stream joined into one event (order kept), so a console flood costs one event per turn.
+   */
   #onEvent(live: LiveProcess, event: SandboxEventBody): void {
+    if (live.done || !live.received) return;
+    if (live.batch) {
+      live.batch.push(event);
+      return;
+    }
+    live.batch = [event];
+    setImmediate(() => this.#flush(live));
+  }
+
+  /** Delivers the queued events of `live`. */
+  #flush(live: LiveProcess): void {
+    const batch = live.batch;
+    live.batch = undefined;
+    if (!batch) return;
+    let log: { stream: 'stdout' | 'stderr'; parts: string[] } | undefined;
+    const endLog = () => {
+      if (log) this.#deliver(live, { type: 'log', stream: log.stream, text: log.parts.join('') });
+      log = undefined;
+    };
+    for (const event of batch) {
+      if (event.type === 'log') {
+        if (log?.stream !== event.stream) {
+          endLog();
+          log = { stream: event.stream, parts: [] };
+        }
+        log.parts.push(event.text);
+        continue;
+      }
+      endLog();
+      this.#deliver(live, event);
+    }
+    endLog();
+  }
+
+  #deliver(live: LiveProcess, event: SandboxEventBody): void {
     if (live.done || !live.received) return;
     const { pid } = live.record;
     const { run } = live.run;
@@ -144,6 +194,11 @@ export class RunController {
     switch (event.type) {
       case 'output':
         live.received.outputs++;
+        if ((live.delivered ?? 0) >= MAX_OUTPUT_EVENTS_PER_RUN) {
+          live.run.truncated = true;
+          break;
+        }
+        live.delivered = (live.delivered ?? 0) + 1;
         this.#hooks.emit({ type: 'output', pid, run, value: event.value }, route, (seq) =>
           this.#hooks.store.appendOutput(pid, run, seq, event.value),
         );
@@ -169,14 +224,15 @@ export class RunController {
     if (live.done) return;
     clearTimeout(live.killTimer);
     clearTimeout(live.watchdog);
+    this.#flush(live);
     // The final result is authoritative: deliver what did not arrive as events (a returned value).
     const received = live.received ?? { outputs: 0, stdout: 0, stderr: 0 };
     for (const value of result.outputs.slice(received.outputs))
-      this.#onEvent(live, { type: 'output', value });
+      this.#deliver(live, { type: 'output', value });
     for (const stream of ['stdout', 'stderr'] as const) {
       const text = result[stream];
       if (typeof text === 'string' && text.length > received[stream]) {
-        this.#onEvent(live, { type: 'log', stream, text: text.slice(received[stream]) });
+        this.#deliver(live, { type: 'log', stream, text: text.slice(received[stream]) });
       }
     }
     const durationMs =

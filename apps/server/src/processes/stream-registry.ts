@@ -10,8 +10,14 @@ export const MAX_FINISHED_STREAMS = 10_000;
 /** Longest stream id, in characters. */
 export const MAX_STREAM_ID_LENGTH = 256;
 
-/** Most streams one principal may have unfinished at once (open, or ended with processes not idle). */
+/** Most streams one principal may have open (not ended) at once. */
 export const DEFAULT_MAX_OPEN_STREAMS = 64;
+
+/**
+ * How long an open stream may go without a chunk before it may be ended to make room for a new one
+ * of its principal (a client that disconnected mid-turn does not hold its quota for ever), in ms.
+ */
+export const DEFAULT_STREAM_IDLE_MS = 10 * 60_000;
 
 /** The key of a stream: ids are scoped to their principal, so two clients may use the same id. */
 const keyOf = (principalId: string, streamId: string) => `${principalId}\u0000${streamId}`;
@@ -23,20 +29,25 @@ const keyOf = (principalId: string, streamId: string) => `${principalId}\u0000${
 export class StreamRegistry {
   readonly #streams = new Map<string, StreamSession>();
   readonly #streamOf = new Map<number, StreamSession>();
-  /** Unfinished streams per principal id. */
-  readonly #open = new Map<string, number>();
+  /** Open (not ended) streams per principal id. */
+  readonly #open = new Map<string, Set<StreamSession>>();
   readonly #maxOpen: number;
+  readonly #idleMs: number;
 
-  /** @param maxOpen most unfinished streams per principal. @default {@link DEFAULT_MAX_OPEN_STREAMS} */
-  constructor(maxOpen = DEFAULT_MAX_OPEN_STREAMS) {
+  /**
+   * @param maxOpen most open streams per principal. @default {@link DEFAULT_MAX_OPEN_STREAMS}
+   * @param idleMs idle time after which an open stream may be ended for a new one. @default {@link DEFAULT_STREAM_IDLE_MS}
+   */
+  constructor(maxOpen = DEFAULT_MAX_OPEN_STREAMS, idleMs = DEFAULT_STREAM_IDLE_MS) {
     this.#maxOpen = maxOpen;
+    this.#idleMs = idleMs;
   }
 
   /**
    * Opens a stream. Its id is scoped to `principal`: another principal's stream of the same id is
    * neither visible nor in the way.
    * @throws ServerError `VALIDATION` (bad `streamId` or `ref`), `CONFLICT` (id in use by this
-   * principal), `LIMIT_EXCEEDED` (the principal has `maxOpen` unfinished streams).
+   * principal), `LIMIT_EXCEEDED` (the principal has `maxOpen` open streams, none idle for `idleMs`).
    */
   open(
     host: StreamHost,
@@ -56,18 +67,19 @@ export class StreamRegistry {
     if (this.#streams.has(key)) {
       throw new ServerError('CONFLICT', `stream ${streamId} already exists`, { path: 'streamId' });
     }
-    const open = this.#open.get(principal.id) ?? 0;
-    if (open >= this.#maxOpen) {
+    const open = this.#openOf(principal.id);
+    if (open.size >= this.#maxOpen) {
       throw new ServerError(
         'LIMIT_EXCEEDED',
-        `too many open streams: ${open} of this client are not finished (limit ${this.#maxOpen}); end some first`,
+        `too many open streams: ${open.size} of this client are not ended (limit ${this.#maxOpen}); end some first`,
         { path: 'streamId' },
       );
     }
     const ref = normalizeRef(input.ref);
     const session = new StreamSession(host, extractor(), { streamId, ref, principal });
     this.#streams.set(key, session);
-    this.#open.set(principal.id, open + 1);
+    open.add(session);
+    this.#open.set(principal.id, open);
     void session.result.then(() => this.#forget(session));
     return session;
   }
@@ -107,11 +119,24 @@ export class StreamRegistry {
     for (const session of this.#streams.values()) session.end();
   }
 
+  /** The open streams of a principal, without ended ones; at the cap, idle ones are ended first. */
+  #openOf(principalId: string): Set<StreamSession> {
+    const open = this.#open.get(principalId) ?? new Set<StreamSession>();
+    for (const session of open) if (session.ended) open.delete(session);
+    if (open.size < this.#maxOpen) return open;
+    const now = performance.now();
+    for (const session of open) {
+      if (now - session.lastActivityMs < this.#idleMs) continue;
+      session.end();
+      open.delete(session);
+    }
+    return open;
+  }
+
   #forget(session: StreamSession): void {
-    const owner = session.principal.id;
-    const open = (this.#open.get(owner) ?? 1) - 1;
-    if (open > 0) this.#open.set(owner, open);
-    else this.#open.delete(owner);
+    const open = this.#open.get(session.principal.id);
+    open?.delete(session);
+    if (open?.size === 0) this.#open.delete(session.principal.id);
     for (const pid of session.pids) this.#streamOf.delete(pid);
     // Map order is insertion order: the oldest finished streams go first.
     for (const [id, other] of this.#streams) {

@@ -1,4 +1,5 @@
 import {
+  type DistributiveOmit,
   formatResults,
   type IntentAttributes,
   type ProcessResult,
@@ -37,9 +38,6 @@ export interface StreamHost {
   readonly maxCodeBytes: number;
 }
 
-/** `Omit` applied to each member of a union. */
-export type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-
 const RUNNABLE_LANGS: readonly string[] = PROCESS_LANGS;
 
 /**
@@ -63,6 +61,7 @@ export class StreamSession implements StreamHandle {
   #current: number | undefined;
   #ended = false;
   #finished = false;
+  #lastActivityMs = performance.now();
   #resolve!: (result: StreamResult) => void;
 
   constructor(
@@ -84,6 +83,11 @@ export class StreamSession implements StreamHandle {
     return this.#ended;
   }
 
+  /** When the stream was opened or last given a chunk (`performance.now()` ms). */
+  get lastActivityMs(): number {
+    return this.#lastActivityMs;
+  }
+
   /** Pids created by this stream, in intent order. */
   get pids(): readonly number[] {
     return this.#pids;
@@ -95,6 +99,7 @@ export class StreamSession implements StreamHandle {
     if (typeof text !== 'string')
       throw new ServerError('VALIDATION', 'text must be a string', { path: 'text' });
     this.#host.checkAccepting();
+    this.#lastActivityMs = performance.now();
     let tooLarge = false;
     for (const intent of this.#extractor.push(text)) {
       tooLarge ||= intent.tooLarge === true;

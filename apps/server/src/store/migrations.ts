@@ -87,6 +87,36 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 2,
+    description: 'conversations and their messages (server-hosted chat)',
+    up(db) {
+      db.exec(`
+        CREATE TABLE conversations (
+          id TEXT PRIMARY KEY,
+          owner TEXT NOT NULL,
+          title TEXT NOT NULL,
+          model TEXT NOT NULL,
+          created_at TEXT NOT NULL,
+          updated_at TEXT NOT NULL
+        );
+        CREATE INDEX conversations_owner ON conversations (owner, updated_at);
+        CREATE TABLE chat_messages (
+          id INTEGER PRIMARY KEY AUTOINCREMENT,
+          conversation_id TEXT NOT NULL,
+          role TEXT NOT NULL,
+          text TEXT NOT NULL,
+          model TEXT,
+          step INTEGER,
+          pids TEXT NOT NULL,
+          input_tokens INTEGER,
+          output_tokens INTEGER,
+          created_at TEXT NOT NULL
+        );
+        CREATE INDEX chat_messages_conversation ON chat_messages (conversation_id, id);
+      `);
+    },
+  },
 ];
 
 /** The schema version this server writes. */

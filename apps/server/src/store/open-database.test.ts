@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
-import { APPLICATION_ID, MIGRATIONS, type Migration } from './migrations.ts';
+import { APPLICATION_ID, MIGRATIONS, type Migration, SCHEMA_VERSION } from './migrations.ts';
 import { openDatabase } from './open-database.ts';
 import { openSqliteStore } from './sqlite-store.ts';
 
@@ -105,13 +105,14 @@ describe('opening the process database', () => {
         db.exec(`CREATE TABLE step_${version} (x)`);
       },
     });
-    const first = openDatabase(path, { migrations: [...MIGRATIONS, extra(2), extra(3)] });
-    expect(first.schema).toEqual({ from: 1, to: 3 });
-    expect(applied).toEqual([2, 3]);
+    const v = SCHEMA_VERSION;
+    const first = openDatabase(path, { migrations: [...MIGRATIONS, extra(v + 1), extra(v + 2)] });
+    expect(first.schema).toEqual({ from: v, to: v + 2 });
+    expect(applied).toEqual([v + 1, v + 2]);
     first.close();
-    const again = openDatabase(path, { migrations: [...MIGRATIONS, extra(2), extra(3)] });
-    expect(again.schema).toEqual({ from: 3, to: 3 });
-    expect(applied).toEqual([2, 3]);
+    const again = openDatabase(path, { migrations: [...MIGRATIONS, extra(v + 1), extra(v + 2)] });
+    expect(again.schema).toEqual({ from: v + 2, to: v + 2 });
+    expect(applied).toEqual([v + 1, v + 2]);
     again.close();
   });
 
@@ -119,7 +120,7 @@ describe('opening the process database', () => {
     const path = join(dir, 'failing.db');
     openDatabase(path).close();
     const broken: Migration = {
-      version: 2,
+      version: SCHEMA_VERSION + 1,
       description: 'broken',
       up(db) {
         db.exec('CREATE TABLE half_done (x)');
@@ -128,7 +129,7 @@ describe('opening the process database', () => {
     };
     expect(() => openDatabase(path, { migrations: [...MIGRATIONS, broken] })).toThrow(/step failed/);
     const { db, schema, close } = openDatabase(path);
-    expect(schema.from).toBe(1);
+    expect(schema.from).toBe(SCHEMA_VERSION);
     expect(db.prepare("SELECT name FROM sqlite_schema WHERE name = 'half_done'").get()).toBeUndefined();
     close();
   });

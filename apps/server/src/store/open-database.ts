@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { type Migration, MIGRATIONS, migrate } from './migrations.ts';
-import { openError, StoreError } from './store-error.ts';
+import { corruptError, openError, StoreError } from './store-error.ts';
 
 /** The path `mci serve` uses when `--db` is not given (relative to the working directory). */
 export const DEFAULT_DB_PATH = './.mci/mci.db';
@@ -29,7 +29,9 @@ export interface OpenDatabase {
  * loss may lose the last batches, never corrupt the file. Automatic checkpoints are off: the store runs
  * them on a worker thread ({@link startCheckpointer}). One server per database: an exclusive SQLite lock
  * on `PATH.lock`, held while open (the OS drops it if the server dies), makes a second one fail with
- * `STORE_LOCKED` instead of interleaving pids; readers such as the `sqlite3` shell still work.
+ * `STORE_LOCKED` instead of interleaving pids; readers such as the `sqlite3` shell still work. A damaged
+ * file (SQLite's `quick_check` fails) is `STORE_CORRUPT`, naming the file and how to recover it; every
+ * failure releases the lock.
  * @see https://sqlite.org/wal.html
  * @throws StoreError `STORE_UNAVAILABLE`, `STORE_CORRUPT`, `STORE_FOREIGN`, `STORE_TOO_NEW`, `STORE_LOCKED`.
  */
@@ -88,6 +90,11 @@ export function openDatabase(
     }
     // Proves the file is writable now, not at the first batch.
     db.exec('BEGIN IMMEDIATE; COMMIT');
+    // A damaged file is refused here, with advice, rather than failing requests later. quick_check
+    // reads every page once (about a second per GB) and skips the slower index/row cross-checks.
+    const check = db.prepare('PRAGMA quick_check(1)').get() as { quick_check?: string } | undefined;
+    if (check?.quick_check !== 'ok')
+      throw corruptError(file, new Error(check?.quick_check ?? 'quick_check failed'));
     const schema = migrate(db, file, options.migrations ?? MIGRATIONS);
     return { db, path: file, schema, close };
   } catch (error) {

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { describeProcessStoreContract } from '../../test/support/store-contract.ts';
 import type { StoredProcess } from '../processes/process-store.ts';
 import { openSqliteStore } from './sqlite-store.ts';
+import { SCHEMA_VERSION } from './migrations.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'mci-store-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -36,7 +37,7 @@ describe('sqlite store', () => {
   it('keeps everything across a close and reopen, and counters continue exactly', async () => {
     const path = freshPath();
     const first = openSqliteStore({ path });
-    expect(first.schema).toEqual({ from: 0, to: 1 });
+    expect(first.schema).toEqual({ from: 0, to: SCHEMA_VERSION });
     first.putProcess(record(1, { ref: 'chat-1', state: 'idle', status: 'success', runs: 1 }));
     first.insertRun(1, 1, { state: 'queued', status: null, queuedAt: '2026-01-01T00:00:01.000Z' });
     const value = {
@@ -64,7 +65,7 @@ describe('sqlite store', () => {
     await first.close();
 
     const second = openSqliteStore({ path });
-    expect(second.schema).toEqual({ from: 1, to: 1 });
+    expect(second.schema).toEqual({ from: SCHEMA_VERSION, to: SCHEMA_VERSION });
     expect(second.counters()).toEqual({ lastPid: 1, lastSeq: 11 });
     expect(second.getProcess(1)).toEqual(
       record(1, { ref: 'chat-1', state: 'idle', status: 'success', runs: 1 }),

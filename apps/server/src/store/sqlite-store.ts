@@ -300,11 +300,16 @@ class SqliteStore implements SqliteProcessStore {
 
   async close(): Promise<void> {
     if (this.#sql.closed) return;
-    // A clean stop: the next start continues exactly after the last pid and seq handed out.
-    this.#sql.close(() => this.#counters.storeExact());
-    await this.#checkpointer?.stop();
-    if (!isMemoryPath(this.path)) this.#opened.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
-    this.#opened.close();
+    // Whatever fails (a damaged file), the checkpointer stops and the lock is released.
+    try {
+      // A clean stop: the next start continues exactly after the last pid and seq handed out.
+      this.#sql.close(() => this.#counters.storeExact());
+      await this.#checkpointer?.stop();
+      if (!isMemoryPath(this.path)) this.#opened.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    } finally {
+      await this.#checkpointer?.stop();
+      this.#opened.close();
+    }
   }
 
   /** Notes the output or log just written (its event need not be stored) and its seq. */

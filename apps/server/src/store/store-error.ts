@@ -39,6 +39,29 @@ const SQLITE_FULL = 13;
 const SQLITE_CANTOPEN = 14;
 const SQLITE_NOTADB = 26;
 
+/** Whether `error` is SQLite saying the file is damaged or not a database. */
+export function isCorruption(error: unknown): boolean {
+  const errcode = (error as { errcode?: unknown } | null)?.errcode;
+  return typeof errcode === 'number' && [SQLITE_CORRUPT, SQLITE_NOTADB].includes(errcode & 0xff);
+}
+
+/**
+ * `STORE_CORRUPT` for a damaged database file: names the file, what SQLite found, and what to do
+ * (recover its rows with the `sqlite3` shell's `.recover`, or start on a new `--db`).
+ * @see https://sqlite.org/recovery.html
+ */
+export function corruptError(path: string, error: unknown): StoreError {
+  const detail = (error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, ' ');
+  return new StoreError(
+    'STORE_CORRUPT',
+    path,
+    `the process database ${path} is corrupt or not an SQLite database (${detail}). ` +
+      `Recover what it holds with: sqlite3 ${path} ".recover" | sqlite3 ${path}.recovered ` +
+      `(then start with --db ${path}.recovered), or move it away and start with a new --db`,
+    { cause: error },
+  );
+}
+
 /**
  * Turns an error thrown while opening the database into a {@link StoreError} with a message a user can
  * act on.
@@ -52,12 +75,7 @@ export function openError(path: string, error: unknown): StoreError {
   switch (typeof errcode === 'number' ? errcode & 0xff : undefined) {
     case SQLITE_NOTADB:
     case SQLITE_CORRUPT:
-      return new StoreError(
-        'STORE_CORRUPT',
-        path,
-        `${where} is corrupt or not an SQLite database (${detail}); move it away or pass another --db`,
-        { cause: error },
-      );
+      return corruptError(path, error);
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
       return new StoreError(

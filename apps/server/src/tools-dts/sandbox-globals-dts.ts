@@ -15,10 +15,15 @@ type ToolContent =
   | { type: 'text'; text: string }
   | { type: 'image'; data: string; mimeType: string }
   | { type: 'audio'; data: string; mimeType: string }
-  | { type: 'resource_link'; uri: string; name: string; mimeType?: string };
+  | { type: 'resource_link'; uri: string; name: string; mimeType?: string }
+  | { type: 'resource'; resource: { uri: string; mimeType?: string; text?: string; blob?: string } };
 
-/** The MCI execution result every tool call resolves to. Tool failures are results, not exceptions. */
+/**
+ * The MCI execution result a successful tool call resolves to. A failed call rejects with an Error
+ * named ToolError ("Tool <name> failed: <error>"): catch it to handle the failure.
+ */
 interface ToolResult {
+  /** false: a failed call rejects instead of resolving. */
   isError: boolean;
   content: ToolContent[];
   /** The error message when isError is true. */

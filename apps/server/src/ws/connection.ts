@@ -11,6 +11,8 @@ import {
 import type { Logger } from 'pino';
 import type { WebSocket } from 'ws';
 import type { Principal } from '../auth/principal.ts';
+import { handleChatRequest } from '../chat/chat-requests.ts';
+import type { ChatService } from '../chat/chat-service.ts';
 import type { ProcessManager } from '../processes/process-manager-types.ts';
 import type { EventRoute } from '../processes/process-store.ts';
 import { toServerError } from '../processes/server-error.ts';
@@ -43,6 +45,7 @@ export class Connection {
   private readonly manager: ProcessManager;
   private readonly limits: ConnectionLimits;
   private readonly logger: Logger | undefined;
+  private readonly chat: ChatService | undefined;
   /** Events routed while a `process.create` runs, before the new pid is known. */
   private capture: Array<{ event: ServerEvent; route: EventRoute }> | undefined;
 
@@ -52,12 +55,14 @@ export class Connection {
     manager: ProcessManager,
     limits: ConnectionLimits,
     logger?: Logger,
+    chat?: ChatService,
   ) {
     this.socket = socket;
     this.principal = principal;
     this.manager = manager;
     this.limits = limits;
     this.logger = logger;
+    this.chat = chat;
   }
 
   /** Handles one frame; never throws. */
@@ -194,6 +199,19 @@ export class Connection {
         this.manager.getStream(request.streamId, principal).end();
         this.reply({ type: 'reply', id, request: request.type, result: { streamId: request.streamId } });
         return;
+      case 'chat.start':
+      case 'chat.cancel':
+      case 'chat.list':
+      case 'chat.get':
+      case 'chat.rename':
+      case 'chat.delete':
+        return handleChatRequest(request, {
+          chat: this.chat,
+          principal,
+          reply: (message) => this.reply(message),
+          send: (event) => this.sendRaw(event),
+          subscribe: (streamId) => this.subscriptions.add({ streamId }),
+        });
     }
   }
 

@@ -4,6 +4,7 @@ import type { HelloMessage } from '@mci/protocol';
 import type { Logger } from 'pino';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { type Authenticator, bearerToken } from '../auth/authenticator.ts';
+import type { ChatService } from '../chat/chat-service.ts';
 import type { ProcessManager } from '../processes/process-manager-types.ts';
 import { Connection } from './connection.ts';
 
@@ -20,6 +21,8 @@ export interface WsGatewayOptions {
   /** Ping interval in ms; a connection that has not answered the previous ping is terminated. */
   heartbeatMs: number;
   logger?: Logger;
+  /** Server-hosted conversations (`chat.*` requests). */
+  chat?: ChatService;
 }
 
 /** The WebSocket side of the server (path `/ws`), attached to the HTTP server's `upgrade` event. */
@@ -88,6 +91,7 @@ export function createWsGateway(options: WsGatewayOptions): WsGateway {
           manager,
           { maxBufferedBytes: options.maxBufferedBytes },
           logger,
+          options.chat,
         );
         connections.set(ws, connection);
         ws.on('pong', () => {

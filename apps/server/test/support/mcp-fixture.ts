@@ -26,7 +26,7 @@ mcp_servers:
   everything:
     command: ${JSON.stringify(process.execPath)}
     args: [${JSON.stringify(EVERYTHING)}, stdio]
-    config: { filter: only, filterValue: 'get-tiny-image' }
+    config: { filter: only, filterValue: 'get-tiny-image, get-resource-reference' }
 tools:
   - name: greet
     title: Greet someone

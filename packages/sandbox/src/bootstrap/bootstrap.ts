@@ -44,45 +44,37 @@ export interface RunConfig {
 
 /** What the program's script resolves to. */
 export type RunOutcome = ({ ok: true } | { ok: false; error: ErrorData }) & {
-  /** Messages sent before the outcome; the worker waits for all of them before it reports. */
-  sent: number;
+  /**
+   * The task (numbered by the worker, 0 for the script run itself) during which the program ended:
+   * the worker waits for that task's own result, which carries an unhandled rejection of its last
+   * moment.
+   */
+  task: number;
 };
 
 /**
  * The worker's handle into the isolate: `settle` resolves a pending tool or fetch call, `timer` fires
- * a `setTimeout` callback. Never reachable from sandboxed code.
+ * a `setTimeout` callback; `task` numbers the call (see {@link RunOutcome.task}). Never reachable
+ * from sandboxed code.
  */
 export type Control = (
   op: 'settle' | 'timer',
+  task: number,
   a?: unknown,
   b?: unknown,
   c?: unknown,
-  onWorkerThread?: boolean,
 ) => unknown;
 
 /**
  * Installs the sandbox globals (`output`, `console`, `tools`, `fetch`, timers, web APIs) and returns
- * the {@link Control} function. `send`, `sendNow` and `call` stay in this closure: no global, no
- * property and no prototype chain leads to them, and they carry only copies (isolated-vm `Callback`
- * semantics).
- *
- * `send` is fire-and-forget (queued for the worker's thread); `sendNow` is the same message as a
- * synchronous call, used while the worker runs this isolate on its own thread (a `control` call with
- * `onWorkerThread`), where a queued message would wait until the program paused.
+ * the {@link Control} function. `send` (fire-and-forget, queued for the worker's thread) and `call`
+ * stay in this closure: no global, no property and no prototype chain leads to them, and they carry
+ * only copies (isolated-vm `Callback` semantics).
  */
-export function bootstrap(sendRaw: Send, call: HostCall, lib: BootstrapLib, sendNow: Send): Control {
+export function bootstrap(send: Send, call: HostCall, lib: BootstrapLib): Control {
   const P = lib.capturePrimordials();
-  // isolated-vm does not order the run's outcome after the messages sent before it, so they are
-  // counted and the worker waits for that many (see `RunOutcome.sent`).
-  // (`arguments` rather than a spread: a program may have replaced Array.prototype[Symbol.iterator].)
-  let sent = 0;
-  /** Whether the current task runs on the worker's thread (set by each `control` call). */
-  let onWorkerThread = false;
-  const send: Send = function (this: unknown) {
-    // biome-ignore lint/complexity/noArguments: see above
-    P.apply(onWorkerThread ? sendNow : sendRaw, undefined, arguments);
-    sent++;
-  };
+  /** The worker's number of the task running now; 0 while the script itself runs. */
+  let task = 0;
   const cloner = lib.createCloner(P);
   const inspectCopy = lib.createInspectCopier(P);
   const g = P.globalThis as unknown as Record<string, unknown>;
@@ -355,9 +347,9 @@ export function bootstrap(sendRaw: Send, call: HostCall, lib: BootstrapLib, send
       while (pendingOutputs > 0) await new P.Promise<void>((resolve) => (drained = resolve));
       if (value !== undefined) emitOutput(value, 'return value');
     } catch (e) {
-      return bare({ ok: false, error: describeError(e), sent });
+      return bare({ ok: false, error: describeError(e), task });
     }
-    return bare({ ok: true, sent });
+    return bare({ ok: true, task });
   }
 
   // The compiled program calls this first (see `transpile.ts`), so starting it takes no extra trip
@@ -370,8 +362,8 @@ export function bootstrap(sendRaw: Send, call: HostCall, lib: BootstrapLib, send
     },
   });
 
-  return function control(op, a, b, c, worker) {
-    onWorkerThread = worker === true;
+  return function control(op, n, a, b, c) {
+    task = n;
     if (op === 'settle') return settle(a, b, c);
     if (op === 'timer') return fireTimer(a);
     return undefined;

@@ -21,7 +21,7 @@ export interface Cloner {
  * objects, arrays, Date, RegExp, Map, Set, ArrayBuffer and views, Error), following the structured
  * clone rules (own enumerable string keys, getters read, prototypes dropped, cycles kept). A part
  * that cannot be copied (function, symbol, promise, WeakMap...) throws a `TypeError` naming its path,
- * for example `output(): $.items[2].callback is a function and cannot be copied out of the sandbox`.
+ * for example `output(): value.items[2].callback is a function and cannot be copied out of the sandbox`.
  *
  * Buffers are always copied into fresh, non-shared memory, whatever `Symbol.species` says.
  *
@@ -92,7 +92,7 @@ export function createCloner(P: Primordials): Cloner {
     // No prototype: a program's index setters on Array.prototype must not see these writes.
     const path = P.setPrototypeOf([], null) as Array<number | string | [string]>;
     const fail = (kind: string, depth: number): never => {
-      let text = '$';
+      let text = 'value';
       const shown = P.mathMin(depth, MAX_PATH_SEGMENTS);
       for (let i = 0; i < shown; i++) {
         const segment = path[i]!;
@@ -104,6 +104,7 @@ export function createCloner(P: Primordials): Cloner {
               : `${text}${segment[0]}`;
       }
       if (shown < depth) text += '…';
+      if (depth === 0) text = 'the value';
       throw new P.TypeError(`${what}: ${text} is ${kind} and cannot be copied out of the sandbox`);
     };
     const walk = (v: unknown, depth: number): unknown => {

@@ -47,7 +47,7 @@ export function capturePrimordials() {
   };
   // No prototype: V8 builds a literal with `__proto__: null` as a dictionary-mode object, where a
   // plain literal of this size costs a map transition and a field-type update per property in every
-  // fresh isolate (a 70-property literal: 266 µs against 67 µs, measured in a slow period). Lookups
+  // fresh isolate, about four times slower (see docs/notes/sandbox-performance.md). Lookups
   // on it are a little slower: hot paths (the cloner's per-node calls) keep what they use in locals.
   // It also means no `Object.prototype` member can be reached through `P`.
   return {

@@ -7,7 +7,7 @@ import { createUrlApis } from './url.ts';
 import { installWebApis } from './web-apis.ts';
 
 /**
- * The bootstrap script's source text: one function expression `(send, call, sendNow) => control` built from
+ * The bootstrap script's source text: one function expression `(send, call) => control` built from
  * the bootstrap parts' own source (`Function.prototype.toString`), so the isolate code is type-checked
  * and linted with the rest of the package. Compiled once per worker, then reused through V8's code
  * cache for each new isolate.
@@ -15,12 +15,11 @@ import { installWebApis } from './web-apis.ts';
  * The parts every isolate runs are parenthesized, which makes V8 compile them eagerly (its PIFE
  * heuristic), so their bytecode is in the cache. The parts built on first use (URL and the other web
  * APIs, fetch) are not: the cache then holds only their lazy function records, and a program that
- * uses them compiles them then. That is 3% fewer instructions per execution of `output(1 + 1)`
- * (12.4M against 12.8M, host and worker together), measured; a program that uses them pays the
- * compile, a fraction of a millisecond.
+ * uses them compiles them then: most programs never use them, and one that does pays the compile,
+ * a fraction of a millisecond (figures in docs/notes/sandbox-performance.md).
  */
 export function bootstrapSource(): string {
-  return `(function (send, call, sendNow) {
+  return `(function (send, call) {
 'use strict';
 const lib = {
   capturePrimordials: (${capturePrimordials}),
@@ -30,6 +29,6 @@ const lib = {
   installWebApis: ${installWebApis},
   installFetch: ${installFetch},
 };
-return (${bootstrap})(send, call, lib, sendNow);
+return (${bootstrap})(send, call, lib);
 })`;
 }

@@ -16,14 +16,13 @@ let warm: SandboxIsolate | undefined;
 let warmMemoryLimitMb = 128;
 
 // The next isolate is built on this thread, with the sync API, once the result is out: a request
-// that arrives meanwhile waits for it, and a worker never has two isolates under construction.
-// (Building it on isolated-vm's threads instead left this thread free, but each of the four steps
-// then cost a hand-off to another thread and back: ~0.35 ms more CPU per isolate, measured, and it
-// is CPU that the pool is short of when every worker is busy.)
+// that arrives meanwhile waits for it, and a worker never has two isolates under construction. The
+// pool hears `warm` when it is ready and prefers such a worker.
 function prepareWarm(): void {
   if (warm || current) return;
   try {
     warm = createSandboxIsolate(warmMemoryLimitMb);
+    post({ type: 'warm' });
   } catch {
     // Left to the next request, which reports the error if it persists.
   }

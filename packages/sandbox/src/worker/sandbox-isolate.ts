@@ -39,7 +39,6 @@ function primeCodeCache(): ivm.ExternalCopy<ArrayBuffer> | undefined {
     factory.applySync(undefined, [
       new ivm.Callback(() => {}, { ignored: true }),
       new ivm.Callback(hostFunction),
-      new ivm.Callback(() => {}),
     ]);
     context.evalSync(
       `void __mci_run__({ tools: ['t'] }, async function () { output({ a: [1, new Map([[1, new Date(0)]])] }); console.log('%s', 'x', { y: [1] }); return 1; })`,
@@ -73,28 +72,19 @@ type ControlRef = ivm.Reference<(...args: unknown[]) => unknown>;
 const ignore: MessageSink = () => {};
 
 /**
- * The isolate's two message functions, `send` (ignored mode: queued to this thread) and `sendNow`
- * (synchronous: for the program's messages while the worker runs it on its own thread), both routed
+ * The isolate's message function `send` (ignored mode: each call is queued to this thread), routed
  * to the current sink.
  *
- * Built in a function of their own, so the closures hold nothing but the sink: isolated-vm does not
- * always release a `Callback`'s function when its isolate is disposed (4% of a worker's executions
- * kept it for good, 19% in a tight loop in one process, with the context that created it). When
- * those closures shared the isolate's context and the sink pointed to the execution, each such
- * execution stayed reachable with its isolate handle, timers and budgets: a worker's RSS grew 61 MB
- * over 25,000 executions of `output(1 + 1)`, against 19 MB now (see `test/worker-retains-no-finished-executions.test.ts`).
- * `dispose` points the sink back at {@link ignore}.
+ * Built in a function of its own, so the closure holds nothing but the sink: isolated-vm does not
+ * always release a `Callback`'s function when its isolate is disposed, and a closure that pointed to
+ * the execution would keep it reachable with its isolate handle, timers and budgets (see
+ * `test/worker-retains-no-finished-executions.test.ts`). `dispose` points the sink back at
+ * {@link ignore}.
  */
-function messageCallbacks() {
+function messageCallback() {
   let sink = ignore;
   return {
     send: new ivm.Callback((kind: unknown, ...args: unknown[]) => sink(kind, args), { ignored: true }),
-    // Never throws into the isolate (a host exception would carry host stack frames there).
-    sendNow: new ivm.Callback((kind: unknown, ...args: unknown[]) => {
-      try {
-        sink(kind, args);
-      } catch {}
-    }),
     setSink(next: MessageSink) {
       sink = next;
     },
@@ -104,12 +94,12 @@ function messageCallbacks() {
 /**
  * Creates an isolate and context and runs the bootstrap in it, from primed V8 code cache (see
  * {@link primeCodeCache}), so most of the cost of a new isolate is V8's own. The isolate gets exactly
- * three functions, as isolated-vm `Callback`s (arguments and results copied, never References):
- * `send` (ignored mode), `sendNow` (the same, synchronous) and `call` (sync, `hostFunction`).
+ * two functions, as isolated-vm `Callback`s (arguments and results copied, never References):
+ * `send` (ignored mode) and `call` (sync, `hostFunction`).
  *
- * Every step is synchronous, on the calling thread: the async API would run each one on
- * isolated-vm's threads, at the price of a hand-off there and back per step (~0.35 ms more CPU in
- * all, measured).
+ * Every step is synchronous, on the calling thread, while no program runs in the isolate yet: the
+ * async API would cost a thread hand-off there and back per step (see
+ * docs/notes/sandbox-performance.md).
  */
 export function createSandboxIsolate(memoryLimitMb: number): SandboxIsolate {
   const isolate = newIsolate(memoryLimitMb);
@@ -118,9 +108,9 @@ export function createSandboxIsolate(memoryLimitMb: number): SandboxIsolate {
     cachedData ??= primeCodeCache();
     const script = isolate.compileScriptSync(source, cachedData ? { ...ORIGIN, cachedData } : ORIGIN);
     const factory = script.runSync(context, { reference: true, release: true }) as ControlRef;
-    const messages = messageCallbacks();
+    const messages = messageCallback();
     const call = new ivm.Callback(hostFunction);
-    const control = factory.applySync(undefined, [messages.send, call, messages.sendNow], {
+    const control = factory.applySync(undefined, [messages.send, call], {
       result: { reference: true },
     }) as ControlRef;
     return {

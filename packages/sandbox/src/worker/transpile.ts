@@ -18,6 +18,8 @@ export const LINE_OFFSET = -1;
 export interface PreparedSource {
   /** The script: the submitted code as the body of an async function given to the bootstrap. */
   source: string;
+  /** The submitted code as it runs (types stripped), without the wrapper. */
+  body: string;
   /** `snippet.ts` or `snippet.js`: the name stack traces use. */
   filename: string;
 }
@@ -37,11 +39,14 @@ export const NO_MODULES =
  *   rejects (a syntax error, or TypeScript that needs a transform such as `enum`).
  */
 export function prepareSource(code: string, lang: 'ts' | 'js', config: RunConfig): PreparedSource {
-  const wrapped = prefix(config) + code + SUFFIX;
+  const head = prefix(config);
+  const wrapped = head + code + SUFFIX;
   const filename = lang === 'ts' ? 'snippet.ts' : 'snippet.js';
-  if (lang === 'js') return { source: wrapped, filename };
+  if (lang === 'js') return { source: wrapped, body: code, filename };
   try {
-    return { source: amaro.transformSync(wrapped, { mode: 'strip-only' }).code, filename };
+    const source = amaro.transformSync(wrapped, { mode: 'strip-only' }).code;
+    // Strip-only keeps every position, so the code is where it was.
+    return { source, body: source.slice(head.length, source.length - SUFFIX.length), filename };
   } catch (e) {
     const err = e as { message?: unknown; startLine?: unknown; startColumn?: unknown };
     const message = String(err.message ?? e);
@@ -53,6 +58,28 @@ export function prepareSource(code: string, lang: 'ts' | 'js', config: RunConfig
       error.line = Math.max(1, err.startLine + LINE_OFFSET);
       error.column = err.startColumn + 1;
     }
+    throw error;
+  }
+}
+
+const AsyncFunction = (async () => {}).constructor as new (body: string) => unknown;
+
+/**
+ * Checks that the program stays inside the function it runs in: its code must parse as a function
+ * body on its own, so it cannot close the wrapper early and run code (or declare a function such as
+ * `__mci_run__`) outside it, which would let it choose its own outcome. V8's `AsyncFunction`
+ * constructor parses the body apart from the function around it; it compiles, never runs, the code.
+ *
+ * @throws ExecutionError-shaped `{ name: 'SyntaxError', message }` when the code leaves the body.
+ */
+export function checkFunctionBody(prepared: PreparedSource): void {
+  try {
+    new AsyncFunction(`'use strict';\n${prepared.body}`);
+  } catch (e) {
+    const error: ExecutionError = {
+      name: 'SyntaxError',
+      message: `The code must be the body of a function and cannot close it (${e instanceof Error ? e.message : String(e)})`,
+    };
     throw error;
   }
 }

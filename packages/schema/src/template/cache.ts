@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { TemplateNode } from './ast.ts';
 import { parse } from './parser.ts';
 
@@ -6,9 +7,13 @@ export const TEMPLATE_CACHE_SIZE = 1000;
 /** Most source characters the cache holds in all (large file templates would otherwise pile up). */
 const MAX_CACHED_CHARS = 16 * 1024 * 1024;
 
-// A Map iterates in insertion order, so re-inserting on a hit keeps the oldest entry first.
-const cache = new Map<string, readonly TemplateNode[]>();
-let cachedChars = 0;
+const cache = new LRUCache<string, readonly TemplateNode[]>({
+  max: TEMPLATE_CACHE_SIZE,
+  maxSize: MAX_CACHED_CHARS,
+  // A template over a quarter of the budget is parsed each time rather than kept.
+  maxEntrySize: MAX_CACHED_CHARS / 4,
+  sizeCalculation: (_nodes, source) => Math.max(1, source.length),
+});
 
 function freeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
@@ -28,20 +33,10 @@ function freeze<T>(value: T): T {
  * or block, a malformed directive, or an invalid expression. Failures are not cached.
  */
 export function parseTemplate(source: string): readonly TemplateNode[] {
-  const hit = cache.get(source);
-  if (hit) {
-    cache.delete(source);
-    cache.set(source, hit);
-    return hit;
-  }
-  const nodes = freeze(parse(source));
-  if (source.length > MAX_CACHED_CHARS / 4) return nodes; // too big to keep: parse it each time
-  cache.set(source, nodes);
-  cachedChars += source.length;
-  while (cache.size > TEMPLATE_CACHE_SIZE || cachedChars > MAX_CACHED_CHARS) {
-    const oldest = cache.keys().next().value!;
-    cache.delete(oldest);
-    cachedChars -= oldest.length;
+  let nodes = cache.get(source);
+  if (!nodes) {
+    nodes = freeze(parse(source));
+    cache.set(source, nodes);
   }
   return nodes;
 }

@@ -125,17 +125,21 @@ export function checkRoots(
   }
 }
 
+/** The index after the quoted literal that starts at `i`. @throws TEMPLATE_SYNTAX when it is never closed. */
+function endOfQuote(text: string, i: number, site: ExpressionSite): number {
+  const end = skipQuoted(text, i);
+  if (end < 0) throw syntax(`the quote ${text[i]} is never closed`, site);
+  return end;
+}
+
 /** Splits `text` on `separator` characters that are outside quotes. */
 function splitOutsideQuotes(text: string, separator: string, site: ExpressionSite): string[] {
   const parts: string[] = [];
   let from = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
-    if (QUOTES.has(c)) {
-      const end = skipQuoted(text, i);
-      if (end < 0) throw syntax(`the quote ${c} is never closed`, site);
-      i = end - 1;
-    } else if (c === separator) {
+    if (QUOTES.has(c)) i = endOfQuote(text, i, site) - 1;
+    else if (c === separator) {
       parts.push(text.slice(from, i));
       from = i + 1;
     }
@@ -165,9 +169,7 @@ export function parseCondition(text: string, site: ExpressionSite): Condition {
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
     if (QUOTES.has(c)) {
-      const end = skipQuoted(text, i);
-      if (end < 0) throw syntax(`the quote ${c} is never closed`, site);
-      i = end - 1;
+      i = endOfQuote(text, i, site) - 1;
       continue;
     }
     if (!OPERATOR_START.has(c)) continue;

@@ -1,5 +1,5 @@
-import { Agent, type Dispatcher, interceptors } from 'undici';
-import { raceAbort } from '../abort.ts';
+import { Agent, type Dispatcher, interceptors, request } from 'undici';
+import { raceAbort } from '../race-abort.ts';
 import { messageOf } from '../tool-error.ts';
 import { canceledResult, errorResult, type ToolResult } from '../tool-result.ts';
 import {
@@ -7,14 +7,11 @@ import {
   type PreparedRequest,
   prepareRequest,
   requestHref,
-  requestPath,
   setHeader,
   setQueryParam,
 } from './http-request.ts';
 import { OAuth2TokenCache } from './oauth2-token-cache.ts';
-import { DeadlineTimer, RequestDeadline } from './request-deadline.ts';
 import { bodyTypeOf, mapBody } from './response-content.ts';
-import { collectResponse, headerValue } from './response-collector.ts';
 
 /** Status codes that are retried: request timeout, too many requests, every 5xx. */
 const RETRY_STATUS_CODES = [408, 429, ...Array.from({ length: 100 }, (_, i) => 500 + i)];
@@ -44,18 +41,22 @@ const ERROR_BODY_CHARS = 500;
  * Sends http tool requests with undici over one keep-alive connection pool: auth (api key, bearer,
  * basic, OAuth2 client credentials with a token cache and one refresh on 401), retries through
  * undici's retry interceptor (connection errors, 408, 429, 5xx; exponential backoff; `Retry-After`),
- * one timeout for the whole request, and the mapping of the response to a {@link ToolResult}.
+ * one timeout for the whole request (an `AbortController` ended by a timer or by the caller's
+ * signal), a response body limit (the pool's `maxResponseSize`), and the mapping of the response to
+ * a {@link ToolResult}.
  */
 export class HttpClient {
-  readonly #agent = new Agent();
+  readonly #agent: Agent;
   readonly #maxBodyBytes: number;
-  readonly #retrying: Dispatcher = this.#agent.compose(interceptors.retry({ throwOnError: false }));
-  readonly #tokens = new OAuth2TokenCache(this.#agent);
-  readonly #deadlines = new DeadlineTimer();
+  readonly #retrying: Dispatcher;
+  readonly #tokens: OAuth2TokenCache;
 
-  /** @param maxBodyBytes larger response bodies are an error (they are not held in memory). */
+  /** @param maxBodyBytes larger response bodies are an error (undici ends them unread). */
   constructor(maxBodyBytes: number) {
     this.#maxBodyBytes = maxBodyBytes;
+    this.#agent = new Agent({ maxResponseSize: maxBodyBytes });
+    this.#retrying = this.#agent.compose(interceptors.retry({ throwOnError: false }));
+    this.#tokens = new OAuth2TokenCache(this.#agent);
   }
 
   /** Token requests made so far. */
@@ -72,23 +73,35 @@ export class HttpClient {
     } catch (error) {
       return errorResult(`Invalid request: ${messageOf(error)} (url: ${spec.url})`);
     }
-    const limit = new RequestDeadline(signal, spec.timeoutMs, this.#deadlines, started);
+    // One signal ends the request, body included: the caller's abort or the timeout, whichever comes
+    // first. A timer and a listener that are removed when the request ends (AbortSignal.timeout and
+    // AbortSignal.any keep theirs until the timeout fires or the signals are collected).
+    const controller = new AbortController();
+    const limit = controller.signal;
+    const abort = () => controller.abort(signal?.reason);
+    if (signal?.aborted) abort();
+    else signal?.addEventListener('abort', abort, { once: true });
+    let timedOut = false;
+    const timer =
+      spec.timeoutMs > 0
+        ? setTimeout(() => {
+            timedOut = true;
+            controller.abort(new Error(`timed out after ${spec.timeoutMs} ms`));
+          }, spec.timeoutMs)
+        : undefined;
+    let statusCode: number | undefined;
     try {
       const token = spec.auth ? await this.#authorize(prepared, spec, limit) : undefined;
-      let response = await this.#dispatch(prepared, spec, limit);
+      let response = await this.#request(prepared, spec, limit);
       if (response.statusCode === 401 && spec.auth?.type === 'oauth2' && token !== undefined) {
         // The token may have been revoked early: fetch a new one and try once more.
+        await response.body.dump();
         this.#tokens.invalidate(spec.auth, token);
         await this.#authorize(prepared, spec, limit);
-        response = await this.#dispatch(prepared, spec, limit);
+        response = await this.#request(prepared, spec, limit);
       }
-      const { body } = response;
-      if (body === undefined) {
-        return errorResult(
-          `Response body of ${requestHref(prepared)} is larger than the ${this.#maxBodyBytes}-byte limit`,
-          { status_code: response.statusCode },
-        );
-      }
+      statusCode = response.statusCode;
+      const body = await response.body.bytes();
       const metadata = {
         status_code: response.statusCode,
         response_time_ms: Math.round((performance.now() - started) * 100) / 100,
@@ -97,31 +110,37 @@ export class HttpClient {
       const mapped = mapBody(body, bodyTypeOf(headerValue(response.headers['content-type'])));
       if (response.statusCode >= 400) {
         const status = `HTTP ${response.statusCode}${response.statusText ? ` ${response.statusText}` : ''}`;
-        const body = mapped.text.slice(0, ERROR_BODY_CHARS);
-        return errorResult(body ? `${status}: ${body}` : status, metadata);
+        const text = mapped.text.slice(0, ERROR_BODY_CHARS);
+        return errorResult(text ? `${status}: ${text}` : status, metadata);
       }
       const result: ToolResult = { isError: false, content: mapped.content, metadata };
       if (mapped.structuredContent !== undefined) result.structuredContent = mapped.structuredContent;
       return result;
     } catch (error) {
       if (signal?.aborted) return canceledResult(signal.reason);
-      if (limit.timedOut) {
+      if (timedOut) {
         return errorResult(`Request to ${prepared.url.origin} timed out after ${spec.timeoutMs} ms`);
+      }
+      if ((error as { code?: unknown }).code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
+        return errorResult(
+          `Response body of ${requestHref(prepared)} is larger than the ${this.#maxBodyBytes}-byte limit`,
+          statusCode === undefined ? undefined : { status_code: statusCode },
+        );
       }
       return errorResult(`Request to ${requestHref(prepared)} failed: ${describe(error)}`);
     } finally {
-      limit.dispose();
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', abort);
     }
   }
 
   /** Closes the connection pool. */
   async close(): Promise<void> {
-    this.#deadlines.close();
     await this.#agent.close();
   }
 
   /** Applies the auth block to the prepared request; returns the OAuth2 token used, if any. */
-  async #authorize(prepared: PreparedRequest, spec: HttpRequestSpec, limit: RequestDeadline) {
+  async #authorize(prepared: PreparedRequest, spec: HttpRequestSpec, signal: AbortSignal) {
     const auth = spec.auth;
     if (!auth) return undefined;
     switch (auth.type) {
@@ -138,40 +157,45 @@ export class HttpClient {
         return undefined;
       }
       case 'oauth2': {
-        const token = await raceAbort(this.#tokens.token(auth, spec.timeoutMs), limit.signal);
+        // The token request is shared by concurrent callers: one caller's abort stops its wait only.
+        const token = await raceAbort(this.#tokens.token(auth, spec.timeoutMs), signal);
         setHeader(prepared.headers, 'Authorization', `Bearer ${token}`);
         return token;
       }
     }
   }
 
-  /** Sends the request and reads the response (its body up to the limit). */
-  #dispatch(prepared: PreparedRequest, spec: HttpRequestSpec, limit: RequestDeadline) {
-    limit.throwIfAborted();
+  /** Sends the request (through the retry interceptor when the tool retries); the body is unread. */
+  #request(prepared: PreparedRequest, spec: HttpRequestSpec, signal: AbortSignal) {
     const retrying = spec.attempts > 1;
-    const dispatcher = retrying ? this.#retrying : this.#agent;
-    const options = {
-      origin: prepared.url.origin,
-      path: requestPath(prepared),
+    return request(prepared.url, {
+      dispatcher: retrying ? this.#retrying : this.#agent,
       method: spec.method.toUpperCase() as Dispatcher.HttpMethod,
       headers: prepared.headers,
       body: prepared.body,
+      signal,
       // Read by undici's retry interceptor for this request only.
-      retryOptions: retrying
+      ...(retrying
         ? {
-            maxRetries: spec.attempts - 1,
-            minTimeout: spec.backoffMs,
-            timeoutFactor: 2,
-            maxTimeout: MAX_RETRY_WAIT_MS,
-            retryAfter: true,
-            methods: ALL_METHODS,
-            statusCodes: RETRY_STATUS_CODES,
-            errorCodes: RETRY_ERROR_CODES,
+            retryOptions: {
+              maxRetries: spec.attempts - 1,
+              minTimeout: spec.backoffMs,
+              timeoutFactor: 2,
+              maxTimeout: MAX_RETRY_WAIT_MS,
+              retryAfter: true,
+              methods: ALL_METHODS,
+              statusCodes: RETRY_STATUS_CODES,
+              errorCodes: RETRY_ERROR_CODES,
+            },
           }
-        : undefined,
-    } as Dispatcher.DispatchOptions;
-    return collectResponse(dispatcher, options, this.#maxBodyBytes, limit);
+        : {}),
+    } as Parameters<typeof request>[1]);
   }
+}
+
+/** The first value of a header that may repeat. */
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }
 
 function describe(error: unknown): string {

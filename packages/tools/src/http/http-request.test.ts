@@ -72,7 +72,7 @@ describe('prepareRequest', () => {
           }
           expect(requestPath(prepared)).toBe(`${expected.pathname}${expected.search}`);
           expect(requestHref(prepared)).toBe(expected.href);
-          // The parse is shared: preparing changes nothing a later request would see.
+          // Preparing one request changes nothing a later request of the same URL sees.
           expect(requestHref(prepareRequest({ ...base, url }))).toBe(new URL(url).href);
         },
       ),

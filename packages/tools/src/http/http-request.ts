@@ -1,5 +1,3 @@
-import { cachedParse } from './cached-parse.ts';
-
 /** An http auth block after templating. */
 export type HttpAuth =
   | { type: 'apiKey'; in: 'header' | 'query'; name: string; value: string }
@@ -36,31 +34,14 @@ export interface HttpRequestSpec {
   backoffMs: number;
 }
 
-/** A parsed URL, as far as a request needs it. Shared through a cache: never change one. */
-interface ParsedUrl {
-  readonly href: string;
-  readonly origin: string;
-  readonly pathname: string;
-  /** `?` and the query, or empty. */
-  readonly search: string;
-}
-
 /** The parts of a request ready for undici, auth not yet applied. */
 export interface PreparedRequest {
-  /** The URL as given (parsed once per distinct string). */
-  url: ParsedUrl;
-  /** The query string to send: `?` and the query (the URL's own one plus the params), or empty. */
-  query: string;
+  /** The URL with the params appended (and, for api keys in the query, the key). */
+  url: URL;
   /** Header names as given; values stringified. */
   headers: Record<string, string>;
   body: string | undefined;
 }
-
-/** Parses a URL with the WHATWG parser; tools with a static URL (most) parse theirs once. */
-const parseUrl = cachedParse(256, (url): ParsedUrl => {
-  const { href, origin, pathname, search } = new URL(url);
-  return Object.freeze({ href, origin, pathname, search });
-});
 
 /**
  * Builds the URL (params appended with proper encoding: arrays repeat the key, objects are JSON),
@@ -70,22 +51,16 @@ const parseUrl = cachedParse(256, (url): ParsedUrl => {
  * @throws {TypeError} for a URL that does not parse.
  */
 export function prepareRequest(spec: HttpRequestSpec): PreparedRequest {
-  const url = parseUrl(spec.url);
-  // Appending to a URL's searchParams re-serializes its whole query the URLSearchParams way; doing
-  // the same on a URLSearchParams of its own gives the same query without a URL object per request.
-  let search: URLSearchParams | undefined;
+  const url = new URL(spec.url);
   if (spec.params) {
     for (const name in spec.params) {
       if (!Object.hasOwn(spec.params, name)) continue;
       const value = spec.params[name];
       for (const item of Array.isArray(value) ? value : [value]) {
-        if (item === undefined) continue;
-        search ??= new URLSearchParams(url.search);
-        search.append(name, stringify(item));
+        if (item !== undefined) url.searchParams.append(name, stringify(item));
       }
     }
   }
-  const query = search ? withQuestionMark(search.toString()) : url.search;
   const headers: Record<string, string> = {};
   if (spec.headers) {
     for (const name in spec.headers) {
@@ -114,31 +89,22 @@ export function prepareRequest(spec: HttpRequestSpec): PreparedRequest {
       setDefaultHeader(headers, 'content-type', 'text/plain');
     }
   }
-  return { url, query, headers, body };
+  return { url, headers, body };
 }
 
-/** Sets a query parameter (replacing any of that name), as `URL.searchParams.set` would. */
+/** Sets a query parameter (replacing any of that name). */
 export function setQueryParam(prepared: PreparedRequest, name: string, value: string): void {
-  const search = new URLSearchParams(prepared.query);
-  search.set(name, value);
-  prepared.query = withQuestionMark(search.toString());
+  prepared.url.searchParams.set(name, value);
 }
 
 /** The path and query to send (`/data?id=7`). */
 export function requestPath(prepared: PreparedRequest): string {
-  return prepared.url.pathname + prepared.query;
+  return prepared.url.pathname + prepared.url.search;
 }
 
 /** The full URL of the request, for messages. */
 export function requestHref(prepared: PreparedRequest): string {
-  if (prepared.query === prepared.url.search) return prepared.url.href;
-  const url = new URL(prepared.url.href);
-  url.search = prepared.query;
-  return url.href;
-}
-
-function withQuestionMark(query: string): string {
-  return query === '' ? '' : `?${query}`;
+  return prepared.url.href;
 }
 
 /** Sets a header unless one of that name (any case) is present. */

@@ -1,5 +1,4 @@
 import type { Content } from '../tool-result.ts';
-import { cachedParse } from './cached-parse.ts';
 
 /** A response body mapped to result content. */
 export interface MappedBody {
@@ -51,18 +50,12 @@ export function mapBody(bytes: Uint8Array, type: BodyType): MappedBody {
 
 function bodyType(mimeType: string, charset: string | undefined): BodyType {
   const kind = mimeType.startsWith('image/') ? 'image' : mimeType.startsWith('audio/') ? 'audio' : 'text';
-  return Object.freeze({
-    mimeType,
-    kind,
-    charset,
-    json: mimeType === 'application/json' || mimeType.endsWith('+json'),
-  });
+  return { mimeType, kind, charset, json: mimeType === 'application/json' || mimeType.endsWith('+json') };
 }
 
 const NO_CONTENT_TYPE = bodyType('', undefined);
 
-/** A server sends the same few Content-Type headers again and again: each is parsed once. */
-const parseContentType = cachedParse(64, (header): BodyType => {
+function parseContentType(header: string): BodyType {
   const [type = '', ...params] = header.split(';');
   let charset: string | undefined;
   for (const param of params) {
@@ -70,7 +63,7 @@ const parseContentType = cachedParse(64, (header): BodyType => {
     if (name?.trim().toLowerCase() === 'charset' && value) charset = value.trim().replace(/^"|"$/g, '');
   }
   return bodyType(type.trim().toLowerCase(), charset);
-});
+}
 
 const utf8 = new TextDecoder('utf-8');
 

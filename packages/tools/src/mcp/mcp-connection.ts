@@ -6,7 +6,7 @@ import {
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type CallToolResult, ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { followAbort, raceAbort, unfollowAbort } from '../abort.ts';
+import { raceAbort } from '../race-abort.ts';
 import { ToolError } from '../tool-error.ts';
 
 /** An MCP server config with every template already rendered. */
@@ -73,26 +73,22 @@ export class McpConnection {
     signal?: AbortSignal,
     repeatable = false,
   ): Promise<CallToolResult> {
-    const params = { name: toolName, arguments: args };
-    if (!signal) {
-      // No signal for the SDK: giving it one costs more per call than the rest of our own work.
-      return this.#untilClosed(
-        this.#withReconnect((client) => client.callTool(params) as Promise<CallToolResult>, repeatable),
-      );
-    }
-    // The SDK never removes the abort listener it adds to a request's signal: give it a signal of its
-    // own per call, linked to the caller's only while the call runs, so a long-lived signal neither
-    // collects listeners nor cancels long-finished requests when it finally aborts.
+    // The SDK never removes the abort listener it adds to a request's signal: it gets a signal of its
+    // own per call, linked to the caller's only while the call runs, so a long-lived caller signal
+    // neither collects listeners nor cancels long-finished requests when it aborts.
     const own = new AbortController();
-    if (signal.aborted) own.abort(signal.reason);
-    else followAbort(signal, own);
-    const options = { signal: own.signal };
+    const forward = () => own.abort(signal?.reason);
+    if (signal?.aborted) forward();
+    else signal?.addEventListener('abort', forward, { once: true });
     const call = this.#withReconnect(
-      (client) => client.callTool(params, undefined, options) as Promise<CallToolResult>,
+      (client) =>
+        client.callTool({ name: toolName, arguments: args }, undefined, {
+          signal: own.signal,
+        }) as Promise<CallToolResult>,
       repeatable,
       own.signal,
     );
-    return this.#untilClosed(call, () => unfollowAbort(signal, own));
+    return this.#untilClosed(call, () => signal?.removeEventListener('abort', forward));
   }
 
   /** Closes the client (and stops a stdio server). Later calls fail. */

@@ -7,8 +7,8 @@ import type { McpConnection } from './mcp-connection.ts';
 
 /**
  * Calls the tool on its MCP server (the connection opens on first use). The MCP result's content,
- * `structuredContent` and `isError` pass through; embedded resources become text (text resources)
- * or resource links (binary ones). Metadata: `mcp_server`, `mcp_tool`.
+ * `structuredContent` and `isError` pass through (every MCP content type, embedded resources with
+ * their text or blob). Metadata: `mcp_server`, `mcp_tool`.
  */
 export async function executeMcp(
   execution: McpExecution,
@@ -56,11 +56,17 @@ function toContent(item: CallToolResult['content'][number]): Content {
     }
     case 'resource': {
       const { resource } = item;
-      if ('text' in resource && typeof resource.text === 'string')
-        return { type: 'text', text: resource.text };
-      const link: Content = { type: 'resource_link', uri: resource.uri, name: resource.uri };
-      if (resource.mimeType !== undefined) link.mimeType = resource.mimeType;
-      return link;
+      const base = {
+        uri: resource.uri,
+        ...(resource.mimeType !== undefined && { mimeType: resource.mimeType }),
+      };
+      return {
+        type: 'resource',
+        resource:
+          'text' in resource && typeof resource.text === 'string'
+            ? { ...base, text: resource.text }
+            : { ...base, blob: String((resource as { blob?: unknown }).blob ?? '') },
+      };
     }
   }
 }

@@ -82,4 +82,9 @@ export const commands: readonly CommandEntry[] = [
     description: 'run a TypeScript/JavaScript file on a running server; prints the pid',
     load: () => import('./submit.ts'),
   },
+  {
+    name: 'chat',
+    description: 'chat with a model whose code runs on the server (one prompt, or a REPL without one)',
+    load: () => import('./chat.ts'),
+  },
 ];

@@ -1,5 +1,9 @@
 import { matchesToolFilter, type ToolFilter } from '@mci/schema';
 import { createToolRunner } from '@mci/tools';
+import { Option } from 'commander';
+import type { LevelWithSilent } from 'pino';
+import { LOG_LEVELS } from '../../config/config-schema.ts';
+import { readEnvChoice } from '../../config/read-setting.ts';
 import { createLogger } from '../../logger.ts';
 import { serveMcpStdio } from '../../mcp/stdio-server.ts';
 import { defineCommand } from '../command.ts';
@@ -15,6 +19,7 @@ interface McpOptions {
   timeout?: number;
   memory?: number;
   concurrency?: number;
+  logLevel?: LevelWithSilent;
 }
 
 /**
@@ -48,10 +53,17 @@ export default defineCommand<McpOptions>({
         '-e, --env <KEY=VALUE>',
         'set an environment value for tool templates and commands (repeatable)',
         collectEnvOption,
+      )
+      .addOption(
+        new Option(
+          '--log-level <level>',
+          'level of the log lines on stderr (env MCI_LOG_LEVEL; default info)',
+        ).choices(LOG_LEVELS),
       );
   },
   async run({ options }, io) {
-    const logger = createLogger({ level: 'info', destination: io.stderr });
+    const level = options.logLevel ?? readEnvChoice(io.env, 'MCI_LOG_LEVEL', LOG_LEVELS) ?? 'info';
+    const logger = createLogger({ level, destination: io.stderr });
     let collection: Awaited<ReturnType<typeof loadCollection>>;
     try {
       const file = resolveToolFilePath(options.file, io.cwd);

@@ -67,7 +67,8 @@ describe('mci run', { timeout: 60_000 }, () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toBe("output: 'first'\n");
     expect(r.stderr).toMatch(
-      /^failed at line 3, column 5: TypeError: Cannot set properties of null \(setting 'y'\)/,
+      // The program's stderr (the uncaught error, as Node prints one), then the outcome.
+      /^TypeError: Cannot set properties of null \(setting 'y'\)\n {4}at .*:3:5\nfailed at line 3, column 5: TypeError: Cannot set properties of null \(setting 'y'\)/,
     );
   });
 
@@ -147,6 +148,8 @@ describe('mci run', { timeout: 60_000 }, () => {
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect(code).toBe(1);
     expect(stdout).toBe('ready\n');
-    expect(stderr).toMatch(/^canceled: CanceledError: The execution was killed/);
+    expect(stderr).toMatch(
+      /^canceled: killed by a signal\ncanceled: CanceledError: The execution was killed/,
+    );
   });
 });

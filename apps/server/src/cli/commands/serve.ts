@@ -1,4 +1,5 @@
 import { Option } from 'commander';
+import { type ChatFlags, chatSettings } from '../../chat/chat-flags.ts';
 import { ConfigError } from '../../config/config-error.ts';
 import { loadServerSettings, type ServerFlags } from '../../config/load-config.ts';
 import { readEnvChoice } from '../../config/read-setting.ts';
@@ -10,7 +11,7 @@ import type { CliIo } from '../io.ts';
 import { collect, numberOption } from '../options.ts';
 import { resolveToolFilePath } from '../tool-file.ts';
 
-interface ServeOptions extends ServerFlags, StorageFlags {
+interface ServeOptions extends ServerFlags, StorageFlags, ChatFlags {
   logFormat?: LogFormat;
   maxConnections?: number;
   rateLimit?: number;
@@ -84,6 +85,21 @@ export default defineCommand<ServeOptions>({
           'keep at most this many processes, deleting the oldest idle ones (env MCI_RETENTION_MAX; default 100000)',
         ).argParser(numberOption('--retention-max')),
       )
+      .option(
+        '--model <provider:model>',
+        'host conversations with this model (repeatable; the first is the default; keys from the environment)',
+        collect,
+      )
+      .option(
+        '--model-url <url>',
+        "the models' endpoint (else OPENAI_BASE_URL / ANTHROPIC_BASE_URL, else the provider's)",
+      )
+      .option('--system <file>', 'a system prompt file to use instead of the generated one')
+      .addOption(
+        new Option('--max-steps <n>', 'most model requests per turn (default 8)').argParser(
+          numberOption('--max-steps'),
+        ),
+      )
       .addOption(
         new Option(
           '--log-format <format>',
@@ -129,10 +145,11 @@ export default defineCommand<ServeOptions>({
         shutdownGraceMs: settings.shutdownGraceMs,
         logger,
         ...storage,
+        chat: await chatSettings(options, io.cwd),
       });
     } catch (error) {
       io.stderr.write(`mci serve: ${(error as Error).message}\n`);
-      return error instanceof ConfigError || (error as Error).name === 'SchemaError' ? 2 : 1;
+      return error instanceof ConfigError || isUsageError(error as Error) ? 2 : 1;
     }
     // Listen for signals before printing the banner: whoever reads it may signal at once.
     const stopped = untilStopped(server, io);
@@ -140,6 +157,9 @@ export default defineCommand<ServeOptions>({
     return stopped;
   },
 });
+
+/** A bad tool file, or a model that cannot be made (bad name, missing key, unreadable transcript). */
+const isUsageError = (error: Error) => error.name === 'SchemaError' || error.name === 'ModelError';
 
 /** Resolves with the exit code once a signal has closed the server. */
 function untilStopped(server: MciServer, io: CliIo): Promise<number> {

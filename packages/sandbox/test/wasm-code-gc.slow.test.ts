@@ -28,6 +28,7 @@ async function stressedWorker() {
   const worker = new WorkerProcess(
     {
       onReady: () => ready(),
+      onWarm: () => {},
       onMessage: (_, message) => {
         if (!pending || message.id !== pending.id) return;
         if (message.type === 'events' || message.type === 'done')

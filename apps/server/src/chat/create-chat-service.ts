@@ -1,0 +1,51 @@
+import { buildSystemPrompt, type ChatModel, createModel, type ModelOptions } from '@mci/agent';
+import type { Logger } from 'pino';
+import type { ProcessManager } from '../processes/process-manager-types.ts';
+import { renderSandboxGlobals, type ToolDeclarationSource } from '../tools-dts/sandbox-globals-dts.ts';
+import { ChatService } from './chat-service.ts';
+import { ConversationStore } from './conversation-store.ts';
+
+/** The chat settings of the server (`mci serve --model`, `--model-url`, `--system`, `--max-steps`). */
+export interface ChatSettings {
+  /** Models, `provider:model`, the first the default. Keys come from the server's environment. */
+  models?: readonly string[];
+  /** Options of every model (`baseURL` from `--model-url`, retries, context window). */
+  modelOptions?: ModelOptions;
+  /** A system prompt to use instead of the generated one. */
+  system?: string;
+  /** Most model requests per turn. @default 8 */
+  maxSteps?: number;
+}
+
+/**
+ * Builds the server's {@link ChatService}: its models, the system prompt from the tools' declarations
+ * (the text of `GET /tools.d.ts`), and the conversation tables in the process database at `dbPath`
+ * (in memory without one).
+ * @throws ModelError for a bad model name, a missing key, or an unreadable replay transcript.
+ */
+export async function createChatService(options: {
+  settings: ChatSettings;
+  manager: ProcessManager;
+  tools: readonly ToolDeclarationSource[];
+  dbPath: string | undefined;
+  logger?: Logger;
+}): Promise<ChatService> {
+  const { settings, logger } = options;
+  const models: ChatModel[] = [];
+  for (const name of settings.models ?? []) models.push(await createModel(name, settings.modelOptions));
+  const prompt = buildSystemPrompt({ toolsDts: renderSandboxGlobals(options.tools) });
+  if (models.length > 0) {
+    logger?.info(
+      { models: models.map((model) => model.name), systemPromptBytes: prompt.report.bytes },
+      'hosting conversations',
+    );
+  }
+  return new ChatService({
+    manager: options.manager,
+    store: new ConversationStore(options.dbPath),
+    models,
+    system: settings.system ?? prompt.text,
+    ...(settings.maxSteps !== undefined && { maxSteps: settings.maxSteps }),
+    ...(logger && { logger }),
+  });
+}

@@ -1,0 +1,83 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { serveStatic } from '@hono/node-server/serve-static';
+import { type Context, Hono } from 'hono';
+import { secureHeaders } from 'hono/secure-headers';
+import type { HttpEnv } from './http-env.ts';
+
+/** Where `pnpm --filter @mci/web build` puts the console (`apps/server/console`, shipped with the package). */
+export const DEFAULT_CONSOLE_DIR = fileURLToPath(new URL('../../console/', import.meta.url));
+
+/** Built file names carry a content hash, so a file under `/assets/` never changes. */
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+// Only the console's own origin: scripts, styles, fetches and the WebSocket (`'self'` covers ws: on the
+// same host), images also as data: URLs (images in tool results).
+const consoleHeaders = secureHeaders({
+  contentSecurityPolicy: {
+    defaultSrc: ["'self'"],
+    scriptSrc: ["'self'"],
+    styleSrc: ["'self'"],
+    imgSrc: ["'self'", 'data:', 'blob:'],
+    connectSrc: ["'self'"],
+    fontSrc: ["'self'"],
+    objectSrc: ["'none'"],
+    baseUri: ["'none'"],
+    formAction: ["'self'"],
+    frameAncestors: ["'none'"],
+  },
+  crossOriginEmbedderPolicy: false,
+});
+
+// API paths a person may open in a browser and should see as data, not as the console.
+const API_ONLY = /^\/(?:ws|healthz|metrics|tools\.d\.ts)$|^\/processes\/\d+\/./;
+
+/**
+ * A page load by a browser (it asks for HTML): gets the console's `index.html`, whatever the path,
+ * so `/processes/42` opens the console there. API clients (`Accept: application/json` or `*\/*`)
+ * reach the API on the same paths.
+ */
+function isPageLoad(c: Context): boolean {
+  return (c.req.header('accept') ?? '').includes('text/html') && !API_ONLY.test(c.req.path);
+}
+
+/**
+ * Serves the web console (see docs/web.md) from `dir`: `/assets/*` (hashed, cached for good, sent
+ * brotli- or gzip-compressed from the `.br`/`.gz` files the build wrote) and `index.html`
+ * (`no-cache`) for every page load, with a Content-Security-Policy that allows only the server's own
+ * origin. No token is needed for these files: the console signs in over
+ * the API. When the console is not built, page loads get a short page saying how to build it.
+ * Register before the API's authentication middleware.
+ */
+export function registerConsoleRoutes(app: Hono<HttpEnv>, dir: string = DEFAULT_CONSOLE_DIR): void {
+  app.use(
+    '/assets/*',
+    consoleHeaders,
+    serveStatic({
+      root: dir,
+      precompressed: true,
+      onFound: (_path, c) => c.header('Cache-Control', IMMUTABLE),
+    }),
+  );
+  const pages = new Hono();
+  pages.use(consoleHeaders);
+  if (existsSync(`${dir}/index.html`)) {
+    pages.get(
+      '*',
+      serveStatic({
+        root: dir,
+        path: 'index.html',
+        onFound: (_path, c) => c.header('Cache-Control', 'no-cache'),
+      }),
+    );
+  } else {
+    pages.get('*', (c) =>
+      c.html(
+        '<!doctype html><title>MCI</title><p>The web console is not built: run <code>pnpm --filter @mci/web build</code>.</p>',
+        503,
+        { 'Cache-Control': 'no-cache' },
+      ),
+    );
+  }
+  app.on(['GET', 'HEAD'], '*', (c, next) => (isPageLoad(c) ? pages.fetch(c.req.raw, c.env) : next()));
+}

@@ -1,0 +1,276 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { answer, type FakeProvider, startFakeOpenAi } from '../../../packages/agent/test/fake-providers.ts';
+import { createLogger } from '../src/logger.ts';
+import { createServer, type MciServer } from '../src/server.ts';
+
+// Server-hosted conversations over the real WebSocket protocol: the server runs the loop with a key
+// from its own environment, streams chat.* events and the turn's stream events, stores every message
+// in the process database, and keeps conversations across a restart.
+
+const KEY = 'sk-hosted-00112233445566778899SECRET';
+const dir = mkdtempSync(join(tmpdir(), 'mci-chat-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const toolFile = join(dir, 'tools.yaml');
+writeFileSync(
+  toolFile,
+  "schemaVersion: '1.0'\ntools:\n  - name: greet\n    execution: { type: text, text: 'Hello from the tool!' }\n",
+);
+const BLOCK = '```ts exec=true\nconst r = await tools.greet();\noutput(r.content[0].text);\n```\n';
+
+type Json = Record<string, any>;
+
+/** Starts a server on `db` hosting `openai:fake-1` at `fake`, its logs collected into `logs`. */
+async function start(
+  fake: FakeProvider,
+  db: string,
+  logs: string[],
+  tokens?: Array<{ token: string; role: 'client' | 'operator'; id: string }>,
+) {
+  const destination = new PassThrough();
+  destination.on('data', (chunk) => logs.push(String(chunk)));
+  return createServer({
+    port: 0,
+    file: toolFile,
+    db,
+    logger: createLogger({ level: 'debug', destination }),
+    concurrency: 2,
+    ...(tokens && { tokens }),
+    chat: {
+      models: ['openai:fake-1'],
+      modelOptions: { baseURL: fake.url, env: { OPENAI_API_KEY: KEY }, maxRetries: 0 },
+    },
+  });
+}
+
+/** A WebSocket client of the test: requests with ids, and every message it got. */
+async function open(server: MciServer, token?: string) {
+  const ws = new WebSocket(server.wsUrl, token ? { headers: { Authorization: `Bearer ${token}` } } : {});
+  const messages: Json[] = [];
+  const waiters: Array<{ test: (m: Json) => boolean; resolve: (m: Json) => void }> = [];
+  ws.on('message', (data) => {
+    const message = JSON.parse(String(data)) as Json;
+    messages.push(message);
+    for (const waiter of [...waiters]) {
+      if (waiter.test(message)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(message);
+      }
+    }
+  });
+  let next = 1;
+  const waitFor = (test: (m: Json) => boolean) =>
+    new Promise<Json>((resolve) => {
+      const found = messages.find(test);
+      if (found) resolve(found);
+      else waiters.push({ test, resolve });
+    });
+  await waitFor((m) => m.type === 'hello');
+  return {
+    messages,
+    waitFor,
+    async request(body: Json): Promise<Json> {
+      const id = next++;
+      ws.send(JSON.stringify({ ...body, id }));
+      return waitFor((m) => (m.type === 'reply' || m.type === 'error') && m.id === id);
+    },
+    close: () => ws.close(),
+  };
+}
+
+describe('server-hosted conversations', () => {
+  it('runs a turn, streams chat.* and stream events, stores messages linked to pids, and survives a restart', async () => {
+    await using fake = await startFakeOpenAi(
+      answer(`Let me greet.\n\n${BLOCK}`, { usage: { input: 500, output: 30 } }),
+      answer('The tool says: Hello from the tool!', { usage: { input: 600, output: 10 } }),
+    );
+    const db = join(dir, 'restart.db');
+    const logs: string[] = [];
+    let server = await start(fake, db, logs);
+    let conversationId: string;
+    let pid: number;
+    try {
+      const models = await (await fetch(`${server.url}/models`)).json();
+      expect(models).toEqual({
+        models: [{ name: 'openai:fake-1', provider: 'openai', model: 'fake-1', default: true }],
+      });
+
+      const client = await open(server);
+      const started = await client.request({ type: 'chat.start', message: 'Greet me, please.' });
+      expect(started).toMatchObject({
+        type: 'reply',
+        request: 'chat.start',
+        result: {
+          conversation: { title: 'Greet me, please.', model: 'openai:fake-1' },
+          message: { role: 'user' },
+        },
+      });
+      conversationId = started.result.conversation.conversationId;
+      const done = await client.waitFor((m) => m.type === 'chat.done' || m.type === 'chat.error');
+      expect(done).toEqual({
+        type: 'chat.done',
+        conversationId,
+        reason: 'answered',
+        steps: 2,
+        usage: { inputTokens: 1100, outputTokens: 40 },
+      });
+      const types = client.messages.map((m) => m.type);
+      expect(types).toContain('chat.token');
+      expect(types).toContain('intent');
+      expect(types).toContain('process');
+      expect(types).toContain('output');
+      expect(types).toContain('stream.result');
+      const steps = client.messages.filter((m) => m.type === 'chat.step');
+      expect(steps).toHaveLength(2);
+      expect(steps[0]).toMatchObject({
+        step: 1,
+        message: { role: 'assistant', usage: { inputTokens: 500, outputTokens: 30 } },
+        results: { role: 'results', text: expect.stringContaining('Hello from the tool!') },
+      });
+      pid = steps[0]?.message.pids[0];
+      expect(pid).toEqual(expect.any(Number));
+      const tokens = client.messages
+        .filter((m) => m.type === 'chat.token' && m.step === 1)
+        .map((m) => m.text);
+      expect(tokens.join('')).toBe(`Let me greet.\n\n${BLOCK}`);
+      expect(JSON.stringify(fake.requests[1]?.body)).toContain('Results of your code:');
+      client.close();
+    } finally {
+      await server.close({ graceMs: 0 });
+    }
+
+    server = await start(fake, db, logs);
+    try {
+      const client = await open(server);
+      const listed = await client.request({ type: 'chat.list' });
+      expect(listed.result.conversations).toEqual([
+        expect.objectContaining({ conversationId, messageCount: 4, running: false }),
+      ]);
+      const got = await client.request({ type: 'chat.get', conversationId });
+      expect(got.result.messages.map((m: Json) => m.role)).toEqual([
+        'user',
+        'assistant',
+        'results',
+        'assistant',
+      ]);
+      expect(got.result.messages[1]).toMatchObject({ pids: [pid], model: 'openai:fake-1', step: 1 });
+      expect(got.result.models).toHaveLength(1);
+      const process = await (await fetch(`${server.url}/processes/${pid}`)).json();
+      expect(process).toMatchObject({ pid, ref: `chat-${conversationId}`, status: 'success' });
+
+      const renamed = await client.request({ type: 'chat.rename', conversationId, title: 'Greetings' });
+      expect(renamed.result.conversation.title).toBe('Greetings');
+      expect(await client.request({ type: 'chat.delete', conversationId })).toMatchObject({
+        result: { conversationId },
+      });
+      expect(await client.request({ type: 'chat.get', conversationId })).toMatchObject({
+        type: 'error',
+        code: 'NOT_FOUND',
+        path: 'conversationId',
+      });
+      client.close();
+    } finally {
+      await server.close({ graceMs: 0 });
+    }
+    expect(logs.join('')).not.toContain('SECRET');
+  });
+
+  it("chat.cancel aborts the model and kills the turn's running process", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await using fake = await startFakeOpenAi({
+      chunks: ['Spin:\n', '```ts exec=true\nwhile (true) {}\n```\n', held, 'more'],
+    });
+    const logs: string[] = [];
+    await using server = await start(fake, ':memory:', logs);
+    const client = await open(server);
+    const started = await client.request({ type: 'chat.start', message: 'spin' });
+    const { conversationId } = started.result.conversation;
+    const running = await client.waitFor((m) => m.type === 'process' && m.state === 'running');
+    expect(await client.request({ type: 'chat.start', conversationId, message: 'again' })).toMatchObject({
+      type: 'error',
+      code: 'CONFLICT',
+    });
+    expect(await client.request({ type: 'chat.cancel', conversationId })).toMatchObject({
+      result: { conversationId, canceled: true },
+    });
+    const done = await client.waitFor((m) => m.type === 'chat.done');
+    release();
+    expect(done).toMatchObject({ reason: 'canceled' });
+    const process = await (await fetch(`${server.url}/processes/${running.pid}`)).json();
+    expect(process).toMatchObject({ state: 'idle', status: 'canceled' });
+    const got = await client.request({ type: 'chat.get', conversationId });
+    expect(got.result.messages.map((m: Json) => m.role)).toEqual(['user', 'assistant']);
+    expect(got.result.messages[1].pids).toEqual([running.pid]);
+    client.close();
+  });
+
+  it('reports a model failure as chat.error naming provider, model and status, without the key', async () => {
+    await using fake = await startFakeOpenAi({ status: 500, message: `boom with ${KEY}` });
+    const logs: string[] = [];
+    await using server = await start(fake, ':memory:', logs);
+    const client = await open(server);
+    await client.request({ type: 'chat.start', message: 'hi' });
+    const error = await client.waitFor((m) => m.type === 'chat.error');
+    expect(error).toMatchObject({ code: 'MODEL_ERROR', provider: 'openai', model: 'fake-1', status: 500 });
+    expect(error.message).toMatch(/openai model fake-1 .*HTTP 500/);
+    expect(JSON.stringify(client.messages)).not.toContain('SECRET');
+    expect(logs.join('')).not.toContain('SECRET');
+    expect(logs.join('')).toContain('chat turn failed');
+    client.close();
+  });
+
+  it("the chat.start reply comes before the turn's first event, even from a model without pauses", async () => {
+    const transcript = join(dir, 'instant.md');
+    writeFileSync(transcript, `## assistant\nAt once.\n\n${BLOCK}\n## assistant\nDone.\n`);
+    await using server = await createServer({
+      port: 0,
+      file: toolFile,
+      logLevel: 'silent',
+      chat: { models: [`replay:${transcript}`], modelOptions: { tokensPerSecond: 0 } },
+    });
+    const client = await open(server);
+    const reply = await client.request({ type: 'chat.start', message: 'go' });
+    await client.waitFor((m) => m.type === 'chat.done');
+    const turn = client.messages.filter((m) => m.type !== 'hello');
+    expect(turn[0]).toBe(reply);
+    expect(turn.at(-1)).toMatchObject({ type: 'chat.done', reason: 'answered', steps: 2 });
+    client.close();
+  });
+
+  it('a conversation belongs to the principal that started it', async () => {
+    await using fake = await startFakeOpenAi(answer('hello'));
+    const logs: string[] = [];
+    const tokens = [
+      { token: 'alice-token-123', role: 'client' as const, id: 'alice' },
+      { token: 'bob-token-456', role: 'client' as const, id: 'bob' },
+    ];
+    await using server = await start(fake, ':memory:', logs, tokens);
+    const alice = await open(server, 'alice-token-123');
+    const bob = await open(server, 'bob-token-456');
+    const started = await alice.request({ type: 'chat.start', message: 'mine' });
+    const { conversationId } = started.result.conversation;
+    await alice.waitFor((m) => m.type === 'chat.done');
+    expect((await bob.request({ type: 'chat.list' })).result.conversations).toEqual([]);
+    for (const type of ['chat.get', 'chat.cancel', 'chat.delete']) {
+      expect(await bob.request({ type, conversationId })).toMatchObject({ type: 'error', code: 'NOT_FOUND' });
+    }
+    expect(await bob.request({ type: 'chat.start', conversationId, message: 'x' })).toMatchObject({
+      code: 'NOT_FOUND',
+    });
+    expect((await alice.request({ type: 'chat.list' })).result.conversations).toHaveLength(1);
+    expect(await alice.request({ type: 'chat.start', model: 'openai:other', message: 'x' })).toMatchObject({
+      type: 'error',
+      code: 'VALIDATION',
+      path: 'model',
+    });
+    alice.close();
+    bob.close();
+  });
+});

@@ -1,0 +1,82 @@
+import type { ModelInfo } from '@mci/client';
+import { useState } from 'react';
+
+/**
+ * The message box: Enter sends, Shift+Enter starts a new line. While a turn runs, Stop cancels it.
+ */
+export function Composer({
+  models,
+  model,
+  onModel,
+  running,
+  onSend,
+  onStop,
+}: {
+  models: ModelInfo[];
+  model: string | undefined;
+  onModel: (model: string) => void;
+  running: boolean;
+  onSend: (text: string) => Promise<void>;
+  onStop: () => void;
+}) {
+  const [text, setText] = useState('');
+  const [error, setError] = useState<string>();
+  const send = () => {
+    const message = text.trim();
+    if (message === '' || running) return;
+    setError(undefined);
+    onSend(message)
+      .then(() => setText(''))
+      .catch((caught: Error) => setError(caught.message));
+  };
+  return (
+    <form
+      className="composer"
+      aria-label="Composer"
+      onSubmit={(event) => {
+        event.preventDefault();
+        send();
+      }}
+    >
+      <textarea
+        aria-label="Message"
+        rows={3}
+        value={text}
+        placeholder="Ask the model… (Enter sends, Shift+Enter for a new line)"
+        onChange={(event) => setText(event.target.value)}
+        onKeyDown={(event) => {
+          if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
+            event.preventDefault();
+            send();
+          }
+        }}
+      />
+      <div className="composer-bar">
+        <label className="inline-label">
+          Model
+          <select aria-label="Model" value={model ?? ''} onChange={(event) => onModel(event.target.value)}>
+            {models.map((info) => (
+              <option key={info.name} value={info.name}>
+                {info.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        {running ? (
+          <button type="button" className="danger" onClick={onStop}>
+            Stop
+          </button>
+        ) : (
+          <button type="submit" disabled={text.trim() === ''}>
+            Send
+          </button>
+        )}
+      </div>
+      {error !== undefined && (
+        <p role="alert" className="error-text">
+          {error}
+        </p>
+      )}
+    </form>
+  );
+}

@@ -1,0 +1,34 @@
+import { Link } from 'wouter';
+import { ProcessActions } from '../components/process-actions.tsx';
+import { RunView } from '../components/run-view.tsx';
+import { StateBadge, stateLabel } from '../components/state-badge.tsx';
+import type { ProcessView } from '../hooks/use-process.ts';
+
+/**
+ * The live card under an exec block: the process's state (animated while queued, running or
+ * terminating; colour and icon once idle), its latest run (outputs, logs, error, tool calls), Kill and
+ * Run again.
+ */
+export function ProcessCard({ pid, view }: { pid: number; view: ProcessView }) {
+  const { snapshot, runs, error } = view;
+  const latest = runs.at(-1);
+  return (
+    <section
+      className={`process-card process-card-${snapshot === undefined ? 'loading' : stateLabel(snapshot.state, snapshot.status)}`}
+      aria-label={`Process ${pid}`}
+    >
+      <header className="process-card-header">
+        {snapshot !== undefined && <StateBadge state={snapshot.state} status={snapshot.status} />}
+        <Link href={`/processes/${pid}`}>Process {pid}</Link>
+        {snapshot !== undefined && snapshot.run > 0 && <span className="muted">run {snapshot.run}</span>}
+        {snapshot !== undefined && <ProcessActions process={snapshot} />}
+      </header>
+      {error !== undefined && (
+        <p role="alert" className="error-text">
+          {error}
+        </p>
+      )}
+      {latest !== undefined && <RunView run={latest} />}
+    </section>
+  );
+}

@@ -1,0 +1,70 @@
+import type { RunRecord } from '../hooks/run-record.ts';
+import { formatDuration, formatTime } from './duration.ts';
+import { OutputView } from './output-view.tsx';
+import { StateBadge } from './state-badge.tsx';
+
+/** One run of a process: state, times, outputs, stdout/stderr, the error and the tool calls. */
+export function RunView({ run }: { run: RunRecord }) {
+  return (
+    <section className="run" aria-label={`Run ${run.run}`}>
+      <header className="run-header">
+        <h3>Run {run.run}</h3>
+        <StateBadge state={run.state} status={run.status} />
+        {run.durationMs !== undefined && <span className="muted">{formatDuration(run.durationMs)}</span>}
+        {run.startedAt !== undefined && (
+          <time className="muted" dateTime={run.startedAt}>
+            {formatTime(run.startedAt)}
+          </time>
+        )}
+      </header>
+      {run.error !== undefined && (
+        <p className="run-error" role="alert">
+          {run.error.name}: {run.error.message}
+          {run.error.line !== undefined &&
+            ` (line ${run.error.line}${run.error.column ? `:${run.error.column}` : ''})`}
+        </p>
+      )}
+      {run.outputs.length > 0 && (
+        <div className="outputs">
+          <h4>Outputs</h4>
+          {run.outputs.map((value, position) => (
+            <OutputView
+              // biome-ignore lint/suspicious/noArrayIndexKey: outputs are positional
+              key={position}
+              value={value}
+              index={position}
+            />
+          ))}
+        </div>
+      )}
+      {run.stdout !== '' && (
+        <div>
+          <h4>stdout</h4>
+          <pre className="log">{run.stdout}</pre>
+        </div>
+      )}
+      {run.stderr !== '' && (
+        <div>
+          <h4>stderr</h4>
+          <pre className="log log-stderr">{run.stderr}</pre>
+        </div>
+      )}
+      {run.tools.length > 0 && (
+        <div>
+          <h4>Tool calls</h4>
+          <ul className="tool-calls">
+            {run.tools.map((call) => (
+              <li key={call.seq} className={call.isError ? 'tool-call tool-call-error' : 'tool-call'}>
+                <code>{call.name}</code> {formatDuration(call.durationMs)}
+                {call.isError && ' (error)'}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+      {run.truncated === true && (
+        <p className="muted">Some outputs or logs were dropped past the sandbox's limits.</p>
+      )}
+    </section>
+  );
+}

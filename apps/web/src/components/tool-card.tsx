@@ -1,0 +1,45 @@
+import type { ToolInfo } from '../hooks/use-tools.ts';
+import { CodeView } from './code-view.tsx';
+import { ToolForm } from './tool-form.tsx';
+
+/** One tool: description, tags, annotations, its TypeScript declaration and a form to call it. */
+export function ToolCard({ tool, declaration }: { tool: ToolInfo; declaration: string | undefined }) {
+  const annotations = Object.entries(tool.annotations ?? {});
+  return (
+    <article className="tool-card" aria-labelledby={`tool-${tool.name}`}>
+      <h2 id={`tool-${tool.name}`}>
+        <code>{tool.name}</code>
+      </h2>
+      {tool.description !== undefined && <p>{tool.description}</p>}
+      {(tool.tags?.length ?? 0) > 0 && (
+        <ul className="tags" aria-label="Tags">
+          {tool.tags!.map((tag) => (
+            <li key={tag} className="tag">
+              {tag}
+            </li>
+          ))}
+        </ul>
+      )}
+      {annotations.length > 0 && (
+        <dl className="annotations" aria-label="Annotations">
+          {annotations.map(([key, value]) => (
+            <div key={key}>
+              <dt>{key}</dt>
+              <dd>{JSON.stringify(value)}</dd>
+            </div>
+          ))}
+        </dl>
+      )}
+      <details>
+        <summary>TypeScript declaration</summary>
+        {declaration !== undefined && (
+          <CodeView code={declaration} language="tsx" label={`Declaration of ${tool.name}`} />
+        )}
+      </details>
+      <details>
+        <summary>Try it</summary>
+        <ToolForm tool={tool} />
+      </details>
+    </article>
+  );
+}

@@ -1,0 +1,28 @@
+import { useState } from 'react';
+import { ProcessFilters } from '../components/process-filters.tsx';
+import { ProcessTable } from '../components/process-table.tsx';
+import type { ProcessFilter } from '../hooks/process-filter.ts';
+import { useProcesses } from '../hooks/use-processes.ts';
+
+/** Every process the user may see, live, newest first, with filters and Kill / Run per row. */
+export function ProcessesPage() {
+  const [filter, setFilter] = useState<ProcessFilter>({});
+  const { processes, total, ready, error } = useProcesses(filter);
+  return (
+    <main className="page page-processes">
+      <header className="page-header">
+        <h1>Processes</h1>
+        <p className="muted" role="status" aria-label="Process count">
+          {ready ? `${processes.length} of ${total} processes` : 'Loading…'}
+        </p>
+      </header>
+      <ProcessFilters filter={filter} onChange={setFilter} />
+      {error !== undefined && (
+        <p role="alert" className="error-text">
+          {error}
+        </p>
+      )}
+      <ProcessTable processes={processes} />
+    </main>
+  );
+}

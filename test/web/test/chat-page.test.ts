@@ -1,0 +1,140 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { launchBrowser, openPage, screenshotAll } from '../support/browser.ts';
+import { startServer, testClient } from '../support/start-server.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'mci-web-chat-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A replay transcript: its `## assistant` sections are the model's answers, in order. */
+function transcript(name: string, answers: string[]): string {
+  const file = join(dir, name);
+  writeFileSync(file, answers.map((answer) => `## assistant\n\n${answer}\n`).join('\n'));
+  return file;
+}
+
+const fence = '```';
+const TOOL_TURN = transcript('tool-turn.md', [
+  `I will greet Ada with the tool.\n\n${fence}ts exec=true\nawait new Promise((resolve) => setTimeout(resolve, 800));\nconst r = await tools.greet({ name: 'Ada' });\noutput(r.content[0].text);\n${fence}`,
+  'The tool answered: **Hello, Ada.**',
+]);
+const LOOP_TURN = transcript('loop-turn.md', [
+  `This block never ends.\n\n${fence}ts exec=true\nwhile (true) {}\n${fence}`,
+  'The loop was stopped.',
+]);
+const FAILING_TURN = transcript('failing-turn.md', [
+  `This block fails on its third line.\n\n${fence}ts exec=true\nconst a = 1;\nconst b = a + 1;\nthrow new Error('third line fails');\n${fence}`,
+  'It failed, as planned.',
+]);
+
+// Notes every state a process card's badge shows, in order (a MutationObserver in the page).
+const RECORD_CARD_STATES = () => {
+  const seen: string[] = [];
+  (window as unknown as { cardStates: string[] }).cardStates = seen;
+  new MutationObserver(() => {
+    const badge = document.querySelector('section.process-card [data-state]');
+    const state = badge?.getAttribute('data-state');
+    if (state && seen.at(-1) !== state) seen.push(state);
+  }).observe(document, { subtree: true, childList: true, attributes: true });
+};
+
+describe('Chat page', () => {
+  it('a turn whose block calls a tool: the card goes queued, running, success with the value; the follow-up answer appears', async () => {
+    await using server = await startServer({
+      concurrency: 1,
+      chat: { models: [`replay:${TOOL_TURN}`], modelOptions: { tokensPerSecond: 200 } },
+    });
+    await using client = await testClient(server);
+    await using browser = await launchBrowser();
+    const { page } = await openPage(browser);
+    await page.addInitScript(RECORD_CARD_STATES);
+    await page.goto(server.url);
+    const model = page.getByRole('combobox', { name: 'Model' });
+    await expect.poll(() => model.inputValue()).toBe(`replay:${TOOL_TURN}`);
+    // The only sandbox is busy for a while, so the block's process waits in the queue first.
+    const blocker = await client.createProcess('await new Promise((resolve) => setTimeout(resolve, 2500));');
+
+    await page.getByRole('textbox', { name: 'Message' }).fill('Greet Ada');
+    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+    await expect.poll(() => new URL(page.url()).pathname).toMatch(/^\/chat\/.+/);
+    const card = page.getByRole('region', { name: /^Process \d+$/ });
+    await expect.poll(() => card.textContent(), { timeout: 30_000 }).toContain('success');
+    expect(await card.textContent()).toContain('Hello, Ada.');
+    expect(await card.textContent()).toContain('greet');
+    const states = await page.evaluate(() => (window as unknown as { cardStates: string[] }).cardStates);
+    expect(states).toEqual(['queued', 'running', 'success']);
+    await client.wait(blocker.pid);
+
+    const answers = page.getByRole('article', { name: 'Assistant' });
+    await expect
+      .poll(() => answers.last().textContent(), { timeout: 30_000 })
+      .toContain('The tool answered: Hello, Ada.');
+    await expect.poll(() => page.getByRole('button', { name: 'Send' }).isVisible()).toBe(true);
+    await page
+      .getByText(/Results sent to the model/)
+      .first()
+      .click();
+    expect(await page.locator('details.message-results').first().textContent()).toContain('Hello, Ada.');
+    expect(await page.getByRole('article', { name: 'You' }).textContent()).toContain('Greet Ada');
+    await screenshotAll(page, 'chat');
+
+    // The conversation is listed; rename it, then delete it.
+    const list = page.getByRole('navigation', { name: 'Conversations' });
+    await list.getByRole('button', { name: 'Rename Greet Ada' }).click();
+    await list.getByRole('textbox', { name: 'Title' }).fill('Greetings');
+    await list.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => list.getByRole('link', { name: 'Greetings' }).count()).toBe(1);
+    expect(await page.getByRole('heading', { name: 'Greetings' }).count()).toBe(1);
+    await list.getByRole('button', { name: 'Delete Greetings' }).click();
+    await expect.poll(() => list.getByRole('link', { name: 'Greetings' }).count()).toBe(0);
+    expect(new URL(page.url()).pathname).toBe('/chat');
+    expect((await client.chat.list()).conversations).toEqual([]);
+  });
+
+  it('a tight loop is killed from its card; Stop ends the turn', async () => {
+    await using server = await startServer({
+      chat: { models: [`replay:${LOOP_TURN}`], modelOptions: { tokensPerSecond: 200 } },
+    });
+    await using browser = await launchBrowser();
+    const { page } = await openPage(browser);
+    await page.goto(`${server.url}/chat`);
+    await page.getByRole('textbox', { name: 'Message' }).fill('Loop');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const card = page.getByRole('region', { name: /^Process \d+$/ });
+    await expect.poll(() => card.textContent(), { timeout: 30_000 }).toContain('running');
+    await card.getByRole('button', { name: 'Kill' }).click();
+    await expect.poll(() => card.textContent(), { timeout: 20_000 }).toContain('canceled');
+    await expect
+      .poll(() => page.getByRole('article', { name: 'Assistant' }).last().textContent(), { timeout: 30_000 })
+      .toContain('The loop was stopped.');
+
+    // A second turn: the loop runs again, and Stop cancels the turn (its process is killed).
+    await page.getByRole('textbox', { name: 'Message' }).fill('Loop again');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const second = page.getByRole('region', { name: /^Process \d+$/ }).nth(1);
+    await expect.poll(() => second.textContent(), { timeout: 30_000 }).toContain('running');
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await expect.poll(() => second.textContent(), { timeout: 20_000 }).toContain('canceled');
+    await expect.poll(() => page.getByRole('button', { name: 'Send' }).count(), { timeout: 20_000 }).toBe(1);
+  });
+
+  it("a failing block shows its error line highlighted in the answer's code", async () => {
+    await using server = await startServer({
+      chat: { models: [`replay:${FAILING_TURN}`], modelOptions: { tokensPerSecond: 200 } },
+    });
+    await using browser = await launchBrowser();
+    const { page } = await openPage(browser);
+    await page.goto(`${server.url}/chat`);
+    await page.getByRole('textbox', { name: 'Message' }).fill('Fail');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const block = page.getByRole('figure', { name: 'Block 1' }).first();
+    const marked = block.locator('[aria-current="true"]');
+    await expect.poll(() => marked.getAttribute('data-line'), { timeout: 30_000 }).toBe('3');
+    expect(await marked.getByRole('note').textContent()).toContain('third line fails');
+    await expect
+      .poll(() => page.getByRole('article', { name: 'Assistant' }).last().textContent(), { timeout: 30_000 })
+      .toContain('It failed, as planned.');
+  });
+});

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { launchBrowser, openPage, screenshotAll } from '../support/browser.ts';
+import { startServer, testClient } from '../support/start-server.ts';
+
+describe('Tools and Status pages', () => {
+  it('the tool form calls the tool through a process and shows its result', async () => {
+    await using server = await startServer();
+    await using browser = await launchBrowser();
+    const { page } = await openPage(browser);
+    await page.goto(server.url);
+    await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Tools' }).click();
+    expect(new URL(page.url()).pathname).toBe('/tools');
+    const greet = page.getByRole('article', { name: 'greet' });
+    await greet.waitFor();
+    expect(await greet.textContent()).toContain('Returns a greeting');
+    await greet.getByText('TypeScript declaration').click();
+    expect(await greet.getByRole('figure', { name: 'Declaration of greet' }).textContent()).toContain(
+      'greet(props: {',
+    );
+    await greet.getByText('Try it').click();
+    await greet.getByRole('textbox', { name: /^name/ }).fill('Ada');
+    await greet.getByRole('checkbox', { name: /^excited/ }).check();
+    await screenshotAll(page, 'tools');
+    await greet.getByRole('button', { name: 'Run tool' }).click();
+    const result = greet.getByRole('region', { name: 'Result of greet' });
+    await expect.poll(() => result.textContent(), { timeout: 20_000 }).toContain('Hello, Ada!!!');
+    expect(await result.textContent()).toContain('success');
+
+    // The call was a process like any other, visible to the test's client.
+    await using client = await testClient(server);
+    const [process] = await client.list({ ref: 'console:tool:greet' });
+    expect(process?.status).toBe('success');
+  });
+
+  it('a field whose text is not JSON is named, and nothing runs', async () => {
+    await using server = await startServer();
+    await using browser = await launchBrowser();
+    const { page } = await openPage(browser);
+    await page.goto(`${server.url}/tools`);
+    const list = page.getByRole('article', { name: 'shopping_list' });
+    await list.getByText('Try it').click();
+    await list.getByRole('textbox', { name: /^items/ }).fill('[{"name": "milk"');
+    await list.getByRole('button', { name: 'Run tool' }).click();
+    expect(await list.getByRole('alert').textContent()).toBe('items must be JSON');
+    await using client = await testClient(server);
+    expect(await client.list()).toEqual([]);
+  });
+
+  it('the Status page shows health, load and processes by status', async () => {
+    await using server = await startServer();
+    await using client = await testClient(server);
+    const failing = await client.createProcess("throw new Error('no')");
+    const passing = await client.createProcess('output(1)');
+    await Promise.all([client.wait(failing.pid), client.wait(passing.pid)]);
+    await using browser = await launchBrowser();
+    const { page } = await openPage(browser);
+    await page.goto(`${server.url}/status`);
+    await expect.poll(() => page.getByRole('status', { name: 'Health' }).textContent()).toBe('ok');
+    const load = page.getByRole('definition').filter({ hasText: /^\d+$/ });
+    await load.first().waitFor();
+    const legend = page.getByRole('figure').getByRole('listitem');
+    await expect.poll(() => legend.filter({ hasText: 'success' }).textContent()).toContain('success: 1');
+    expect(await legend.filter({ hasText: 'failed' }).textContent()).toContain('failed: 1');
+    await screenshotAll(page, 'status');
+  });
+});
