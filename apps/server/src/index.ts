@@ -20,7 +20,7 @@ export { renderSandboxGlobals } from './tools-dts/sandbox-globals-dts.ts';
 
 // Durable storage: the SQLite process store, its migrations, retention, errors
 export { openSqliteStore } from './store/sqlite-store.ts';
-export { DEFAULT_DB_PATH, openDatabase } from './store/open-database.ts';
+export { defaultDbPath, openDatabase } from './store/open-database.ts';
 export { MIGRATIONS, SCHEMA_VERSION } from './store/migrations.ts';
 export { startRetention } from './store/retention.ts';
 export { StoreError } from './store/store-error.ts';

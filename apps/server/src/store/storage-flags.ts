@@ -1,7 +1,6 @@
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { type Env, readEnv, readEnvNumber } from '../config/read-setting.ts';
 import type { ServerOptions } from '../server.ts';
+import { defaultDbPath } from './open-database.ts';
 
 /** The storage flags of `mci serve`, as the command line gives them. */
 export interface StorageFlags {
@@ -11,18 +10,6 @@ export interface StorageFlags {
 }
 
 const DAY_MS = 86_400_000;
-
-/**
- * Where `mci serve` keeps its processes when neither `--db` nor `MCI_DB` says: one file per user,
- * `$XDG_DATA_HOME/mci/mci.db` (else `~/.local/share/mci/mci.db`), the same whichever directory the
- * server starts in.
- * @see https://specifications.freedesktop.org/basedir-spec/latest/
- */
-export function defaultDbPath(env: Env): string {
-  const dataHome =
-    readEnv(env, 'XDG_DATA_HOME') ?? join(readEnv(env, 'HOME') ?? homedir(), '.local', 'share');
-  return join(dataHome, 'mci', 'mci.db');
-}
 
 /**
  * The {@link ServerOptions} of the storage settings: flags first, then `MCI_DB`,
