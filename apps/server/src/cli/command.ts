@@ -15,7 +15,7 @@ export interface CommandEntry {
 export interface CommandModule<Options = Record<string, unknown>, Args extends unknown[] = unknown[]> {
   /** Declares arguments and options on `command` (its name and description are already set). */
   configure(command: Command): void;
-  /** Does the work; resolves with the exit code. Errors it does not handle propagate to `mci`. */
+  /** Does the work; resolves with the exit code. An error it throws is printed by `mci` (exit 1). */
   run(input: { args: Args; options: Options }, io: CliIo): Promise<number>;
   /** Exit code of a usage error commander reports (unknown option, bad value). @default 2 */
   readonly usageExitCode?: number;

@@ -5,10 +5,13 @@ import type { CliIo } from './io.ts';
 
 /** Exit code of a usage error that no command claimed (an unknown command or option of `mci`). */
 const EXIT_UNKNOWN_COMMAND = 1;
+/** Exit code of an error a command did not handle. */
+const EXIT_FAILED = 1;
 
 /**
- * Runs `mci ARGS` (without `node` and the script) against `io` and resolves with the exit code.
- * Only the module of the command that runs is imported: `mci --help` loads no command.
+ * Runs `mci ARGS` (without `node` and the script) against `io` and resolves with the exit code; never
+ * rejects (an error a command does not handle is printed as `mci NAME: message`, exit 1). Only the
+ * module of the command that runs is imported: `mci --help` loads no command.
  */
 export async function runMci(args: readonly string[], io: CliIo): Promise<number> {
   const program = new Command('mci')
@@ -34,7 +37,13 @@ export async function runMci(args: readonly string[], io: CliIo): Promise<number
     module.configure(command);
     command.action(async (...actionArgs: unknown[]) => {
       const self = actionArgs.at(-1) as Command;
-      exitCode = await module.run({ args: self.processedArgs, options: self.opts() }, io);
+      try {
+        exitCode = await module.run({ args: self.processedArgs, options: self.opts() }, io);
+      } catch (error) {
+        // What a command did not turn into its own message: one line, no stack trace.
+        io.stderr.write(`mci ${entry.name}: ${error instanceof Error ? error.message : String(error)}\n`);
+        exitCode = EXIT_FAILED;
+      }
     });
   }
   try {
