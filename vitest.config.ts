@@ -4,13 +4,18 @@ import { defineConfig } from 'vitest/config';
 // source with no build step (the trick Zod uses with `@zod/source`).
 const conditions = ['@mci/source', 'module', 'node', 'development|production'];
 
+// Long stress and soak tests are named `*.slow.test.ts`: they run in the `slow` project only
+// (`pnpm test:slow`, and CI after `pnpm test`), so the suite a person runs often stays fast.
+const SLOW = '**/*.slow.test.ts';
+const EXCLUDE = ['**/node_modules/**', '**/dist/**'];
+
 const project = (name: string, root: string) => ({
   extends: true as const,
   test: {
     name,
     root,
     include: ['src/**/*.test.ts', 'test/**/*.test.ts', '**/*.test.ts'],
-    exclude: ['**/node_modules/**', '**/dist/**'],
+    exclude: [...EXCLUDE, SLOW],
   },
 });
 
@@ -43,6 +48,7 @@ export default defineConfig({
           expect: { poll: { timeout: 15_000 } },
         },
       },
+      { extends: true, test: { name: 'slow', root: '.', include: [SLOW], exclude: EXCLUDE } },
     ],
   },
 });

@@ -10,7 +10,8 @@ import { createToolRunner, loadTools } from '@mci/tools';
 import { type BenchResult, compared, percentile, sample } from '../../../bench/lib.ts';
 import { createProcessManager } from '../src/processes/process-manager.ts';
 import type { Principal } from '../src/processes/process-manager-types.ts';
-import type { ExecutionResultLike, SandboxPoolLike } from '../src/processes/sandbox-seam.ts';
+import type { ExecutionResult } from '@mci/sandbox';
+import type { ExecutionPool } from '../src/processes/process-manager-types.ts';
 
 const principal: Principal = { id: 'bench', role: 'operator' };
 const program = 'output(1 + 1)';
@@ -97,17 +98,19 @@ export default async function bench(): Promise<BenchResult[]> {
     );
 
     // The manager alone: an executor that answers at once, against calling that executor directly.
-    const instantResult: ExecutionResultLike = {
+    const instantResult: ExecutionResult = {
       status: 'success',
       outputs: [2],
       stdout: '',
       stderr: '',
       durationMs: 0,
+      cpuTimeMs: 0,
+      heapUsedBytes: 0,
     };
-    const instant: SandboxPoolLike = {
+    const instant: ExecutionPool = {
       size,
       execute: (request) => {
-        request.onEvent?.({ type: 'output', value: 2 });
+        request.onEvent?.({ seq: 1, type: 'output', value: 2 });
         return { result: Promise.resolve(instantResult), kill() {} };
       },
     };

@@ -8,11 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSandboxPool } from '@mci/sandbox';
 import { type BenchResult, compared, percentile } from '../../../bench/lib.ts';
-import { createMemoryStore } from '../src/processes/memory-store.ts';
+import { createMemoryStore } from '../src/store/memory-store.ts';
 import { createProcessManager } from '../src/processes/process-manager.ts';
 import type { Principal, ProcessManager } from '../src/processes/process-manager-types.ts';
 import type { ProcessStore } from '../src/processes/process-store.ts';
-import type { ExecutionResultLike, SandboxPoolLike } from '../src/processes/sandbox-seam.ts';
+import type { ExecutionResult } from '@mci/sandbox';
+import type { ExecutionPool } from '../src/processes/process-manager-types.ts';
 import { openSqliteStore } from '../src/store/sqlite-store.ts';
 
 const principal: Principal = { id: 'bench', role: 'operator' };
@@ -34,7 +35,7 @@ async function throughput(manager: ProcessManager, total: number, inFlight: numb
 
 /** Median throughput of each store over `rounds` interleaved rounds. */
 async function race(
-  pool: SandboxPoolLike,
+  pool: ExecutionPool,
   stores: Record<'memory' | 'sqlite', ProcessStore>,
   total: number,
   inFlight: number,
@@ -85,18 +86,20 @@ export default async function bench(): Promise<BenchResult[]> {
     );
 
     // An executor that answers at once: what is left is the manager and its store.
-    const instantResult: ExecutionResultLike = {
+    const instantResult: ExecutionResult = {
       status: 'success',
       outputs: [2],
       stdout: '',
       stderr: '',
       durationMs: 0,
+      cpuTimeMs: 0,
+      heapUsedBytes: 0,
     };
-    const instant: SandboxPoolLike = {
+    const instant: ExecutionPool = {
       size,
       // Events and results arrive on later turns of the event loop, as from the real pool's workers.
       execute: (request) => {
-        setImmediate(() => request.onEvent?.({ type: 'output', value: 2 }));
+        setImmediate(() => request.onEvent?.({ seq: 1, type: 'output', value: 2 }));
         return { result: new Promise((resolve) => setImmediate(() => resolve(instantResult))), kill() {} };
       },
     };

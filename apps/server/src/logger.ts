@@ -1,21 +1,41 @@
 import { type DestinationStream, type LevelWithSilent, type Logger, pino } from 'pino';
+import { PinoPretty } from 'pino-pretty';
 
 export type { Logger };
+
+/** How log lines look: one JSON object per line, or human-readable lines. */
+export type LogFormat = 'json' | 'pretty';
 
 /** Options of {@link createLogger}. */
 export interface LoggerOptions {
   /** @default 'info' */
   level?: LevelWithSilent;
-  /** Where JSON lines go. @default stdout */
+  /** `pretty`: human-readable lines (pino-pretty, written synchronously). @default 'json' */
+  format?: LogFormat;
+  /** Pretty lines in color (for a terminal). @default false */
+  colors?: boolean;
+  /** Where the lines go. @default stdout */
   destination?: DestinationStream;
 }
 
 /**
- * The server's logger: pino JSON lines, one per event (a process transition carries its `pid`).
+ * The server's logger: pino, one line per event (a process transition carries its `pid`); JSON lines
+ * for machines, or pretty lines for a person at a terminal.
  * @see https://getpino.io
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
   // No `base` (pino's default adds the OS pid and hostname): `pid` in our lines is a process id.
   const settings = { name: 'mci-server', level: options.level ?? 'info', base: undefined };
+  if (options.format === 'pretty') {
+    const pretty = PinoPretty({
+      sync: true,
+      colorize: options.colors === true,
+      singleLine: true,
+      ignore: 'name',
+      translateTime: 'HH:MM:ss.l',
+      ...(options.destination && { destination: options.destination }),
+    });
+    return pino(settings, pretty);
+  }
   return options.destination ? pino(settings, options.destination) : pino(settings);
 }

@@ -6,7 +6,6 @@ import { createAuthenticator, type TokenGrant } from './auth/authenticator.ts';
 import { isLoopbackHost } from './auth/loopback.ts';
 import type { ChatService } from './chat/chat-service.ts';
 import { type ChatSettings, createChatService } from './chat/create-chat-service.ts';
-import { resolveToolFilePath } from './cli/tool-file.ts';
 import { ConfigError } from './config/config-error.ts';
 import { type Limits, LimitsSchema } from './config/config-schema.ts';
 import { DEFAULT_PORT } from './config/load-config.ts';
@@ -20,14 +19,14 @@ import type { RetentionOptions } from './store/retention.ts';
 import { openServerStore, startServerRetention } from './store/server-store.ts';
 import { corruptError, isCorruption } from './store/store-error.ts';
 
-/** Options of {@link createServer}; every field is optional. */
+/** Options of {@link createServer}; every field but `file` is optional. */
 export interface ServerOptions {
   /** Address to listen on. @default '127.0.0.1' */
   host?: string;
   /** Port (0 picks a free one). @default 7687 */
   port?: number;
-  /** The MCI tool file. @default mci.json/yaml/yml in the working directory, else examples/mci.yaml */
-  file?: string;
+  /** Path of the MCI tool file (the command line picks a default; the server takes it as given). */
+  file: string;
   /** Environment for the tools (`{{env.X}}`, cli commands), merged over `process.env`. */
   env?: Record<string, string | undefined>;
   /** Sandbox workers and processes run at once. @default the sandbox pool's default (CPUs) */
@@ -62,7 +61,7 @@ export interface ServerOptions {
   /**
    * The durable process store: an SQLite file (created with its directory) or `:memory:`. Processes,
    * runs, outputs, logs and events then survive a restart. @default none: processes live in memory
-   * (`mci serve` defaults to `./.mci/mci.db`)
+   * (`mci serve` picks a per-user file, see `defaultDbPath`)
    */
   db?: string;
   /**
@@ -101,7 +100,7 @@ export interface MciServer {
  * a `SchemaError` from `@mci/tools` for a bad tool file; a `StoreError` for a `db` that cannot be opened;
  * the listen error (EADDRINUSE, ...).
  */
-export async function createServer(options: ServerOptions = {}): Promise<MciServer> {
+export async function createServer(options: ServerOptions): Promise<MciServer> {
   const host = options.host ?? '127.0.0.1';
   const authenticator = createAuthenticator(options.tokens ?? []);
   if (!authenticator.required && !isLoopbackHost(host) && !options.insecure) {
@@ -119,7 +118,7 @@ export async function createServer(options: ServerOptions = {}): Promise<MciServ
   });
   const limits = LimitsSchema.parse(options.limits ?? {});
   const logger = options.logger ?? createLogger({ level: options.logLevel ?? 'info' });
-  const file = resolveToolFilePath(options.file);
+  const file = options.file;
   const collection = await loadTools(file, options.env ? { env: options.env } : {});
   const runner: ToolRunner = createToolRunner(collection, options.env ? { env: options.env } : {});
   let store: ReturnType<typeof openServerStore>;

@@ -6,7 +6,7 @@ import { createAuthenticator, type TokenGrant } from '../src/auth/authenticator.
 import { LimitsSchema } from '../src/config/config-schema.ts';
 import { type Listener, listen } from '../src/listener.ts';
 import { MAX_METADATA_DEPTH } from '../src/processes/limits.ts';
-import { createMemoryStore } from '../src/processes/memory-store.ts';
+import { createMemoryStore } from '../src/store/memory-store.ts';
 import { createProcessManager } from '../src/processes/process-manager.ts';
 import type { ProcessStore } from '../src/processes/process-store.ts';
 import { MAX_OUTPUT_EVENTS_PER_RUN } from '../src/processes/run-controller.ts';

@@ -1,12 +1,11 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { examplePath, startMci } from '@mci/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answer, startFakeOpenAi } from '../../../packages/agent/test/fake-providers.ts';
 import { createServer, type MciServer } from '../src/server.ts';
-import { mci } from './support/spawn-mci.ts';
+import { mci } from './support/mci.ts';
 
 // `mci chat` as a user runs it: a real child process, a fake OpenAI server behind the real SDK, and
 // either an embedded server (--local) or a running one (--url).
@@ -19,8 +18,8 @@ writeFileSync(
   "schemaVersion: '1.0'\ntools:\n  - name: greet\n    execution: { type: text, text: 'Hello from the tool!' }\n",
 );
 const BLOCK = '```ts exec=true\nconst r = await tools.greet();\noutput(r.content[0].text);\n```\n';
-const devTranscript = fileURLToPath(new URL('../../../examples/transcripts/dev-chat.md', import.meta.url));
-const examples = fileURLToPath(new URL('../../../examples/mci.yaml', import.meta.url));
+const devTranscript = examplePath('transcripts', 'dev-chat.md');
+const examples = examplePath('mci.yaml');
 
 let server: MciServer;
 beforeAll(async () => {
@@ -31,8 +30,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-// Each test spawns `mci` from source (and, with --local, a whole server in it): seconds of start-up
-// on a loaded machine, so a wider timeout than the default 20 s.
+// Each test runs a whole chat turn (and, with --local, a whole server): seconds on a loaded machine,
+// so a wider timeout than the default 20 s.
 describe('mci chat', { timeout: 60_000 }, () => {
   it('one-shot with --local: status lines on stderr, the final answer on stdout', async () => {
     await using fake = await startFakeOpenAi(answer(`Checking.\n\n${BLOCK}`), answer('The tool says hello.'));
@@ -48,8 +47,7 @@ describe('mci chat', { timeout: 60_000 }, () => {
         fake.url,
         'Greet me',
       ],
-      dir,
-      { OPENAI_API_KEY: KEY },
+      { cwd: dir, env: { OPENAI_API_KEY: KEY } },
     );
     expect(run.stderr).toMatch(/system prompt: .* KB .*1 tools/);
     expect(run.stderr).toMatch(/pid \d+ \[block 0\]: success/);
@@ -74,8 +72,7 @@ describe('mci chat', { timeout: 60_000 }, () => {
         '--json',
         'go',
       ],
-      dir,
-      { OPENAI_API_KEY: KEY },
+      { cwd: dir, env: { OPENAI_API_KEY: KEY } },
     );
     expect(run.code).toBe(0);
     const events = run.stdout
@@ -93,8 +90,7 @@ describe('mci chat', { timeout: 60_000 }, () => {
   it('plays the dev transcript against a running server (--url), no key needed', async () => {
     const run = await mci(
       ['chat', '--url', server.url, '--model', `replay:${devTranscript}`, 'Greet Ada and plan pancakes'],
-      dir,
-      { MCI_REPLAY_RATE: '0' },
+      { cwd: dir, env: { MCI_REPLAY_RATE: '0' } },
     );
     expect(run.stderr).toMatch(/pid \d+ \[block 0\]: success/);
     expect(run.stderr).toMatch(/pid \d+ \[block 1\]: success/);
@@ -104,12 +100,11 @@ describe('mci chat', { timeout: 60_000 }, () => {
   });
 
   it('without a prompt, answers each line of input in turn (input ending mid-turn loses no line)', async () => {
-    const run = await mci(
-      ['chat', '--url', server.url, '--model', `replay:${devTranscript}`],
-      dir,
-      { MCI_REPLAY_RATE: '0' },
-      'Greet Ada\nAnd again\n',
-    );
+    const run = await mci(['chat', '--url', server.url, '--model', `replay:${devTranscript}`], {
+      cwd: dir,
+      env: { MCI_REPLAY_RATE: '0' },
+      input: 'Greet Ada\nAnd again\n',
+    });
     expect(run.code).toBe(0);
     expect(run.stderr).not.toContain('readline was closed');
     // The replay model plays the transcript again for the second line: two turns, two answers.
@@ -127,8 +122,7 @@ describe('mci chat', { timeout: 60_000 }, () => {
     );
     const run = await mci(
       ['chat', '--url', server.url, '--model', 'openai:fake-1', '--model-url', fake.url, 'hi'],
-      dir,
-      { OPENAI_API_KEY: KEY },
+      { cwd: dir, env: { OPENAI_API_KEY: KEY } },
     );
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/mci chat: openai model fake-1 at .* answered HTTP 500/);
@@ -142,25 +136,14 @@ describe('mci chat', { timeout: 60_000 }, () => {
       transcript,
       '## assistant\nSpinning:\n\n```ts exec=true\nwhile (true) {}\n```\n\nStill writing.\n',
     );
-    const main = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
-    const child = spawn(
-      process.execPath,
-      [
-        '--conditions=@mci/source',
-        '--disable-warning=ExperimentalWarning',
-        main,
-        'chat',
-        '--url',
-        server.url,
-        '--model',
-        `replay:${transcript}`,
-        'spin',
-      ],
-      { cwd: dir, env: { ...process.env, MCI_REPLAY_RATE: '20' } },
-    );
+    // The real program and a real signal.
+    const child = startMci(['chat', '--url', server.url, '--model', `replay:${transcript}`, 'spin'], {
+      cwd: dir,
+      env: { ...process.env, MCI_REPLAY_RATE: '20' },
+    });
     let stderr = '';
     const running = new Promise<number>((resolve) => {
-      child.stderr.on('data', (chunk) => {
+      child.stderr?.on('data', (chunk) => {
         stderr += String(chunk);
         const pid = /pid (\d+) \[block 0\]: running/.exec(stderr)?.[1];
         if (pid) resolve(Number(pid));
@@ -180,23 +163,22 @@ describe('mci chat', { timeout: 60_000 }, () => {
   it('mci serve refuses a model it cannot make (exit 2, naming the variable to set)', async () => {
     const run = await mci(
       ['serve', '--port', '0', '--db', ':memory:', '--file', toolFile, '--model', 'openai:gpt-x'],
-      dir,
-      {
-        OPENAI_API_KEY: '',
-        MCI_MODEL_API_KEY: '',
-      },
+      { cwd: dir, env: { OPENAI_API_KEY: '', MCI_MODEL_API_KEY: '' } },
     );
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('openai model gpt-x needs an API key: set OPENAI_API_KEY');
   });
 
   it('usage errors exit 2: no model, a missing key', async () => {
-    const none = await mci(['chat', '--url', server.url, 'hi'], dir, { MCI_MODEL: '' });
+    const none = await mci(['chat', '--url', server.url, 'hi'], { cwd: dir, env: { MCI_MODEL: '' } });
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('no model');
-    const keyless = await mci(['chat', '--url', server.url, '--model', 'anthropic:claude-x', 'hi'], dir, {
-      ANTHROPIC_API_KEY: '',
-      MCI_MODEL_API_KEY: '',
+    const keyless = await mci(['chat', '--url', server.url, '--model', 'anthropic:claude-x', 'hi'], {
+      cwd: dir,
+      env: {
+        ANTHROPIC_API_KEY: '',
+        MCI_MODEL_API_KEY: '',
+      },
     });
     expect(keyless.code).toBe(2);
     expect(keyless.stderr).toContain('set ANTHROPIC_API_KEY');

@@ -1,8 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { startMci } from '@mci/test-support';
 import { afterAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 
@@ -11,7 +11,6 @@ import WebSocket from 'ws';
 // end failed with their partial outputs, pids and seqs continue, and a client that reconnects with
 // `since` gets exactly what it missed.
 
-const main = join(dirname(fileURLToPath(import.meta.url)), '../src/cli/main.ts');
 const dir = mkdtempSync(join(tmpdir(), 'mci-crash-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const tools = join(dir, 'tools.yaml');
@@ -29,19 +28,10 @@ afterAll(() => {
 
 /** Starts `mci serve`; `url` resolves with its URL (from the banner), `exited` with its exit code. */
 function serve(...args: string[]) {
-  const child = spawn(
-    process.execPath,
-    [
-      '--conditions=@mci/source',
-      '--disable-warning=ExperimentalWarning',
-      main,
-      'serve',
-      '--port',
-      '0',
-      ...args,
-    ],
-    { env: { ...process.env, MCI_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const child = startMci(['serve', '--port', '0', ...args], {
+    env: { ...process.env, MCI_LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.add(child);
   let stderr = '';
   child.stdout!.resume();

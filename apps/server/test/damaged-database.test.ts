@@ -1,15 +1,13 @@
 import { mkdtempSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../src/store/sqlite-store.ts';
-import { mci } from './support/spawn-mci.ts';
+import { repoRoot, spawnMci } from '@mci/test-support';
 
 // `mci serve` on a damaged database: exit 1 naming the file, what is wrong and what to do, and the
 // lock released (a second start says the same, not "in use").
 
-const repo = fileURLToPath(new URL('../../../', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'mci-damaged-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -44,7 +42,7 @@ describe('a damaged database', () => {
     const path = await damagedDatabase();
     const args = ['serve', '--db', path, '--port', '0', '--file', 'examples/mci.yaml'];
     for (let attempt = 0; attempt < 2; attempt++) {
-      const run = await mci(args, repo, { MCI_LOG_LEVEL: 'silent' });
+      const run = await spawnMci(args, { cwd: repoRoot, env: { MCI_LOG_LEVEL: 'silent' } });
       expect(run.code).toBe(1);
       expect(run.stderr).toContain(`the process database ${path} is corrupt`);
       expect(run.stderr).toContain(`sqlite3 ${path} ".recover"`);

@@ -2,7 +2,8 @@ import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MAIN, makeToolFile } from './support/mcp-fixture.ts';
+import { mciArgv } from '@mci/test-support';
+import { makeToolFile } from './support/mcp-fixture.ts';
 
 // The MCP Inspector's CLI mode (from the npm registry, a dev dependency) drives `mci mcp` as a user
 // would: it lists the tools and calls run_code and a tool directly.
@@ -16,12 +17,7 @@ const fixture = makeToolFile();
 afterAll(() => fixture.dispose());
 
 function inspector(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const server = [
-    process.execPath,
-    '--conditions=@mci/source',
-    '--disable-warning=ExperimentalWarning',
-    MAIN,
-  ];
+  const server = [process.execPath, ...mciArgv([])];
   return new Promise((resolve) => {
     execFile(
       process.execPath,

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeToolFile } from './support/mcp-fixture.ts';
-import { mci } from './support/spawn-mci.ts';
+import { spawnMci } from '@mci/test-support';
 
 // A client that negotiates an MCP version before tasks (2025-06-18) gets the synchronous behaviour: a
 // `task` field in its tools/call is ignored and the call answers with the tool result, as the spec
@@ -29,7 +29,7 @@ const lines = (version: string) =>
     .join('');
 
 async function answers(version: string): Promise<Map<number, Record<string, any>>> {
-  const run = await mci(['mcp', '--file', fixture.file], fixture.dir, {}, lines(version));
+  const run = await spawnMci(['mcp', '--file', fixture.file], { cwd: fixture.dir, input: lines(version) });
   expect(run.code, run.stderr).toBe(0);
   const messages = run.stdout
     .trim()

@@ -1,48 +1,22 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ServerProcess, startServerProcess } from '@mci/test-support';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpClient, MAIN, makeToolFile } from './support/mcp-fixture.ts';
-import { mci } from './support/spawn-mci.ts';
+import { httpClient, makeToolFile } from './support/mcp-fixture.ts';
+import { mci } from './support/mci.ts';
 
 // `mci serve --port 0` as a user starts it, the SDK's Client on its /mcp, and `mci ps` seeing the
 // processes of the MCP calls (ref `mcp:<session id>`, or the client's own ref).
 
 const fixture = makeToolFile();
-let server: ChildProcess;
+let server: ServerProcess;
 let url: string;
 beforeAll(async () => {
-  server = spawn(
-    process.execPath,
-    [
-      '--conditions=@mci/source',
-      '--disable-warning=ExperimentalWarning',
-      MAIN,
-      'serve',
-      '--port',
-      '0',
-      '--file',
-      fixture.file,
-    ],
-    // cwd: the default store (./.mci/mci.db) goes to the temporary directory.
-    { cwd: fixture.dir, env: { ...process.env, MCI_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  let stderr = '';
-  url = await new Promise<string>((resolve, reject) => {
-    server.stderr!.on('data', (chunk) => {
-      stderr += chunk;
-      const match = /listening on (http:\/\/\S+)/.exec(stderr);
-      if (match) resolve(match[1]!);
-    });
-    server.once('exit', (code) => reject(new Error(`mci serve exited ${code}: ${stderr}`)));
-  });
+  server = await startServerProcess({ args: ['--file', fixture.file], cwd: fixture.dir });
+  url = server.url;
 });
 afterAll(async () => {
-  if (server.exitCode === null) {
-    const exited = new Promise((resolve) => server.once('exit', resolve));
-    server.kill('SIGTERM');
-    await exited;
-  }
+  await server?.[Symbol.asyncDispose]();
   fixture.dispose();
 });
 
@@ -65,7 +39,7 @@ describe('/mcp of mci serve', () => {
       name: 'run_code',
       arguments: { code: 'output(2)', ref: 'my-agent' },
     })) as CallToolResult;
-    const listing = await mci(['ps', '--url', url, '--format', 'json'], fixture.dir);
+    const listing = await mci(['ps', '--url', url, '--format', 'json'], { cwd: fixture.dir });
     expect(listing.code, listing.stderr).toBe(0);
     const processes = JSON.parse(listing.stdout) as Array<{ pid: number; ref?: string; status: string }>;
     const mine = processes.find((p) => p.pid === pid);

@@ -1,3 +1,4 @@
+import { examplePath } from '@mci/test-support';
 import { describe, expect, it, vi } from 'vitest';
 import { createServer } from '../src/server.ts';
 
@@ -12,6 +13,7 @@ const TOKENS = [
 describe('retention per principal', () => {
   it("never erases alice's finished processes because mallory created many", async () => {
     await using server = await createServer({
+      file: examplePath('mci.yaml'),
       host: '127.0.0.1',
       port: 0,
       concurrency: 1,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ClientError, connect, formatResults, type MciClient, type ServerEvent } from '../src/index.ts';
-import { type ServerProcess, startServerProcess } from './support/server-process.ts';
+import { type ServerProcess, startServerProcess } from '@mci/test-support';
 
 // Every client method against a real `mci serve` (spawned, port 0).
 

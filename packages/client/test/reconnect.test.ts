@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type ConnectionState, connect, type MciClient, type ServerEvent } from '../src/index.ts';
-import { type ServerProcess, startServerProcess } from './support/server-process.ts';
+import { type ServerProcess, startServerProcess } from '@mci/test-support';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.ts';
 
 // Dropped connections against a real `mci serve`: a TCP proxy in between cuts the live connection

@@ -1,11 +1,11 @@
 import { createServer, type MciServer, type ServerOptions } from '@mci/server';
-import { examplePath } from './paths.ts';
+import { examplePath } from '@mci/test-support';
 
 /** The transcript tool file (text, file, cli and http tools). */
 export const TRANSCRIPT_TOOLS = examplePath('transcripts', 'tools.mci.yaml');
 
 /** Starts a real server on 127.0.0.1, port 0, with the transcript tools and silent logs. */
-export function startServer(options: ServerOptions = {}): Promise<MciServer> {
+export function startServer(options: Partial<ServerOptions> = {}): Promise<MciServer> {
   return createServer({
     host: '127.0.0.1',
     port: 0,

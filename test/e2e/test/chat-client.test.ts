@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { connect, type ServerEvent, type StreamResultEvent } from '@mci/client';
 import { describe, expect, test } from 'vitest';
 import { startInventoryServer } from '../support/inventory-server.ts';
-import { examplePath } from '../support/paths.ts';
+import { examplePath } from '@mci/test-support';
 import { startServer } from '../support/start-server.ts';
 
 // The reference chat client (examples/chat-client), spawned on a transcript against a real server.

@@ -1,27 +1,28 @@
 import { readFileSync } from 'node:fs';
 import type { IntentEvent, ProcessEvent, ServerEvent, StreamResultEvent } from '@mci/protocol';
 import type { MciServer } from '@mci/server';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { examplePath } from '@mci/test-support';
 import { startInventoryServer } from '../support/inventory-server.ts';
-import { examplePath } from '../support/paths.ts';
 import { http, startServer } from '../support/start-server.ts';
 import { TestClient } from '../support/ws-client.ts';
 
 const transcript = readFileSync(examplePath('transcripts', 'inventory-check.md'), 'utf8');
 const notes = readFileSync(examplePath('transcripts', 'notes.txt'), 'utf8').trim();
 
-/** Cuts text into random pieces of 1..maxSize UTF-16 units (a seeded generator, so failures replay). */
+/** Cuts text into pieces of 1..maxSize UTF-16 units, drawn by fast-check from `seed` (a failure replays). */
 function randomChunks(text: string, seed: number, maxSize: number): string[] {
-  let state = seed >>> 0 || 1;
-  const next = () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return (state >>> 0) / 2 ** 32;
-  };
+  const sizes = fc.array(fc.integer({ min: 1, max: maxSize }), {
+    minLength: text.length,
+    maxLength: text.length,
+  });
+  const [drawn = []] = fc.sample(sizes, { seed, numRuns: 1 });
+  // One size per character at most: every size is at least 1, so the sizes cover the text.
   const chunks: string[] = [];
-  for (let at = 0; at < text.length; ) {
-    const size = 1 + Math.floor(next() * maxSize);
+  let at = 0;
+  for (const size of drawn) {
+    if (at >= text.length) break;
     chunks.push(text.slice(at, at + size));
     at += size;
   }

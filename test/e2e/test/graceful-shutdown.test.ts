@@ -1,27 +1,23 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startMci } from '@mci/test-support';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { repoRoot } from '../support/paths.ts';
 import { TRANSCRIPT_TOOLS } from '../support/start-server.ts';
 import { TestClient } from '../support/ws-client.ts';
 
 // `mci serve` as a real child process: SIGTERM stops accepting, lets running processes finish within
 // the grace period, cancels the rest, closes WebSockets with 1001 and exits 0.
 
-const main = join(repoRoot, 'apps/server/src/cli/main.ts');
-
-function serve(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(
-    process.execPath,
-    ['--conditions=@mci/source', '--disable-warning=ExperimentalWarning', main, 'serve', ...args],
-    {
-      // A throwaway database: test servers must never share `./.mci/mci.db` (one server per database).
-      env: { ...process.env, MCI_LOG_LEVEL: 'info', MCI_DB: ':memory:', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+function serve(args: string[], env: Record<string, string> = {}, options: { group?: boolean } = {}) {
+  const child = startMci(['serve', ...args], {
+    // A throwaway database: test servers must never share the default one (one server per database).
+    env: { ...process.env, MCI_LOG_LEVEL: 'info', MCI_DB: ':memory:', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group, which a terminal's Ctrl-C signals as a whole (sandbox workers too).
+    detached: options.group === true,
+  });
   let stderr = '';
   let stdout = '';
   child.stdout!.on('data', (d) => (stdout += d));
@@ -112,6 +108,35 @@ describe('mci serve', () => {
       expect(
         lines.some((l) => l.pid === looping.result.process.pid && /cancel/.test(JSON.stringify(l))),
       ).toBe(true);
+    } finally {
+      kill(server.child);
+    }
+  });
+
+  it('drains once when one Ctrl-C arrives twice (terminal and supervisor), then exits 0', {
+    timeout: 60_000,
+  }, async () => {
+    const server = serve(
+      ['--file', TRANSCRIPT_TOOLS, '--port', '0', '--concurrency', '1'],
+      {},
+      { group: true },
+    );
+    try {
+      const url = await server.url;
+      await using client = await TestClient.open(`${url.replace('http', 'ws')}/ws`);
+      const finishing = await client.ok({
+        type: 'process.create',
+        code: 'await new Promise((r) => setTimeout(r, 1500)); output("finished")',
+      });
+      const pid = finishing.result.process.pid;
+      await client.waitFor((m) => m.type === 'process' && m.pid === pid && m.state === 'running');
+      // `pnpm dev` under `node --watch`: the terminal signals the whole group (the server and its
+      // sandbox workers), and the watcher forwards the signal to the server once more.
+      process.kill(-server.child.pid!, 'SIGINT');
+      server.child.kill('SIGINT');
+      expect(await server.exited).toBe(0);
+      expect(client.messages.some((m) => m.type === 'output' && m.value === 'finished')).toBe(true);
+      expect(server.output().stderr).not.toMatch(/again|error|failed/i);
     } finally {
       kill(server.child);
     }

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import { InvalidArgumentError, Option } from 'commander';
+import { resolve } from 'node:path';
 import type { ChatSettings } from './create-chat-service.ts';
 
-/** The chat flags of `mci serve`. */
+/** The chat flags of `mci serve` (declared by the command in `cli/commands/serve.ts`). */
 export interface ChatFlags {
   model?: string[];
   modelUrl?: string;
@@ -10,35 +10,15 @@ export interface ChatFlags {
   maxSteps?: number;
 }
 
-/** `--model` (repeatable), `--model-url`, `--system`, `--max-steps` for `mci serve`. */
-export function chatOptions(): Record<'model' | 'modelUrl' | 'system' | 'maxSteps', Option> {
-  return {
-    model: new Option(
-      '--model <provider:model>',
-      'host conversations with this model (repeatable; the first is the default; keys from the environment)',
-    ).argParser((value: string, previous: string[] = []) => [...previous, value]),
-    modelUrl: new Option(
-      '--model-url <url>',
-      "the models' endpoint (else OPENAI_BASE_URL / ANTHROPIC_BASE_URL, else the provider's)",
-    ),
-    system: new Option('--system <file>', 'a system prompt file to use instead of the generated one'),
-    maxSteps: new Option('--max-steps <n>', 'most model requests per turn (default 8)').argParser(
-      (value: string) => {
-        const n = Number(value);
-        if (!Number.isInteger(n) || n < 1)
-          throw new InvalidArgumentError('--max-steps must be a positive integer');
-        return n;
-      },
-    ),
-  };
-}
-
-/** The server's chat settings from the flags. @throws Error when `--system` cannot be read. */
-export async function chatSettings(flags: ChatFlags): Promise<ChatSettings> {
+/**
+ * The server's chat settings from the flags (`--system` relative to `cwd`).
+ * @throws Error when `--system` cannot be read.
+ */
+export async function chatSettings(flags: ChatFlags, cwd: string): Promise<ChatSettings> {
   return {
     ...(flags.model && { models: flags.model }),
     ...(flags.modelUrl && { modelOptions: { baseURL: flags.modelUrl } }),
-    ...(flags.system && { system: await readFile(flags.system, 'utf8') }),
+    ...(flags.system && { system: await readFile(resolve(cwd, flags.system), 'utf8') }),
     ...(flags.maxSteps !== undefined && { maxSteps: flags.maxSteps }),
   };
 }

@@ -1,14 +1,7 @@
 #!/usr/bin/env node
-// The `mci` command line. Each command lives in its own module under `commands/` and registers
-// itself on the program; this file only assembles them.
-import { Command } from 'commander';
-import { commands } from './commands/index.ts';
+// The `mci` command line: runs the command named in argv with the real process's streams,
+// environment and signals, then exits with the command's exit code.
+import { processIo } from './io.ts';
+import { runMci } from './program.ts';
 
-const program = new Command('mci')
-  .description('MCI Server: run model-written code in a sandbox, with MCI tools at hand.')
-  .showHelpAfterError()
-  .enablePositionalOptions();
-
-for (const register of commands) register(program);
-
-await program.parseAsync(process.argv);
+process.exitCode = await runMci(process.argv.slice(2), processIo());

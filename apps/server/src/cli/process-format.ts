@@ -1,4 +1,10 @@
 import type { ProcessSnapshot, ServerEvent } from '@mci/client';
+import type { CliIo, OutputStream } from './io.ts';
+
+/** A duration in ms rounded to 0.01 ms, as every `mci` command prints one. */
+export function roundMs(ms: number): number {
+  return Math.round(ms * 100) / 100;
+}
 
 /** `850ms`, `1.2s`, `3m04s`, `2h05m`. */
 export function formatDuration(ms: number): string {
@@ -42,9 +48,37 @@ export function describeProcess(process: ProcessSnapshot): string {
  * Writes one event of a process the way `logs` and `submit --wait` show it: outputs as
  * `[output] JSON` lines on stdout, console text as is (stdout or stderr).
  */
-export function printEvent(event: ServerEvent, write: (text: string, to: NodeJS.WriteStream) => void): void {
-  if (event.type === 'output')
-    write(`[output] ${JSON.stringify(event.value) ?? 'undefined'}\n`, process.stdout);
-  else if (event.type === 'log')
-    write(event.text, event.stream === 'stderr' ? process.stderr : process.stdout);
+export function printEvent(
+  event: ServerEvent,
+  io: Pick<CliIo, 'stdout' | 'stderr'>,
+  write: (text: string, to: OutputStream) => void,
+): void {
+  if (event.type === 'output') write(`[output] ${JSON.stringify(event.value) ?? 'undefined'}\n`, io.stdout);
+  else if (event.type === 'log') write(event.text, event.stream === 'stderr' ? io.stderr : io.stdout);
+}
+
+/** Fields holding a duration in ms, printed rounded by {@link roundMs}. */
+const DURATION_FIELDS = new Set(['durationMs', 'cpuTimeMs']);
+
+/**
+ * The JSON text (indented) `mci` prints for a result or snapshot: durations rounded to 0.01 ms; for
+ * sandbox results (structured clones), Map and Set become arrays (of entries for a Map), bigint a
+ * decimal string, typed arrays arrays of numbers, errors `{ name, message }`.
+ */
+export function toJsonText(value: unknown): string {
+  return JSON.stringify(
+    value,
+    function (this: unknown, key: string, converted: unknown) {
+      const raw = (this as Record<string, unknown>)[key];
+      if (DURATION_FIELDS.has(key) && typeof raw === 'number') return roundMs(raw);
+      if (typeof raw === 'bigint') return raw.toString();
+      if (raw instanceof Map) return [...raw];
+      if (raw instanceof Set) return [...raw];
+      if (ArrayBuffer.isView(raw) && !(raw instanceof DataView))
+        return Array.from(raw as unknown as ArrayLike<number>);
+      if (raw instanceof Error) return { name: raw.name, message: raw.message };
+      return converted;
+    },
+    2,
+  );
 }

@@ -1,3 +1,5 @@
+import type { OutputStream } from './io.ts';
+
 /**
  * Progress of a long wait on stderr: a spinner with a live line on a terminal; on anything else
  * (a pipe, a CI log) plain lines, one per change, so logs stay readable.
@@ -7,19 +9,16 @@ export interface Progress {
   readonly live: boolean;
   /** Sets the status text (redrawn on a terminal; printed as a line elsewhere when it changed). */
   update(text: string): void;
-  /** Prints a line above the live line. */
-  line(text: string, to?: NodeJS.WriteStream): void;
+  /** Prints a line to `to` above the live line. */
+  line(text: string, to: OutputStream): void;
   /** Removes the live line. */
   stop(): void;
 }
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
-/** A {@link Progress} on `stream` (@default process.stderr); `live` @default `stream.isTTY` */
-export function createProgress(
-  stream: NodeJS.WriteStream = process.stderr,
-  live = stream.isTTY === true,
-): Progress {
+/** A {@link Progress} on `stream` (stderr); `live` @default `stream.isTTY` */
+export function createProgress(stream: OutputStream, live = stream.isTTY === true): Progress {
   let text = '';
   let frame = 0;
   let timer: ReturnType<typeof setInterval> | undefined;
@@ -41,7 +40,7 @@ export function createProgress(
       timer.unref();
       draw();
     },
-    line(line, to = process.stdout) {
+    line(line, to) {
       if (live && timer) clear();
       to.write(line.endsWith('\n') ? line : `${line}\n`);
       if (live && timer) draw();

@@ -2,6 +2,9 @@ import { z } from 'zod';
 
 const positiveInt = z.number().int().positive();
 
+/** pino's log levels, most severe first; `silent` logs nothing. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
 /** One token of a config file: the secret itself, or the name of an environment variable holding it. */
 export const TokenConfigSchema = z
   .strictObject({
@@ -87,7 +90,7 @@ export const ServerConfigFileSchema = z.strictObject({
   /** How long running processes may finish on shutdown, in ms. @default 10000 */
   shutdownGraceMs: z.number().int().nonnegative().optional(),
   /** pino log level. @default 'info' */
-  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
+  logLevel: z.enum(LOG_LEVELS).optional(),
 });
 /** @see ServerConfigFileSchema */
 export type ServerConfigFile = z.infer<typeof ServerConfigFileSchema>;

@@ -4,7 +4,21 @@ import { describeValidationIssues, formatJsonPath, formatZodIssues, type ZodIssu
 import { parse as parseYaml } from 'yaml';
 import type { TokenGrant } from '../auth/authenticator.ts';
 import { ConfigError } from './config-error.ts';
-import { type Limits, LimitsSchema, type ServerConfigFile, ServerConfigFileSchema } from './config-schema.ts';
+import {
+  LOG_LEVELS,
+  type Limits,
+  LimitsSchema,
+  type ServerConfigFile,
+  ServerConfigFileSchema,
+} from './config-schema.ts';
+import {
+  type Env,
+  readEnv,
+  readEnvBoolean,
+  readEnvChoice,
+  readEnvList,
+  readEnvNumber,
+} from './read-setting.ts';
 
 /** The settings of one server, resolved from defaults, config file, environment and flags (in that order). */
 export interface ServerSettings {
@@ -44,15 +58,15 @@ export const DEFAULT_PORT = 7687;
  */
 export function loadServerSettings(
   flags: ServerFlags = {},
-  env: NodeJS.ProcessEnv = process.env,
+  env: Env = process.env,
   cwd = process.cwd(),
 ): ServerSettings {
-  const configPath = flags.config ?? env.MCI_CONFIG;
+  const configPath = flags.config ?? readEnv(env, 'MCI_CONFIG');
   const file = configPath
     ? readConfigFile(resolve(cwd, configPath), env)
     : { config: {} as ServerConfigFile, tokens: [], dir: cwd };
   const { config } = file;
-  const fromEnv = readEnv(env);
+  const fromEnv = readEnvSettings(env);
   const limits = LimitsSchema.parse(config.limits ?? {});
   const pick = <T>(...values: Array<T | undefined>): T | undefined =>
     values.find((value) => value !== undefined);
@@ -81,7 +95,7 @@ export function loadServerSettings(
 
 function readConfigFile(
   path: string,
-  env: NodeJS.ProcessEnv,
+  env: Env,
 ): { config: ServerConfigFile; tokens: TokenGrant[]; dir: string } {
   let text: string;
   try {
@@ -109,7 +123,7 @@ function readConfigFile(
   const parsed = ServerConfigFileSchema.safeParse(data ?? {}, { reportInput: true });
   if (!parsed.success) throw fromIssues(parsed.error.issues, path);
   const tokens = (parsed.data.tokens ?? []).map((entry, index): TokenGrant => {
-    const token = entry.token ?? env[entry.tokenEnv ?? ''];
+    const token = entry.token ?? readEnv(env, entry.tokenEnv ?? '');
     if (!token) {
       const field = formatJsonPath(['tokens', index, 'tokenEnv']);
       throw new ConfigError(
@@ -133,35 +147,22 @@ function fromIssues(issues: readonly ZodIssue[], file: string): ConfigError {
 }
 
 interface EnvSettings {
-  host?: string;
-  port?: number;
-  file?: string;
-  concurrency?: number;
-  maxQueue?: number;
-  allowNet?: string[];
-  insecure?: boolean;
-  logLevel?: ServerSettings['logLevel'];
+  host: string | undefined;
+  port: number | undefined;
+  file: string | undefined;
+  concurrency: number | undefined;
+  maxQueue: number | undefined;
+  allowNet: string[] | undefined;
+  insecure: boolean | undefined;
+  logLevel: ServerSettings['logLevel'] | undefined;
   tokens: TokenGrant[];
 }
 
-function readEnv(env: NodeJS.ProcessEnv): EnvSettings {
-  const int = (name: string, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return undefined;
-    const value = Number(raw);
-    if (!Number.isInteger(value) || value < min || value > max) {
-      throw new ConfigError('CONFIG_INVALID', `${name}=${raw}: expected an integer from ${min} to ${max}`, {
-        path: name,
-      });
-    }
-    return value;
-  };
+function readEnvSettings(env: Env): EnvSettings {
   const tokens: TokenGrant[] = [];
-  if (env.MCI_API_KEY) tokens.push({ token: env.MCI_API_KEY, role: 'operator', id: 'operator' });
-  for (const item of (env.MCI_CLIENT_TOKENS ?? '')
-    .split(',')
-    .map((part) => part.trim())
-    .filter(Boolean)) {
+  const apiKey = readEnv(env, 'MCI_API_KEY');
+  if (apiKey) tokens.push({ token: apiKey, role: 'operator', id: 'operator' });
+  for (const item of readEnvList(env, 'MCI_CLIENT_TOKENS') ?? []) {
     const eq = item.indexOf('=');
     tokens.push(
       eq > 0
@@ -169,31 +170,15 @@ function readEnv(env: NodeJS.ProcessEnv): EnvSettings {
         : { token: item, role: 'client' },
     );
   }
-  const logLevel = env.MCI_LOG_LEVEL;
-  const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-  if (logLevel && !levels.includes(logLevel)) {
-    throw new ConfigError(
-      'CONFIG_INVALID',
-      `MCI_LOG_LEVEL=${logLevel}: expected one of ${levels.join(', ')}`,
-      { path: 'MCI_LOG_LEVEL' },
-    );
-  }
-  const insecure = env.MCI_INSECURE;
   return {
-    ...(env.MCI_HOST ? { host: env.MCI_HOST } : {}),
-    ...(int('MCI_PORT', 0, 65535) !== undefined ? { port: int('MCI_PORT', 0, 65535) } : {}),
-    ...(env.MCI_FILE ? { file: env.MCI_FILE } : {}),
-    ...(int('MCI_CONCURRENCY', 1) !== undefined ? { concurrency: int('MCI_CONCURRENCY', 1) } : {}),
-    ...(int('MCI_MAX_QUEUE', 1) !== undefined ? { maxQueue: int('MCI_MAX_QUEUE', 1) } : {}),
-    ...(env.MCI_ALLOW_NET
-      ? {
-          allowNet: env.MCI_ALLOW_NET.split(',')
-            .map((s) => s.trim())
-            .filter(Boolean),
-        }
-      : {}),
-    ...(insecure ? { insecure: insecure === '1' || insecure.toLowerCase() === 'true' } : {}),
-    ...(logLevel ? { logLevel: logLevel as ServerSettings['logLevel'] } : {}),
+    host: readEnv(env, 'MCI_HOST'),
+    port: readEnvNumber(env, 'MCI_PORT', { min: 0, max: 65535 }),
+    file: readEnv(env, 'MCI_FILE'),
+    concurrency: readEnvNumber(env, 'MCI_CONCURRENCY'),
+    maxQueue: readEnvNumber(env, 'MCI_MAX_QUEUE'),
+    allowNet: readEnvList(env, 'MCI_ALLOW_NET'),
+    insecure: readEnvBoolean(env, 'MCI_INSECURE'),
+    logLevel: readEnvChoice(env, 'MCI_LOG_LEVEL', LOG_LEVELS),
     tokens,
   };
 }

@@ -1,4 +1,5 @@
 import type {
+  DistributiveOmit,
   ProcessMetadata,
   ProcessResult,
   ProcessSnapshot,
@@ -7,11 +8,17 @@ import type {
   RunSnapshot,
   ServerEvent,
 } from '@mci/protocol';
-import type { ToolHost } from '@mci/sandbox';
+import type { SandboxEvent, SandboxPool, ToolHost } from '@mci/sandbox';
 import type { Logger } from 'pino';
 import type { EventRoute, ProcessStore } from './process-store.ts';
-import type { SandboxPoolLike } from './sandbox-seam.ts';
-import type { IntentStreamLike, IntentStreamLimits } from './stream-session.ts';
+import type { IntentStream } from '@mci/intent-extractor';
+import type { IntentStreamLimits } from './stream-session.ts';
+
+/** The part of a `SandboxPool` the process manager uses (a test may pass a pool of its own). */
+export type ExecutionPool = Pick<SandboxPool, 'execute' | 'size'>;
+
+/** A `SandboxEvent` without the sandbox's `seq` (the manager numbers a process's events itself). */
+export type SandboxEventBody = DistributiveOmit<SandboxEvent, 'seq'>;
 
 /** Who is calling: a principal id (the token's name) and its role. Operators see and signal everything. */
 export interface Principal {
@@ -30,10 +37,10 @@ export interface ProcessLimits {
 /** Options of {@link createProcessManager}. */
 export interface ProcessManagerOptions {
   /**
-   * The sandbox pool that runs programs: a `SandboxPool` from `@mci/sandbox`'s `createSandboxPool`
-   * (typed structurally, so a test may pass an in-memory executor). The manager does not close it.
+   * The sandbox pool that runs programs: a `SandboxPool` from `@mci/sandbox`'s `createSandboxPool`,
+   * or a test's pool with the same `execute`. The manager does not close it.
    */
-  pool: SandboxPoolLike;
+  pool: ExecutionPool;
   /** The tools every execution can call (a `ToolRunner` from `@mci/tools` fits). @default no tools */
   tools?: ToolHost;
   /** Where records, runs and events live. @default an in-memory store ({@link createMemoryStore}) */
@@ -59,7 +66,7 @@ export interface ProcessManagerOptions {
    * The incremental intent extractor of streams, given the stream's buffering limits.
    * @default `createIntentStream` of `@mci/intent-extractor`
    */
-  createIntentStream?: (limits: IntentStreamLimits) => IntentStreamLike;
+  createIntentStream?: (limits: IntentStreamLimits) => IntentStream;
   /** Most open (not ended) streams per principal; past it `stream.start` fails with `LIMIT_EXCEEDED`. @default 64 */
   maxOpenStreams?: number;
   /**

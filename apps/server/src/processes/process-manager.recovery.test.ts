@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ManualPool } from '../../test/support/manual-pool.ts';
-import { createMemoryStore } from './memory-store.ts';
+import { createMemoryStore } from '../store/memory-store.ts';
 import { createProcessManager } from './process-manager.ts';
 import type { Principal } from './process-manager-types.ts';
 import { INTERRUPTED_MESSAGE, KILL_GUARD_MS, WATCHDOG_SLACK_MS } from './run-controller.ts';

@@ -1,4 +1,4 @@
-import { createIntentStream } from '@mci/intent-extractor';
+import { createIntentStream, type IntentStream } from '@mci/intent-extractor';
 import type {
   ProcessResult,
   ProcessSnapshot,
@@ -12,7 +12,7 @@ import type { ToolHost } from '@mci/sandbox';
 import type { Logger } from 'pino';
 import { EventLog, type UnsequencedEvent } from './event-log.ts';
 import { checkOption, checkProcessInput, createLimitPolicy, type LimitPolicy } from './limits.ts';
-import { createMemoryStore } from './memory-store.ts';
+import { createMemoryStore } from '../store/memory-store.ts';
 import type {
   CreateProcessInput,
   EventListener,
@@ -29,13 +29,13 @@ import { recoverProcesses } from './process-recovery.ts';
 import { StatsCounters } from './process-stats.ts';
 import type { EventRoute, ProcessStore, StoredProcess } from './process-store.ts';
 import { type LiveProcess, RunController, routeOf } from './run-controller.ts';
-import type { SandboxPoolLike } from './sandbox-seam.ts';
+import type { ExecutionPool } from './process-manager-types.ts';
 import { Scheduler } from './scheduler.ts';
 import { ServerError } from './server-error.ts';
 import { drainLive } from './shutdown-drain.ts';
 import { type RunFields, toSnapshot } from './snapshots.ts';
 import { DEFAULT_MAX_OPEN_STREAMS, DEFAULT_STREAM_IDLE_MS, StreamRegistry } from './stream-registry.ts';
-import type { IntentStreamLike, IntentStreamLimits, StreamHost, StreamSession } from './stream-session.ts';
+import type { IntentStreamLimits, StreamHost, StreamSession } from './stream-session.ts';
 
 /**
  * Creates the process manager: process records and runs, the fair run queue over a sandbox pool,
@@ -56,13 +56,13 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
   get maxCodeBytes(): number {
     return this.#policy.maxCodeBytes;
   }
-  readonly #pool: SandboxPoolLike;
+  readonly #pool: ExecutionPool;
   readonly #tools: ToolHost | undefined;
   readonly #store: ProcessStore;
   readonly #policy: LimitPolicy;
   readonly #maxQueue: number;
   readonly #logger: Logger | undefined;
-  readonly #createIntentStream: (limits: IntentStreamLimits) => IntentStreamLike;
+  readonly #createIntentStream: (limits: IntentStreamLimits) => IntentStream;
   readonly #stats = new StatsCounters();
   readonly #concurrency: number;
   readonly #scheduler: Scheduler<LiveProcess>;

@@ -6,15 +6,10 @@ import {
   type RunError,
   type ServerEvent,
 } from '@mci/protocol';
-import type { ToolHost } from '@mci/sandbox';
 import type { StatsCounters } from './process-stats.ts';
 import type { EventRoute, ProcessStore, StoredProcess } from './process-store.ts';
-import type {
-  ExecutionLike,
-  ExecutionResultLike,
-  SandboxEventLike,
-  SandboxPoolLike,
-} from './sandbox-seam.ts';
+import type { Execution, ExecutionResult, SandboxEvent, ToolHost } from '@mci/sandbox';
+import type { ExecutionPool, SandboxEventBody } from './process-manager-types.ts';
 import { type RunFields, toRunError, wireDuration } from './snapshots.ts';
 
 /**
@@ -50,14 +45,14 @@ export interface LiveProcess {
   done: boolean;
   /** Called when the process becomes idle. */
   waiters: Array<() => void>;
-  execution?: ExecutionLike;
+  execution?: Execution;
   startedAtMs?: number;
   /** How much of the run's outputs and logs arrived as events (the final result may hold more). */
   received?: { outputs: number; stdout: number; stderr: number };
   /** Output events delivered (at most {@link MAX_OUTPUT_EVENTS_PER_RUN}). */
   delivered?: number;
   /** Sandbox events waiting for the next batch (delivered once per event-loop turn). */
-  batch?: SandboxEventLike[];
+  batch?: SandboxEventBody[];
   killTimer?: NodeJS.Timeout;
   watchdog?: NodeJS.Timeout;
 }
@@ -87,7 +82,7 @@ export class RunController {
   }
 
   /** queued -> running: hands the program to the pool. */
-  start(live: LiveProcess, pool: SandboxPoolLike, tools: ToolHost | undefined): void {
+  start(live: LiveProcess, pool: ExecutionPool, tools: ToolHost | undefined): void {
     const { record, run } = live;
     const from = shapeOf(record);
     record.state = run.state = 'running';
@@ -98,7 +93,7 @@ export class RunController {
     this.#hooks.store.updateRun(record.pid, run.run, { state: 'running', startedAt: run.startedAt });
     this.#hooks.stats.runsStarted++;
     this.#hooks.transition(live, from);
-    let execution: ExecutionLike;
+    let execution: Execution;
     try {
       execution = pool.execute({
         code: record.code,
@@ -163,7 +158,7 @@ export class RunController {
    * Queues a sandbox event; the queue is delivered once per event-loop turn, adjacent log texts of one
    * stream joined into one event (order kept), so a console flood costs one event per turn.
    */
-  #onEvent(live: LiveProcess, event: SandboxEventLike): void {
+  #onEvent(live: LiveProcess, event: SandboxEventBody): void {
     if (live.done || !live.received) return;
     if (live.batch) {
       live.batch.push(event);
@@ -198,7 +193,7 @@ export class RunController {
     endLog();
   }
 
-  #deliver(live: LiveProcess, event: SandboxEventLike): void {
+  #deliver(live: LiveProcess, event: SandboxEventBody): void {
     if (live.done || !live.received) return;
     const { pid } = live.record;
     const { run } = live.run;
@@ -245,7 +240,7 @@ export class RunController {
     }
   }
 
-  #finish(live: LiveProcess, result: ExecutionResultLike): void {
+  #finish(live: LiveProcess, result: ExecutionResult): void {
     if (live.done) return;
     clearTimeout(live.killTimer);
     clearTimeout(live.watchdog);
@@ -305,7 +300,7 @@ export function routeOf(record: StoredProcess): EventRoute {
   return route;
 }
 
-function failure(error: unknown): ExecutionResultLike {
+function failure(error: unknown): ExecutionResult {
   const cause = error instanceof Error ? error : new Error(String(error));
   return {
     status: 'failed',
@@ -314,5 +309,7 @@ function failure(error: unknown): ExecutionResultLike {
     stderr: '',
     error: { name: cause.name, message: cause.message },
     durationMs: 0,
+    cpuTimeMs: 0,
+    heapUsedBytes: 0,
   };
 }

@@ -1,7 +1,8 @@
+import type { IntentStream } from '@mci/intent-extractor';
 import { normalizeRef } from './limits.ts';
 import type { Principal } from './process-manager-types.ts';
 import { ServerError } from './server-error.ts';
-import { type IntentStreamLike, type StreamHost, StreamSession } from './stream-session.ts';
+import { type StreamHost, StreamSession } from './stream-session.ts';
 
 /** Most finished streams remembered for `getStream` (the oldest are forgotten first). */
 export const MAX_FINISHED_STREAMS = 10_000;
@@ -50,7 +51,7 @@ export class StreamRegistry {
    */
   open(
     host: StreamHost,
-    extractor: () => IntentStreamLike,
+    extractor: () => IntentStream,
     input: { streamId: string; ref?: string },
     principal: Principal,
   ): StreamSession {

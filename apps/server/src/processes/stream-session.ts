@@ -7,30 +7,11 @@ import {
   type RejectedBlock,
   type ServerEvent,
 } from '@mci/protocol';
+import type { Intent, IntentStream } from '@mci/intent-extractor';
 import { PROCESS_LANGS } from './limits.ts';
 import type { CreateProcessInput, Principal, StreamHandle, StreamResult } from './process-manager-types.ts';
 import type { EventRoute } from './process-store.ts';
 import { ServerError } from './server-error.ts';
-
-/** The part of an `Intent` from `@mci/intent-extractor` a stream uses. */
-export interface IntentLike {
-  index: number;
-  lang: string;
-  code: string;
-  attributes: Record<string, string | boolean>;
-  closed: boolean;
-  /** The block passed the extractor's `maxBlockLength` (its code was dropped). */
-  tooLarge?: boolean;
-}
-
-/**
- * An incremental extractor (`createIntentStream()` from `@mci/intent-extractor`), bounded by the
- * stream's limits: `maxBlockLength` for an open exec block, `maxLineLength` for the unfinished line.
- */
-export interface IntentStreamLike {
-  push(chunk: string): IntentLike[];
-  end(): IntentLike[];
-}
 
 /** The buffering limits of a stream's extractor, in characters (UTF-16 code units). */
 export interface IntentStreamLimits {
@@ -70,7 +51,7 @@ export class StreamSession implements StreamHandle {
   readonly principal: Principal;
   readonly result: Promise<StreamResult>;
   readonly #host: StreamHost;
-  readonly #extractor: IntentStreamLike;
+  readonly #extractor: IntentStream;
   /** Pids created by this stream, in intent order. */
   readonly #pids: number[] = [];
   readonly #rejected: RejectedBlock[] = [];
@@ -85,7 +66,7 @@ export class StreamSession implements StreamHandle {
 
   constructor(
     host: StreamHost,
-    extractor: IntentStreamLike,
+    extractor: IntentStream,
     init: { streamId: string; ref: string | undefined; principal: Principal },
   ) {
     this.#host = host;
@@ -151,7 +132,7 @@ export class StreamSession implements StreamHandle {
     this.#maybeFinish();
   }
 
-  #accept(intent: IntentLike): void {
+  #accept(intent: Intent): void {
     const route = {
       owner: this.principal.id,
       ...(this.ref === undefined ? {} : { ref: this.ref }),
@@ -235,7 +216,7 @@ export class StreamSession implements StreamHandle {
 }
 
 /** Why an intent is not run, or undefined when it runs. */
-function rejectionOf(intent: IntentLike, maxCodeBytes: number): string | undefined {
+function rejectionOf(intent: Intent, maxCodeBytes: number): string | undefined {
   if (intent.tooLarge) return `code is over the limit of ${maxCodeBytes} bytes, so it was not run`;
   if (!intent.closed) return 'unclosed block: the stream ended inside it, so it was not run';
   if (intent.lang === '') return `no language given (use ${PROCESS_LANGS.join(', ')})`;

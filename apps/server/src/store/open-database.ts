@@ -1,11 +1,22 @@
 import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { MIGRATIONS, type Migration, migrate } from './migrations.ts';
+import { type Env, readEnv } from '../config/read-setting.ts';
+import { type Migration, MIGRATIONS, migrate } from './migrations.ts';
 import { corruptError, openError, StoreError } from './store-error.ts';
 
-/** The path `mci serve` uses when `--db` is not given (relative to the working directory). */
-export const DEFAULT_DB_PATH = './.mci/mci.db';
+/**
+ * The process database when none is given (`mci serve` without `--db` or `MCI_DB`, `openSqliteStore`
+ * without `path`): one file per user, `$XDG_DATA_HOME/mci/mci.db` (else `~/.local/share/mci/mci.db`),
+ * the same whichever directory the server starts in.
+ * @see https://specifications.freedesktop.org/basedir-spec/latest/
+ */
+export function defaultDbPath(env: Env = process.env): string {
+  const dataHome =
+    readEnv(env, 'XDG_DATA_HOME') ?? join(readEnv(env, 'HOME') ?? homedir(), '.local', 'share');
+  return join(dataHome, 'mci', 'mci.db');
+}
 
 /** Whether `path` names a throwaway in-memory database rather than a file. */
 export const isMemoryPath = (path: string) => path === ':memory:';

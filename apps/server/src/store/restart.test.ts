@@ -7,7 +7,7 @@ import { ManualPool } from '../../test/support/manual-pool.ts';
 import { createProcessManager } from '../processes/process-manager.ts';
 import type { Principal } from '../processes/process-manager-types.ts';
 import type { ProcessStore } from '../processes/process-store.ts';
-import type { SandboxPoolLike } from '../processes/sandbox-seam.ts';
+import type { ExecutionPool } from '../processes/process-manager-types.ts';
 import { startRetention } from './retention.ts';
 import { openSqliteStore, type SqliteProcessStore } from './sqlite-store.ts';
 
@@ -40,7 +40,7 @@ function crashable(store: SqliteProcessStore): { store: ProcessStore; crash(): P
 }
 
 /** A pool whose kill never lands (a sandbox that hangs), so a killed run stays `terminating`. */
-function stuckKills(pool: ManualPool): SandboxPoolLike {
+function stuckKills(pool: ManualPool): ExecutionPool {
   return {
     size: pool.size,
     execute: (request) => {

@@ -9,7 +9,7 @@ import type {
 } from '../processes/process-store.ts';
 import { type Checkpointer, startCheckpointer } from './checkpointer.ts';
 import { IdCounters } from './id-counters.ts';
-import { DEFAULT_DB_PATH, isMemoryPath, type OpenDatabase, openDatabase } from './open-database.ts';
+import { defaultDbPath, isMemoryPath, type OpenDatabase, openDatabase } from './open-database.ts';
 import { RecordCache } from './record-cache.ts';
 import { encodeValue, PROCESS_COLUMNS, processRow, runAssignments, toProcess } from './row-codec.ts';
 import { SqlWriter } from './sql-writer.ts';
@@ -18,7 +18,7 @@ import { UpdateCoalescer } from './update-coalescer.ts';
 
 /** Options of {@link openSqliteStore}. */
 export interface SqliteStoreOptions {
-  /** Database file (created with its directory), or `:memory:` for a throwaway one. @default './.mci/mci.db' */
+  /** Database file (created with its directory), or `:memory:` for a throwaway one. @default {@link defaultDbPath} */
   path?: string;
   /**
    * How long (ms) writes wait to be committed together; 0 commits once per event-loop turn. Reads see
@@ -87,7 +87,7 @@ const CACHE_BYTES = 32 * 1024 * 1024;
  * @throws StoreError when the database cannot be opened (see {@link openDatabase}).
  */
 export function openSqliteStore(options: SqliteStoreOptions = {}): SqliteProcessStore {
-  const opened = openDatabase(options.path ?? DEFAULT_DB_PATH, {
+  const opened = openDatabase(options.path ?? defaultDbPath(), {
     ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
   });
   return new SqliteStore(opened, options);

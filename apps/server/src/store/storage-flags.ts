@@ -1,9 +1,8 @@
-import { InvalidArgumentError, Option } from 'commander';
+import { type Env, readEnv, readEnvNumber } from '../config/read-setting.ts';
 import type { ServerOptions } from '../server.ts';
-import { DEFAULT_DB_PATH } from './open-database.ts';
-import { DEFAULT_RETENTION_MAX_PROCESSES } from './retention.ts';
+import { defaultDbPath } from './open-database.ts';
 
-/** The storage flags of `mci serve`, as commander parses them. */
+/** The storage flags of `mci serve`, as the command line gives them. */
 export interface StorageFlags {
   db?: string;
   retentionDays?: number;
@@ -12,52 +11,24 @@ export interface StorageFlags {
 
 const DAY_MS = 86_400_000;
 
-const positive = (name: string, integer: boolean) => (value: string) => {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isSafeInteger(n)))
-    throw new InvalidArgumentError(`${name} must be a positive ${integer ? 'integer' : 'number'}`);
-  return n;
-};
-
-/** `--db`, `--retention-days`, `--retention-max` (each also from the environment), for `addOption`. */
-export function storageOptions(): { db: Option; retentionDays: Option; retentionMax: Option } {
-  return {
-    db: new Option(
-      '--db <path>',
-      `process database: an SQLite file (':memory:' for a throwaway one) or a postgres:// URL (also MCI_DB_URL)`,
-    )
-      .env('MCI_DB')
-      .default(DEFAULT_DB_PATH),
-    retentionDays: new Option(
-      '--retention-days <days>',
-      'delete idle processes unchanged for this long (default 7)',
-    )
-      .env('MCI_RETENTION_DAYS')
-      .argParser(positive('--retention-days', false)),
-    retentionMax: new Option(
-      '--retention-max <n>',
-      `keep at most this many processes, deleting the oldest idle ones (default ${DEFAULT_RETENTION_MAX_PROCESSES})`,
-    )
-      .env('MCI_RETENTION_MAX')
-      .argParser(positive('--retention-max', true)),
-  };
-}
-
 /**
- * The {@link ServerOptions} of the storage flags. Without `--db` (or `MCI_DB`), `MCI_DB_URL` names
- * the database (a `postgres://` URL, as container platforms hand it out).
+ * The {@link ServerOptions} of the storage settings: flags first, then `MCI_DB`,
+ * `MCI_RETENTION_DAYS` (a positive number), `MCI_RETENTION_MAX` (a positive integer).
+ * @throws ConfigError for a malformed variable
  */
 export function storageSettings(
   flags: StorageFlags,
-  env: Record<string, string | undefined> = process.env,
-): Pick<ServerOptions, 'db' | 'retention'> {
-  const db =
-    flags.db === undefined || flags.db === DEFAULT_DB_PATH ? (env.MCI_DB_URL ?? DEFAULT_DB_PATH) : flags.db;
+  env: Env,
+): Required<Pick<ServerOptions, 'db' | 'retention'>> {
+  const days =
+    flags.retentionDays ??
+    readEnvNumber(env, 'MCI_RETENTION_DAYS', { integer: false, positive: true, min: 0 });
+  const max = flags.retentionMax ?? readEnvNumber(env, 'MCI_RETENTION_MAX');
   return {
-    db,
+    db: flags.db ?? readEnv(env, 'MCI_DB') ?? readEnv(env, 'MCI_DB_URL') ?? defaultDbPath(env),
     retention: {
-      ...(flags.retentionDays !== undefined && { maxAgeMs: flags.retentionDays * DAY_MS }),
-      ...(flags.retentionMax !== undefined && { maxProcesses: flags.retentionMax }),
+      ...(days !== undefined && { maxAgeMs: days * DAY_MS }),
+      ...(max !== undefined && { maxProcesses: max }),
     },
   };
 }

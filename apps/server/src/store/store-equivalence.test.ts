@@ -6,7 +6,8 @@ import { afterAll, describe, it } from 'vitest';
 import { checkEquivalence, storeOps } from '../../test/support/store-equivalence.ts';
 import { openSqliteStore } from './sqlite-store.ts';
 
-// The SQLite store reads exactly like the in-memory store (see checkEquivalence).
+// The SQLite store reads exactly like the in-memory store (see checkEquivalence): a few sequences;
+// store-equivalence.slow.test.ts runs 60.
 
 const dir = mkdtempSync(join(tmpdir(), 'mci-equivalence-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -20,7 +21,7 @@ describe('SQLite store equals the in-memory store', () => {
         const path = freshPath();
         return checkEquivalence(list, () => openSqliteStore({ path }), 6);
       }),
-      { numRuns: 60 },
+      { numRuns: 5 },
     );
   });
 
@@ -36,7 +37,7 @@ describe('SQLite store equals the in-memory store', () => {
           1,
         );
       }),
-      { numRuns: 60 },
+      { numRuns: 5 },
     );
   });
 });

@@ -1,20 +1,15 @@
-import type {
-  ExecuteRequestLike,
-  ExecutionLike,
-  ExecutionResultLike,
-  SandboxEventLike,
-  SandboxPoolLike,
-} from '../../src/processes/sandbox-seam.ts';
+import type { Execution, ExecutionRequest, ExecutionResult, SandboxEvent } from '@mci/sandbox';
+import type { ExecutionPool, SandboxEventBody } from '../../src/processes/process-manager-types.ts';
 
 /** One execution of the manual pool, driven by the test. */
-export interface ManualExecution extends ExecutionLike {
-  readonly request: ExecuteRequestLike;
+export interface ManualExecution extends Execution {
+  readonly request: ExecutionRequest;
   readonly killed: boolean;
   readonly settled: boolean;
-  /** Streams an event as the sandbox would. */
-  emit(event: SandboxEventLike): void;
+  /** Streams an event as the sandbox would (numbered from 1). */
+  emit(event: SandboxEventBody): void;
   /** Ends the execution with this outcome (outputs/logs default to what was emitted). */
-  finish(result?: Partial<ExecutionResultLike>): void;
+  finish(result?: Partial<ExecutionResult>): void;
 }
 
 /**
@@ -22,7 +17,7 @@ export interface ManualExecution extends ExecutionLike {
  * logic: every `execute()` is recorded and ends only when the test says so; `kill()` ends it
  * `canceled` on the next microtask, as the real pool does within milliseconds.
  */
-export class ManualPool implements SandboxPoolLike {
+export class ManualPool implements ExecutionPool {
   readonly size: number;
   readonly executions: ManualExecution[] = [];
   readonly #started: Array<() => void> = [];
@@ -42,18 +37,26 @@ export class ManualPool implements SandboxPoolLike {
     return this.executions[count - 1]!;
   }
 
-  execute(request: ExecuteRequestLike): ExecutionLike {
-    let resolve!: (result: ExecutionResultLike) => void;
-    const result = new Promise<ExecutionResultLike>((r) => {
+  execute(request: ExecutionRequest): Execution {
+    let resolve!: (result: ExecutionResult) => void;
+    const result = new Promise<ExecutionResult>((r) => {
       resolve = r;
     });
     const outputs: unknown[] = [];
     const logs = { stdout: '', stderr: '' };
-    const state = { killed: false, settled: false };
-    const settle = (outcome: Partial<ExecutionResultLike>) => {
+    const state = { killed: false, settled: false, seq: 0 };
+    const settle = (outcome: Partial<ExecutionResult>) => {
       if (state.settled) return;
       state.settled = true;
-      resolve({ status: 'success', outputs, ...logs, durationMs: 1, ...outcome });
+      resolve({
+        status: 'success',
+        outputs,
+        ...logs,
+        durationMs: 1,
+        cpuTimeMs: 1,
+        heapUsedBytes: 0,
+        ...outcome,
+      });
     };
     const execution: ManualExecution = {
       request,
@@ -72,7 +75,7 @@ export class ManualPool implements SandboxPoolLike {
       emit(event) {
         if (event.type === 'output') outputs.push(event.value);
         if (event.type === 'log') logs[event.stream] += event.text;
-        request.onEvent?.(event);
+        request.onEvent?.({ ...event, seq: ++state.seq } as SandboxEvent);
       },
       finish: (outcome = {}) => settle(outcome),
     };

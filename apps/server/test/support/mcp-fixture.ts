@@ -2,16 +2,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { mciArgv } from '@mci/test-support';
 
 // Real parts for the MCP suites: a tool file with a text tool, a cli tool and the image tool of
 // @modelcontextprotocol/server-everything (over stdio), `mci mcp` spawned through the SDK's stdio
 // client transport, and the SDK's Streamable HTTP client transport.
 
-export const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const EVERYTHING = createRequire(import.meta.url).resolve(
   '@modelcontextprotocol/server-everything/dist/index.js',
 );
@@ -61,15 +60,7 @@ const clientInfo = { name: 'mci-test', version: '1.0.0' };
 export async function stdioClient(file: string, args: string[] = []): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [
-      '--conditions=@mci/source',
-      '--disable-warning=ExperimentalWarning',
-      MAIN,
-      'mcp',
-      '--file',
-      file,
-      ...args,
-    ],
+    args: mciArgv(['mcp', '--file', file, ...args]),
     stderr: 'pipe',
   });
   transport.stderr?.on('data', () => {});

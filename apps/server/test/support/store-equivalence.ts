@@ -1,7 +1,7 @@
 import { encodeOutputValue, type ProcessState, type ProcessStatus, type ServerEvent } from '@mci/protocol';
 import fc from 'fast-check';
 import { expect } from 'vitest';
-import { createMemoryStore } from '../../src/processes/memory-store.ts';
+import { createMemoryStore } from '../../src/store/memory-store.ts';
 import type { ProcessStore } from '../../src/processes/process-store.ts';
 import { wireRoute } from '../../src/processes/run-controller.ts';
 

@@ -67,5 +67,9 @@ process.on('message', (message: HostMessage) => {
 // left orphaned workers spinning a core after their host died. This worker holds nothing to flush.
 process.on('disconnect', () => process.kill(process.pid, 'SIGKILL'));
 
+// Ctrl-C at a terminal signals the whole foreground process group, workers included: the host decides
+// when its workers stop (a server first lets running programs finish).
+process.on('SIGINT', () => {});
+
 warm = createSandboxIsolate(warmMemoryLimitMb);
 post({ type: 'ready' });

@@ -3,17 +3,14 @@ import { isAbsolute, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Agent, AgentEvent, TurnResult } from '@mci/agent';
 import { connect, type MciClient } from '@mci/client';
-import { type Command, Option } from 'commander';
-import { type ChatIo, createChatView } from '../chat-view.ts';
-import {
-  addRemoteOptions,
-  describe,
-  EXIT,
-  positiveInteger,
-  type RemoteOptions,
-  UsageError,
-} from '../remote.ts';
-import type { RegisterCommand } from './index.ts';
+import { Option } from 'commander';
+import { readEnv, readFirstEnv } from '../../config/read-setting.ts';
+import { createChatView } from '../chat-view.ts';
+import { defineCommand } from '../command.ts';
+import type { CliIo } from '../io.ts';
+import { numberOption } from '../options.ts';
+import { addRemoteOptions, describe, EXIT, type RemoteOptions, serverUrl, UsageError } from '../remote.ts';
+import { resolveToolFilePath } from '../tool-file.ts';
 
 interface ChatOptions extends RemoteOptions {
   model?: string;
@@ -25,20 +22,6 @@ interface ChatOptions extends RemoteOptions {
   json?: boolean;
 }
 
-/** What `mci chat` touches outside its arguments: streams, environment, working directory, Ctrl-C. */
-export interface ChatCliIo extends ChatIo {
-  stdout: NodeJS.WritableStream & ChatIo['stdout'];
-  stderr: NodeJS.WritableStream & ChatIo['stderr'];
-  stdin: NodeJS.ReadableStream;
-  env: Record<string, string | undefined>;
-  cwd: string;
-  signals: {
-    on(signal: 'SIGINT', listener: () => void): unknown;
-    off(signal: 'SIGINT', listener: () => void): unknown;
-  };
-  exit(code: number): void;
-}
-
 /** Exit code of a turn canceled with Ctrl-C (128 + SIGINT). */
 const CANCELED = 130;
 
@@ -48,65 +31,57 @@ const CANCELED = 130;
  * error, 2 on a usage error, 130 when canceled). Without: a REPL; Ctrl-C cancels the running turn
  * (its processes are killed), a second Ctrl-C exits.
  */
-export const registerChat: RegisterCommand = (program: Command) => {
-  const command = program
-    .command('chat')
-    .description('chat with a model whose code runs on the server (one prompt, or a REPL without one)')
-    .argument('[prompt...]', 'the message; without it, an interactive chat')
-    .option(
-      '-m, --model <provider:model>',
-      'openai:gpt-4.1-mini, anthropic:claude-sonnet-4-5, ollama:qwen3, replay:FILE (env MCI_MODEL)',
-    )
-    .option(
-      '--model-url <url>',
-      "the model's endpoint (else OPENAI_BASE_URL / ANTHROPIC_BASE_URL, else the provider's)",
-    )
-    .option(
-      '--local',
-      'run an embedded server on a free port with the tool file instead of connecting to --url',
-    )
-    .option(
-      '-f, --file <path>',
-      'tool file of the --local server (default: mci.json/yaml/yml here, else examples/mci.yaml)',
-    )
-    .addOption(
-      new Option('--max-steps <n>', 'most model requests per turn (default 8)').argParser(
-        positiveInteger('--max-steps'),
-      ),
-    )
-    .option('--system <file>', 'a system prompt file to use instead of the generated one')
-    .option('--json', 'print every event as a JSON line (for scripts)');
-  addRemoteOptions(command).action(async (words: string[], options: ChatOptions) => {
-    const io: ChatCliIo = {
-      stdout: process.stdout,
-      stderr: process.stderr,
-      stdin: process.stdin,
-      env: process.env,
-      cwd: process.cwd(),
-      signals: process,
-      exit: (code) => process.exit(code),
-    };
-    process.exitCode = await runChat(words.join(' ').trim(), options, io);
-  });
-};
+export default defineCommand<ChatOptions, [words: string[]]>({
+  configure(command) {
+    command
+      .argument('[prompt...]', 'the message; without it, an interactive chat')
+      .option(
+        '-m, --model <provider:model>',
+        'openai:gpt-4.1-mini, anthropic:claude-sonnet-4-5, ollama:qwen3, replay:FILE (env MCI_MODEL)',
+      )
+      .option(
+        '--model-url <url>',
+        "the model's endpoint (else OPENAI_BASE_URL / ANTHROPIC_BASE_URL, else the provider's)",
+      )
+      .option(
+        '--local',
+        'run an embedded server on a free port with the tool file instead of connecting to --url',
+      )
+      .option(
+        '-f, --file <path>',
+        'tool file of the --local server (default: mci.json/yaml/yml here, else examples/mci.yaml)',
+      )
+      .addOption(
+        new Option('--max-steps <n>', 'most model requests per turn (default 8)').argParser(
+          numberOption('--max-steps'),
+        ),
+      )
+      .option('--system <file>', 'a system prompt file to use instead of the generated one')
+      .option('--json', 'print every event as a JSON line (for scripts)');
+    addRemoteOptions(command);
+  },
+  run({ args: [words], options }, io) {
+    return runChat(words.join(' ').trim(), options, io);
+  },
+});
 
 /** Runs `mci chat` with parsed arguments; resolves with the exit code. */
-export async function runChat(prompt: string, options: ChatOptions, io: ChatCliIo): Promise<number> {
+export async function runChat(prompt: string, options: ChatOptions, io: CliIo): Promise<number> {
   let client: MciClient | undefined;
   let server: { url: string; close(options?: { graceMs?: number }): Promise<void> } | undefined;
   try {
-    const model = options.model || io.env.MCI_MODEL;
+    const model = options.model || readEnv(io.env, 'MCI_MODEL');
     if (!model) throw new UsageError('no model: pass --model provider:model (or set MCI_MODEL)');
-    const token = options.token || io.env.MCI_TOKEN || io.env.MCI_API_KEY || undefined;
+    const token = options.token || readFirstEnv(io.env, ['MCI_TOKEN', 'MCI_API_KEY']);
     if (options.local) {
       const { createServer } = await import('../../server.ts');
       server = await createServer({
         port: 0,
         logLevel: 'silent',
-        ...(options.file && { file: resolve(io.cwd, options.file) }),
+        file: resolveToolFilePath(options.file, io.cwd),
       });
     }
-    client = await connect(server?.url ?? options.url, {
+    client = await connect(server?.url ?? serverUrl(options, io.env), {
       ...(token && !server && { token }),
       reconnect: { maxAttempts: 5 },
     });
@@ -133,7 +108,7 @@ export async function runChat(prompt: string, options: ChatOptions, io: ChatCliI
 }
 
 /** One turn; Ctrl-C cancels it (a second one exits at once). */
-async function oneShot(agent: Agent, prompt: string, options: ChatOptions, io: ChatCliIo): Promise<number> {
+async function oneShot(agent: Agent, prompt: string, options: ChatOptions, io: CliIo): Promise<number> {
   const controller = new AbortController();
   const onInterrupt = () => {
     if (controller.signal.aborted) io.exit(CANCELED);
@@ -149,7 +124,7 @@ async function oneShot(agent: Agent, prompt: string, options: ChatOptions, io: C
 }
 
 /** The REPL: one turn per line; Ctrl-C cancels the running turn, a second Ctrl-C exits. */
-async function repl(agent: Agent, options: ChatOptions, io: ChatCliIo): Promise<number> {
+async function repl(agent: Agent, options: ChatOptions, io: CliIo): Promise<number> {
   const rl = createInterface({ input: io.stdin, output: io.stdout, prompt: 'you> ' });
   let turn: AbortController | undefined;
   let interrupted = false;
@@ -195,7 +170,7 @@ async function runTurnWithView(
   text: string,
   signal: AbortSignal,
   options: ChatOptions,
-  io: ChatCliIo,
+  io: CliIo,
 ): Promise<TurnResult> {
   const view = createChatView(io, { json: options.json === true });
   const turn = await agent.send(text, { signal, onEvent: (event: AgentEvent) => view.event(event) });

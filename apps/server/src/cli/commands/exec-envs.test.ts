@@ -2,14 +2,13 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { mci } from '../../../test/support/spawn-mci.ts';
+import { spawnMci } from '@mci/test-support';
+import { mci } from '../../../test/support/mci.ts';
 
-// server-everything is a dev dependency of @mci/tools; resolve it from there.
-const everything = createRequire(
-  fileURLToPath(new URL('../../../../../packages/tools/package.json', import.meta.url)),
-).resolve('@modelcontextprotocol/server-everything/dist/index.js');
+const everything = createRequire(import.meta.url).resolve(
+  '@modelcontextprotocol/server-everything/dist/index.js',
+);
 
 let dir: string;
 beforeEach(async () => {
@@ -45,11 +44,12 @@ const toolFile = {
   ],
 };
 
-// Each spawn loads the CLI from source (a second or two on a busy machine).
 describe('mci exec', { timeout: 60_000 }, () => {
   it('prints the result as JSON and exits 0, with props, -e values and defaults', async () => {
     await write('mci.json', toolFile);
-    const run = await mci(['exec', 'greet', '--props', '{"name":"Ann"}', '-e', 'MCI_TEST_TOWN=Oslo'], dir);
+    const run = await mci(['exec', 'greet', '--props', '{"name":"Ann"}', '-e', 'MCI_TEST_TOWN=Oslo'], {
+      cwd: dir,
+    });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual({
@@ -58,21 +58,21 @@ describe('mci exec', { timeout: 60_000 }, () => {
     });
 
     await write('props.json', { name: 'Bo', punct: '?' });
-    const fromFile = await mci(['exec', 'greet', '--props-file', 'props.json'], dir);
+    const fromFile = await mci(['exec', 'greet', '--props-file', 'props.json'], { cwd: dir });
     expect(fromFile.code).toBe(0);
     expect(JSON.parse(fromFile.stdout).content[0].text).toBe('Hello Bo from nowhere?');
   });
 
   it('exits 1 with the error result when the tool fails', async () => {
     await write('tools.json', toolFile);
-    const invalid = await mci(['exec', 'greet', '--file', 'tools.json'], dir);
+    const invalid = await mci(['exec', 'greet', '--file', 'tools.json'], { cwd: dir });
     expect(invalid.code).toBe(1);
     expect(JSON.parse(invalid.stdout)).toMatchObject({
       isError: true,
       error: 'Invalid props: props.name is required',
     });
 
-    const failed = await mci(['exec', 'fails', '-f', 'tools.json'], dir);
+    const failed = await mci(['exec', 'fails', '-f', 'tools.json'], { cwd: dir });
     expect(failed.code).toBe(1);
     expect(JSON.parse(failed.stdout)).toMatchObject({
       isError: true,
@@ -83,7 +83,7 @@ describe('mci exec', { timeout: 60_000 }, () => {
 
   it('exits 2 for an unknown tool', async () => {
     await write('mci.json', toolFile);
-    const unknown = await mci(['exec', 'nope'], dir);
+    const unknown = await mci(['exec', 'nope'], { cwd: dir });
     expect(unknown).toMatchObject({ code: 2, stdout: '' });
     expect(unknown.stderr).toContain('Tool "nope" not found (available: greet, fails)');
   });
@@ -91,10 +91,10 @@ describe('mci exec', { timeout: 60_000 }, () => {
   it('exits 2 for bad arguments', async () => {
     await write('mci.json', toolFile);
     const [badJson, both, badEnv, noTool] = await Promise.all([
-      mci(['exec', 'greet', '--props', '{name'], dir),
-      mci(['exec', 'greet', '--props', '{}', '--props-file', 'x.json'], dir),
-      mci(['exec', 'greet', '-e', 'NOEQUALS'], dir),
-      mci(['exec'], dir),
+      mci(['exec', 'greet', '--props', '{name'], { cwd: dir }),
+      mci(['exec', 'greet', '--props', '{}', '--props-file', 'x.json'], { cwd: dir }),
+      mci(['exec', 'greet', '-e', 'NOEQUALS'], { cwd: dir }),
+      mci(['exec'], { cwd: dir }),
     ]);
     expect(badJson.code).toBe(2);
     expect(badJson.stderr).toContain('--props is not valid JSON');
@@ -111,7 +111,7 @@ describe('mci exec', { timeout: 60_000 }, () => {
       schemaVersion: '1.0',
       tools: [{ name: 'x', execution: { type: 'teleport' } }],
     });
-    const broken = await mci(['exec', 'x', '--file', 'broken.json'], dir);
+    const broken = await mci(['exec', 'x', '--file', 'broken.json'], { cwd: dir });
     expect(broken.code).toBe(2);
     expect(broken.stderr).toContain('broken.json');
     expect(broken.stderr).toContain('tools[0].execution');
@@ -122,7 +122,8 @@ describe('mci exec', { timeout: 60_000 }, () => {
       schemaVersion: '1.0',
       mcp_servers: { everything: { command: process.execPath, args: [everything] } },
     });
-    const run = await mci(['exec', 'echo', '--props', '{"message":"hi"}'], dir);
+    // The real program: it must end by itself once the MCP server's tool answered.
+    const run = await spawnMci(['exec', 'echo', '--props', '{"message":"hi"}'], { cwd: dir });
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual({
       isError: false,
@@ -172,8 +173,11 @@ describe('mci envs', { timeout: 60_000 }, () => {
   });
 
   it('lists each variable with where it is used and whether it is set, without contacting MCP servers', async () => {
-    const run = await mci(['envs', '--format', 'json', '-e', 'MCI_TEST_NAME=x'], dir, {
-      MCI_TEST_GREETING: 'hi',
+    const run = await mci(['envs', '--format', 'json', '-e', 'MCI_TEST_NAME=x'], {
+      cwd: dir,
+      env: {
+        MCI_TEST_GREETING: 'hi',
+      },
     });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
@@ -211,7 +215,7 @@ describe('mci envs', { timeout: 60_000 }, () => {
   });
 
   it('prints a table by default', async () => {
-    const run = await mci(['envs'], dir);
+    const run = await mci(['envs'], { cwd: dir });
     expect(run.code).toBe(0);
     const lines = run.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^MCI_TEST_BASE\s+NOT SET$/);
@@ -224,10 +228,10 @@ describe('mci envs', { timeout: 60_000 }, () => {
       schemaVersion: '1.0',
       tools: [{ name: 'b', execution: { type: 'text', text: '{{env.MCI_OK}} @if(x' } }],
     });
-    const bad = await mci(['envs', '--file', 'bad.json'], dir);
+    const bad = await mci(['envs', '--file', 'bad.json'], { cwd: dir });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('tools.b.execution.text');
-    const missing = await mci(['envs', '--file', 'missing.json'], dir);
+    const missing = await mci(['envs', '--file', 'missing.json'], { cwd: dir });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('missing.json');
   });

@@ -1,9 +1,11 @@
 import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { createToolRunner, ToolError } from '@mci/tools';
-import type { Command } from 'commander';
+import { defineCommand } from '../command.ts';
+import type { CliIo } from '../io.ts';
+import { collectEnvOption } from '../options.ts';
 import { resolveToolFilePath } from '../tool-file.ts';
-import { collectEnvOption, describeLoadError, loadCollection } from '../tool-file-loading.ts';
-import type { RegisterCommand } from './index.ts';
+import { describeLoadError, loadCollection } from '../tool-file-loading.ts';
 
 /** Exit codes of `mci exec`: the tool succeeded, the tool failed, the command could not run it. */
 const EXIT_OK = 0;
@@ -31,67 +33,63 @@ class UsageError extends Error {
  * prints its result as JSON. Exit 0 when `isError` is false, 1 when true, 2 for usage and load
  * errors. Ctrl-C cancels the execution (the canceled result is printed).
  */
-export const registerExec: RegisterCommand = (program: Command) => {
-  program
-    .command('exec')
-    .description(
-      'Execute one tool and print its result as JSON (exit 0 ok, 1 tool error, 2 usage/load error)',
-    )
-    .argument('<tool>', 'name of the tool')
-    .option(
-      '-f, --file <path>',
-      'tool file (default: mci.json, mci.yaml or mci.yml here, else examples/mci.yaml)',
-    )
-    .option('-p, --props <json>', 'props as JSON, e.g. \'{"city":"Paris"}\'')
-    .option('--props-file <path>', 'read the props from a JSON file')
-    .option(
-      '-e, --env <KEY=VALUE>',
-      'set an environment value for templates, commands and MCP servers (repeatable)',
-      collectEnvOption,
-    )
-    .exitOverride((error) => {
-      // Commander's usage errors exit 1, which here means "the tool failed": make them 2.
-      process.exit(error.exitCode === 0 ? EXIT_OK : EXIT_USAGE);
-    })
-    .action(async (tool: string, options: ExecOptions) => {
-      process.exitCode = await exec(tool, options).catch((error: unknown) => {
-        const lines = error instanceof UsageError ? error.lines : [`error: ${(error as Error).message}`];
-        for (const line of lines) console.error(line);
-        return EXIT_USAGE;
-      });
+export default defineCommand<ExecOptions, [tool: string]>({
+  configure(command) {
+    command
+      .argument('<tool>', 'name of the tool')
+      .option(
+        '-f, --file <path>',
+        'tool file (default: mci.json, mci.yaml or mci.yml here, else examples/mci.yaml)',
+      )
+      .option('-p, --props <json>', 'props as JSON, e.g. \'{"city":"Paris"}\'')
+      .option('--props-file <path>', 'read the props from a JSON file')
+      .option(
+        '-e, --env <KEY=VALUE>',
+        'set an environment value for templates, commands and MCP servers (repeatable)',
+        collectEnvOption,
+      );
+  },
+  run({ args: [tool], options }, io) {
+    return exec(tool, options, io).catch((error: unknown) => {
+      const lines = error instanceof UsageError ? error.lines : [`error: ${(error as Error).message}`];
+      for (const line of lines) io.stderr.write(`${line}\n`);
+      return EXIT_USAGE;
     });
-};
+  },
+});
 
-async function exec(toolName: string, options: ExecOptions): Promise<number> {
-  const props = await readProps(options);
-  const file = resolveToolFilePath(options.file);
-  const collection = await loadCollection(file, { env: options.env, mcp: true }).catch((error: unknown) => {
-    throw new UsageError(describeLoadError(error));
-  });
-  await using runner = createToolRunner(collection, { env: options.env ?? {} });
+async function exec(toolName: string, options: ExecOptions, io: CliIo): Promise<number> {
+  const props = await readProps(options, io.cwd);
+  const file = resolveToolFilePath(options.file, io.cwd);
+  const collection = await loadCollection(file, { env: io.env, extra: options.env, mcp: true }).catch(
+    (error: unknown) => {
+      throw new UsageError(describeLoadError(error, io.cwd));
+    },
+  );
+  await using runner = createToolRunner(collection, { env: { ...io.env, ...options.env } });
   const controller = new AbortController();
   const cancel = () => controller.abort();
-  process.once('SIGINT', cancel);
+  io.signals.on('SIGINT', cancel);
   try {
     const result = await runner.execute(toolName, props, { signal: controller.signal });
-    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return result.isError ? EXIT_TOOL_ERROR : EXIT_OK;
   } catch (error) {
     if (error instanceof ToolError) throw new UsageError([`error: ${error.message}`]);
     throw error;
   } finally {
-    process.off('SIGINT', cancel);
+    io.signals.off('SIGINT', cancel);
   }
 }
 
-async function readProps(options: ExecOptions): Promise<unknown> {
+async function readProps(options: ExecOptions, cwd: string): Promise<unknown> {
   if (options.props !== undefined && options.propsFile !== undefined) {
     throw new UsageError(['error: give either --props or --props-file, not both']);
   }
   if (options.propsFile !== undefined) {
     let text: string;
     try {
-      text = await readFile(options.propsFile, 'utf8');
+      text = await readFile(resolve(cwd, options.propsFile), 'utf8');
     } catch (error) {
       throw new UsageError([
         `error: cannot read --props-file ${options.propsFile}: ${(error as Error).message}`,

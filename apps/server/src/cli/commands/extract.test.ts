@@ -1,38 +1,9 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { spawnMci } from '@mci/test-support';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-
-// The real `mci` command line, spawned as a user would run it (real exit codes, real output).
-const main = fileURLToPath(new URL('../main.ts', import.meta.url));
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function mci(args: string[], stdin?: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--conditions=@mci/source', '--disable-warning=ExperimentalWarning', main, ...args],
-      {
-        timeout: 60_000,
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (data: string) => (stdout += data));
-    child.stderr.setEncoding('utf8').on('data', (data: string) => (stderr += data));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    for (const chunk of stdin ?? []) child.stdin.write(chunk);
-    child.stdin.end();
-  });
-}
+import { mci } from '../../../test/support/mci.ts';
 
 const answer = [
   'I will load the user.',
@@ -91,7 +62,8 @@ describe('mci extract', () => {
 
   it('reads stdin (streamed in small chunks) when FILE is - and prints text', async () => {
     const chunks = answer.match(/[\s\S]{1,5}/g)!;
-    const run = await mci(['extract', '-', '--format', 'text'], chunks);
+    // The real program, its stdin a pipe.
+    const run = await spawnMci(['extract', '-', '--format', 'text'], { input: chunks });
     expect(run.code).toBe(0);
     expect(run.stdout).toBe(
       [
@@ -106,7 +78,7 @@ describe('mci extract', () => {
   });
 
   it('reads stdin when FILE is absent and prints [] for a document without intents', async () => {
-    const run = await mci(['extract'], ['no code here\n']);
+    const run = await mci(['extract'], { input: 'no code here\n' });
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual([]);
   });
@@ -118,7 +90,7 @@ describe('mci extract', () => {
   });
 
   it('exits 2 with a clear message for an unknown format', async () => {
-    const format = await mci(['extract', '-', '--format', 'xml'], ['']);
+    const format = await mci(['extract', '-', '--format', 'xml']);
     expect(format.code).toBe(2);
     expect(format.stderr).toContain('--format must be json or text, got "xml"');
   });

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { createIntentStream, extractIntents, type Intent } from '@mci/intent-extractor';
-import type { Command } from 'commander';
-import type { RegisterCommand } from './index.ts';
+import { defineCommand } from '../command.ts';
+import type { InputStream } from '../io.ts';
 
 /** Exit codes of `mci extract`: intents printed (possibly none), or bad usage / unreadable input. */
 const EXIT_OK = 0;
@@ -18,45 +19,47 @@ interface ExtractOptions {
  * so in text form each intent is printed as soon as its closing fence arrives. Exit 0; 2 for usage
  * errors and unreadable files.
  */
-export const registerExtract: RegisterCommand = (program: Command) => {
-  program
-    .command('extract')
-    .description('Print the exec code blocks (intents) of a markdown file or of stdin')
-    .argument('[file]', 'markdown file, or - for stdin', '-')
-    .option('--format <format>', 'json or text', 'json')
-    .exitOverride((error) => process.exit(error.exitCode === 0 ? EXIT_OK : EXIT_USAGE))
-    .action(async (file: string, options: ExtractOptions) => {
-      const format = options.format;
-      if (format !== 'json' && format !== 'text') {
-        console.error(`error: --format must be json or text, got "${format}"`);
-        process.exitCode = EXIT_USAGE;
-        return;
-      }
-      let intents: Intent[];
-      if (file === '-') {
-        intents = await extractFromStdin(
-          format === 'text' ? (intent) => process.stdout.write(formatText(intent)) : null,
-        );
-        if (format === 'text') return;
-      } else {
-        let markdown: string;
-        try {
-          markdown = await readFile(file, 'utf8');
-        } catch (error) {
-          console.error(`error: cannot read ${file}: ${(error as Error).message}`);
-          process.exitCode = EXIT_USAGE;
-          return;
-        }
-        intents = extractIntents(markdown);
-      }
-      process.stdout.write(
-        format === 'json' ? `${JSON.stringify(intents, null, 2)}\n` : intents.map(formatText).join(''),
+export default defineCommand<ExtractOptions, [file: string]>({
+  configure(command) {
+    command
+      .argument('[file]', 'markdown file, or - for stdin', '-')
+      .option('--format <format>', 'json or text', 'json');
+  },
+  async run({ args: [file], options }, io) {
+    const format = options.format;
+    if (format !== 'json' && format !== 'text') {
+      io.stderr.write(`error: --format must be json or text, got "${format}"\n`);
+      return EXIT_USAGE;
+    }
+    let intents: Intent[];
+    if (file === '-') {
+      intents = await extractFrom(
+        io.stdin,
+        format === 'text' ? (intent) => io.stdout.write(formatText(intent)) : null,
       );
-    });
-};
+      if (format === 'text') return EXIT_OK;
+    } else {
+      let markdown: string;
+      try {
+        markdown = await readFile(resolve(io.cwd, file), 'utf8');
+      } catch (error) {
+        io.stderr.write(`error: cannot read ${file}: ${(error as Error).message}\n`);
+        return EXIT_USAGE;
+      }
+      intents = extractIntents(markdown);
+    }
+    io.stdout.write(
+      format === 'json' ? `${JSON.stringify(intents, null, 2)}\n` : intents.map(formatText).join(''),
+    );
+    return EXIT_OK;
+  },
+});
 
-/** Streams stdin through the intent extractor, calling `onIntent` as each intent completes. */
-async function extractFromStdin(onIntent: ((intent: Intent) => void) | null): Promise<Intent[]> {
+/** Streams `input` through the intent extractor, calling `onIntent` as each intent completes. */
+async function extractFrom(
+  input: InputStream,
+  onIntent: ((intent: Intent) => void) | null,
+): Promise<Intent[]> {
   const stream = createIntentStream();
   const intents: Intent[] = [];
   const take = (batch: Intent[]) => {
@@ -65,8 +68,11 @@ async function extractFromStdin(onIntent: ((intent: Intent) => void) | null): Pr
       onIntent?.(intent);
     }
   };
-  process.stdin.setEncoding('utf8');
-  for await (const chunk of process.stdin) take(stream.push(chunk as string));
+  const decoder = new TextDecoder();
+  for await (const chunk of input) {
+    take(stream.push(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true })));
+  }
+  take(stream.push(decoder.decode()));
   take(stream.end());
   return intents;
 }

@@ -1,14 +1,10 @@
 import { matchesToolFilter, type ResolvedTool, type ToolFilter } from '@mci/schema';
 import { Option } from 'commander';
 import { stringify } from 'yaml';
+import { defineCommand } from '../command.ts';
+import { collectEnvOption } from '../options.ts';
 import { resolveToolFilePath } from '../tool-file.ts';
-import {
-  collectEnvOption,
-  collectFilterOption,
-  describeLoadError,
-  loadCollection,
-} from '../tool-file-loading.ts';
-import type { RegisterCommand } from './index.ts';
+import { collectFilterOption, describeLoadError, loadCollection } from '../tool-file-loading.ts';
 
 interface ListOptions {
   file?: string;
@@ -62,44 +58,48 @@ function table(tools: readonly ResolvedTool[]): string {
  * `mci list`: the enabled tools of a tool file, optionally filtered (`--filter` repeatable, combined
  * with AND), as a table, JSON or YAML.
  */
-export const registerList: RegisterCommand = (program) => {
-  program
-    .command('list')
-    .description('List the tools of a tool file (disabled tools never appear)')
-    .option(
-      '-f, --file <path>',
-      'tool file (default: mci.json, mci.yaml or mci.yml here, else examples/mci.yaml)',
-    )
-    .option(
-      '--filter <kind:values>',
-      'only:a,b | except:a | tags:x,y | withoutTags:x | toolsets:s (repeatable, combined with AND)',
-      collectFilterOption,
-    )
-    .addOption(
-      new Option('--format <format>', 'output format').choices(['table', 'json', 'yaml']).default('table'),
-    )
-    .option(
-      '-e, --env <KEY=VALUE>',
-      'set an environment value for MCP servers (repeatable)',
-      collectEnvOption,
-    )
-    .option('--mcp', "also list MCP servers' tools (from the cache in libraryDir/mcp/, else by connecting)")
-    .action(async (options: ListOptions) => {
-      const file = resolveToolFilePath(options.file);
-      let tools: ResolvedTool[];
-      try {
-        const collection = await loadCollection(file, options);
-        tools = collection
-          .list()
-          .filter((tool) => (options.filter ?? []).every((filter) => matchesToolFilter(tool, filter)));
-      } catch (error) {
-        for (const line of describeLoadError(error)) console.error(line);
-        process.exitCode = 1;
-        return;
-      }
-      if (options.format === 'json') console.log(JSON.stringify(tools.map(describeTool), null, 2));
-      else if (options.format === 'yaml') process.stdout.write(stringify(tools.map(describeTool)));
-      else if (tools.length === 0) console.log('no tools match');
-      else console.log(table(tools));
-    });
-};
+export default defineCommand<ListOptions>({
+  usageExitCode: 1,
+  configure(command) {
+    command
+      .option(
+        '-f, --file <path>',
+        'tool file (default: mci.json, mci.yaml or mci.yml here, else examples/mci.yaml)',
+      )
+      .option(
+        '--filter <kind:values>',
+        'only:a,b | except:a | tags:x,y | withoutTags:x | toolsets:s (repeatable, combined with AND)',
+        collectFilterOption,
+      )
+      .addOption(
+        new Option('--format <format>', 'output format').choices(['table', 'json', 'yaml']).default('table'),
+      )
+      .option(
+        '-e, --env <KEY=VALUE>',
+        'set an environment value for MCP servers (repeatable)',
+        collectEnvOption,
+      )
+      .option(
+        '--mcp',
+        "also list MCP servers' tools (from the cache in libraryDir/mcp/, else by connecting)",
+      );
+  },
+  async run({ options }, io) {
+    const file = resolveToolFilePath(options.file, io.cwd);
+    let tools: ResolvedTool[];
+    try {
+      const collection = await loadCollection(file, { env: io.env, extra: options.env, mcp: options.mcp });
+      tools = collection
+        .list()
+        .filter((tool) => (options.filter ?? []).every((filter) => matchesToolFilter(tool, filter)));
+    } catch (error) {
+      for (const line of describeLoadError(error, io.cwd)) io.stderr.write(`${line}\n`);
+      return 1;
+    }
+    if (options.format === 'json') io.stdout.write(`${JSON.stringify(tools.map(describeTool), null, 2)}\n`);
+    else if (options.format === 'yaml') io.stdout.write(stringify(tools.map(describeTool)));
+    else if (tools.length === 0) io.stdout.write('no tools match\n');
+    else io.stdout.write(`${table(tools)}\n`);
+    return 0;
+  },
+});

@@ -2,37 +2,28 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { connect, type MciClient } from '@mci/client';
+import { examplePath, type MciRun, mciArgv, spawnMci } from '@mci/test-support';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type MciRun, mci as spawnMci } from '../../../test/support/spawn-mci.ts';
+import { mci as mciInProcess } from '../../../test/support/mci.ts';
 import { createServer, type MciServer } from '../../server.ts';
 
-// `mci ps | logs | kill | rerun | submit`, spawned as an operator runs them, against a real server.
-const main = fileURLToPath(new URL('../main.ts', import.meta.url));
-const tools = fileURLToPath(new URL('../../../../../examples/mci.yaml', import.meta.url));
+// `mci ps | logs | kill | rerun | submit` as an operator runs them, against a real server.
+const tools = examplePath('mci.yaml');
 
-/** Runs `mci ARGS` with MCI_URL pointing at `server` (stdin: `input`, else empty). */
+/** Runs `mci ARGS` in-process with MCI_URL pointing at `server` (stdin: `input`, else empty). */
 function mci(
   args: string[],
   options: { input?: string; env?: Record<string, string>; url?: string } = {},
 ): Promise<MciRun> {
   const env = { MCI_URL: options.url ?? server.url, MCI_TOKEN: '', MCI_API_KEY: '', ...options.env };
-  return spawnMci(args, dir, env, options.input);
+  return mciInProcess(args, { cwd: dir, env, ...(options.input !== undefined && { input: options.input }) });
 }
 
 /** Runs `mci ARGS` on a pseudo-terminal (util-linux `script`), to see what a person at a terminal sees. */
 function mciOnTerminal(args: string[]): Promise<MciRun> {
   const quote = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
-  const command = [
-    process.execPath,
-    '--conditions=@mci/source',
-    '--disable-warning=ExperimentalWarning',
-    main,
-    ...args,
-  ]
-    .map(quote)
-    .join(' ');
+  const command = [process.execPath, ...mciArgv(args)].map(quote).join(' ');
   return new Promise((resolve, reject) => {
     const child = spawn('script', ['-qec', command, '/dev/null'], {
       cwd: dir,
@@ -121,7 +112,10 @@ describe('mci submit', () => {
   );
 
   test("'-' reads stdin; a failing program exits 1 with its error and line", async () => {
-    const run = await mci(['submit', '-', '--wait'], {
+    // The real program: its stdin a pipe, its exit code the process's.
+    const run = await spawnMci(['submit', '-', '--wait'], {
+      cwd: dir,
+      env: { MCI_URL: server.url, MCI_TOKEN: '', MCI_API_KEY: '' },
       input: 'const x = 1;\nthrow new Error("bad input");\n',
     });
     expect(run.code).toBe(1);
@@ -157,7 +151,21 @@ describe('mci ps', () => {
 
     const failed = await mci(['ps', '--ref', ref, '--status', 'failed', '--format', 'json']);
     expect(failed.code).toBe(0);
-    expect(JSON.parse(failed.stdout)).toEqual(await client.list({ ref, status: 'failed' }));
+    const printed = JSON.parse(failed.stdout);
+    const listed = await client.list({ ref, status: 'failed' });
+    expect(printed).toEqual(
+      listed.map((p) => ({ ...p, durationMs: expect.closeTo(p.durationMs ?? Number.NaN, 2) })),
+    );
+  });
+
+  test('durations print rounded to 0.01 ms', async () => {
+    const ref = `round-${Date.now()}`;
+    const { pid } = await client.createProcess('output(1)', { ref });
+    await client.wait(pid);
+    const run = await mci(['ps', '--ref', ref, '--format', 'json']);
+    const [printed] = JSON.parse(run.stdout);
+    expect(Math.abs(printed.durationMs * 100 - Math.round(printed.durationMs * 100))).toBeLessThan(1e-6);
+    expect(run.stdout).toMatch(/"durationMs": \d+(\.\d{1,2})?(,|\n)/);
   });
 
   test('a bad --state is a usage error (exit 2)', async () => {
@@ -187,6 +195,26 @@ describe('mci logs', () => {
     expect(run.stdout).toBe(expected);
     expect(run.stderr).toContain(`pid ${pid} run 1: running`);
     expect(run.stderr.trim().split('\n').at(-1)).toMatch(new RegExp(`^pid ${pid}: idle \\(success, run 1`));
+  });
+
+  test('a failed or timed-out run: its status and error, exit 1', async () => {
+    const failed = await client.createProcess('console.log("before"); throw new Error("boom")');
+    const slow = await client.createProcess('while (true) {}', { timeoutMs: 200 });
+    await client.wait(failed.pid);
+    await client.wait(slow.pid);
+    const run = await mci(['logs', String(failed.pid)]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('before\n');
+    expect(run.stderr).toMatch(new RegExp(`pid ${failed.pid} run 1: failed: Error: boom \\(line 1\\)\\n$`));
+    const timedOut = await mci(['logs', String(slow.pid)]);
+    expect(timedOut.code).toBe(1);
+    expect(timedOut.stderr).toMatch(new RegExp(`pid ${slow.pid} run 1: timeout: `));
+  });
+
+  test('a successful run exits 0 and prints no status', async () => {
+    const { pid } = await client.createProcess('output("fine")');
+    await client.wait(pid);
+    expect(await mci(['logs', String(pid)])).toEqual({ code: 0, stdout: '[output] "fine"\n', stderr: '' });
   });
 
   test('an unknown pid exits 1 with the server error', async () => {
@@ -238,6 +266,15 @@ describe('mci kill and mci rerun', () => {
     expect((await client.getRun(good.pid, 3)).outputs).toEqual(['again']);
   });
 
+  test('rerun --force sends the run signal with force: true', async () => {
+    const { pid } = await client.createProcess('output("forced")');
+    await client.wait(pid);
+    const run = await mci(['rerun', '--force', '--wait', String(pid)]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(new RegExp(`^pid ${pid}: idle \\(success, run 2`));
+    expect((await client.getRun(pid, 2)).outputs).toEqual(['forced']);
+  });
+
   test('a pid that is not a number is a usage error', async () => {
     const run = await mci(['kill', 'abc']);
     expect(run.code).toBe(2);
@@ -252,7 +289,7 @@ describe('connection options', () => {
     expect(run.stderr).toContain('cannot connect to ws://127.0.0.1:1/ws');
   });
 
-  test('tokens: none is refused with a hint; --token, MCI_TOKEN and MCI_API_KEY work', async () => {
+  test('tokens: none says one is needed, a wrong one is refused; --token, MCI_TOKEN and MCI_API_KEY work', async () => {
     await using secured = await createServer({
       port: 0,
       file: tools,
@@ -260,9 +297,12 @@ describe('connection options', () => {
       logLevel: 'silent',
       tokens: [{ token: 'op-key', role: 'operator', id: 'ops' }],
     });
-    const refused = await mci(['ps'], { url: secured.url });
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('pass --token or set MCI_TOKEN');
+    const none = await mci(['ps'], { url: secured.url });
+    expect(none.code).toBe(1);
+    expect(none.stderr).toBe('mci ps: the server needs a token: pass --token or set MCI_TOKEN\n');
+    const wrong = await mci(['ps', '--token', 'not-it'], { url: secured.url });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain('refused the token');
     expect((await mci(['ps', '--token', 'op-key'], { url: secured.url })).code).toBe(0);
     expect((await mci(['ps'], { url: secured.url, env: { MCI_TOKEN: 'op-key' } })).code).toBe(0);
     expect((await mci(['ps', '--url', secured.url], { env: { MCI_API_KEY: 'op-key' } })).code).toBe(0);

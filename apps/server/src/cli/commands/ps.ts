@@ -1,8 +1,8 @@
 import type { ProcessFilter, ProcessSnapshot } from '@mci/client';
-import { type Command, Option } from 'commander';
-import { formatAge, runDuration } from '../process-format.ts';
+import { Option } from 'commander';
+import { defineCommand } from '../command.ts';
+import { formatAge, runDuration, toJsonText } from '../process-format.ts';
 import { addRemoteOptions, EXIT, type RemoteOptions, runRemote } from '../remote.ts';
-import type { RegisterCommand } from './index.ts';
 
 interface PsOptions extends RemoteOptions {
   state?: ProcessFilter['state'];
@@ -12,37 +12,43 @@ interface PsOptions extends RemoteOptions {
 }
 
 /** `mci ps`: the processes of a running server, newest first (a table, or JSON). */
-export const registerPs: RegisterCommand = (program: Command) => {
-  const command = program
-    .command('ps')
-    .description('list the processes of a running server, newest first')
-    .addOption(
-      new Option('--state <state>', 'only this state').choices(['queued', 'running', 'terminating', 'idle']),
-    )
-    .addOption(
-      new Option('--status <status>', 'only this outcome').choices([
-        'success',
-        'failed',
-        'timeout',
-        'canceled',
-      ]),
-    )
-    .option('--ref <ref>', 'only processes with this ref')
-    .addOption(new Option('--format <format>', 'output format').choices(['table', 'json']).default('table'));
-  addRemoteOptions(command).action((options: PsOptions) =>
-    runRemote('ps', options, async (client) => {
+export default defineCommand<PsOptions>({
+  configure(command) {
+    command
+      .addOption(
+        new Option('--state <state>', 'only this state').choices([
+          'queued',
+          'running',
+          'terminating',
+          'idle',
+        ]),
+      )
+      .addOption(
+        new Option('--status <status>', 'only this outcome').choices([
+          'success',
+          'failed',
+          'timeout',
+          'canceled',
+        ]),
+      )
+      .option('--ref <ref>', 'only processes with this ref')
+      .addOption(
+        new Option('--format <format>', 'output format').choices(['table', 'json']).default('table'),
+      );
+    addRemoteOptions(command);
+  },
+  run({ options }, io) {
+    return runRemote('ps', options, io, async (client) => {
       const processes = await client.list({
         ...(options.state && { state: options.state }),
         ...(options.status && { status: options.status }),
         ...(options.ref !== undefined && { ref: options.ref }),
       });
-      process.stdout.write(
-        options.format === 'json' ? `${JSON.stringify(processes, null, 2)}\n` : table(processes),
-      );
+      io.stdout.write(options.format === 'json' ? `${toJsonText(processes)}\n` : table(processes));
       return EXIT.OK;
-    }),
-  );
-};
+    });
+  },
+});
 
 const HEADERS = ['PID', 'STATE', 'STATUS', 'RUN', 'REF', 'AGE', 'DURATION'];
 

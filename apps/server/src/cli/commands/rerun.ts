@@ -1,24 +1,32 @@
-import type { Command } from 'commander';
+import { defineCommand } from '../command.ts';
 import { addRemoteOptions, type RemoteOptions, runRemote } from '../remote.ts';
 import { signalEach } from '../signal-each.ts';
-import type { RegisterCommand } from './index.ts';
+
+interface RerunOptions extends RemoteOptions {
+  wait?: boolean;
+  force?: boolean;
+}
 
 /**
- * `mci rerun PID... [--wait]`: the run signal to each (idle) process, which queues a new run; prints
- * each one's state (with `--wait`, once the run has finished; exit 1 unless every run succeeded).
+ * `mci rerun PID... [--wait] [--force]`: the run signal to each (idle) process, which queues a new
+ * run; prints each one's state (with `--wait`, once the run has finished; exit 1 unless every run
+ * succeeded). `--force` sends the run signal with `force: true`.
  */
-export const registerRerun: RegisterCommand = (program: Command) => {
-  const command = program
-    .command('rerun')
-    .description('run idle processes again (a new run each; earlier runs stay readable)')
-    .argument('<pid...>', 'process ids')
-    .option('--wait', 'wait for each run to finish; exit 1 unless all succeeded');
-  addRemoteOptions(command).action((pids: string[], options: RemoteOptions & { wait?: boolean }) =>
-    runRemote('rerun', options, (client) =>
-      signalEach(client, 'rerun', 'run', pids, {
+export default defineCommand<RerunOptions, [pids: string[]]>({
+  configure(command) {
+    command
+      .argument('<pid...>', 'process ids')
+      .option('--wait', 'wait for each run to finish; exit 1 unless all succeeded')
+      .option('--force', 'send the run signal with force: true (the MCI process API flag)');
+    addRemoteOptions(command);
+  },
+  run({ args: [pids], options }, io) {
+    return runRemote('rerun', options, io, (client) =>
+      signalEach(client, io, 'rerun', 'run', pids, {
         wait: options.wait === true,
         requireSuccess: options.wait === true,
+        force: options.force === true,
       }),
-    ),
-  );
-};
+    );
+  },
+});

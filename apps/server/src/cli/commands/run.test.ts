@@ -1,36 +1,14 @@
-import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { startMci } from '@mci/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mci } from '../../../test/support/mci.ts';
 
-// The real `mci` command line, spawned as a user would run it (real exit codes, real output).
-const main = fileURLToPath(new URL('../main.ts', import.meta.url));
-const NODE_ARGS = ['--conditions=@mci/source', '--disable-warning=ExperimentalWarning', main, 'run'];
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function mciRun(args: string[], options: { cwd: string; stdin?: string }): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = execFile(
-      process.execPath,
-      [...NODE_ARGS, ...args],
-      { cwd: options.cwd, timeout: 60_000 },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-    child.stdin?.end(options.stdin ?? '');
-  });
-}
+const mciRun = (args: string[], options: { cwd: string; stdin?: string }) =>
+  mci(['run', ...args], { cwd: options.cwd, ...(options.stdin !== undefined && { input: options.stdin }) });
 
 let dir: string;
 let toolFile: string;
@@ -90,7 +68,8 @@ describe('mci run', { timeout: 60_000 }, () => {
     expect(r.stdout).toBe("output: 'first'\n");
     // The sandbox's own stderr line for the failure (as Node prints it), then the summary.
     expect(r.stderr).toMatch(
-      /^TypeError: Cannot set properties of null \(setting 'y'\)\n {4}at snippet\.ts:3:5\nfailed at line 3, column 5: TypeError: Cannot set properties of null \(setting 'y'\)/,
+      // The program's stderr (the uncaught error, as Node prints one), then the outcome.
+      /^TypeError: Cannot set properties of null \(setting 'y'\)\n {4}at .*:3:5\nfailed at line 3, column 5: TypeError: Cannot set properties of null \(setting 'y'\)/,
     );
   });
 
@@ -150,19 +129,18 @@ describe('mci run', { timeout: 60_000 }, () => {
   });
 
   it('kills the execution on Ctrl-C (SIGINT) and exits 1', async () => {
-    const child = spawn(
-      process.execPath,
-      [...NODE_ARGS, 'console.log("ready"); while (true) {}', '--file', toolFile],
-      { cwd: dir },
-    );
+    // The real program and a real signal.
+    const child = startMci(['run', 'console.log("ready"); while (true) {}', '--file', toolFile], {
+      cwd: dir,
+    });
     let stdout = '';
     let stderr = '';
-    child.stderr.on('data', (chunk) => {
+    child.stderr?.on('data', (chunk) => {
       stderr += chunk;
     });
     // Text mode streams the logs: interrupt once the program has really started.
     await new Promise<void>((resolve) =>
-      child.stdout.on('data', (chunk) => {
+      child.stdout?.on('data', (chunk) => {
         stdout += chunk;
         if (stdout.includes('ready')) resolve();
       }),

@@ -1,151 +1,216 @@
-import { type Command, InvalidArgumentError, Option } from 'commander';
-import { type ChatFlags, chatOptions, chatSettings } from '../../chat/chat-flags.ts';
+import { Option } from 'commander';
+import { type ChatFlags, chatSettings } from '../../chat/chat-flags.ts';
 import { ConfigError } from '../../config/config-error.ts';
 import { loadServerSettings, type ServerFlags } from '../../config/load-config.ts';
-import { createLogger } from '../../logger.ts';
+import { readEnvChoice } from '../../config/read-setting.ts';
+import { createLogger, type LogFormat } from '../../logger.ts';
 import { createServer, type MciServer } from '../../server.ts';
-import { type StorageFlags, storageOptions, storageSettings } from '../../store/storage-flags.ts';
-import type { RegisterCommand } from './index.ts';
+import { type StorageFlags, storageSettings } from '../../store/storage-flags.ts';
+import { defineCommand } from '../command.ts';
+import type { CliIo } from '../io.ts';
+import { collect, numberOption } from '../options.ts';
+import { resolveToolFilePath } from '../tool-file.ts';
 
-const integer =
-  (name: string, min: number, max = Number.MAX_SAFE_INTEGER) =>
-  (value: string) => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < min || n > max)
-      throw new InvalidArgumentError(`${name} must be an integer from ${min} to ${max}`);
-    return n;
-  };
-const collect = (value: string, previous: string[] = []) => [...previous, value];
+interface ServeOptions extends ServerFlags, StorageFlags, ChatFlags {
+  logFormat?: LogFormat;
+  maxConnections?: number;
+  rateLimit?: number;
+}
 
-type ServeFlags = ServerFlags & StorageFlags & ChatFlags & { maxConnections?: number; rateLimit?: number };
+const LOG_FORMATS = ['json', 'pretty'] as const;
 
-/** `mci serve`: runs the server until SIGTERM/SIGINT (graceful: running processes get the grace period). */
-export const registerServe: RegisterCommand = (program: Command) => {
-  const storage = storageOptions();
-  const chat = chatOptions();
-  program
-    .command('serve')
-    .description('run MCI Server: WebSocket (/ws) and HTTP API on one port')
-    .option('-f, --file <path>', 'MCI tool file (default: mci.json/yaml/yml here, else examples/mci.yaml)')
-    .option('--host <host>', 'address to listen on (env MCI_HOST; default 127.0.0.1)')
-    .addOption(
-      new Option('-p, --port <port>', 'port, 0 for any free one (env MCI_PORT; default 7687)').argParser(
-        integer('--port', 0, 65535),
-      ),
-    )
-    .addOption(
-      new Option('--concurrency <n>', 'sandbox workers (env MCI_CONCURRENCY; default CPUs)').argParser(
-        integer('--concurrency', 1),
-      ),
-    )
-    .addOption(
-      new Option('--max-queue <n>', 'most queued processes (env MCI_MAX_QUEUE; default 1000)').argParser(
-        integer('--max-queue', 1),
-      ),
-    )
-    .option('--config <path>', 'server config file, YAML or JSON (env MCI_CONFIG)')
-    .option(
-      '--allow-net <host[:port]>',
-      'let sandboxed fetch reach this host (repeatable; env MCI_ALLOW_NET)',
-      collect,
-    )
-    .option('--insecure', 'allow a non-loopback host without tokens')
-    .option(
-      '--cors-origin <origin>',
-      'page origin allowed to call the server from a browser: scheme://host[:port], :* for any port, or * without tokens (repeatable; default without tokens: http://localhost:* and http://127.0.0.1:*)',
-      collect,
-    )
-    .option(
-      '--public-url <url>',
-      'URL the server is reached at through a proxy; its host is accepted (repeatable)',
-      collect,
-    )
-    .addOption(
-      new Option(
-        '--max-connections <n>',
-        'most open connections (config limits.maxConnections; default 1024)',
-      ).argParser(integer('--max-connections', 1)),
-    )
-    .addOption(
-      new Option(
-        '--rate-limit <n>',
-        'HTTP requests per client per second (config limits.rateLimitPerSecond; default 200)',
-      ).argParser(integer('--rate-limit', 1)),
-    )
-    .addOption(storage.db)
-    .addOption(storage.retentionDays)
-    .addOption(storage.retentionMax)
-    .addOption(chat.model)
-    .addOption(chat.modelUrl)
-    .addOption(chat.system)
-    .addOption(chat.maxSteps)
-    .action(async (opts: ServeFlags) => {
-      try {
-        const settings = loadServerSettings(opts);
-        const logger = createLogger({ level: settings.logLevel });
-        const server = await createServer({
-          host: settings.host,
-          port: settings.port,
-          ...(settings.file !== undefined && { file: settings.file }),
-          ...(settings.concurrency !== undefined && { concurrency: settings.concurrency }),
-          maxQueue: settings.maxQueue,
-          allowNet: settings.allowNet,
-          tokens: settings.tokens,
-          insecure: settings.insecure,
-          ...(settings.corsOrigins !== undefined && { corsOrigins: settings.corsOrigins }),
-          publicUrls: settings.publicUrls,
-          limits: {
-            ...settings.limits,
-            ...(opts.maxConnections !== undefined && { maxConnections: opts.maxConnections }),
-            ...(opts.rateLimit !== undefined && { rateLimitPerSecond: opts.rateLimit }),
-          },
-          heartbeatMs: settings.heartbeatMs,
-          shutdownGraceMs: settings.shutdownGraceMs,
-          logger,
-          ...storageSettings(opts),
-          chat: await chatSettings(opts),
-        });
-        // Handlers first: whoever reads the banner may signal at once.
-        installSignalHandlers(server);
-        printBanner(server, settings.tokens.length > 0);
-      } catch (error) {
-        process.stderr.write(`mci serve: ${(error as Error).message}\n`);
-        // Bad configuration or tool file: usage error (2); anything else (port in use, ...): 1.
-        process.exitCode = error instanceof ConfigError || isUsageError(error as Error) ? 2 : 1;
-        return;
-      }
-    });
-};
+/**
+ * Signals closer together than this are one request: a Ctrl-C reaches the server once from the
+ * terminal and once more from a supervisor that forwards it (`node --watch`, turbo).
+ */
+const SAME_SIGNAL_MS = 1000;
+
+/**
+ * `mci serve`: runs the server until SIGTERM/SIGINT, then shuts down gracefully (running processes
+ * get the grace period) and exits 0 (1 when the shutdown failed); a second signal while draining
+ * exits 1 at once. Exit 2 for a bad configuration or tool file, 1 for anything else at start.
+ */
+export default defineCommand<ServeOptions>({
+  configure(command) {
+    command
+      .option('-f, --file <path>', 'MCI tool file (default: mci.json/yaml/yml here, else examples/mci.yaml)')
+      .option('--host <host>', 'address to listen on (env MCI_HOST; default 127.0.0.1)')
+      .addOption(
+        new Option('-p, --port <port>', 'port, 0 for any free one (env MCI_PORT; default 7687)').argParser(
+          numberOption('--port', { min: 0, max: 65535 }),
+        ),
+      )
+      .addOption(
+        new Option('--concurrency <n>', 'sandbox workers (env MCI_CONCURRENCY; default CPUs)').argParser(
+          numberOption('--concurrency'),
+        ),
+      )
+      .addOption(
+        new Option('--max-queue <n>', 'most queued processes (env MCI_MAX_QUEUE; default 1000)').argParser(
+          numberOption('--max-queue'),
+        ),
+      )
+      .option('--config <path>', 'server config file, YAML or JSON (env MCI_CONFIG)')
+      .option(
+        '--allow-net <host[:port]>',
+        'let sandboxed fetch reach this host (repeatable; env MCI_ALLOW_NET)',
+        collect,
+      )
+      .option('--insecure', 'allow a non-loopback host without tokens')
+      .option(
+        '--cors-origin <origin>',
+        'page origin allowed to call the server from a browser: scheme://host[:port], :* for any port, or * without tokens (repeatable; default without tokens: http://localhost:* and http://127.0.0.1:*)',
+        collect,
+      )
+      .option(
+        '--public-url <url>',
+        'URL the server is reached at through a proxy; its host is accepted (repeatable)',
+        collect,
+      )
+      .addOption(
+        new Option(
+          '--max-connections <n>',
+          'most open connections (config limits.maxConnections; default 1024)',
+        ).argParser(numberOption('--max-connections')),
+      )
+      .addOption(
+        new Option(
+          '--rate-limit <n>',
+          'HTTP requests per client per second (config limits.rateLimitPerSecond; default 200)',
+        ).argParser(numberOption('--rate-limit')),
+      )
+      .option(
+        '--db <path>',
+        "process database: an SQLite file (':memory:' for a throwaway one) or a postgres:// URL (env MCI_DB or MCI_DB_URL; default ~/.local/share/mci/mci.db)",
+      )
+      .addOption(
+        new Option(
+          '--retention-days <days>',
+          'delete idle processes unchanged for this long (env MCI_RETENTION_DAYS; default 7)',
+        ).argParser(numberOption('--retention-days', { integer: false, positive: true, min: 0 })),
+      )
+      .addOption(
+        new Option(
+          '--retention-max <n>',
+          'keep at most this many processes, deleting the oldest idle ones (env MCI_RETENTION_MAX; default 100000)',
+        ).argParser(numberOption('--retention-max')),
+      )
+      .option(
+        '--model <provider:model>',
+        'host conversations with this model (repeatable; the first is the default; keys from the environment)',
+        collect,
+      )
+      .option(
+        '--model-url <url>',
+        "the models' endpoint (else OPENAI_BASE_URL / ANTHROPIC_BASE_URL, else the provider's)",
+      )
+      .option('--system <file>', 'a system prompt file to use instead of the generated one')
+      .addOption(
+        new Option('--max-steps <n>', 'most model requests per turn (default 8)').argParser(
+          numberOption('--max-steps'),
+        ),
+      )
+      .addOption(
+        new Option(
+          '--log-format <format>',
+          'log lines: pretty (default on a terminal) or json (env MCI_LOG_FORMAT)',
+        ).choices(LOG_FORMATS),
+      );
+  },
+  async run({ options }, io) {
+    let server: MciServer;
+    let db: string;
+    let tokens: boolean;
+    try {
+      const settings = loadServerSettings(options, io.env, io.cwd);
+      const storage = storageSettings(options, io.env);
+      db = storage.db;
+      tokens = settings.tokens.length > 0;
+      const format =
+        options.logFormat ??
+        readEnvChoice(io.env, 'MCI_LOG_FORMAT', LOG_FORMATS) ??
+        (io.stdout.isTTY ? 'pretty' : 'json');
+      const logger = createLogger({
+        level: settings.logLevel,
+        format,
+        colors: io.stdout.isTTY === true,
+        destination: io.stdout,
+      });
+      server = await createServer({
+        host: settings.host,
+        port: settings.port,
+        file: resolveToolFilePath(settings.file, io.cwd),
+        env: io.env,
+        ...(settings.concurrency !== undefined && { concurrency: settings.concurrency }),
+        maxQueue: settings.maxQueue,
+        allowNet: settings.allowNet,
+        tokens: settings.tokens,
+        insecure: settings.insecure,
+        ...(settings.corsOrigins !== undefined && { corsOrigins: settings.corsOrigins }),
+        publicUrls: settings.publicUrls,
+        limits: {
+          ...settings.limits,
+          ...(options.maxConnections !== undefined && { maxConnections: options.maxConnections }),
+          ...(options.rateLimit !== undefined && { rateLimitPerSecond: options.rateLimit }),
+        },
+        heartbeatMs: settings.heartbeatMs,
+        shutdownGraceMs: settings.shutdownGraceMs,
+        logger,
+        ...storage,
+        chat: await chatSettings(options, io.cwd),
+      });
+    } catch (error) {
+      io.stderr.write(`mci serve: ${(error as Error).message}\n`);
+      return error instanceof ConfigError || isUsageError(error as Error) ? 2 : 1;
+    }
+    // Listen for signals before printing the banner: whoever reads it may signal at once.
+    const stopped = untilStopped(server, io);
+    printBanner(server, { db, tokens }, io);
+    return stopped;
+  },
+});
 
 /** A bad tool file, or a model that cannot be made (bad name, missing key, unreadable transcript). */
 const isUsageError = (error: Error) => error.name === 'SchemaError' || error.name === 'ModelError';
 
-/** SIGTERM/SIGINT: graceful close, then exit 0 (1 if it failed); a second signal exits at once. */
-function installSignalHandlers(server: MciServer): void {
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) {
-      process.stderr.write(`mci serve: ${signal} again, exiting now\n`);
-      process.exit(1);
-    }
-    stopping = true;
-    server.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        process.stderr.write(`mci serve: shutdown failed: ${(error as Error).message}\n`);
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+/** Resolves with the exit code once a signal has closed the server. */
+function untilStopped(server: MciServer, io: CliIo): Promise<number> {
+  return new Promise((resolve) => {
+    let firstAt: number | undefined;
+    const stop = (signal: NodeJS.Signals) => {
+      if (firstAt !== undefined) {
+        if (Date.now() - firstAt < SAME_SIGNAL_MS) return;
+        io.stderr.write(`mci serve: ${signal} again, exiting now\n`);
+        io.exit(1);
+        return;
+      }
+      firstAt = Date.now();
+      server.close().then(
+        () => finish(0),
+        (error: unknown) => {
+          io.stderr.write(`mci serve: shutdown failed: ${(error as Error).message}\n`);
+          finish(1);
+        },
+      );
+    };
+    const onInt = () => stop('SIGINT');
+    const onTerm = () => stop('SIGTERM');
+    const finish = (code: number) => {
+      io.signals.off('SIGINT', onInt);
+      io.signals.off('SIGTERM', onTerm);
+      resolve(code);
+    };
+    io.signals.on('SIGINT', onInt);
+    io.signals.on('SIGTERM', onTerm);
+  });
 }
 
-/** What a newcomer sees first: where the server is, and one command to run code on it. */
-function printBanner(server: MciServer, tokens: boolean): void {
+/** What a newcomer sees first: where the server is, where it keeps processes, one command to run code. */
+function printBanner(server: MciServer, { db, tokens }: { db: string; tokens: boolean }, io: CliIo): void {
   const auth = tokens ? ` -H "Authorization: Bearer $MCI_API_KEY"` : '';
-  process.stderr.write(
+  io.stderr.write(
     `\nMCI server listening on ${server.url} (WebSocket ${server.wsUrl})\n` +
+      `Processes are stored in ${db}\n` +
       `Run code:\n  curl -s ${server.url}/processes -H 'Content-Type: application/json'${auth} ` +
       `-d '{"code":"output(1 + 1)","block":true}'\n\n`,
   );

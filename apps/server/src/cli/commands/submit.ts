@@ -1,19 +1,14 @@
 import { readFile } from 'node:fs/promises';
-import { extname } from 'node:path';
-import { text as readStream } from 'node:stream/consumers';
+import { extname, resolve } from 'node:path';
+import { text as readText } from 'node:stream/consumers';
 import type { MciClient, ProcessSnapshot } from '@mci/client';
-import { type Command, Option } from 'commander';
+import { Option } from 'commander';
+import { defineCommand } from '../command.ts';
+import type { CliIo } from '../io.ts';
+import { numberOption } from '../options.ts';
 import { describeProcess, formatDuration, printEvent } from '../process-format.ts';
 import { createProgress } from '../progress.ts';
-import {
-  addRemoteOptions,
-  EXIT,
-  positiveInteger,
-  type RemoteOptions,
-  runRemote,
-  UsageError,
-} from '../remote.ts';
-import type { RegisterCommand } from './index.ts';
+import { addRemoteOptions, EXIT, type RemoteOptions, runRemote, UsageError } from '../remote.ts';
 
 interface SubmitOptions extends RemoteOptions {
   wait?: boolean;
@@ -26,40 +21,44 @@ interface SubmitOptions extends RemoteOptions {
  * `mci submit [FILE|-] [--wait]`: creates a process from a file (or stdin) and prints its pid. With
  * `--wait`, streams its outputs and logs until it finishes: exit 0 on success, 1 otherwise.
  */
-export const registerSubmit: RegisterCommand = (program: Command) => {
-  const command = program
-    .command('submit')
-    .description('run a TypeScript/JavaScript file on a running server; prints the pid')
-    .argument('[file]', "the code: a file, or '-' (default) for stdin")
-    .option('-w, --wait', 'stream its outputs and logs until it finishes; exit 0 on success, 1 otherwise')
-    .option('--ref <ref>', 'a label for the process')
-    .addOption(new Option('--timeout <ms>', 'run time limit in ms').argParser(positiveInteger('--timeout')))
-    .option('--lang <lang>', 'ts, typescript, js or javascript (default: from the file extension, else ts)');
-  addRemoteOptions(command).action((file: string | undefined, options: SubmitOptions) =>
-    runRemote('submit', options, async (client) => {
-      const code = await readCode(file);
+export default defineCommand<SubmitOptions, [file: string | undefined]>({
+  configure(command) {
+    command
+      .argument('[file]', "the code: a file, or '-' (default) for stdin")
+      .option('-w, --wait', 'stream its outputs and logs until it finishes; exit 0 on success, 1 otherwise')
+      .option('--ref <ref>', 'a label for the process')
+      .addOption(new Option('--timeout <ms>', 'run time limit in ms').argParser(numberOption('--timeout')))
+      .option(
+        '--lang <lang>',
+        'ts, typescript, js or javascript (default: from the file extension, else ts)',
+      );
+    addRemoteOptions(command);
+  },
+  run({ args: [file], options }, io) {
+    return runRemote('submit', options, io, async (client) => {
+      const code = await readCode(file, io);
       const created = await client.createProcess(code, {
         lang: options.lang ?? langOf(file),
         ...(options.ref !== undefined && { ref: options.ref }),
         ...(options.timeout !== undefined && { timeoutMs: options.timeout }),
       });
       if (!options.wait) {
-        process.stdout.write(`${created.pid}\n`);
+        io.stdout.write(`${created.pid}\n`);
         return EXIT.OK;
       }
-      const final = await follow(client, created);
+      const final = await follow(client, io, created);
       return final.status === 'success' ? EXIT.OK : EXIT.FAILED;
-    }),
-  );
-};
+    });
+  },
+});
 
-async function readCode(file: string | undefined): Promise<string> {
+async function readCode(file: string | undefined, io: CliIo): Promise<string> {
   if (file === undefined || file === '-') {
-    if (process.stdin.isTTY) throw new UsageError("no code: give a FILE, or pipe the code in and pass '-'");
-    return readStream(process.stdin);
+    if (io.stdin.isTTY) throw new UsageError("no code: give a FILE, or pipe the code in and pass '-'");
+    return readText(io.stdin);
   }
   try {
-    return await readFile(file, 'utf8');
+    return await readFile(resolve(io.cwd, file), 'utf8');
   } catch (error) {
     throw new UsageError(
       `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
@@ -73,8 +72,8 @@ function langOf(file: string | undefined): string {
 }
 
 /** Prints the process's events as they come (progress on stderr); resolves with its final snapshot. */
-async function follow(client: MciClient, created: ProcessSnapshot): Promise<ProcessSnapshot> {
-  const progress = createProgress();
+async function follow(client: MciClient, io: CliIo, created: ProcessSnapshot): Promise<ProcessSnapshot> {
+  const progress = createProgress(io.stderr);
   const started = Date.now();
   let final: ProcessSnapshot = created;
   // The elapsed time ticks on a terminal only: elsewhere a line per state change is enough.
@@ -91,12 +90,12 @@ async function follow(client: MciClient, created: ProcessSnapshot): Promise<Proc
         final = event;
         // The idle state gets its own final line below.
         if (event.state !== 'idle') progress.update(`pid ${created.pid}: ${event.state}`);
-      } else printEvent(event, (text, to) => progress.line(text, to));
+      } else printEvent(event, io, (text, to) => progress.line(text, to));
     }
   } finally {
     clearInterval(ticker);
     progress.stop();
   }
-  process.stderr.write(`${describeProcess(final)}\n`);
+  io.stderr.write(`${describeProcess(final)}\n`);
   return final;
 }

@@ -2,14 +2,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { examplePath } from '@mci/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { mci } from '../../../test/support/spawn-mci.ts';
+import { mci } from '../../../test/support/mci.ts';
 
-const schemaFixtures = fileURLToPath(
-  new URL('../../../../../packages/schema/test/fixtures/', import.meta.url),
-);
-const examples = fileURLToPath(new URL('../../../../../examples/', import.meta.url));
+const fixtures = fileURLToPath(new URL('../../../test/fixtures/tool-files/', import.meta.url));
 
 let empty: string;
 beforeAll(async () => {
@@ -21,10 +19,10 @@ afterAll(async () => {
 
 describe('mci validate', () => {
   it('falls back to the example tool file and prints a one-line summary', async () => {
-    const run = await mci(['validate'], empty);
+    const run = await mci(['validate'], { cwd: empty });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect(run.stdout.split('\n')[0]).toBe(`${join(examples, 'mci.yaml')} is valid: 9 tools from 2 toolsets`);
+    expect(run.stdout.split('\n')[0]).toBe(`${examplePath('mci.yaml')} is valid: 9 tools from 2 toolsets`);
   });
 
   it('uses mci.json of the working directory', async () => {
@@ -37,7 +35,7 @@ describe('mci validate', () => {
           tools: [{ name: 'hi', execution: { type: 'text', text: 'hi' } }],
         }),
       );
-      const run = await mci(['validate'], dir);
+      const run = await mci(['validate'], { cwd: dir });
       expect(run.code).toBe(0);
       expect(run.stdout).toBe('mci.json is valid: 1 tool from 0 toolsets\n');
     } finally {
@@ -46,14 +44,14 @@ describe('mci validate', () => {
   });
 
   it('exits 1 with every issue: file, line, column, JSON path and message', async () => {
-    const run = await mci(['validate', '--file', join(schemaFixtures, 'errors/many-issues.yaml')], empty);
+    const run = await mci(['validate', '--file', join(fixtures, 'many-issues.yaml')], { cwd: empty });
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
     const lines = run.stderr.trimEnd().split('\n');
     expect(lines[0]).toBe('error: 12 problems (INVALID_TOOL_FILE)');
     expect(lines).toHaveLength(13);
     expect(lines).toContain(
-      `  ${join(schemaFixtures, 'errors/many-issues.yaml')}:4:18 tools[0].execution.type: unknown execution type "ftp": expected one of http, cli, file, text, mcp`,
+      `  ${join(fixtures, 'many-issues.yaml')}:4:18 tools[0].execution.type: unknown execution type "ftp": expected one of http, cli, file, text, mcp`,
     );
     expect(
       lines.some((line) =>
@@ -63,7 +61,7 @@ describe('mci validate', () => {
   });
 
   it('reports issues across the main file and its toolsets, and missing toolsets with every place tried', async () => {
-    const run = await mci(['validate', '-f', join(schemaFixtures, 'errors/toolset-broken-tool.yaml')], empty);
+    const run = await mci(['validate', '-f', join(fixtures, 'toolset-broken-tool.yaml')], { cwd: empty });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(
       'broken-tool.mci.yaml:6:5 tools[1].execution.path: required field "path" is missing',
@@ -74,10 +72,10 @@ describe('mci validate', () => {
   });
 
   it('exits 1 for a missing file and for a YAML syntax error with its line', async () => {
-    const missing = await mci(['validate', '--file', 'nope.yaml'], empty);
+    const missing = await mci(['validate', '--file', 'nope.yaml'], { cwd: empty });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toBe('error: 1 problem (FILE_NOT_FOUND)\n  nope.yaml: file not found\n');
-    const syntax = await mci(['validate', '--file', join(schemaFixtures, 'errors/yaml-syntax.yaml')], empty);
+    const syntax = await mci(['validate', '--file', join(fixtures, 'yaml-syntax.yaml')], { cwd: empty });
     expect(syntax.code).toBe(1);
     expect(syntax.stderr).toMatch(/yaml-syntax\.yaml:5:3: .*Flow map/);
   });
@@ -97,7 +95,7 @@ describe('mci validate', () => {
           '    execution: { type: http, url: "{{env.BASE_URL}}/x", auth: { type: bearer, token: "{{env.TOKEN}}" } }',
         ].join('\n'),
       );
-      const unset = await mci(['validate', '-f', file], dir, { BASE_URL: '', TOKEN: '' });
+      const unset = await mci(['validate', '-f', file], { cwd: dir, env: { BASE_URL: '', TOKEN: '' } });
       expect(unset.code).toBe(0);
       expect(unset.stdout).toBe(
         [
@@ -109,7 +107,7 @@ describe('mci validate', () => {
       const env = { ...process.env };
       delete env.BASE_URL;
       delete env.TOKEN;
-      const withE = await mci(['validate', '-f', file, '-e', 'BASE_URL=http://127.0.0.1:1'], dir);
+      const withE = await mci(['validate', '-f', file, '-e', 'BASE_URL=http://127.0.0.1:1'], { cwd: dir });
       expect(withE.stdout).toContain('env not set: TOKEN (');
       expect(withE.stdout).not.toContain('BASE_URL');
 
@@ -117,7 +115,7 @@ describe('mci validate', () => {
         file,
         "schemaVersion: '1.0'\ntools:\n  - name: broken\n    execution: { type: text, text: '@if(props.a)yes' }\n",
       );
-      const broken = await mci(['validate', '-f', file], dir);
+      const broken = await mci(['validate', '-f', file], { cwd: dir });
       expect(broken.code).toBe(1);
       expect(broken.stderr).toMatch(
         /^error: 1 template problem\n {2}tools\.yaml tools\.broken\.execution\.text: .+/,
@@ -128,13 +126,13 @@ describe('mci validate', () => {
   });
 
   it('rejects a malformed -e value', async () => {
-    const run = await mci(['validate', '-e', 'NOEQUALS'], empty);
+    const run = await mci(['validate', '-e', 'NOEQUALS'], { cwd: empty });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('expected KEY=VALUE, got "NOEQUALS"');
   });
 
   it('has --help', async () => {
-    const run = await mci(['validate', '--help'], empty);
+    const run = await mci(['validate', '--help'], { cwd: empty });
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('Usage: mci validate [options]');
     expect(run.stdout).toContain('--env <KEY=VALUE>');
@@ -155,7 +153,7 @@ describe('mci list', () => {
   ];
 
   it('prints a table of the example tools (disabled and filtered-out tools absent)', async () => {
-    const run = await mci(['list'], empty);
+    const run = await mci(['list'], { cwd: empty });
     expect(run.code).toBe(0);
     const lines = run.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^NAME +TOOLSET +TYPE +TAGS +DESCRIPTION$/);
@@ -166,7 +164,7 @@ describe('mci list', () => {
   });
 
   it('prints JSON with name, title, description, tags, annotations, inputSchema and toolset', async () => {
-    const run = await mci(['list', '--format', 'json'], empty);
+    const run = await mci(['list', '--format', 'json'], { cwd: empty });
     expect(run.code).toBe(0);
     const tools = JSON.parse(run.stdout) as Record<string, unknown>[];
     expect(tools.map((tool) => tool.name)).toEqual(exampleNames);
@@ -194,8 +192,8 @@ describe('mci list', () => {
 
   it('prints YAML with the same content as JSON', async () => {
     const [json, yaml] = await Promise.all([
-      mci(['list', '--format', 'json'], empty),
-      mci(['list', '--format', 'yaml'], empty),
+      mci(['list', '--format', 'json'], { cwd: empty }),
+      mci(['list', '--format', 'yaml'], { cwd: empty }),
     ]);
     expect(parse(yaml.stdout)).toEqual(JSON.parse(json.stdout));
   });
@@ -220,30 +218,30 @@ describe('mci list', () => {
       ['current_time', 'list_notes'],
     ],
   ])('filters with %j', async (args, expected) => {
-    const run = await mci(['list', ...args, '--format', 'json'], empty);
+    const run = await mci(['list', ...args, '--format', 'json'], { cwd: empty });
     expect(run.code).toBe(0);
     expect((JSON.parse(run.stdout) as { name: string }[]).map((tool) => tool.name)).toEqual(expected);
   });
 
   it('says so when no tool matches', async () => {
-    const run = await mci(['list', '--filter', 'only:nothing'], empty);
+    const run = await mci(['list', '--filter', 'only:nothing'], { cwd: empty });
     expect(run).toMatchObject({ code: 0, stdout: 'no tools match\n' });
   });
 
   it('rejects an unknown filter, an empty filter and an unknown format', async () => {
-    const unknown = await mci(['list', '--filter', 'name:greet'], empty);
+    const unknown = await mci(['list', '--filter', 'name:greet'], { cwd: empty });
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('unknown filter "name"');
-    const emptyFilter = await mci(['list', '--filter', 'tags: , '], empty);
+    const emptyFilter = await mci(['list', '--filter', 'tags: , '], { cwd: empty });
     expect(emptyFilter.code).toBe(1);
     expect(emptyFilter.stderr).toContain('filter "tags" needs a comma-separated list');
-    const format = await mci(['list', '--format', 'xml'], empty);
+    const format = await mci(['list', '--format', 'xml'], { cwd: empty });
     expect(format.code).toBe(1);
     expect(format.stderr).toMatch(/Allowed choices are table, json, yaml/);
   });
 
   it('exits 1 with the issues of an invalid file', async () => {
-    const run = await mci(['list', '--file', join(schemaFixtures, 'errors/duplicate-tool.yaml')], empty);
+    const run = await mci(['list', '--file', join(fixtures, 'duplicate-tool.yaml')], { cwd: empty });
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(
       /^error: 1 problem \(DUPLICATE_TOOL\)\n {2}.*shared\.mci\.yaml:3:5 tools\[0\]\.name: duplicate tool name "greet"/,
@@ -251,7 +249,7 @@ describe('mci list', () => {
   });
 
   it('has --help', async () => {
-    const run = await mci(['list', '--help'], empty);
+    const run = await mci(['list', '--help'], { cwd: empty });
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('Usage: mci list [options]');
     expect(run.stdout).toMatch(

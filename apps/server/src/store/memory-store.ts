@@ -6,7 +6,7 @@ import type {
   StoredProcess,
   StoredProcessFilter,
   StoredRun,
-} from './process-store.ts';
+} from '../processes/process-store.ts';
 
 /** Options of {@link createMemoryStore}. */
 export interface MemoryStoreOptions {

@@ -1,0 +1,51 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect } from '@mci/client';
+import { repoRoot } from '@mci/test-support';
+import { afterAll, describe, expect, it } from 'vitest';
+
+// `pnpm dev` at the root on a terminal (util-linux `script` gives it a pseudo-terminal), then one
+// Ctrl-C typed on that terminal while a program runs: the terminal signals every process of the group
+// (pnpm, turbo, node --watch, the server, its sandbox workers); the program finishes, and every
+// layer exits 0 without printing a failure.
+
+const hasScript = (() => {
+  try {
+    execFileSync('script', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+const dir = mkdtempSync(join(tmpdir(), 'mci-dev-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('pnpm dev', () => {
+  it.skipIf(!hasScript)(
+    'stops on one Ctrl-C: drained, exit 0, no failure lines',
+    { timeout: 120_000 },
+    async () => {
+      const child = spawn('script', ['-qec', 'pnpm dev', '/dev/null'], {
+        cwd: repoRoot,
+        env: { ...process.env, MCI_PORT: '0', MCI_DB: ':memory:', XDG_DATA_HOME: dir },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      let output = '';
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.setEncoding('utf8').on('data', (text: string) => {
+          output += text;
+          if (output.includes('MCI server listening on')) resolve();
+        });
+        exited.then(() => reject(new Error(`pnpm dev ended before listening:\n${output}`)));
+      });
+      child.stdin.write('\x03');
+      expect(await exited).toBe(0);
+      expect(output).toContain('stopped');
+      expect(output).not.toMatch(/ELIFECYCLE|ERR_PNPM|again, exiting now|Command failed|ERROR/);
+    },
+  );
+});

@@ -1,0 +1,12 @@
+// Public API of @mci/test-support (private: what the test suites share).
+
+// The `mci` command line: in-process, or as a real program
+export { mciArgv, mciInProcess, mciMain, modulesLoadedBy, spawnMci, startMci } from './mci.ts';
+// A real server process
+export { startServerProcess } from './server-process.ts';
+// The repository's files
+export { examplePath, repoRoot } from './paths.ts';
+
+// Types
+export type { MciOptions, MciRun, RunMci, TestIo } from './mci.ts';
+export type { ServerProcess } from './server-process.ts';
