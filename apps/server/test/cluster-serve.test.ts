@@ -145,4 +145,13 @@ describe('mci serve on PostgreSQL', () => {
     node.child.kill('SIGTERM');
     await node.exited;
   });
+
+  it('exits 1 naming the database (password hidden) when PostgreSQL does not answer', {
+    timeout: 60_000,
+  }, async () => {
+    const node = serve(['--file', tools, '--db', 'postgres://mci:secret@127.0.0.1:1/mci']);
+    expect(await node.exited).toBe(1);
+    expect(node.stderr()).toContain('postgres://mci:***@127.0.0.1:1/mci');
+    expect(node.stderr()).not.toContain('secret');
+  });
 });
