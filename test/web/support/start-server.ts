@@ -3,7 +3,7 @@ import { createServer, type MciServer, type ServerOptions } from '@mci/server';
 import { repoPath } from './paths.ts';
 
 /** Starts a real server on 127.0.0.1, port 0, with the example tools and silent logs. */
-export function startServer(options: ServerOptions = {}): Promise<MciServer> {
+export function startServer(options: Partial<ServerOptions> = {}): Promise<MciServer> {
   return createServer({
     host: '127.0.0.1',
     port: 0,
