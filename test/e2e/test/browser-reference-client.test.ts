@@ -1,7 +1,7 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { MciServer } from '@mci/server';
-import { launchBrowser } from '@mci/web-test/chromium';
+import { launchBrowser } from '@mci/test-support';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, startServer } from '../support/start-server.ts';

@@ -4,6 +4,8 @@
 export { mciArgv, mciInProcess, mciMain, modulesLoadedBy, spawnMci, startMci } from './mci.ts';
 // A real server process
 export { startServerProcess } from './server-process.ts';
+// Debian's Chromium, headless, for the browser tests
+export { CHROMIUM, launchBrowser } from './chromium.ts';
 // The repository's files
 export { examplePath, repoRoot } from './paths.ts';
 

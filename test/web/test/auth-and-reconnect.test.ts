@@ -1,7 +1,7 @@
+import { launchBrowser } from '@mci/test-support';
 import type { WebSocketRoute } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { openPage, screenshotAll } from '../support/browser.ts';
-import { launchBrowser } from '../support/chromium.ts';
 import { processCount, processRow } from '../support/page-helpers.ts';
 import { startServer, testClient } from '../support/start-server.ts';
 

@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { launchBrowser } from '@mci/test-support';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openPage, screenshotAll } from '../support/browser.ts';
-import { launchBrowser } from '../support/chromium.ts';
 import { startServer, testClient } from '../support/start-server.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'mci-web-chat-'));

@@ -1,6 +1,6 @@
+import { launchBrowser } from '@mci/test-support';
 import { describe, expect, it } from 'vitest';
 import { openPage } from '../support/browser.ts';
-import { launchBrowser } from '../support/chromium.ts';
 import { startServer } from '../support/start-server.ts';
 
 const page = (url: string, path: string) => fetch(`${url}${path}`, { headers: { Accept: 'text/html' } });

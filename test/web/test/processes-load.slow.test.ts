@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { launchBrowser } from '@mci/test-support';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openPage } from '../support/browser.ts';
 import buildConsole from '../support/build-console.ts';
-import { launchBrowser } from '../support/chromium.ts';
 import { processCount } from '../support/page-helpers.ts';
 import { SCREENSHOT_DIR } from '../support/paths.ts';
 import { startServer, testClient } from '../support/start-server.ts';

@@ -1,6 +1,6 @@
+import { launchBrowser } from '@mci/test-support';
 import { describe, expect, it } from 'vitest';
 import { openPage, screenshotAll } from '../support/browser.ts';
-import { launchBrowser } from '../support/chromium.ts';
 import { processCount, processRow } from '../support/page-helpers.ts';
 import { startServer, testClient } from '../support/start-server.ts';
 

@@ -1,6 +1,6 @@
+import { launchBrowser } from '@mci/test-support';
 import { describe, expect, it } from 'vitest';
 import { openPage, screenshotAll } from '../support/browser.ts';
-import { launchBrowser } from '../support/chromium.ts';
 import { startServer, testClient } from '../support/start-server.ts';
 
 describe('Tools and Status pages', () => {
