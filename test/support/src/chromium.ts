@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 
 /** Debian's Chromium (never a downloaded browser); `CHROMIUM` overrides the path. */
 export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
@@ -11,6 +11,8 @@ export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 export async function launchBrowser(extraArgs: readonly string[] = []): Promise<Browser & AsyncDisposable> {
   if (!existsSync(CHROMIUM))
     throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium)`);
+  // Loaded here, so the suites that import @mci/test-support without a browser do not load Playwright.
+  const { chromium } = await import('playwright-core');
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: [
