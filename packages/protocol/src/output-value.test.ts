@@ -1,3 +1,4 @@
+import { cloneableValue } from '@mci/test-support';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeOutputValue, encodeOutputValue } from './output-value.ts';
@@ -7,18 +8,7 @@ import { toJson } from './response-pipe.ts';
 const overTheWire = (value: unknown) =>
   decodeOutputValue(JSON.parse(JSON.stringify(encodeOutputValue(value))));
 
-/** Structured-clone data, as `output()` accepts it. */
-const cloneable = fc.anything({
-  withBigInt: true,
-  withDate: true,
-  withMap: true,
-  withSet: true,
-  withTypedArray: true,
-  withNullPrototype: false,
-  withBoxedValues: false,
-  withSparseArray: false,
-  withObjectString: false,
-});
+const cloneable = cloneableValue();
 
 describe('encodeOutputValue', () => {
   it('leaves JSON values as they are', () => {

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeOutputValue } from '@mci/protocol';
+import { cloneableValue } from '@mci/test-support';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { http, startServer } from '../support/start-server.ts';
@@ -41,19 +42,7 @@ function toSource(value: unknown): string {
   return `({${entries.join(', ')}})`;
 }
 
-const values = fc.anything({
-  maxDepth: 3,
-  maxKeys: 4,
-  withBigInt: true,
-  withDate: true,
-  withMap: true,
-  withSet: true,
-  withTypedArray: true,
-  withNullPrototype: false,
-  withBoxedValues: false,
-  withSparseArray: false,
-  withObjectString: false,
-});
+const values = cloneableValue({ maxDepth: 3, maxKeys: 4 });
 
 describe('output values', { timeout: 120_000 }, () => {
   it('output(10n) answers 200 on GET /output, GET /runs/1 and a block: true create', async () => {

@@ -6,6 +6,8 @@ export { mciArgv, mciInProcess, mciMain, modulesLoadedBy, spawnMci, startMci } f
 export { startServerProcess } from './server-process.ts';
 // Debian's Chromium, headless, for the browser tests
 export { CHROMIUM, launchBrowser } from './chromium.ts';
+// fast-check arbitraries
+export { cloneableValue } from './arbitraries.ts';
 // The repository's files
 export { examplePath, repoRoot } from './paths.ts';
 
