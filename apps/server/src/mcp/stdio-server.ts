@@ -69,10 +69,17 @@ export async function serveMcpStdio(options: McpStdioOptions): Promise<void> {
   await mcp.connect(transport);
   // The client is done: let the runs under way finish (a short grace) and their answers go out.
   options.stdin.once('end', () => {
-    void manager
-      .shutdown({ graceMs: STDIN_CLOSED_GRACE_MS })
-      .then(() => mcp.drain())
-      .then(() => mcp.close());
+    void (async () => {
+      try {
+        await manager.shutdown({ graceMs: STDIN_CLOSED_GRACE_MS });
+        await mcp.drain();
+      } catch (error) {
+        options.logger.error({ err: error }, 'MCP server on stdio: draining after stdin closed failed');
+      } finally {
+        // Always close: the process waits for the server's close to end.
+        await mcp.close();
+      }
+    })();
   });
   options.logger.info({ tools: options.tools.length }, 'MCP server on stdio');
   await closed;
