@@ -61,9 +61,8 @@ export function printEvent(
 const DURATION_FIELDS = new Set(['durationMs', 'cpuTimeMs']);
 
 /**
- * The JSON text (indented) `mci` prints for a result or snapshot: durations rounded to 0.01 ms; for
- * sandbox results (structured clones), Map and Set become arrays (of entries for a Map), bigint a
- * decimal string, typed arrays arrays of numbers, errors `{ name, message }`.
+ * The JSON text (indented) `mci` prints for a result or snapshot, durations rounded to 0.01 ms.
+ * Output values must already be in the wire encoding (`encodeOutputValue` of `@mci/protocol`).
  */
 export function toJsonText(value: unknown): string {
   return JSON.stringify(
@@ -71,12 +70,6 @@ export function toJsonText(value: unknown): string {
     function (this: unknown, key: string, converted: unknown) {
       const raw = (this as Record<string, unknown>)[key];
       if (DURATION_FIELDS.has(key) && typeof raw === 'number') return roundMs(raw);
-      if (typeof raw === 'bigint') return raw.toString();
-      if (raw instanceof Map) return [...raw];
-      if (raw instanceof Set) return [...raw];
-      if (ArrayBuffer.isView(raw) && !(raw instanceof DataView))
-        return Array.from(raw as unknown as ArrayLike<number>);
-      if (raw instanceof Error) return { name: raw.name, message: raw.message };
       return converted;
     },
     2,

@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { decodeOutputValue } from '@mci/protocol';
 import { startMci } from '@mci/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mci } from '../../../test/support/mci.ts';
@@ -43,11 +44,12 @@ describe('mci run', { timeout: 60_000 }, () => {
     const result = JSON.parse(r.stdout);
     expect(result).toMatchObject({
       status: 'success',
-      outputs: [2, [['k', '2']]],
       stdout: 'hi\n',
       stderr: '',
     });
     expect(result.durationMs).toBeGreaterThan(0);
+    // Output values in the one wire encoding of every interface (docs/protocol.md).
+    expect(result.outputs.map(decodeOutputValue)).toEqual([2, new Map([['k', 2n]])]);
   });
 
   it('reads the snippet from stdin and calls the tools of the file', async () => {

@@ -1,5 +1,6 @@
 import { text as readText } from 'node:stream/consumers';
 import { inspect } from 'node:util';
+import { encodeOutputValue } from '@mci/protocol';
 import { createSandboxPool, type ExecutionResult, SandboxError, type SandboxEvent } from '@mci/sandbox';
 import { createToolRunner } from '@mci/tools';
 import { Option } from 'commander';
@@ -81,7 +82,7 @@ async function run(snippet: string | undefined, options: RunOptions, io: CliIo):
   try {
     const result = await execution.result;
     if (text) printSummary(result, io);
-    else io.stdout.write(`${toJsonText(result)}\n`);
+    else io.stdout.write(`${toJsonText({ ...result, outputs: result.outputs.map(encodeOutputValue) })}\n`);
     return result.status === 'success' ? 0 : 1;
   } finally {
     io.signals.off('SIGINT', cancel);
