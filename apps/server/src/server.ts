@@ -132,6 +132,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
   const pool =
     options.pool ??
     createSandboxPool({
+      maxWorkerRssMb: limits.maxWorkerRssMb,
       ...(options.concurrency !== undefined && { size: options.concurrency }),
       ...(options.allowNet !== undefined && { allowNet: options.allowNet }),
     });

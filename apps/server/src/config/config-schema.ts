@@ -53,6 +53,11 @@ export const LimitsSchema = z.strictObject({
   rateLimitPerSecond: positiveInt.default(200),
   /** Open (not ended) streams one principal may hold; past it `LIMIT_EXCEEDED` (idle ones are ended first). @default 64 */
   maxOpenStreams: positiveInt.default(64),
+  /**
+   * Resident memory of a sandbox worker, in MiB, past which the worker is replaced after its current
+   * run (the sandbox pool's `maxWorkerRssMb`). @default 384
+   */
+  maxWorkerRssMb: positiveInt.default(384),
 });
 /** @see LimitsSchema */
 export type Limits = z.infer<typeof LimitsSchema>;
