@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Agent, type AgentEvent, createModel } from '@mci/agent';
 import { connect } from '@mci/client';
 import { type BenchResult, compared, percentile } from '../../../bench/lib.ts';
-import { answer, startFakeOpenAi } from '../../../packages/agent/test/fake-providers.ts';
+import { answer, startFakeOpenAi } from '@mci/test-support';
 import { createServer } from '../src/server.ts';
 
 const BLOCK = 'Computing.\n\n```ts exec=true\noutput(1 + 1)\n```\n';

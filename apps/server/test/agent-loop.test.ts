@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Agent, type AgentEvent, createAgent, createModel, RESULTS_PREFIX } from '@mci/agent';
 import { connect, type MciClient } from '@mci/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answer, startFakeAnthropic, startFakeOpenAi } from '../../../packages/agent/test/fake-providers.ts';
+import { answer, startFakeAnthropic, startFakeOpenAi } from '@mci/test-support';
 import { createServer, type MciServer } from '../src/server.ts';
 
 // The agent loop of @mci/agent against a real server and fake providers driven through the real

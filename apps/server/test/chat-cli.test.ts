@@ -1,9 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { examplePath, startMci } from '@mci/test-support';
+import { answer, examplePath, startFakeOpenAi, startMci } from '@mci/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answer, startFakeOpenAi } from '../../../packages/agent/test/fake-providers.ts';
 import { createServer, type MciServer } from '../src/server.ts';
 import { mci } from './support/mci.ts';
 

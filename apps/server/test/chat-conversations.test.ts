@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { answer, type FakeProvider, startFakeOpenAi } from '../../../packages/agent/test/fake-providers.ts';
+import { answer, type FakeProvider, startFakeOpenAi } from '@mci/test-support';
 import { createLogger } from '../src/logger.ts';
 import { createServer, type MciServer } from '../src/server.ts';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createModel, ModelError, parseTranscript } from '../src/index.ts';
-import { answer, startFakeAnthropic, startFakeOpenAi } from './fake-providers.ts';
+import { answer, startFakeAnthropic, startFakeOpenAi } from '@mci/test-support';
 
 // The adapters driven through the real `openai` and `@anthropic-ai/sdk` clients against fake servers
 // speaking each provider's streaming wire format.

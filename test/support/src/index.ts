@@ -6,6 +6,8 @@ export { mciArgv, mciInProcess, mciMain, modulesLoadedBy, spawnMci, startMci } f
 export { startServerProcess } from './server-process.ts';
 // Debian's Chromium, headless, for the browser tests
 export { CHROMIUM, launchBrowser } from './chromium.ts';
+// Fake model providers speaking the OpenAI and Anthropic streaming wire formats
+export { answer, startFakeAnthropic, startFakeOpenAi } from './fake-providers.ts';
 // fast-check arbitraries
 export { cloneableValue } from './arbitraries.ts';
 // The repository's files
@@ -14,3 +16,4 @@ export { examplePath, repoRoot } from './paths.ts';
 // Types
 export type { MciOptions, MciRun, RunMci, TestIo } from './mci.ts';
 export type { ServerProcess } from './server-process.ts';
+export type { FakeProvider, RecordedRequest, ScriptedReply } from './fake-providers.ts';
