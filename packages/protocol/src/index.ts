@@ -89,6 +89,13 @@ export {
 } from './chat.ts';
 // Reading a client frame at the edge (never throws)
 export { describeIssues, parseClientMessage } from './parse-client-message.ts';
+// Validation issues: zod issues as `{code, message, path}`, one path notation (`tools[2].name`)
+export {
+  describeValidationIssues,
+  formatJsonPath,
+  formatZodIssues,
+  issueParts,
+} from './validation-issues.ts';
 
 // Snapshot types
 export type {
@@ -143,6 +150,7 @@ export type {
   UnsubscribeRequest,
 } from './messages.ts';
 export type { ClientMessageProblem, ParsedClientMessage } from './parse-client-message.ts';
+export type { IssuePart, ValidationIssue, ZodIssue } from './validation-issues.ts';
 // Chat types
 export type {
   ChatCancelRequest,

@@ -6,6 +6,7 @@ import {
   type RequestId,
   RequestIdSchema,
 } from './messages.ts';
+import { describeValidationIssues, formatZodIssues } from './validation-issues.ts';
 
 /** Why a frame is not a valid request: `code` is `BAD_JSON`, `UNKNOWN_TYPE` or `VALIDATION`. */
 export interface ClientMessageProblem {
@@ -56,33 +57,13 @@ export function parseClientMessage(frame: string): ParsedClientMessage {
 }
 
 /**
- * Turns zod issues into one problem: the first issue's path, every issue (up to 5) in the message.
- * Paths are written `tools[2].name` (identifier keys dotted, indexes and other keys in brackets), the
- * notation of `formatJsonPath` in @mci/schema.
+ * Turns zod issues into one problem: the first issue's path, every issue (up to 5) in the message,
+ * in the wording and path notation (`tools[2].name`) of {@link formatZodIssues}.
  */
 export function describeIssues(issues: readonly z.core.$ZodIssue[]): ClientMessageProblem {
-  const parts = issues.slice(0, 5).map((issue) => {
-    const where = formatPath(issue.path);
-    const message =
-      issue.code === 'unrecognized_keys' ? `unknown field(s) ${issue.keys.join(', ')}` : issue.message;
-    return where ? `${where}: ${message}` : message;
-  });
-  const first = issues[0];
-  const path = first
-    ? formatPath(first.code === 'unrecognized_keys' ? [...first.path, first.keys[0] ?? ''] : first.path)
-    : '';
-  return { code: 'VALIDATION', message: parts.join('; '), ...(path ? { path } : {}) };
-}
-
-function formatPath(path: readonly PropertyKey[]): string {
-  let text = '';
-  for (const segment of path) {
-    if (typeof segment === 'number') text += `[${segment}]`;
-    else if (typeof segment === 'string' && /^[A-Za-z_$][\w$]*$/.test(segment))
-      text += text === '' ? segment : `.${segment}`;
-    else text += `[${JSON.stringify(String(segment))}]`;
-  }
-  return text;
+  const list = formatZodIssues(issues);
+  const path = list[0]?.path;
+  return { code: 'VALIDATION', message: describeValidationIssues(list), ...(path ? { path } : {}) };
 }
 
 function fail(problem: ClientMessageProblem): ParsedClientMessage {

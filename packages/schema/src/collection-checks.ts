@@ -1,6 +1,7 @@
 import { checkInputSchema, pointerToPath } from './input-schema-check.ts';
 import type { McpServerConfig } from './mcp-server-schema.ts';
-import { formatJsonPath, type SchemaIssue } from './schema-error.ts';
+import { formatJsonPath } from '@mci/protocol';
+import type { SchemaIssue } from './schema-error.ts';
 import type { Candidate } from './tool-candidate.ts';
 
 /**

@@ -38,9 +38,8 @@ export { ToolsetFileSchema, ToolsetRefSchema } from './toolset-schema.ts';
 // Loading: parse one document, or load a main file with its toolsets and MCP servers
 export { loadToolFile } from './load-tool-file.ts';
 export { parseToolFile, parseToolsetFile } from './parse-tool-file.ts';
-export { formatJsonPath, formatSchemaIssue, SchemaError } from './schema-error.ts';
+export { formatSchemaIssue, SchemaError } from './schema-error.ts';
 // Validation issues: zod issues as {code, message, path} in one path notation (tools[2].name)
-export { describeValidationIssues, formatZodIssues } from './zod-issues.ts';
 export { locateToolset, TOOLSET_FILE_EXTENSIONS } from './toolset-locator.ts';
 
 // JSON Schema: the one Ajv setup (tool-file checks here, props validation in @mci/tools)
@@ -85,7 +84,6 @@ export type { ToolsetFile, ToolsetRef } from './toolset-schema.ts';
 // Types of loading and querying
 export type { LoadToolFileOptions, McpToolsetResolver } from './load-tool-file.ts';
 export type { SchemaErrorCode, SchemaIssue } from './schema-error.ts';
-export type { ValidationIssue, ZodIssue } from './zod-issues.ts';
 export type { JsonSchemaDialect, JsonSchemaValidator } from './json-schema-validator.ts';
 export type { ResolvedTool, ToolCollection, ToolCollectionInit } from './tool-collection.ts';
 export type { ToolFilter } from './tool-filter.ts';

@@ -60,14 +60,3 @@ export class SchemaError extends Error {
   }
 }
 
-/** Formats a zod-style path (`['tools', 2, 'execution']`) as a JSON path (`tools[2].execution`). */
-export function formatJsonPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const segment of path) {
-    if (typeof segment === 'number') out += `[${segment}]`;
-    else if (typeof segment === 'string' && /^[A-Za-z_$][\w$]*$/.test(segment)) {
-      out += out === '' ? segment : `.${segment}`;
-    } else out += `[${JSON.stringify(String(segment))}]`;
-  }
-  return out;
-}

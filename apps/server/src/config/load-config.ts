@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { describeValidationIssues, formatJsonPath, formatZodIssues, type ZodIssue } from '@mci/schema';
+import { describeValidationIssues, formatJsonPath, formatZodIssues, type ZodIssue } from '@mci/protocol';
 import { parse as parseYaml } from 'yaml';
 import type { TokenGrant } from '../auth/authenticator.ts';
 import { ConfigError } from './config-error.ts';
