@@ -1,30 +1,21 @@
 // Public API of @mci/server (the server itself, for embedding and tests).
 
-// Process model: the manager, the in-memory store, errors
-export { createMemoryStore } from './store/memory-store.ts';
-export { createProcessManager } from './processes/process-manager.ts';
-export { SERVER_ERROR_STATUS, ServerError, toServerError } from './processes/server-error.ts';
-
-// The server: composition, transports, auth, configuration, logging
-export { createServer } from './server.ts';
-export { listen } from './listener.ts';
-export { createHttpApp } from './http/app.ts';
-export { createWsGateway } from './ws/ws-gateway.ts';
+export type { Authenticator, AuthResult, TokenGrant } from './auth/authenticator.ts';
 export { bearerToken, createAuthenticator } from './auth/authenticator.ts';
 export { isLoopbackHost } from './auth/loopback.ts';
+export type { ConfigErrorCode } from './config/config-error.ts';
 export { ConfigError } from './config/config-error.ts';
+export type { Limits, ServerConfigFile, TokenConfig } from './config/config-schema.ts';
 export { LimitsSchema, ServerConfigFileSchema, TokenConfigSchema } from './config/config-schema.ts';
+export type { ServerFlags, ServerSettings } from './config/load-config.ts';
 export { DEFAULT_PORT, loadServerSettings } from './config/load-config.ts';
+export type { HttpAppOptions, ToolListing } from './http/app.ts';
+export { createHttpApp } from './http/app.ts';
+export type { Listener, ListenOptions } from './listener.ts';
+export { listen } from './listener.ts';
+export type { LoggerOptions } from './logger.ts';
 export { createLogger } from './logger.ts';
-export { renderSandboxGlobals } from './tools-dts/sandbox-globals-dts.ts';
-
-// Durable storage: the SQLite process store, its migrations, retention, errors
-export { openSqliteStore } from './store/sqlite-store.ts';
-export { defaultDbPath, openDatabase } from './store/open-database.ts';
-export { MIGRATIONS, SCHEMA_VERSION } from './store/migrations.ts';
-export { startRetention } from './store/retention.ts';
-export { StoreError } from './store/store-error.ts';
-
+export { createProcessManager } from './processes/process-manager.ts';
 // Process model types
 export type {
   CreateProcessInput,
@@ -50,24 +41,28 @@ export type {
   StoredProcessFilter,
   StoredRun,
 } from './processes/process-store.ts';
-export type { MemoryStoreOptions } from './store/memory-store.ts';
 export type { ServerErrorCode } from './processes/server-error.ts';
-
+export { SERVER_ERROR_STATUS, ServerError, toServerError } from './processes/server-error.ts';
 // Server types
 export type { MciServer, ServerOptions } from './server.ts';
-export type { Listener, ListenOptions } from './listener.ts';
-export type { HttpAppOptions, ToolListing } from './http/app.ts';
-export type { WsGateway, WsGatewayOptions } from './ws/ws-gateway.ts';
-export type { Authenticator, AuthResult, TokenGrant } from './auth/authenticator.ts';
-export type { ConfigErrorCode } from './config/config-error.ts';
-export type { Limits, ServerConfigFile, TokenConfig } from './config/config-schema.ts';
-export type { ServerFlags, ServerSettings } from './config/load-config.ts';
-export type { LoggerOptions } from './logger.ts';
-export type { ToolDeclarationSource } from './tools-dts/sandbox-globals-dts.ts';
-
+// The server: composition, transports, auth, configuration, logging
+export { createServer } from './server.ts';
+export type { MemoryStoreOptions } from './store/memory-store.ts';
+// Process model: the manager, the in-memory store, errors
+export { createMemoryStore } from './store/memory-store.ts';
+export type { Migration } from './store/migrations.ts';
+export { MIGRATIONS, SCHEMA_VERSION } from './store/migrations.ts';
+export type { OpenDatabase } from './store/open-database.ts';
+export { defaultDbPath, openDatabase } from './store/open-database.ts';
+export type { Retention, RetentionOptions } from './store/retention.ts';
+export { startRetention } from './store/retention.ts';
 // Durable storage types
 export type { ExpiryPolicy, SqliteProcessStore, SqliteStoreOptions } from './store/sqlite-store.ts';
-export type { OpenDatabase } from './store/open-database.ts';
-export type { Migration } from './store/migrations.ts';
-export type { Retention, RetentionOptions } from './store/retention.ts';
+// Durable storage: the SQLite process store, its migrations, retention, errors
+export { openSqliteStore } from './store/sqlite-store.ts';
 export type { StoreErrorCode } from './store/store-error.ts';
+export { StoreError } from './store/store-error.ts';
+export type { ToolDeclarationSource } from './tools-dts/sandbox-globals-dts.ts';
+export { renderSandboxGlobals } from './tools-dts/sandbox-globals-dts.ts';
+export type { WsGateway, WsGatewayOptions } from './ws/ws-gateway.ts';
+export { createWsGateway } from './ws/ws-gateway.ts';

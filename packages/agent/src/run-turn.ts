@@ -27,6 +27,12 @@ export interface TurnOptions {
   contextBudget?: number;
   /** Label of the processes the turn creates (a message id, say). */
   ref?: string;
+  /**
+   * `false`: each block waits for a `run` signal (the user's Run button), and the loop waits until
+   * every block of an answer has run and ended (or the turn is canceled) before sending the results
+   * back. Needs a host that supports it (the server's own). @default true
+   */
+  autorun?: boolean;
   /** Cancels the turn: the model request is aborted and the turn's processes are killed. */
   signal?: AbortSignal;
   /** Every event of the turn, in order. */
@@ -49,7 +55,7 @@ export interface TurnResult {
 /**
  * Runs one turn of the agent loop. Each step streams the model's answer into a new MCI stream token
  * by token (so blocks start while the model is still writing), ends the stream, waits for its
- * `stream.result` and sends the response pipe back as a user message starting with
+ * `stream.result` (with `autorun: false`, once the user has run every block) and sends the response pipe back as a user message starting with
  * {@link RESULTS_PREFIX}. The loop stops when an answer has no exec block (`answered`), after
  * `maxSteps` requests (`max-steps`), on abort (`canceled`; running processes are killed), or when
  * the next request would pass the context budget (`context-budget`, counted from the provider's usage).
@@ -84,6 +90,7 @@ export async function runTurn(options: TurnOptions): Promise<TurnResult> {
     let intents = 0;
     const stream = host.openStream({
       ...(options.ref !== undefined && { ref: options.ref }),
+      ...(options.autorun === false && { autorun: false }),
       onEvent: (event: ServerEvent) => {
         if (event.type === 'intent') {
           intents++;
@@ -189,9 +196,13 @@ function estimateContext(
   );
 }
 
-/** Ends an interrupted stream and kills what it started, then waits for it to settle. */
+/**
+ * Ends an interrupted stream, stops waiting for blocks not run yet and kills what it started, then
+ * waits for it to settle.
+ */
 async function stopStream(host: StreamHost, stream: TurnStream, pids: readonly number[]): Promise<void> {
   await stream.end().catch(() => {});
+  stream.stopWaiting?.();
   // Idle processes answer CONFLICT: nothing to kill there.
   await Promise.all(pids.map((pid) => host.signal(pid, 'kill').catch(() => {})));
   await stream.result.catch(() => {});

@@ -15,6 +15,11 @@ export interface TurnStream {
   /** Ends the stream; `result` follows once its processes are idle. */
   end(): Promise<unknown>;
   readonly result: Promise<TurnStreamResult>;
+  /**
+   * Stops waiting for blocks not run yet (a stream opened with `autorun: false`), so `result` follows
+   * once the running ones end. Hosts without manual runs leave it out.
+   */
+  stopWaiting?(): void;
 }
 
 /**
@@ -22,8 +27,12 @@ export interface TurnStream {
  * passes its process manager behind the same two methods.
  */
 export interface StreamHost {
-  /** Opens a stream whose events (`intent`, `process`, `output`, `log`, `tool`, `stream.result`) go to `onEvent`. */
-  openStream(options: { ref?: string; onEvent: (event: ServerEvent) => void }): TurnStream;
+  /**
+   * Opens a stream whose events (`intent`, `process`, `output`, `log`, `tool`, `stream.result`) go to
+   * `onEvent`. `autorun: false` (a host that supports it: the server's own) creates each block's
+   * process idle, waiting for a `run` signal; `result` then follows once every block has run and ended.
+   */
+  openStream(options: { ref?: string; autorun?: boolean; onEvent: (event: ServerEvent) => void }): TurnStream;
   /** Kills a process (`signal(pid, 'kill')`); may reject when it is already idle. */
   signal(pid: number, signal: 'kill'): Promise<unknown>;
 }

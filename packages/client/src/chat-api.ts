@@ -7,6 +7,12 @@ export interface ChatStartOptions {
   conversationId?: string;
   /** `provider:model` @default the server's default model */
   model?: string;
+  /**
+   * `false`: each block waits for a `run` signal (`client.signal(pid, 'run')`) and the loop sends the
+   * results back once every block has run; kept for the conversation's later turns.
+   * @default the conversation's setting; `true` for a new one
+   */
+  autorun?: boolean;
 }
 
 /**

@@ -13,12 +13,12 @@ import { ChatApi } from './chat-api.ts';
 import { ChatStream, type OpenStreamOptions } from './chat-stream.ts';
 import { ClientError } from './client-error.ts';
 import { Connection, type ConnectionState } from './connection.ts';
+import { eventMatches, targetKey } from './event-target.ts';
 import { Feed, type FeedOwner, type SubscribeOptions, type Subscription } from './feed.ts';
 import { HttpApi } from './http-api.ts';
 import { isFinished, runToWaitFor, toSnapshot } from './process-events.ts';
-import { eventMatches, targetKey } from './event-target.ts';
-import { defaultSocketFactory, type SocketFactory } from './socket.ts';
 import { resolveServerUrls } from './server-url.ts';
+import { defaultSocketFactory, type SocketFactory } from './socket.ts';
 
 /** Options of {@link connect}. */
 export interface ConnectOptions {

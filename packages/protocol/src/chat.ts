@@ -85,6 +85,8 @@ export const ConversationSchema = z.object({
   messageCount: z.number().int().nonnegative(),
   /** A turn is running now. */
   running: z.boolean(),
+  /** Blocks run as the model writes them (`true`), or each waits for a `run` signal (`false`). */
+  autorun: z.boolean(),
 });
 /** @see ConversationSchema */
 export type Conversation = z.infer<typeof ConversationSchema>;
@@ -112,6 +114,13 @@ export const ChatStartRequestSchema = z.strictObject({
   conversationId: ConversationIdSchema.optional(),
   model: ModelNameSchema.optional(),
   message: z.string().min(1, 'message must not be empty').max(1_000_000),
+  /**
+   * Sets the conversation's run mode, kept for its later turns. `false`: each block's process is
+   * created idle and waits for a `run` signal (`process.signal`), and the loop sends the results back
+   * once every block of the answer has run and ended (or the turn is canceled). @default the
+   * conversation's setting; `true` for a new one
+   */
+  autorun: z.boolean().optional(),
 });
 
 /**

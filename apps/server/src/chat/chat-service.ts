@@ -59,7 +59,7 @@ export class ChatService {
    */
   start(
     principal: Principal,
-    request: Pick<ChatStartRequest, 'conversationId' | 'model' | 'message'>,
+    request: Pick<ChatStartRequest, 'conversationId' | 'model' | 'message' | 'autorun'>,
     listener: TurnListener,
   ): { conversation: Conversation; message: ChatMessage } {
     if (this.#closed) throw new ServerError('SHUTTING_DOWN', 'the server is shutting down');
@@ -67,7 +67,7 @@ export class ChatService {
     const { store } = this.#options;
     let record: ConversationRecord;
     if (request.conversationId === undefined) {
-      record = store.create(principal.id, titleOf(request.message), model.name);
+      record = store.create(principal.id, titleOf(request.message), model.name, request.autorun ?? true);
     } else {
       record = this.#visible(principal, request.conversationId);
       if (this.#running.has(record.conversationId)) {
@@ -76,13 +76,25 @@ export class ChatService {
         });
       }
       if (record.model !== model.name) store.setModel(record.conversationId, model.name);
+      if (request.autorun !== undefined && record.autorun !== request.autorun) {
+        store.setAutorun(record.conversationId, request.autorun);
+      }
     }
     const conversationId = record.conversationId;
     const message = store.addMessage({ conversationId, role: 'user', text: request.message });
     const controller = new AbortController();
     // The turn starts after this returns, so the caller's reply goes out before the turn's first event.
     const done = Promise.resolve()
-      .then(() => this.#run(principal, conversationId, model, controller.signal, listener))
+      .then(() =>
+        this.#run(
+          principal,
+          conversationId,
+          model,
+          request.autorun ?? record.autorun,
+          controller.signal,
+          listener,
+        ),
+      )
       .finally(() => this.#running.delete(conversationId));
     this.#running.set(conversationId, { controller, done });
     return { conversation: this.#summary(this.#visible(principal, conversationId)), message };
@@ -140,6 +152,7 @@ export class ChatService {
     principal: Principal,
     conversationId: string,
     model: ChatModel,
+    autorun: boolean,
     signal: AbortSignal,
     listener: TurnListener,
   ): Promise<void> {
@@ -163,6 +176,7 @@ export class ChatService {
         messages: toModelMessages(history),
         ...(maxSteps !== undefined && { maxSteps }),
         ref: `chat-${conversationId}`,
+        autorun,
         signal,
         onMessage: (message) => {
           const saved = store.addMessage({

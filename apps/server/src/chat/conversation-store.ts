@@ -25,6 +25,8 @@ export interface ConversationRecord {
   createdAt: string;
   updatedAt: string;
   messageCount: number;
+  /** Blocks run as written (`true`) or wait for a `run` signal (`false`). */
+  autorun: boolean;
 }
 
 /** A message to store. */
@@ -40,7 +42,7 @@ export interface NewChatMessage {
 
 /**
  * Conversations and their messages in the `conversations` and `chat_messages` tables of the process
- * database (schema version 2), so they survive restarts. Writes are immediate (one row per message:
+ * database (schema versions 2 and 3), so they survive restarts. Writes are immediate (one row per message:
  * a few per model answer). Without a database file they live in an in-memory SQLite database.
  */
 export class ConversationStore {
@@ -68,15 +70,15 @@ export class ConversationStore {
   }
 
   /** Creates a conversation owned by `owner`. */
-  create(owner: string, title: string, model: string): ConversationRecord {
+  create(owner: string, title: string, model: string, autorun = true): ConversationRecord {
     const now = new Date().toISOString();
     const conversationId = randomUUID();
     this.#db
       .prepare(
-        'INSERT INTO conversations (id, owner, title, model, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
+        'INSERT INTO conversations (id, owner, title, model, created_at, updated_at, autorun) VALUES (?, ?, ?, ?, ?, ?, ?)',
       )
-      .run(conversationId, owner, title, model, now, now);
-    return { conversationId, owner, title, model, createdAt: now, updatedAt: now, messageCount: 0 };
+      .run(conversationId, owner, title, model, now, now, autorun ? 1 : 0);
+    return { conversationId, owner, title, model, createdAt: now, updatedAt: now, messageCount: 0, autorun };
   }
 
   /** One conversation, or `undefined`. */
@@ -105,6 +107,13 @@ export class ConversationStore {
   /** Notes the model of the latest turn. */
   setModel(conversationId: string, model: string): void {
     this.#db.prepare('UPDATE conversations SET model = ? WHERE id = ?').run(model, conversationId);
+  }
+
+  /** Sets whether the conversation's blocks run as written or wait for a `run` signal. */
+  setAutorun(conversationId: string, autorun: boolean): void {
+    this.#db
+      .prepare('UPDATE conversations SET autorun = ? WHERE id = ?')
+      .run(autorun ? 1 : 0, conversationId);
   }
 
   /** Deletes a conversation with its messages. */
@@ -181,6 +190,7 @@ function toRecord(row: Row): ConversationRecord {
     createdAt: String(row.created_at),
     updatedAt: String(row.updated_at),
     messageCount: Number(row.message_count),
+    autorun: Number(row.autorun) !== 0,
   };
 }
 

@@ -18,7 +18,11 @@ export function managerStreamHost(
   return {
     openStream(options): TurnStream {
       const handle = manager.openStream(
-        { streamId: randomUUID(), ...(options.ref !== undefined && { ref: options.ref }) },
+        {
+          streamId: randomUUID(),
+          ...(options.ref !== undefined && { ref: options.ref }),
+          ...(options.autorun === false && { autorun: false }),
+        },
         principal,
       );
       const streamId = handle.streamId;
@@ -42,6 +46,9 @@ export function managerStreamHost(
         },
         async end() {
           handle.end();
+        },
+        stopWaiting() {
+          handle.stopWaiting();
         },
         result,
       };

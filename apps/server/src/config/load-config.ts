@@ -5,9 +5,9 @@ import { parse as parseYaml } from 'yaml';
 import type { TokenGrant } from '../auth/authenticator.ts';
 import { ConfigError } from './config-error.ts';
 import {
-  LOG_LEVELS,
   type Limits,
   LimitsSchema,
+  LOG_LEVELS,
   type ServerConfigFile,
   ServerConfigFileSchema,
 } from './config-schema.ts';

@@ -1,3 +1,4 @@
+import type { IntentStream } from '@mci/intent-extractor';
 import type {
   DistributiveOmit,
   ProcessMetadata,
@@ -11,7 +12,6 @@ import type {
 import type { SandboxEvent, SandboxPool, ToolHost } from '@mci/sandbox';
 import type { Logger } from 'pino';
 import type { EventRoute, ProcessStore } from './process-store.ts';
-import type { IntentStream } from '@mci/intent-extractor';
 import type { IntentStreamLimits } from './stream-session.ts';
 
 /** The part of a `SandboxPool` the process manager uses (a test may pass a pool of its own). */
@@ -132,6 +132,11 @@ export interface StreamHandle {
   /** Ends the stream (flushes the extractor; unclosed intents are rejected). Idempotent. */
   end(): void;
   readonly ended: boolean;
+  /**
+   * Stops waiting for processes not run yet (a stream opened with `autorun: false`): they stay idle
+   * and unrun, and the result follows once the stream has ended and the running ones are idle.
+   */
+  stopWaiting(): void;
   readonly result: Promise<StreamResult>;
 }
 
@@ -192,7 +197,14 @@ export interface ProcessManager {
   /** Resolves with the snapshot once the process is idle (at once if it already is). */
   wait(pid: number, principal: Principal): Promise<ProcessSnapshot>;
   /** Opens a stream (`CONFLICT` if the id is in use; `VALIDATION` for a bad ref). */
-  openStream(input: { streamId: string; ref?: string }, principal: Principal): StreamHandle;
+  /**
+   * Opens a stream. `autorun: false` creates its processes idle, each waiting for a `run` signal;
+   * its result then follows once every one has run and ended (see {@link StreamHandle.stopWaiting}).
+   */
+  openStream(
+    input: { streamId: string; ref?: string; autorun?: boolean },
+    principal: Principal,
+  ): StreamHandle;
   /** An open or finished stream of this principal (`NOT_FOUND` otherwise). */
   getStream(streamId: string, principal: Principal): StreamHandle;
   /** Every event goes to every listener with its route; returns the unsubscribe function. */

@@ -10,12 +10,13 @@ import type {
 import { DEFAULT_RESPONSE_PIPE_BYTES, MIN_RESPONSE_PIPE_BYTES } from '@mci/protocol';
 import type { ToolHost } from '@mci/sandbox';
 import type { Logger } from 'pino';
+import { createMemoryStore } from '../store/memory-store.ts';
 import { EventLog, type UnsequencedEvent } from './event-log.ts';
 import { checkOption, checkProcessInput, createLimitPolicy, type LimitPolicy } from './limits.ts';
-import { createMemoryStore } from '../store/memory-store.ts';
 import type {
   CreateProcessInput,
   EventListener,
+  ExecutionPool,
   Principal,
   ProcessFilter,
   ProcessManager,
@@ -29,7 +30,6 @@ import { recoverProcesses } from './process-recovery.ts';
 import { StatsCounters } from './process-stats.ts';
 import type { EventRoute, ProcessStore, StoredProcess } from './process-store.ts';
 import { type LiveProcess, RunController, routeOf } from './run-controller.ts';
-import type { ExecutionPool } from './process-manager-types.ts';
 import { Scheduler } from './scheduler.ts';
 import { ServerError } from './server-error.ts';
 import { drainLive } from './shutdown-drain.ts';
@@ -227,7 +227,10 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
 
   // --- streams ---------------------------------------------------------------------------------
 
-  openStream(input: { streamId: string; ref?: string }, principal: Principal): StreamHandle {
+  openStream(
+    input: { streamId: string; ref?: string; autorun?: boolean },
+    principal: Principal,
+  ): StreamHandle {
     this.checkAccepting();
     // A code line longer than the code limit makes its block too large anyway; a prose line is cut there.
     const limits = { maxBlockLength: this.maxCodeBytes, maxLineLength: this.maxCodeBytes + 1 };

@@ -6,10 +6,10 @@ import {
   type RunError,
   type ServerEvent,
 } from '@mci/protocol';
-import type { StatsCounters } from './process-stats.ts';
-import type { EventRoute, ProcessStore, StoredProcess } from './process-store.ts';
 import type { Execution, ExecutionResult, SandboxEvent, ToolHost } from '@mci/sandbox';
 import type { ExecutionPool, SandboxEventBody } from './process-manager-types.ts';
+import type { StatsCounters } from './process-stats.ts';
+import type { EventRoute, ProcessStore, StoredProcess } from './process-store.ts';
 import { type RunFields, toRunError, wireDuration } from './snapshots.ts';
 
 /**

@@ -52,7 +52,7 @@ export class StreamRegistry {
   open(
     host: StreamHost,
     extractor: () => IntentStream,
-    input: { streamId: string; ref?: string },
+    input: { streamId: string; ref?: string; autorun?: boolean },
     principal: Principal,
   ): StreamSession {
     const { streamId } = input;
@@ -76,7 +76,12 @@ export class StreamRegistry {
       );
     }
     const ref = normalizeRef(input.ref);
-    const session = new StreamSession(host, extractor(), { streamId, ref, principal });
+    const session = new StreamSession(host, extractor(), {
+      streamId,
+      ref,
+      principal,
+      autorun: input.autorun ?? true,
+    });
     this.#streams.set(key, session);
     open.add(session);
     this.#open.set(principal.id, open);

@@ -1,3 +1,4 @@
+import type { Intent, IntentStream } from '@mci/intent-extractor';
 import {
   type DistributiveOmit,
   formatResults,
@@ -7,7 +8,6 @@ import {
   type RejectedBlock,
   type ServerEvent,
 } from '@mci/protocol';
-import type { Intent, IntentStream } from '@mci/intent-extractor';
 import { PROCESS_LANGS } from './limits.ts';
 import type { CreateProcessInput, Principal, StreamHandle, StreamResult } from './process-manager-types.ts';
 import type { EventRoute } from './process-store.ts';
@@ -43,7 +43,9 @@ const RUNNABLE_LANGS: readonly string[] = PROCESS_LANGS;
 /**
  * One model turn: chunks go through the intent extractor; each closed ts/js exec intent becomes a
  * process (run one after another, in order), others are reported as rejected; once ended and all its
- * processes are idle, the stream emits `stream.result` with the response pipe.
+ * processes are idle, the stream emits `stream.result` with the response pipe. Opened with
+ * `autorun: false`, its processes are created idle and run on their `run` signals, in any order; the
+ * result then waits until each has run and ended, or {@link StreamSession.stopWaiting} is called.
  */
 export class StreamSession implements StreamHandle {
   readonly streamId: string;
@@ -57,6 +59,9 @@ export class StreamSession implements StreamHandle {
   readonly #rejected: RejectedBlock[] = [];
   /** Held pids waiting for their turn, in order. */
   readonly #pending: number[] = [];
+  /** Processes created idle (`autorun: false`) that have not run yet. */
+  readonly #waiting = new Set<number>();
+  readonly #autorun: boolean;
   /** The released pid whose run has not ended yet. */
   #current: number | undefined;
   #ended = false;
@@ -67,9 +72,10 @@ export class StreamSession implements StreamHandle {
   constructor(
     host: StreamHost,
     extractor: IntentStream,
-    init: { streamId: string; ref: string | undefined; principal: Principal },
+    init: { streamId: string; ref: string | undefined; principal: Principal; autorun?: boolean },
   ) {
     this.#host = host;
+    this.#autorun = init.autorun ?? true;
     this.#extractor = extractor;
     this.streamId = init.streamId;
     this.ref = init.ref;
@@ -121,8 +127,14 @@ export class StreamSession implements StreamHandle {
     this.#maybeFinish();
   }
 
-  /** Called by the manager whenever one of this stream's processes becomes idle. */
+  stopWaiting(): void {
+    this.#waiting.clear();
+    this.#maybeFinish();
+  }
+
+  /** Called by the manager whenever one of this stream's processes becomes idle (after a run). */
   processIdle(pid: number): void {
+    this.#waiting.delete(pid);
     const waiting = this.#pending.indexOf(pid);
     if (waiting >= 0) this.#pending.splice(waiting, 1);
     if (pid === this.#current) {
@@ -152,7 +164,8 @@ export class StreamSession implements StreamHandle {
       this.#host.emit({ ...base, attributes, rejected: reason }, route);
       return;
     }
-    const hold = this.#current !== undefined || this.#pending.length > 0;
+    const autorun = this.#autorun;
+    const hold = autorun && (this.#current !== undefined || this.#pending.length > 0);
     let pid: number;
     try {
       pid = this.#host.createForStream(
@@ -164,6 +177,7 @@ export class StreamSession implements StreamHandle {
             ? {}
             : { timeoutMs: Number(intent.attributes.timeout) }),
           metadata: { streamId: this.streamId, intentIndex: intent.index, attributes },
+          ...(!autorun && { autorun: false }),
         },
         this,
         hold,
@@ -175,7 +189,8 @@ export class StreamSession implements StreamHandle {
       return;
     }
     this.#pids.push(pid);
-    if (hold) this.#pending.push(pid);
+    if (!autorun) this.#waiting.add(pid);
+    else if (hold) this.#pending.push(pid);
     // A run can end before create returns (the pool refused it at once): then it is not current.
     else if (!this.#host.isIdle(pid)) this.#current = pid;
     this.#host.emit({ ...base, pid, attributes }, { ...route, pid });
@@ -190,6 +205,7 @@ export class StreamSession implements StreamHandle {
 
   #maybeFinish(): void {
     if (this.#finished || !this.#ended || this.#current !== undefined || this.#pending.length > 0) return;
+    if (this.#waiting.size > 0) return;
     if (!this.#pids.every((pid) => this.#host.isIdle(pid))) return;
     this.#finished = true;
     const results = this.#pids.map((pid) => this.#host.result(pid)).filter((r) => r !== undefined);

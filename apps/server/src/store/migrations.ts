@@ -117,6 +117,13 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 3,
+    description: 'a conversation runs its blocks automatically (1) or on a run signal (0)',
+    up(db) {
+      db.exec('ALTER TABLE conversations ADD COLUMN autorun INTEGER NOT NULL DEFAULT 1;');
+    },
+  },
 ];
 
 /** The schema version this server writes. */

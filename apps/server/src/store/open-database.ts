@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { type Env, readEnv } from '../config/read-setting.ts';
-import { type Migration, MIGRATIONS, migrate } from './migrations.ts';
+import { MIGRATIONS, type Migration, migrate } from './migrations.ts';
 import { corruptError, openError, StoreError } from './store-error.ts';
 
 /**

@@ -5,9 +5,8 @@ import type { ServerEvent } from '@mci/protocol';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ManualPool } from '../../test/support/manual-pool.ts';
 import { createProcessManager } from '../processes/process-manager.ts';
-import type { Principal } from '../processes/process-manager-types.ts';
+import type { ExecutionPool, Principal } from '../processes/process-manager-types.ts';
 import type { ProcessStore } from '../processes/process-store.ts';
-import type { ExecutionPool } from '../processes/process-manager-types.ts';
 import { startRetention } from './retention.ts';
 import { openSqliteStore, type SqliteProcessStore } from './sqlite-store.ts';
 

@@ -64,7 +64,10 @@ export class ChatStore {
    * Sends `message` (a new conversation without `conversationId`) and returns the conversation id.
    * @throws ClientError from `chat.start`
    */
-  async send(message: string, options: { conversationId?: string; model?: string }): Promise<string> {
+  async send(
+    message: string,
+    options: { conversationId?: string; model?: string; autorun?: boolean },
+  ): Promise<string> {
     const since = this.#client.seq;
     const reply = await this.#client.chat.start(message, options);
     const id = reply.conversation.conversationId;

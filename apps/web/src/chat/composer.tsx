@@ -3,11 +3,14 @@ import { useState } from 'react';
 
 /**
  * The message box: Enter sends, Shift+Enter starts a new line. While a turn runs, Stop cancels it.
+ * The "Run blocks automatically" switch sets the conversation's run mode for the next turn.
  */
 export function Composer({
   models,
   model,
   onModel,
+  autorun,
+  onAutorun,
   running,
   onSend,
   onStop,
@@ -15,6 +18,9 @@ export function Composer({
   models: ModelInfo[];
   model: string | undefined;
   onModel: (model: string) => void;
+  /** Blocks run as the model writes them, or each waits for its card's Run button. */
+  autorun: boolean;
+  onAutorun: (autorun: boolean) => void;
   running: boolean;
   onSend: (text: string) => Promise<void>;
   onStop: () => void;
@@ -61,6 +67,18 @@ export function Composer({
               </option>
             ))}
           </select>
+        </label>
+        <label className="inline-label">
+          <input
+            type="checkbox"
+            role="switch"
+            aria-checked={autorun}
+            aria-label="Run blocks automatically"
+            checked={autorun}
+            disabled={running}
+            onChange={(event) => onAutorun(event.target.checked)}
+          />
+          Run blocks automatically
         </label>
         {running ? (
           <button type="button" className="danger" onClick={onStop}>

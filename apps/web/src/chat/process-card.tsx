@@ -7,7 +7,7 @@ import type { ProcessView } from '../hooks/use-process.ts';
 /**
  * The live card under an exec block: the process's state (animated while queued, running or
  * terminating; colour and icon once idle), its latest run (outputs, logs, error, tool calls), Kill and
- * Run again.
+ * Run again; a block of a manual-run conversation waits for its Run button.
  */
 export function ProcessCard({ pid, view }: { pid: number; view: ProcessView }) {
   const { snapshot, runs, error } = view;
@@ -21,6 +21,7 @@ export function ProcessCard({ pid, view }: { pid: number; view: ProcessView }) {
         {snapshot !== undefined && <StateBadge state={snapshot.state} status={snapshot.status} />}
         <Link href={`/processes/${pid}`}>Process {pid}</Link>
         {snapshot !== undefined && snapshot.run > 0 && <span className="muted">run {snapshot.run}</span>}
+        {snapshot?.state === 'idle' && snapshot.run === 0 && <span className="muted">waits for Run</span>}
         {snapshot !== undefined && <ProcessActions process={snapshot} />}
       </header>
       {error !== undefined && (

@@ -23,7 +23,8 @@ function liveMessage(step: LiveStep): ChatMessage {
 
 /**
  * Conversations with a model hosted by the server: the list, the messages (answers stream in as
- * markdown, each exec block with its live process card), the composer with the model picker, Stop.
+ * markdown, each exec block with its live process card), the composer with the model picker, the
+ * run-mode switch (off: each block waits for its card's Run button) and Stop.
  */
 export function ChatPage({ conversationId }: { conversationId?: string }) {
   const client = useClient();
@@ -37,6 +38,7 @@ export function ChatPage({ conversationId }: { conversationId?: string }) {
     reload,
   } = useConversations(`${conversationId}:${turn.running}`);
   const [model, setModel] = useState<string>();
+  const [autorun, setAutorun] = useState(true);
   // The list is read again after a rename, so it has the newest title.
   const title =
     conversations?.find((listed) => listed.conversationId === conversationId)?.title ??
@@ -46,6 +48,9 @@ export function ChatPage({ conversationId }: { conversationId?: string }) {
     if (conversation !== undefined) setModel(conversation.model);
     else setModel((current) => current ?? models.find((info) => info.default)?.name ?? models[0]?.name);
   }, [conversation, models]);
+  useEffect(() => {
+    if (conversation !== undefined) setAutorun(conversation.autorun);
+  }, [conversation]);
 
   return (
     <main className="page page-chat">
@@ -108,11 +113,14 @@ export function ChatPage({ conversationId }: { conversationId?: string }) {
           models={models}
           model={model}
           onModel={setModel}
+          autorun={autorun}
+          onAutorun={setAutorun}
           running={turn.running}
           onSend={async (text) => {
             const id = await store.send(text, {
               ...(conversationId !== undefined && { conversationId }),
               ...(model !== undefined && { model }),
+              autorun,
             });
             if (id !== conversationId) navigate(`/chat/${id}`);
           }}

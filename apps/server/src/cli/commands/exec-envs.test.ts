@@ -2,8 +2,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { spawnMci } from '@mci/test-support';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mci } from '../../../test/support/mci.ts';
 
 const everything = createRequire(import.meta.url).resolve(

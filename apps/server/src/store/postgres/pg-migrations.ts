@@ -94,6 +94,10 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       );
       CREATE INDEX chat_messages_conversation ON chat_messages (conversation_id, id);`,
   },
+  {
+    version: 3,
+    sql: 'ALTER TABLE conversations ADD COLUMN autorun integer NOT NULL DEFAULT 1;',
+  },
 ];
 
 /** The key of the advisory lock that serialises migrations of nodes starting together ("MCI1"). */

@@ -1,0 +1,54 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { launchBrowser } from '@mci/test-support';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openPage } from '../support/browser.ts';
+import { startServer, testClient } from '../support/start-server.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'mci-web-manual-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const fence = '```';
+const MANUAL_TURN = join(dir, 'manual-turn.md');
+writeFileSync(
+  MANUAL_TURN,
+  `## assistant\n\nThis block waits for you.\n\n${fence}ts exec=true\noutput('ran on the click');\n${fence}\n\n## assistant\n\nRan after the click.\n`,
+);
+
+describe('Chat page, manual run', () => {
+  it('manual-run mode waits for the click', async () => {
+    await using server = await startServer({
+      chat: { models: [`replay:${MANUAL_TURN}`], modelOptions: { tokensPerSecond: 200 } },
+    });
+    await using client = await testClient(server);
+    await using browser = await launchBrowser();
+    const { page } = await openPage(browser);
+    await page.goto(`${server.url}/chat`);
+    const autorun = page.getByRole('switch', { name: 'Run blocks automatically' });
+    expect(await autorun.isChecked()).toBe(true);
+    await autorun.uncheck();
+    await page.getByRole('textbox', { name: 'Message' }).fill('Run it when I say');
+    await page.getByRole('button', { name: 'Send' }).click();
+
+    const card = page.getByRole('region', { name: /^Process \d+$/ });
+    await expect.poll(() => card.textContent(), { timeout: 30_000 }).toContain('waits for Run');
+    const pid = Number((await card.getAttribute('aria-label'))?.slice('Process '.length));
+    // Nothing runs and the turn waits: the process has no run, no follow-up answer comes.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(await client.get(pid)).toMatchObject({ state: 'idle', status: null, run: 0 });
+    expect(await page.getByRole('article', { name: 'Assistant' }).count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Stop' }).count()).toBe(1);
+
+    await card.getByRole('button', { name: 'Run' }).click();
+    await expect.poll(() => card.textContent(), { timeout: 30_000 }).toContain('success');
+    expect(await card.textContent()).toContain('ran on the click');
+    await expect
+      .poll(() => page.getByRole('article', { name: 'Assistant' }).last().textContent(), { timeout: 30_000 })
+      .toContain('Ran after the click.');
+
+    // The setting stays with the conversation.
+    await page.reload();
+    await expect.poll(() => page.getByRole('article', { name: 'You' }).count()).toBe(1);
+    await expect.poll(() => autorun.isChecked()).toBe(false);
+  });
+});
