@@ -146,6 +146,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
       maxima: { timeoutMs: limits.maxTimeoutMs, memoryLimitMb: limits.maxMemoryLimitMb },
       responsePipeBytes: limits.responsePipeBytes,
       maxOpenStreams: limits.maxOpenStreams,
+      outputBytesPerSecond: limits.outputBytesPerSecond,
       createIntentStream,
       logger,
       ...(options.concurrency !== undefined && { concurrency: options.concurrency }),

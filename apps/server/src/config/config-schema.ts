@@ -53,6 +53,11 @@ export const LimitsSchema = z.strictObject({
   rateLimitPerSecond: positiveInt.default(200),
   /** Open (not ended) streams one principal may hold; past it `LIMIT_EXCEEDED` (idle ones are ended first). @default 64 */
   maxOpenStreams: positiveInt.default(64),
+  /**
+   * Bytes of outputs and logs one run may have stored and sent per second (bursts of twice that); past
+   * it they are dropped, the run is `truncated` and its stderr says so. @default 1048576
+   */
+  outputBytesPerSecond: positiveInt.default(1024 * 1024),
 });
 /** @see LimitsSchema */
 export type Limits = z.infer<typeof LimitsSchema>;
