@@ -66,7 +66,7 @@ export interface ServerOptions {
   db?: string;
   /**
    * Background deletion of old idle processes from the `db` store; `false` keeps everything.
-   * @default { maxAgeMs: 7 days, maxProcesses: 100000 }
+   * @default { maxAgeMs: 7 days, maxProcesses: 100000, maxBytes: 1 GiB }
    */
   retention?: RetentionOptions | false;
   /**
@@ -147,6 +147,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
       maxima: { timeoutMs: limits.maxTimeoutMs, memoryLimitMb: limits.maxMemoryLimitMb },
       responsePipeBytes: limits.responsePipeBytes,
       maxOpenStreams: limits.maxOpenStreams,
+      outputBytesPerSecond: limits.outputBytesPerSecond,
       createIntentStream,
       logger,
       ...(options.concurrency !== undefined && { concurrency: options.concurrency }),

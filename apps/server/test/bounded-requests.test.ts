@@ -6,11 +6,11 @@ import { createAuthenticator, type TokenGrant } from '../src/auth/authenticator.
 import { LimitsSchema } from '../src/config/config-schema.ts';
 import { type Listener, listen } from '../src/listener.ts';
 import { MAX_METADATA_DEPTH } from '../src/processes/limits.ts';
-import { createMemoryStore } from '../src/store/memory-store.ts';
 import { createProcessManager } from '../src/processes/process-manager.ts';
 import type { ProcessStore } from '../src/processes/process-store.ts';
 import { MAX_OUTPUT_EVENTS_PER_RUN } from '../src/processes/run-controller.ts';
 import { DEFAULT_MAX_OPEN_STREAMS } from '../src/processes/stream-registry.ts';
+import { createMemoryStore } from '../src/store/memory-store.ts';
 import { REPLAY_WINDOW } from '../src/ws/connection.ts';
 import { ManualPool } from './support/manual-pool.ts';
 
@@ -130,13 +130,19 @@ describe('output floods', () => {
     for (let i = 0; i < MAX_OUTPUT_EVENTS_PER_RUN + 100; i++) execution.emit({ type: 'output', value: i });
     execution.finish();
     await alice.until((m) => m.type === 'process' && m.state === 'idle');
-    const logs = alice.messages.filter((m) => m.type === 'log');
+    const logs = alice.messages.filter((m) => m.type === 'log' && m.stream === 'stdout');
     expect(logs).toHaveLength(1);
     expect(logs[0]).toMatchObject({ text: expect.stringMatching(/^line 0\n[\s\S]*line 999\n$/) });
     expect(alice.messages.filter((m) => m.type === 'output')).toHaveLength(MAX_OUTPUT_EVENTS_PER_RUN);
     const result = manager.getResult(1, { id: 'alice', role: 'client' });
     expect(result.outputs).toHaveLength(MAX_OUTPUT_EVENTS_PER_RUN);
-    expect(result).toMatchObject({ truncated: true, stdout: expect.stringContaining('line 999') });
+    expect(result).toMatchObject({
+      truncated: true,
+      stdout: expect.stringContaining('line 999'),
+      stderr: expect.stringContaining(
+        `[mci] this run is truncated: 100 outputs and 0 bytes of logs were dropped, over the server's limit of ${MAX_OUTPUT_EVENTS_PER_RUN} output events per run`,
+      ),
+    });
   });
 });
 

@@ -156,20 +156,39 @@ describe('Postgres store retention', () => {
           store.putProcess({ ...record(pid), owner: pid % 3 === 0 ? 'bob' : 'alice' });
         store.putProcess({ ...record(31), state: 'running' });
         store.appendEvent({ type: 'hello', seq: 1 } as never, { owner: 'alice' });
+        for (let pid = 1; pid <= 31; pid++) {
+          store.appendOutput(pid, 1, 1000 + pid * 2, 'o'.repeat(100 * pid));
+          store.appendLog(pid, 1, 1001 + pid * 2, 'stdout', 'é'.repeat(50 * pid));
+        }
       }
       const now = Date.now();
       for (const policy of [
         { maxAgeMs: 3_600_000, maxProcesses: 5, limit: 100, now },
         { maxAgeMs: 3_600_000, maxProcesses: 5, limit: 7, now },
         { maxAgeMs: 1, maxProcesses: 1000, limit: 10, now: now + 10_000 },
+        { maxAgeMs: 3_600_000, maxProcesses: 1000, maxBytes: 20_000, limit: 100, now },
+        { maxAgeMs: 3_600_000, maxProcesses: 5, maxBytes: 60_000, limit: 100, now },
       ])
         expect(postgres.expiredProcesses(policy)).toEqual(sqlite.expiredProcesses(policy));
       // alice: 20 idle + 1 running over a quota of 5 (16 go); bob: 10 idle (5 go).
       expect(
         postgres.expiredProcesses({ maxAgeMs: 3_600_000, maxProcesses: 5, limit: 100, now }),
       ).toHaveLength(21);
+      // 200 bytes per pid each (UTF-8 bytes, not characters): bob 33,000 over 20,000 (3..21 go);
+      // alice 66,200 with the running one over 20,000 (her oldest 18 go, up to pid 26).
+      expect(
+        postgres.expiredProcesses({
+          maxAgeMs: 3_600_000,
+          maxProcesses: 1000,
+          maxBytes: 20_000,
+          limit: 100,
+          now,
+        }),
+      ).toHaveLength(25);
       postgres.deleteUnownedEvents(now + 1000);
-      expect(postgres.eventsSince(0, {})).toEqual([]);
+      // Only the outputs and logs of processes are left.
+      expect(postgres.eventsSince(0, {}).filter(({ event }) => (event.type as string) === 'hello')).toEqual([]);
+      expect(postgres.eventsSince(0, {})).toHaveLength(62);
     } finally {
       await postgres.close();
       await sqlite.close();

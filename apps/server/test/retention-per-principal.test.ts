@@ -48,3 +48,53 @@ describe('retention per principal', () => {
     expect(await list('alice-token')).toEqual(alices);
   });
 });
+
+describe('retention bytes per principal', () => {
+  it("deletes only mallory's oldest processes when mallory's outputs and logs pass the byte quota", async () => {
+    await using server = await createServer({
+      file: examplePath('mci.yaml'),
+      host: '127.0.0.1',
+      port: 0,
+      concurrency: 1,
+      logLevel: 'silent',
+      tokens: TOKENS,
+      db: ':memory:',
+      retention: { maxBytes: 100_000, intervalMs: 50 },
+    });
+    const post = (token: string, body: object) =>
+      fetch(`${server.url}/processes`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const list = async (token: string) =>
+      (
+        (await (
+          await fetch(`${server.url}/processes`, { headers: { Authorization: `Bearer ${token}` } })
+        ).json()) as {
+          processes: Array<{ pid: number }>;
+        }
+      ).processes
+        .map((p) => p.pid)
+        .sort((a, b) => a - b);
+    // About 30 kB each: alice's three fit in 100 kB; mallory's six (outputs and logs) do not.
+    for (let i = 0; i < 3; i++)
+      expect((await post('alice-token', { code: `output('a'.repeat(30000))`, block: true })).status).toBe(
+        201,
+      );
+    const alices = await list('alice-token');
+    const mallorys: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const code = i % 2 === 0 ? `output('m'.repeat(30000))` : `console.log('m'.repeat(30000))`;
+      const response = await post('mallory-token', { code, block: true });
+      expect(response.status).toBe(201);
+      mallorys.push(((await response.json()) as { pid: number }).pid);
+    }
+    await vi.waitFor(async () => expect(await list('mallory-token')).toEqual(mallorys.slice(3)), {
+      timeout: 10_000,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await list('mallory-token')).toEqual(mallorys.slice(3));
+    expect(await list('alice-token')).toEqual(alices);
+  });
+});

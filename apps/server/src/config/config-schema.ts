@@ -58,6 +58,11 @@ export const LimitsSchema = z.strictObject({
    * run (the sandbox pool's `maxWorkerRssMb`). @default 384
    */
   maxWorkerRssMb: positiveInt.default(384),
+  /**
+   * Bytes of outputs and logs one run may have stored and sent per second (bursts of twice that); past
+   * it they are dropped, the run is `truncated` and its stderr says so. @default 1048576
+   */
+  outputBytesPerSecond: positiveInt.default(1024 * 1024),
 });
 /** @see LimitsSchema */
 export type Limits = z.infer<typeof LimitsSchema>;

@@ -74,6 +74,12 @@ export interface ProcessManagerOptions {
    * (ms), so a client that vanished mid-turn does not hold its quota. @default 600000 (10 minutes)
    */
   streamIdleMs?: number;
+  /**
+   * Bytes of outputs (their JSON) and logs (UTF-8) one run may have stored and sent per second, with
+   * bursts of twice that; past it outputs are dropped and log texts cut, the run is `truncated` and
+   * its stderr ends with a note. @default 1048576 (1 MiB)
+   */
+  outputBytesPerSecond?: number;
 }
 
 /** What {@link ProcessManager.create} takes (already shape-checked by the transport). */

@@ -29,7 +29,12 @@ import { ProcessReader } from './process-reader.ts';
 import { recoverProcesses } from './process-recovery.ts';
 import { StatsCounters } from './process-stats.ts';
 import type { EventRoute, ProcessStore, StoredProcess } from './process-store.ts';
-import { type LiveProcess, RunController, routeOf } from './run-controller.ts';
+import {
+  DEFAULT_OUTPUT_BYTES_PER_SECOND,
+  type LiveProcess,
+  RunController,
+  routeOf,
+} from './run-controller.ts';
 import { Scheduler } from './scheduler.ts';
 import { ServerError } from './server-error.ts';
 import { drainLive } from './shutdown-drain.ts';
@@ -106,6 +111,11 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
       emit: (event, route, persist) => this.emit(event, route, persist),
       transition: (live, from) => this.#transition(live, from),
       finished: () => this.#scheduler.finished(),
+      outputBytesPerSecond: checkOption(
+        'outputBytesPerSecond',
+        options.outputBytesPerSecond,
+        DEFAULT_OUTPUT_BYTES_PER_SECOND,
+      ),
     });
     this.#scheduler = new Scheduler(concurrency, (live) => this.#runs.start(live, this.#pool, this.#tools));
     this.#lastPid = this.#store.counters().lastPid;

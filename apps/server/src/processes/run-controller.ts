@@ -6,7 +6,8 @@ import {
   type RunError,
   type ServerEvent,
 } from '@mci/protocol';
-import type { Execution, ExecutionResult, SandboxEvent, ToolHost } from '@mci/sandbox';
+import type { Execution, ExecutionResult, ToolHost } from '@mci/sandbox';
+import { ByteRateBudget } from './byte-rate-budget.ts';
 import type { ExecutionPool, SandboxEventBody } from './process-manager-types.ts';
 import type { StatsCounters } from './process-stats.ts';
 import type { EventRoute, ProcessStore, StoredProcess } from './process-store.ts';
@@ -31,6 +32,13 @@ export const WATCHDOG_SLACK_MS = 5000;
  */
 export const MAX_OUTPUT_EVENTS_PER_RUN = 10_000;
 
+/**
+ * Bytes of outputs (their JSON) and logs (UTF-8) one run may have stored and sent per second, with
+ * bursts of twice that; past it outputs are dropped, log texts cut to what fits, the run is marked
+ * `truncated` and its stderr ends with a note of what was dropped.
+ */
+export const DEFAULT_OUTPUT_BYTES_PER_SECOND = 1024 * 1024;
+
 /** The error of runs that were running when the server stopped. */
 export const INTERRUPTED_MESSAGE = 'interrupted: the server stopped during this run';
 
@@ -51,6 +59,10 @@ export interface LiveProcess {
   received?: { outputs: number; stdout: number; stderr: number };
   /** Output events delivered (at most {@link MAX_OUTPUT_EVENTS_PER_RUN}). */
   delivered?: number;
+  /** The run's bytes per second of outputs and logs. */
+  budget?: ByteRateBudget;
+  /** What the run's limits dropped, for the note at its end. */
+  dropped?: { outputs: number; logBytes: number; overRate: boolean; overCount: boolean };
   /** Sandbox events waiting for the next batch (delivered once per event-loop turn). */
   batch?: SandboxEventBody[];
   killTimer?: NodeJS.Timeout;
@@ -67,6 +79,8 @@ export interface RunHooks {
   transition(live: LiveProcess, from: { state: ProcessState; status: ProcessStatus }): void;
   /** A started run ended (its sandbox slot is free). */
   finished(live: LiveProcess): void;
+  /** Bytes of outputs and logs one run may deliver per second (bursts of twice that). */
+  outputBytesPerSecond: number;
 }
 
 type Shape = { state: ProcessState; status: ProcessStatus };
@@ -90,6 +104,7 @@ export class RunController {
     live.startedAtMs = performance.now();
     live.received = { outputs: 0, stdout: 0, stderr: 0 };
     live.delivered = 0;
+    live.budget = new ByteRateBudget(this.#hooks.outputBytesPerSecond);
     this.#hooks.store.updateRun(record.pid, run.run, { state: 'running', startedAt: run.startedAt });
     this.#hooks.stats.runsStarted++;
     this.#hooks.transition(live, from);
@@ -202,25 +217,27 @@ export class RunController {
       case 'output': {
         live.received.outputs++;
         if ((live.delivered ?? 0) >= MAX_OUTPUT_EVENTS_PER_RUN) {
-          live.run.truncated = true;
+          this.#dropped(live, 'overCount').outputs++;
+          break;
+        }
+        // One encoding from here on: the store, the events and every interface carry this JSON.
+        const value = encodeOutputValue(event.value);
+        if (live.budget && !live.budget.take(Buffer.byteLength(JSON.stringify(value) ?? ''))) {
+          this.#dropped(live, 'overRate').outputs++;
           break;
         }
         live.delivered = (live.delivered ?? 0) + 1;
-        // One encoding from here on: the store, the events and every interface carry this JSON.
-        const value = encodeOutputValue(event.value);
         this.#hooks.emit({ type: 'output', pid, run, ...wireRoute(route), value }, route, (seq) =>
           this.#hooks.store.appendOutput(pid, run, seq, value),
         );
         break;
       }
-      case 'log':
+      case 'log': {
         live.received[event.stream] += event.text.length;
-        this.#hooks.emit(
-          { type: 'log', pid, run, ...wireRoute(route), stream: event.stream, text: event.text },
-          route,
-          (seq) => this.#hooks.store.appendLog(pid, run, seq, event.stream, event.text),
-        );
+        const text = this.#fitLog(live, event.text);
+        if (text !== '') this.#emitLog(live, event.stream, text);
         break;
+      }
       case 'tool':
         this.#hooks.stats.toolCalls++;
         if (event.isError) this.#hooks.stats.toolErrors++;
@@ -240,6 +257,54 @@ export class RunController {
     }
   }
 
+  /** Records a drop of `live` for `reason`: the run is truncated. */
+  #dropped(live: LiveProcess, reason: 'overRate' | 'overCount'): NonNullable<LiveProcess['dropped']> {
+    live.run.truncated = true;
+    live.dropped ??= { outputs: 0, logBytes: 0, overRate: false, overCount: false };
+    live.dropped[reason] = true;
+    return live.dropped;
+  }
+
+  /** The longest start of `text` the run's byte budget takes (whole characters); the rest is dropped. */
+  #fitLog(live: LiveProcess, text: string): string {
+    const budget = live.budget;
+    if (!budget) return text;
+    const bytes = Buffer.byteLength(text);
+    if (budget.take(bytes)) return text;
+    const room = Math.min(budget.available(), bytes);
+    const { read, written } =
+      room > 0 ? new TextEncoder().encodeInto(text, new Uint8Array(room)) : { read: 0, written: 0 };
+    budget.take(written);
+    this.#dropped(live, 'overRate').logBytes += bytes - written;
+    return text.slice(0, read);
+  }
+
+  #emitLog(live: LiveProcess, stream: 'stdout' | 'stderr', text: string): void {
+    const { pid } = live.record;
+    const { run } = live.run;
+    const route = routeOf(live.record);
+    this.#hooks.emit({ type: 'log', pid, run, ...wireRoute(route), stream, text }, route, (seq) =>
+      this.#hooks.store.appendLog(pid, run, seq, stream, text),
+    );
+  }
+
+  /** Ends the stderr of a run that lost outputs or logs to the server's limits with a note saying so. */
+  #noteDropped(live: LiveProcess): void {
+    const dropped = live.dropped;
+    if (!dropped) return;
+    const limits = [
+      ...(dropped.overRate
+        ? [`${this.#hooks.outputBytesPerSecond} bytes of outputs and logs per second (bursts of twice that)`]
+        : []),
+      ...(dropped.overCount ? [`${MAX_OUTPUT_EVENTS_PER_RUN} output events per run`] : []),
+    ];
+    this.#emitLog(
+      live,
+      'stderr',
+      `\n[mci] this run is truncated: ${dropped.outputs} outputs and ${dropped.logBytes} bytes of logs were dropped, over the server's limit of ${limits.join(' and ')}\n`,
+    );
+  }
+
   #finish(live: LiveProcess, result: ExecutionResult): void {
     if (live.done) return;
     clearTimeout(live.killTimer);
@@ -255,6 +320,7 @@ export class RunController {
         this.#deliver(live, { type: 'log', stream, text: text.slice(received[stream]) });
       }
     }
+    this.#noteDropped(live);
     const durationMs =
       Math.round((performance.now() - (live.startedAtMs ?? performance.now())) * 1000) / 1000;
     live.run.durationMs = durationMs;

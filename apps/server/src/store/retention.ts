@@ -9,6 +9,12 @@ export interface RetentionOptions {
    * change first (another principal's are never touched). @default 100000
    */
   maxProcesses?: number;
+  /**
+   * Most bytes of stored outputs and logs kept per principal; past it, that principal's idle processes
+   * are deleted, oldest last change first, until the rest fits (another principal's are never
+   * touched). Bytes of queued and running processes count but are never deleted. @default 1073741824 (1 GiB)
+   */
+  maxBytes?: number;
   /** Time between sweeps, in ms (the first one runs at start). @default 60000 */
   intervalMs?: number;
   /** A background sweep failed (it is retried at the next interval). @default a process warning */
@@ -26,12 +32,14 @@ export interface Retention {
 /** 7 days, in ms. */
 export const DEFAULT_RETENTION_MAX_AGE_MS = 7 * 24 * 3_600_000;
 export const DEFAULT_RETENTION_MAX_PROCESSES = 100_000;
+/** 1 GiB, in bytes. */
+export const DEFAULT_RETENTION_MAX_BYTES = 1024 ** 3;
 /** Deletions per sweep step; a larger backlog continues on the next turns, so requests are served between. */
 const BATCH = 500;
 
 /**
  * Deletes old processes in the background: idle ones whose last state change is older than `maxAgeMs`,
- * and, for a principal past `maxProcesses`, its idle ones whose last change is oldest. Queued, running and terminating
+ * and, for a principal past `maxProcesses` or `maxBytes`, its idle ones whose last change is oldest. Queued, running and terminating
  * processes are never deleted. `remove(pid)` deletes one (the process manager's `delete`, so its
  * counters follow); it may throw for a process that is no longer idle (skipped). Events that belong to
  * no process (intents, stream results) older than `maxAgeMs` go too. Timers are unref'd.
@@ -44,6 +52,7 @@ export function startRetention(
 ): Retention {
   const maxAgeMs = positive('maxAgeMs', options.maxAgeMs, DEFAULT_RETENTION_MAX_AGE_MS);
   const maxProcesses = positive('maxProcesses', options.maxProcesses, DEFAULT_RETENTION_MAX_PROCESSES);
+  const maxBytes = positive('maxBytes', options.maxBytes, DEFAULT_RETENTION_MAX_BYTES);
   const intervalMs = positive('intervalMs', options.intervalMs, 60_000);
   const onError =
     options.onError ??
@@ -54,7 +63,7 @@ export function startRetention(
   /** One step: deletes up to BATCH expired processes; `more` when there may be others left. */
   const step = (now: number): { deleted: number; more: boolean } => {
     if (stopped) return { deleted: 0, more: false };
-    const policy: ExpiryPolicy = { maxAgeMs, maxProcesses, limit: BATCH, now };
+    const policy: ExpiryPolicy = { maxAgeMs, maxProcesses, maxBytes, limit: BATCH, now };
     const expired = store.expiredProcesses(policy);
     let deleted = 0;
     for (const pid of expired) {

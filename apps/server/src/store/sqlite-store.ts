@@ -48,6 +48,11 @@ export interface ExpiryPolicy {
   maxAgeMs: number;
   /** Past this many processes of one principal, its idle ones whose last change is oldest expire. */
   maxProcesses: number;
+  /**
+   * Past this many bytes of stored outputs and logs of one principal, its idle ones whose last change
+   * is oldest expire until the rest fits. @default no byte quota
+   */
+  maxBytes?: number;
   /** Most pids returned. */
   limit: number;
   /** ms since the epoch. @default Date.now() */
@@ -287,7 +292,12 @@ class SqliteStore implements SqliteProcessStore {
 
   expiredProcesses(policy: ExpiryPolicy): number[] {
     const cutoff = (policy.now ?? Date.now()) - policy.maxAgeMs;
-    return readExpiredPids(this.#read, cutoff, policy.maxProcesses, policy.limit);
+    return readExpiredPids(
+      this.#read,
+      cutoff,
+      { maxProcesses: policy.maxProcesses, maxBytes: policy.maxBytes ?? Number.POSITIVE_INFINITY },
+      policy.limit,
+    );
   }
 
   deleteUnownedEvents(beforeMs: number): void {

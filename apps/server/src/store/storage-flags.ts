@@ -7,13 +7,14 @@ export interface StorageFlags {
   db?: string;
   retentionDays?: number;
   retentionMax?: number;
+  retentionMaxBytes?: number;
 }
 
 const DAY_MS = 86_400_000;
 
 /**
  * The {@link ServerOptions} of the storage settings: flags first, then `MCI_DB`,
- * `MCI_RETENTION_DAYS` (a positive number), `MCI_RETENTION_MAX` (a positive integer).
+ * `MCI_RETENTION_DAYS` (a positive number), `MCI_RETENTION_MAX` and `MCI_RETENTION_MAX_BYTES` (positive integers).
  * @throws ConfigError for a malformed variable
  */
 export function storageSettings(
@@ -24,11 +25,13 @@ export function storageSettings(
     flags.retentionDays ??
     readEnvNumber(env, 'MCI_RETENTION_DAYS', { integer: false, positive: true, min: 0 });
   const max = flags.retentionMax ?? readEnvNumber(env, 'MCI_RETENTION_MAX');
+  const maxBytes = flags.retentionMaxBytes ?? readEnvNumber(env, 'MCI_RETENTION_MAX_BYTES');
   return {
     db: flags.db ?? readEnv(env, 'MCI_DB') ?? readEnv(env, 'MCI_DB_URL') ?? defaultDbPath(env),
     retention: {
       ...(days !== undefined && { maxAgeMs: days * DAY_MS }),
       ...(max !== undefined && { maxProcesses: max }),
+      ...(maxBytes !== undefined && { maxBytes }),
     },
   };
 }

@@ -86,9 +86,16 @@ export function readEvents(read: Read, since: number, filter: StoredEventFilter)
 /**
  * Idle processes to delete, oldest change first, at most `limit`: those idle since before `cutoff`
  * (epoch ms), then, for each principal (owner) with more than `maxProcesses`, its idle ones whose last
- * change is oldest, down to `maxProcesses`. One principal's many processes never count against another's.
+ * change is oldest, down to `maxProcesses`, and for each principal whose stored output and log bytes
+ * are over `maxBytes`, its idle ones whose last change is oldest, until the rest fits. One principal's
+ * many processes or bytes never count against another's.
  */
-export function readExpiredPids(read: Read, cutoff: number, maxProcesses: number, limit: number): number[] {
+export function readExpiredPids(
+  read: Read,
+  cutoff: number,
+  quota: { maxProcesses: number; maxBytes: number },
+  limit: number,
+): number[] {
   const pids = (sql: string, ...params: number[]) =>
     read(sql)
       .all(...params)
@@ -100,23 +107,51 @@ export function readExpiredPids(read: Read, cutoff: number, maxProcesses: number
   );
   if (aged.length >= limit) return aged;
   // Per owner: its count, less the aged ones already selected, over the quota.
-  return aged.concat(
-    pids(
-      `WITH over AS (
-         SELECT owner, count(*) - ? AS excess FROM processes
-          WHERE NOT (idle_since < ? AND state = 'idle')
-          GROUP BY owner HAVING excess > 0
-       )
-       SELECT pid FROM (
-         SELECT p.pid, p.idle_since, o.excess,
-                row_number() OVER (PARTITION BY p.owner ORDER BY p.idle_since, p.pid) AS k
-           FROM processes p JOIN over o ON o.owner = p.owner
-          WHERE p.state = 'idle' AND p.idle_since >= ?
-       ) WHERE k <= excess ORDER BY idle_since, pid LIMIT ?`,
-      maxProcesses,
-      cutoff,
-      cutoff,
-      limit - aged.length,
-    ),
+  const overCount = pids(
+    `WITH over AS (
+       SELECT owner, count(*) - ? AS excess FROM processes
+        WHERE NOT (idle_since < ? AND state = 'idle')
+        GROUP BY owner HAVING excess > 0
+     )
+     SELECT pid FROM (
+       SELECT p.pid, p.idle_since, o.excess,
+              row_number() OVER (PARTITION BY p.owner ORDER BY p.idle_since, p.pid) AS k
+         FROM processes p JOIN over o ON o.owner = p.owner
+        WHERE p.state = 'idle' AND p.idle_since >= ?
+     ) WHERE k <= excess ORDER BY idle_since, pid LIMIT ?`,
+    quota.maxProcesses,
+    cutoff,
+    cutoff,
+    limit - aged.length,
   );
+  if (!Number.isFinite(quota.maxBytes)) return aged.concat(overCount);
+  // Per owner: its output and log bytes (the aged ones left out) over the quota; its oldest idle
+  // processes go while the bytes of those before them have not covered the excess.
+  const overBytes = pids(
+    `WITH sizes AS (
+       SELECT pid, sum(n) AS bytes FROM (
+         SELECT pid, length(value) AS n FROM outputs
+         UNION ALL SELECT pid, length(CAST(text AS BLOB)) FROM logs
+       ) GROUP BY pid
+     ),
+     over AS (
+       SELECT p.owner, sum(coalesce(s.bytes, 0)) - ? AS excess
+         FROM processes p LEFT JOIN sizes s ON s.pid = p.pid
+        WHERE NOT (p.idle_since < ? AND p.state = 'idle')
+        GROUP BY p.owner HAVING excess > 0
+     )
+     SELECT pid FROM (
+       SELECT p.pid, p.idle_since, o.excess,
+              coalesce(sum(coalesce(s.bytes, 0)) OVER (
+                PARTITION BY p.owner ORDER BY p.idle_since, p.pid
+                ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
+         FROM processes p JOIN over o ON o.owner = p.owner LEFT JOIN sizes s ON s.pid = p.pid
+        WHERE p.state = 'idle' AND p.idle_since >= ?
+     ) WHERE before < excess ORDER BY idle_since, pid LIMIT ?`,
+    quota.maxBytes,
+    cutoff,
+    cutoff,
+    limit - aged.length,
+  );
+  return [...new Set([...aged, ...overCount, ...overBytes])].slice(0, limit);
 }

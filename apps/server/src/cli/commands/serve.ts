@@ -95,6 +95,12 @@ export default defineCommand<ServeOptions>({
           'keep at most this many processes, deleting the oldest idle ones (env MCI_RETENTION_MAX; default 100000)',
         ).argParser(numberOption('--retention-max')),
       )
+      .addOption(
+        new Option(
+          '--retention-max-bytes <n>',
+          'keep at most this many bytes of outputs and logs per principal, deleting its oldest idle processes (env MCI_RETENTION_MAX_BYTES; default 1073741824)',
+        ).argParser(numberOption('--retention-max-bytes')),
+      )
       .option(
         '--model <provider:model>',
         'host conversations with this model (repeatable; the first is the default; keys from the environment)',

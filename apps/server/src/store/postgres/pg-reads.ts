@@ -94,27 +94,55 @@ export function readPgEvents(read: Read, since: number, filter: StoredEventFilte
 }
 
 /** Idle processes to delete, oldest change first, at most `limit` (the rule of `readExpiredPids`). */
-export function readPgExpiredPids(read: Read, cutoff: number, maxProcesses: number, limit: number): number[] {
+export function readPgExpiredPids(
+  read: Read,
+  cutoff: number,
+  quota: { maxProcesses: number; maxBytes: number },
+  limit: number,
+): number[] {
   const pids = (sql: string, params: PgParam[]) => read(sql, params).map((row) => Number(row.pid));
   const aged = pids(
     "SELECT pid FROM processes WHERE idle_since < ? AND state = 'idle' ORDER BY idle_since, pid LIMIT ?",
     [cutoff, limit],
   );
   if (aged.length >= limit) return aged;
-  return aged.concat(
-    pids(
-      `WITH over AS (
-         SELECT owner, count(*) - ? AS excess FROM processes
-          WHERE NOT (idle_since < ? AND state = 'idle')
-          GROUP BY owner HAVING count(*) - ? > 0
-       )
-       SELECT pid FROM (
-         SELECT p.pid, p.idle_since, o.excess,
-                row_number() OVER (PARTITION BY p.owner ORDER BY p.idle_since, p.pid) AS k
-           FROM processes p JOIN over o ON o.owner = p.owner
-          WHERE p.state = 'idle' AND p.idle_since >= ?
-       ) ranked WHERE k <= excess ORDER BY idle_since, pid LIMIT ?`,
-      [maxProcesses, cutoff, maxProcesses, cutoff, limit - aged.length],
-    ),
+  const overCount = pids(
+    `WITH over AS (
+       SELECT owner, count(*) - ? AS excess FROM processes
+        WHERE NOT (idle_since < ? AND state = 'idle')
+        GROUP BY owner HAVING count(*) - ? > 0
+     )
+     SELECT pid FROM (
+       SELECT p.pid, p.idle_since, o.excess,
+              row_number() OVER (PARTITION BY p.owner ORDER BY p.idle_since, p.pid) AS k
+         FROM processes p JOIN over o ON o.owner = p.owner
+        WHERE p.state = 'idle' AND p.idle_since >= ?
+     ) ranked WHERE k <= excess ORDER BY idle_since, pid LIMIT ?`,
+    [quota.maxProcesses, cutoff, quota.maxProcesses, cutoff, limit - aged.length],
   );
+  if (!Number.isFinite(quota.maxBytes)) return aged.concat(overCount);
+  const overBytes = pids(
+    `WITH sizes AS (
+       SELECT pid, sum(n) AS bytes FROM (
+         SELECT pid, octet_length(value) AS n FROM outputs
+         UNION ALL SELECT pid, octet_length(text) FROM logs
+       ) data GROUP BY pid
+     ),
+     over AS (
+       SELECT p.owner, sum(coalesce(s.bytes, 0)) - ? AS excess
+         FROM processes p LEFT JOIN sizes s ON s.pid = p.pid
+        WHERE NOT (p.idle_since < ? AND p.state = 'idle')
+        GROUP BY p.owner HAVING sum(coalesce(s.bytes, 0)) - ? > 0
+     )
+     SELECT pid FROM (
+       SELECT p.pid, p.idle_since, o.excess,
+              coalesce(sum(coalesce(s.bytes, 0)) OVER (
+                PARTITION BY p.owner ORDER BY p.idle_since, p.pid
+                ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
+         FROM processes p JOIN over o ON o.owner = p.owner LEFT JOIN sizes s ON s.pid = p.pid
+        WHERE p.state = 'idle' AND p.idle_since >= ?
+     ) ranked WHERE before < excess ORDER BY idle_since, pid LIMIT ?`,
+    [quota.maxBytes, cutoff, quota.maxBytes, cutoff, limit - aged.length],
+  );
+  return [...new Set([...aged, ...overCount, ...overBytes])].slice(0, limit);
 }

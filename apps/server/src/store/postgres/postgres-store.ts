@@ -313,7 +313,12 @@ class PostgresStore implements PostgresProcessStore {
 
   expiredProcesses(policy: ExpiryPolicy): number[] {
     const cutoff = (policy.now ?? Date.now()) - policy.maxAgeMs;
-    return readPgExpiredPids(this.#read, cutoff, policy.maxProcesses, policy.limit);
+    return readPgExpiredPids(
+      this.#read,
+      cutoff,
+      { maxProcesses: policy.maxProcesses, maxBytes: policy.maxBytes ?? Number.POSITIVE_INFINITY },
+      policy.limit,
+    );
   }
 
   sqlDatabase(): PgSqlDatabase {

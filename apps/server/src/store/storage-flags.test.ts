@@ -1,0 +1,21 @@
+import { describe, expect, it } from 'vitest';
+import { storageSettings } from './storage-flags.ts';
+
+describe('storageSettings', () => {
+  it('takes the byte quota per principal from --retention-max-bytes, then MCI_RETENTION_MAX_BYTES', () => {
+    expect(storageSettings({ db: ':memory:', retentionMaxBytes: 5000 }, {}).retention).toEqual({
+      maxBytes: 5000,
+    });
+    expect(
+      storageSettings({ db: ':memory:' }, { MCI_RETENTION_MAX_BYTES: '7000', MCI_RETENTION_MAX: '3' })
+        .retention,
+    ).toEqual({ maxBytes: 7000, maxProcesses: 3 });
+    expect(storageSettings({ db: ':memory:' }, {}).retention).toEqual({});
+  });
+
+  it('refuses a malformed MCI_RETENTION_MAX_BYTES, naming it', () => {
+    expect(() => storageSettings({ db: ':memory:' }, { MCI_RETENTION_MAX_BYTES: '1e3x' })).toThrow(
+      /MCI_RETENTION_MAX_BYTES=1e3x/,
+    );
+  });
+});
