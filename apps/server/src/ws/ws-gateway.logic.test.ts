@@ -21,7 +21,8 @@ async function setup(
   options: { tokens?: TokenGrant[]; maxBufferedBytes?: number; size?: number; heartbeatMs?: number } = {},
 ) {
   const pool = new ManualPool(options.size ?? 2);
-  const manager = createProcessManager({ pool, createIntentStream });
+  // No output rate budget: the overflow test floods a paused reader with 25 MB of outputs.
+  const manager = createProcessManager({ pool, createIntentStream, outputBytesPerSecond: 1 << 30 });
   const limits = LimitsSchema.parse({ maxBufferedBytes: options.maxBufferedBytes ?? 1 << 22 });
   const listener: Listener = await listen({
     manager,
