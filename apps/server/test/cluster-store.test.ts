@@ -1,4 +1,3 @@
-import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConversationStore } from '../src/chat/conversation-store.ts';
 import { MIGRATIONS, SCHEMA_VERSION } from '../src/store/migrations.ts';
@@ -7,7 +6,7 @@ import { openPostgresStore } from '../src/store/postgres/postgres-store.ts';
 import { openSqliteStore } from '../src/store/sqlite-store.ts';
 import { adminQuery, adminQueryOn, freshDatabase } from './support/postgres.ts';
 import { describeProcessStoreContract } from './support/store-contract.ts';
-import { checkEquivalence, storeOps } from './support/store-equivalence.ts';
+import { describePostgresEquivalence } from './support/postgres-equivalence.ts';
 
 const databases: AsyncDisposable[] = [];
 afterAll(async () => {
@@ -24,41 +23,8 @@ describeProcessStoreContract('postgres, per-turn batches, a cache of one', async
   openPostgresStore({ url: (await fresh()).url, flushDelayMs: 0, cache: { processes: 1, bytes: 1024 } }),
 );
 
-describe('Postgres store equals the in-memory store', () => {
-  // One database for all runs, emptied before each (creating one per run would dominate the time).
-  const empty = (url: string) =>
-    adminQueryOn(url, 'TRUNCATE processes, runs, outputs, logs, events; UPDATE counters SET value = 0');
-
-  it('with the default cache', { timeout: 240_000 }, async () => {
-    const { url } = await fresh();
-    await openPostgresStore({ url }).close();
-    await fc.assert(
-      fc.asyncProperty(storeOps, async (list) => {
-        await empty(url);
-        await checkEquivalence(list, () => openPostgresStore({ url }), 6);
-      }),
-      { numRuns: 25 },
-    );
-  });
-
-  it('with a cache of two processes (constant eviction) and per-turn batches', {
-    timeout: 240_000,
-  }, async () => {
-    const { url } = await fresh();
-    await openPostgresStore({ url }).close();
-    await fc.assert(
-      fc.asyncProperty(storeOps, async (list) => {
-        await empty(url);
-        await checkEquivalence(
-          list,
-          () => openPostgresStore({ url, cache: { processes: 2, bytes: 4096 }, flushDelayMs: 0 }),
-          1,
-        );
-      }),
-      { numRuns: 25 },
-    );
-  });
-});
+// A few sequences here; cluster-store-equivalence.slow.test.ts runs the property at full size.
+describePostgresEquivalence(4);
 
 const record = (pid: number) => ({
   pid,

@@ -1,0 +1,56 @@
+import fc from 'fast-check';
+import { afterAll, describe, it } from 'vitest';
+import { openPostgresStore } from '../../src/store/postgres/postgres-store.ts';
+import { adminQueryOn, freshDatabase } from './postgres.ts';
+import { checkEquivalence, storeOps } from './store-equivalence.ts';
+
+/**
+ * The store-equivalence property on PostgreSQL (see {@link checkEquivalence}), `numRuns` write
+ * sequences per cache setting, in a fresh database dropped after the file.
+ */
+export function describePostgresEquivalence(numRuns: number): void {
+  const databases: AsyncDisposable[] = [];
+  afterAll(async () => {
+    for (const db of databases) await db[Symbol.asyncDispose]();
+  });
+  const fresh = async () => {
+    const db = await freshDatabase();
+    databases.push(db);
+    return db;
+  };
+  describe('Postgres store equals the in-memory store', () => {
+    // One database for all runs, emptied before each (creating one per run would dominate the time).
+    const empty = (url: string) =>
+      adminQueryOn(url, 'TRUNCATE processes, runs, outputs, logs, events; UPDATE counters SET value = 0');
+
+    it('with the default cache', { timeout: 240_000 }, async () => {
+      const { url } = await fresh();
+      await openPostgresStore({ url }).close();
+      await fc.assert(
+        fc.asyncProperty(storeOps, async (list) => {
+          await empty(url);
+          await checkEquivalence(list, () => openPostgresStore({ url }), 6);
+        }),
+        { numRuns },
+      );
+    });
+
+    it('with a cache of two processes (constant eviction) and per-turn batches', {
+      timeout: 240_000,
+    }, async () => {
+      const { url } = await fresh();
+      await openPostgresStore({ url }).close();
+      await fc.assert(
+        fc.asyncProperty(storeOps, async (list) => {
+          await empty(url);
+          await checkEquivalence(
+            list,
+            () => openPostgresStore({ url, cache: { processes: 2, bytes: 4096 }, flushDelayMs: 0 }),
+            1,
+          );
+        }),
+        { numRuns },
+      );
+    });
+  });
+}
