@@ -3,7 +3,7 @@
 // block doing `output(1 + 1)`, against the process's own run time measured by the server in the same
 // turns, against a bare `process.create` -> idle round trip of the same program, and against the
 // floor of the SDK and HTTP alone (two model requests back to back).
-// Target (issue 20): under 5 ms beyond the process's own run time.
+// Target: under 5 ms beyond the process's own run time.
 import { fileURLToPath } from 'node:url';
 import { Agent, type AgentEvent, createModel } from '@mci/agent';
 import { connect } from '@mci/client';

@@ -1,7 +1,7 @@
 // The process store's cost on the server's hot path: processes/s and p50 latency of `output(1 + 1)`
 // through the process manager (create, run, wait) with one node on SQLite and one node on PostgreSQL,
 // in the same run, on one sandbox pool; rounds alternate so both see the same machine load.
-// Target (issue 22): one node on Postgres within 80% of SQLite throughput.
+// Target: one node on Postgres within 80% of SQLite throughput.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -2,7 +2,7 @@
 // server on port 0) against the same program over the WebSocket API of that server, in one run:
 // p50/p99 with one caller (the paths alternate call by call) and throughput with 8 callers. A second
 // baseline, the HTTP API's `POST /processes` with `block: true`, shows what one HTTP request costs.
-// Target (issue 19): MCP adds under 1 ms p50 over WebSocket.
+// Target: MCP adds under 1 ms p50 over WebSocket.
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';

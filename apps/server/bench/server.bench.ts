@@ -1,6 +1,6 @@
 // MCI Server end to end over WebSocket, against the sandbox pool it runs on, in one run: latency of
 // `output(1 + 1)` from `process.create` to the final `process` event with 1 and with 16 clients,
-// throughput, and the kill latency of a running tight loop. Targets (issue 6): the server adds under
+// throughput, and the kill latency of a running tight loop. Targets: the server adds under
 // 1 ms p50 over the sandbox alone; throughput at least 80% of the pool's; kill under 100 ms p99.
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';

@@ -72,8 +72,8 @@ export interface StoredEvent {
 /**
  * Where the process manager keeps process records, runs, outputs, logs and the event log. Calls are
  * synchronous (the manager owns the live state; a durable store may batch its writes, as long as reads
- * see every earlier write). The in-memory store is {@link createMemoryStore}; issue 8 adds SQLite
- * behind the same interface.
+ * see every earlier write). The in-memory store is {@link createMemoryStore}; the SQLite and PostgreSQL
+ * stores implement the same interface.
  */
 export interface ProcessStore {
   /** The highest pid and event seq ever stored (0 if none), so counters continue after a restart. */

@@ -3,8 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { EventRoute, ProcessStore, StoredProcess } from '../../src/processes/process-store.ts';
 
 /**
- * The contract every {@link ProcessStore} passes (the in-memory one here; the SQLite one of issue 8
- * runs the same suite): records, runs with outputs and logs, the event log and replay filters, counters.
+ * The contract every {@link ProcessStore} passes (the in-memory, SQLite and PostgreSQL stores run the
+ * same suite): records, runs with outputs and logs, the event log and replay filters, counters.
  */
 export function describeProcessStoreContract(
   name: string,
