@@ -15,11 +15,13 @@
 //   - RSS of the server (<= 300 MB) and of each sandbox worker (<= 400 MB) after the idle minute.
 // Prints a report (and writes it as JSON with --json); exits 1 when a check fails.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { connect, type MciClient, type ServerEvent } from '../packages/client/src/index.ts';
+import { descendants, rssMb } from './soak/proc.ts';
+import { type Program, PROGRAMS } from './soak/programs.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -45,53 +47,6 @@ const dir = mkdtempSync(join(tmpdir(), 'mci-soak-'));
 const operatorToken = 'soak-operator';
 const clientTokens = Array.from({ length: connections }, (_, i) => `soak-client-${i}`);
 
-/** A hostile program: its code and options, and how likely it is drawn (weight). */
-interface Program {
-  name: string;
-  weight: number;
-  code: string;
-  timeoutMs?: number;
-  memoryLimitMb?: number;
-  /** Refused at creation (CODE_TOO_LARGE), never a process. */
-  refused?: boolean;
-}
-
-const PROGRAMS: Program[] = [
-  { name: 'plain', weight: 6, code: 'output(1 + 1)' },
-  { name: 'tight-loop', weight: 3, code: 'while (true) {}', timeoutMs: 200 },
-  { name: 'never-resolves', weight: 3, code: 'await new Promise(() => {})', timeoutMs: 300 },
-  {
-    name: 'memory-bomb',
-    weight: 2,
-    code: 'const hoard = []; while (true) hoard.push(new Array(1e6).fill(hoard.length))',
-    memoryLimitMb: 32,
-    timeoutMs: 3000,
-  },
-  { name: 'deep-recursion', weight: 2, code: 'const f = (n) => f(n + 1) + 1; f(0)' },
-  { name: 'output-flood', weight: 1, code: 'for (let i = 0; i < 2e6; i++) output(0)', timeoutMs: 2000 },
-  {
-    name: 'console-flood',
-    weight: 1,
-    code: "for (let i = 0; i < 2e5; i++) console.log('x'.repeat(100), i)",
-    timeoutMs: 2000,
-  },
-  { name: 'throw-null', weight: 1, code: 'throw null' },
-  { name: 'throw-symbol', weight: 1, code: "throw Symbol('odd')" },
-  {
-    name: 'throw-hostile',
-    weight: 1,
-    code: 'throw { get message() { throw new Error("nested") }, toString() { throw 1 } }',
-  },
-  { name: 'throw-proxy', weight: 1, code: 'throw new Proxy({}, { get() { throw new Error("trap") } })' },
-  {
-    name: 'unhandled-rejection',
-    weight: 2,
-    code: "Promise.reject(new Error('nobody listens')); output('after')",
-  },
-  { name: 'huge-return', weight: 1, code: "return 'x'.repeat(8 * 1024 * 1024)" },
-  { name: 'huge-object', weight: 1, code: 'return Array.from({ length: 3e5 }, (_, i) => ({ i, s: "abc" }))' },
-  { name: 'oversize-code', weight: 1, code: `// ${'x'.repeat(200 * 1024)}\noutput(1)`, refused: true },
-];
 const only = flags.only?.split(',');
 if (only) PROGRAMS.splice(0, PROGRAMS.length, ...PROGRAMS.filter((p) => only.includes(p.name)));
 const weights = PROGRAMS.reduce((sum, p) => sum + p.weight, 0);
@@ -147,39 +102,6 @@ const url = await new Promise<string>((resolve, reject) => {
 const serverPid = server.pid!;
 process.stderr.write(`soak: server ${serverPid} at ${url}, ${total} processes, ${connections}x${inFlight}\n`);
 
-/** RSS in MB of a pid (0 if gone). */
-function rssMb(pid: number): number {
-  try {
-    const line = readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/);
-    return line ? Math.round(Number(line[1]) / 1024) : 0;
-  } catch {
-    return 0;
-  }
-}
-
-/** Every descendant pid of `pid` (the sandbox workers). */
-function descendants(pid: number): number[] {
-  const parents = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      parents.set(ppid, [...(parents.get(ppid) ?? []), Number(entry)]);
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  const found: number[] = [];
-  const visit = (parent: number) => {
-    for (const child of parents.get(parent) ?? []) {
-      found.push(child);
-      visit(child);
-    }
-  };
-  visit(pid);
-  return found;
-}
 
 // --- observers ----------------------------------------------------------------------------------
 
