@@ -148,7 +148,7 @@ export function describeProcessStoreContract(
         { type: 'tool', seq: 4, pid: 1, run: 1, name: 't', durationMs: 1, isError: false },
       ];
       s.putProcess(record(1));
-      events.forEach((event, i) => s.appendEvent(event, routes[i]!));
+      for (const [i, event] of events.entries()) s.appendEvent(event, routes[i]!);
       const seqs = (since: number, filter = {}) => s.eventsSince(since, filter).map((e) => e.event.seq);
       expect(s.eventsSince(0, {})).toEqual(events.map((event, i) => ({ event, route: routes[i] })));
       expect(seqs(2)).toEqual([3, 4]);

@@ -45,10 +45,11 @@ export class PgSqlDatabase implements ConversationDatabase {
           this.#transaction.push({ sql: text, params: params.map(param) });
           return { lastInsertRowid: 0 };
         }
-        const inserted = /^\s*INSERT\b/i.test(sql)
-          ? rows(params, ' RETURNING *')[0]
-          : (rows(params), undefined);
-        const id = Number(inserted?.id);
+        if (!/^\s*INSERT\b/i.test(sql)) {
+          rows(params);
+          return { lastInsertRowid: 0 };
+        }
+        const id = Number(rows(params, ' RETURNING *')[0]?.id);
         return { lastInsertRowid: Number.isSafeInteger(id) ? id : 0 };
       },
       get: (...params: SQLInputValue[]) => rows(params)[0],
