@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { answer, type FakeProvider, startFakeOpenAi } from '@mci/test-support';
 import { createLogger } from '../src/logger.ts';
-import { createServer, type MciServer } from '../src/server.ts';
+import { createServer } from '../src/server.ts';
+import { type Json, openJsonSocket } from './support/json-socket.ts';
 
 // Server-hosted conversations over the real WebSocket protocol: the server runs the loop with a key
 // from its own environment, streams chat.* events and the turn's stream events, stores every message
@@ -22,7 +22,6 @@ writeFileSync(
 );
 const BLOCK = '```ts exec=true\nconst r = await tools.greet();\noutput(r.content[0].text);\n```\n';
 
-type Json = Record<string, any>;
 
 /** Starts a server on `db` hosting `openai:fake-1` at `fake`, its logs collected into `logs`. */
 async function start(
@@ -47,41 +46,6 @@ async function start(
   });
 }
 
-/** A WebSocket client of the test: requests with ids, and every message it got. */
-async function open(server: MciServer, token?: string) {
-  const ws = new WebSocket(server.wsUrl, token ? { headers: { Authorization: `Bearer ${token}` } } : {});
-  const messages: Json[] = [];
-  const waiters: Array<{ test: (m: Json) => boolean; resolve: (m: Json) => void }> = [];
-  ws.on('message', (data) => {
-    const message = JSON.parse(String(data)) as Json;
-    messages.push(message);
-    for (const waiter of [...waiters]) {
-      if (waiter.test(message)) {
-        waiters.splice(waiters.indexOf(waiter), 1);
-        waiter.resolve(message);
-      }
-    }
-  });
-  let next = 1;
-  const waitFor = (test: (m: Json) => boolean) =>
-    new Promise<Json>((resolve) => {
-      const found = messages.find(test);
-      if (found) resolve(found);
-      else waiters.push({ test, resolve });
-    });
-  await waitFor((m) => m.type === 'hello');
-  return {
-    messages,
-    waitFor,
-    async request(body: Json): Promise<Json> {
-      const id = next++;
-      ws.send(JSON.stringify({ ...body, id }));
-      return waitFor((m) => (m.type === 'reply' || m.type === 'error') && m.id === id);
-    },
-    close: () => ws.close(),
-  };
-}
-
 describe('server-hosted conversations', () => {
   it('runs a turn, streams chat.* and stream events, stores messages linked to pids, and survives a restart', async () => {
     await using fake = await startFakeOpenAi(
@@ -99,7 +63,7 @@ describe('server-hosted conversations', () => {
         models: [{ name: 'openai:fake-1', provider: 'openai', model: 'fake-1', default: true }],
       });
 
-      const client = await open(server);
+      const client = await openJsonSocket(server.wsUrl);
       const started = await client.request({ type: 'chat.start', message: 'Greet me, please.' });
       expect(started).toMatchObject({
         type: 'reply',
@@ -145,7 +109,7 @@ describe('server-hosted conversations', () => {
 
     server = await start(fake, db, logs);
     try {
-      const client = await open(server);
+      const client = await openJsonSocket(server.wsUrl);
       const listed = await client.request({ type: 'chat.list' });
       expect(listed.result.conversations).toEqual([
         expect.objectContaining({ conversationId, messageCount: 4, running: false }),
@@ -189,7 +153,7 @@ describe('server-hosted conversations', () => {
     });
     const logs: string[] = [];
     await using server = await start(fake, ':memory:', logs);
-    const client = await open(server);
+    const client = await openJsonSocket(server.wsUrl);
     const started = await client.request({ type: 'chat.start', message: 'spin' });
     const { conversationId } = started.result.conversation;
     const running = await client.waitFor((m) => m.type === 'process' && m.state === 'running');
@@ -215,7 +179,7 @@ describe('server-hosted conversations', () => {
     await using fake = await startFakeOpenAi({ status: 500, message: `boom with ${KEY}` });
     const logs: string[] = [];
     await using server = await start(fake, ':memory:', logs);
-    const client = await open(server);
+    const client = await openJsonSocket(server.wsUrl);
     await client.request({ type: 'chat.start', message: 'hi' });
     const error = await client.waitFor((m) => m.type === 'chat.error');
     expect(error).toMatchObject({ code: 'MODEL_ERROR', provider: 'openai', model: 'fake-1', status: 500 });
@@ -235,7 +199,7 @@ describe('server-hosted conversations', () => {
       logLevel: 'silent',
       chat: { models: [`replay:${transcript}`], modelOptions: { tokensPerSecond: 0 } },
     });
-    const client = await open(server);
+    const client = await openJsonSocket(server.wsUrl);
     const reply = await client.request({ type: 'chat.start', message: 'go' });
     await client.waitFor((m) => m.type === 'chat.done');
     const turn = client.messages.filter((m) => m.type !== 'hello');
@@ -252,8 +216,8 @@ describe('server-hosted conversations', () => {
       { token: 'bob-token-456', role: 'client' as const, id: 'bob' },
     ];
     await using server = await start(fake, ':memory:', logs, tokens);
-    const alice = await open(server, 'alice-token-123');
-    const bob = await open(server, 'bob-token-456');
+    const alice = await openJsonSocket(server.wsUrl, 'alice-token-123');
+    const bob = await openJsonSocket(server.wsUrl, 'bob-token-456');
     const started = await alice.request({ type: 'chat.start', message: 'mine' });
     const { conversationId } = started.result.conversation;
     await alice.waitFor((m) => m.type === 'chat.done');

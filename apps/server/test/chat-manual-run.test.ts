@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
-import { createServer, type MciServer } from '../src/server.ts';
+import { createServer } from '../src/server.ts';
+import { openJsonSocket } from './support/json-socket.ts';
 
 // A conversation with autorun false over the real WebSocket protocol: the answer's blocks become idle
 // processes that wait for a run signal, and the loop sends the results back only once every block ran.
@@ -19,42 +19,6 @@ writeFileSync(
   transcript,
   `## assistant\nTwo blocks.\n\n${fence}ts exec=true\noutput('first');\n${fence}\n\n${fence}ts exec=true\noutput('second');\n${fence}\n\n## assistant\nBoth ran.\n`,
 );
-
-type Json = Record<string, any>;
-
-async function open(server: MciServer) {
-  const ws = new WebSocket(server.wsUrl);
-  const messages: Json[] = [];
-  const waiters: Array<{ test: (m: Json) => boolean; resolve: (m: Json) => void }> = [];
-  ws.on('message', (data) => {
-    const message = JSON.parse(String(data)) as Json;
-    messages.push(message);
-    for (const waiter of [...waiters]) {
-      if (waiter.test(message)) {
-        waiters.splice(waiters.indexOf(waiter), 1);
-        waiter.resolve(message);
-      }
-    }
-  });
-  let next = 1;
-  const waitFor = (test: (m: Json) => boolean) =>
-    new Promise<Json>((resolve) => {
-      const found = messages.find(test);
-      if (found) resolve(found);
-      else waiters.push({ test, resolve });
-    });
-  await waitFor((m) => m.type === 'hello');
-  return {
-    messages,
-    waitFor,
-    async request(body: Json): Promise<Json> {
-      const id = next++;
-      ws.send(JSON.stringify({ ...body, id }));
-      return waitFor((m) => (m.type === 'reply' || m.type === 'error') && m.id === id);
-    },
-    close: () => ws.close(),
-  };
-}
 
 async function start(db: string) {
   return createServer({
@@ -72,7 +36,7 @@ describe('manual-run conversations (autorun false)', () => {
     let server = await start(db);
     let conversationId: string;
     try {
-      const client = await open(server);
+      const client = await openJsonSocket(server.wsUrl);
       const started = await client.request({ type: 'chat.start', message: 'go', autorun: false });
       expect(started.result.conversation).toMatchObject({ autorun: false, running: true });
       conversationId = started.result.conversation.conversationId;
@@ -113,7 +77,7 @@ describe('manual-run conversations (autorun false)', () => {
     // The setting is stored with the conversation.
     server = await start(db);
     try {
-      const client = await open(server);
+      const client = await openJsonSocket(server.wsUrl);
       const got = await client.request({ type: 'chat.get', conversationId });
       expect(got.result.conversation).toMatchObject({ conversationId, autorun: false, running: false });
       client.close();
@@ -124,7 +88,7 @@ describe('manual-run conversations (autorun false)', () => {
 
   it('a turn waiting for the run signal ends canceled on chat.cancel, its blocks left unrun', async () => {
     await using server = await start(':memory:');
-    const client = await open(server);
+    const client = await openJsonSocket(server.wsUrl);
     const dones = () => client.messages.filter((m) => m.type === 'chat.done');
     const started = await client.request({ type: 'chat.start', message: 'go', autorun: false });
     const { conversationId } = started.result.conversation;
