@@ -43,7 +43,7 @@ describe('pnpm dev', () => {
         exited.then(() => reject(new Error(`pnpm dev ended before listening:\n${output}`)));
       });
       child.stdin.write('\x03');
-      expect(await exited).toBe(0);
+      expect(await exited, output).toBe(0);
       expect(output).toContain('stopped');
       expect(output).not.toMatch(/ELIFECYCLE|ERR_PNPM|again, exiting now|Command failed|ERROR/);
     },
