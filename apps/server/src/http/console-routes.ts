@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { serveStatic } from '@hono/node-server/serve-static';
-import { type Context, Hono } from 'hono';
+import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
 import type { HttpEnv } from './http-env.ts';
 
@@ -32,6 +32,14 @@ const consoleHeaders = secureHeaders({
 // API paths a person may open in a browser and should see as data, not as the console.
 const API_ONLY = /^\/(?:ws|healthz|metrics|models|mcp|tools\.d\.ts)$|^\/processes\/\d+\/./;
 
+/** Sets `Cache-Control` on a file the next handler found (a miss falls through untouched). */
+const cacheControl =
+  (value: string): MiddlewareHandler =>
+  async (c, next) => {
+    await next();
+    if (c.res.ok) c.res.headers.set('Cache-Control', value);
+  };
+
 /**
  * A page load by a browser (it asks for HTML): gets the console's `index.html`, whatever the path,
  * so `/processes/42` opens the console there. API clients (`Accept: application/json` or `*\/*`)
@@ -50,26 +58,19 @@ function isPageLoad(c: Context): boolean {
  * Register before the API's authentication middleware.
  */
 export function registerConsoleRoutes(app: Hono<HttpEnv>, dir: string = DEFAULT_CONSOLE_DIR): void {
-  app.use(
-    '/assets/*',
-    consoleHeaders,
-    serveStatic({
-      root: dir,
-      precompressed: true,
-      onFound: (_path, c) => c.header('Cache-Control', IMMUTABLE),
-    }),
-  );
+  const built = existsSync(`${dir}/index.html`);
+  if (built) {
+    app.use(
+      '/assets/*',
+      consoleHeaders,
+      cacheControl(IMMUTABLE),
+      serveStatic({ root: dir, precompressed: true }),
+    );
+  }
   const pages = new Hono();
   pages.use(consoleHeaders);
-  if (existsSync(`${dir}/index.html`)) {
-    pages.get(
-      '*',
-      serveStatic({
-        root: dir,
-        path: 'index.html',
-        onFound: (_path, c) => c.header('Cache-Control', 'no-cache'),
-      }),
-    );
+  if (built) {
+    pages.get('*', cacheControl('no-cache'), serveStatic({ root: dir, path: 'index.html' }));
   } else {
     pages.get('*', (c) =>
       c.html(
