@@ -25,6 +25,44 @@ function result(pid: number, fields: Partial<ProcessResult> = {}): ProcessResult
 }
 
 describe('formatResults', () => {
+  it("leaves out the failure text the sandbox appends to stderr, keeping the program's own lines", () => {
+    const text = formatResults([
+      result(1, {
+        status: 'failed',
+        error: { name: 'Error', message: 'boom\nsecond line', line: 2, column: 7 },
+        stderr: 'warn\nError: boom\nsecond line\n    at snippet.ts:2:7\n    at f (snippet.ts:1:1)\n',
+      }),
+      result(2, { status: 'timeout', timeoutMs: 50, stderr: 'slow\ntimeout: the run exceeded 50 ms\n' }),
+      result(3, { status: 'canceled', stderr: 'canceled: killed by a signal\n' }),
+      // A program that printed the same words itself, then failed differently: its line stays.
+      result(4, {
+        status: 'failed',
+        error: { name: 'TypeError', message: 'x' },
+        stderr: 'Error: boom\nTypeError: x\n    at snippet.ts:1:1\n',
+      }),
+    ]);
+    expect(text).toBe(
+      [
+        'block 0 (pid 1): failed',
+        'error (line 2, column 7): Error: boom',
+        '| second line',
+        'stderr:',
+        '| warn',
+        '',
+        'block 1 (pid 2): timeout (ran past 50 ms)',
+        'stderr:',
+        '| slow',
+        '',
+        'block 2 (pid 3): canceled',
+        '',
+        'block 3 (pid 4): failed',
+        'error: TypeError: x',
+        'stderr:',
+        '| Error: boom',
+      ].join('\n'),
+    );
+  });
+
   it('renders each block: index, status, outputs as JSON, logs, the error with its line', () => {
     const text = formatResults(
       [

@@ -117,10 +117,40 @@ function toBlock(result: ProcessResult, position: number): Block {
   const sections: Section[] = [];
   if (result.outputs.length > 0) sections.push({ kind: 'outputs', items: result.outputs.map(toJson) });
   if (result.stdout !== '') sections.push({ kind: 'log', name: 'stdout', text: trimNewline(result.stdout) });
-  if (result.stderr !== '') sections.push({ kind: 'log', name: 'stderr', text: trimNewline(result.stderr) });
+  const stderr = programStderr(result);
+  if (stderr !== '') sections.push({ kind: 'log', name: 'stderr', text: trimNewline(stderr) });
   if (sections.length === 0 && result.status === 'success') lines[0] += ' (no output)';
   return { index, head: lines.join('\n'), sections };
 }
+
+/**
+ * stderr without the failure text the sandbox appends when a run does not succeed (`Name: message`
+ * and the program's frames, `timeout: ...` or `canceled: ...`): the block's header and error lines
+ * already say it.
+ */
+function programStderr(result: ProcessResult): string {
+  const { stderr, error } = result;
+  switch (result.status) {
+    case 'timeout':
+      return withoutSuffix(stderr, `timeout: the run exceeded ${result.timeoutMs} ms\n`);
+    case 'canceled':
+      return withoutSuffix(stderr, 'canceled: killed by a signal\n');
+    case 'failed': {
+      if (!error) return stderr;
+      const head = `${error.name}: ${error.message}\n`;
+      const at = stderr.lastIndexOf(head);
+      return at >= 0 && FRAMES_ONLY.test(stderr.slice(at + head.length)) ? stderr.slice(0, at) : stderr;
+    }
+    default:
+      return stderr;
+  }
+}
+
+/** Nothing but stack frame lines, as the sandbox writes them after an uncaught error. */
+const FRAMES_ONLY = /^(?: {4}at [^\n]*\n)*$/;
+
+const withoutSuffix = (text: string, suffix: string) =>
+  text.endsWith(suffix) ? text.slice(0, -suffix.length) : text;
 
 function rejectedBlock(rejected: RejectedBlock): Block {
   return {

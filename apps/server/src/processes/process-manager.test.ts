@@ -279,6 +279,8 @@ describe('scheduling over the real sandbox', () => {
     expect(result.text).toContain('output: {"step":1}\nstdout:\n| one');
     expect(result.text).toContain('output: "echo two"');
     expect(result.text).toMatch(/block 3 \(pid \d+\): failed\nerror \(line 2, column \d+\): Error: nope 1/);
+    // The error is said once: the failure text the sandbox appends to stderr is not repeated.
+    expect(result.text.match(/nope 1/g)).toHaveLength(1);
     const final = events.at(-1)!;
     expect(final.event).toMatchObject({
       type: 'stream.result',
