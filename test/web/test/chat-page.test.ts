@@ -54,6 +54,8 @@ describe('Chat page', () => {
     await page.goto(server.url);
     const model = page.getByRole('combobox', { name: 'Model' });
     await expect.poll(() => model.inputValue()).toBe(`replay:${TOOL_TURN}`);
+    // A replay model is shown by its transcript's file name, so a narrow picker does not cut it.
+    expect(await model.locator('option').first().textContent()).toBe('replay:tool-turn.md');
     // The only sandbox is busy for a while, so the block's process waits in the queue first.
     const blocker = await client.createProcess('await new Promise((resolve) => setTimeout(resolve, 2500));');
 

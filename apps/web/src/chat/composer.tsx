@@ -62,8 +62,8 @@ export function Composer({
           Model
           <select aria-label="Model" value={model ?? ''} onChange={(event) => onModel(event.target.value)}>
             {models.map((info) => (
-              <option key={info.name} value={info.name}>
-                {info.name}
+              <option key={info.name} value={info.name} title={info.name}>
+                {modelLabel(info.name)}
               </option>
             ))}
           </select>
@@ -97,4 +97,9 @@ export function Composer({
       )}
     </form>
   );
+}
+
+/** A model's name as the picker shows it: a replay model by its transcript's file name, others whole. */
+export function modelLabel(name: string): string {
+  return name.startsWith('replay:') ? `replay:${name.slice('replay:'.length).split(/[\\/]/).at(-1)}` : name;
 }
