@@ -205,6 +205,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
       logger,
       chat,
       mcp,
+      ...(store && 'nodes' in store && { clusterStats: () => ({ node: store.node, nodes: store.nodes() }) }),
     });
   } catch (error) {
     await chat.close();

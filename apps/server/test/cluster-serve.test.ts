@@ -127,14 +127,17 @@ describe('mci serve on PostgreSQL', () => {
     await first.exited;
 
     const second = serve(['--file', tools, '--db', db.url], { MCI_NODE: 'n2' });
-    await second.url;
+    const url = await second.url;
     // n1's lease lapses 10 s after its last renewal; n2 ends it at its next renewal (every 2 s).
-    await expect.poll(nodes, { timeout: 20_000, interval: 250 }).toEqual([
+    await expect.poll(nodes, { timeout: 30_000, interval: 250 }).toEqual([
       { name: 'n1', stopped_by: 'n2', live: false },
       { name: 'n2', stopped_by: null, live: true },
     ]);
     // The log (JSON lines on stdout) says which lease it ended.
     expect(second.stdout()).toMatch(/node lease expired: n1 stopped without releasing it/);
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(metrics).toContain('mci_node_info{node="n2"} 1');
+    expect(metrics).toContain('mci_cluster_nodes{state="live"} 1\nmci_cluster_nodes{state="stopped"} 1');
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
     expect(await nodes()).toEqual([
