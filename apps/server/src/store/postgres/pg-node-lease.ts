@@ -51,19 +51,27 @@ export class NodeLease {
     return true;
   }
 
-  /** Stops renewing and ends the lease at once (a clean stop). */
-  async release(): Promise<void> {
+  /**
+   * Stops renewing and ends the lease at once (a clean stop). It waits at most `waitMs` for the
+   * database; a lease not released in that time ends when it expires.
+   */
+  async release(waitMs = 1000): Promise<void> {
     if (this.#timer === undefined) return;
     clearInterval(this.#timer);
     this.#timer = undefined;
-    await this.#tick;
-    await this.#pool
-      .query(
+    const released = this.#tick.then(() =>
+      this.#pool.query(
         `UPDATE nodes SET lease_until = now(), stopped_at = now(), stopped_by = $1
          WHERE name = $1 AND stopped_at IS NULL`,
         [this.#name],
-      )
-      .catch(() => {});
+      ),
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, waitMs);
+    });
+    await Promise.race([released.catch(() => {}), timeout]);
+    clearTimeout(timer);
   }
 
   async #renew(): Promise<void> {
