@@ -116,14 +116,20 @@ describe('Postgres store, one server per database', () => {
 });
 
 describe('node leases', () => {
-  it('holds a lease renewed by the database clock, released at once on close; a live name is refused', async () => {
-    const { url } = await fresh();
+  it('holds a lease renewed by the database clock (also after pg_terminate_backend), released on close; a live name is refused', async () => {
+    const { url, name } = await fresh();
     const store = openPostgresStore({ url, node: { name: 'a', leaseMs: 1000, renewMs: 50 } });
     expect(store.node).toBe('a');
     const [first] = store.nodes();
     expect(first).toMatchObject({ name: 'a', live: true });
     expect(Date.parse(first!.leaseUntil) - Date.parse(first!.renewedAt)).toBe(1000);
     await expect.poll(() => store.nodes()[0]!.renewedAt).not.toBe(first!.renewedAt);
+    // Renewal goes on over new connections after the database ends the old ones.
+    await adminQuery('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
+    const after = (await rows(url, 'SELECT now()::text AS at'))[0]!.at as string;
+    await expect
+      .poll(async () => (await rows(url, `SELECT renewed_at > '${after}' AS renewed FROM nodes`))[0])
+      .toEqual({ renewed: true });
     await store.close();
     // A second store under the name is refused while the lease lives (the database lock is free).
     await adminQueryOn(url, "UPDATE nodes SET stopped_at = NULL, lease_until = now() + interval '1 hour'");
