@@ -7,6 +7,7 @@ import type { Authenticator } from './auth/authenticator.ts';
 import type { ChatService } from './chat/chat-service.ts';
 import type { Limits } from './config/config-schema.ts';
 import { createHttpApp, type ToolListing } from './http/app.ts';
+import type { ClusterStats } from './http/metrics.ts';
 import { createOriginPolicy, type OriginPolicy } from './http/origin-policy.ts';
 import type { McpHttp } from './mcp/http-sessions.ts';
 import type { ProcessManager } from './processes/process-manager-types.ts';
@@ -42,6 +43,8 @@ export interface ListenOptions {
   chat?: ChatService;
   /** The MCP endpoint, served at `/mcp`. */
   mcp?: McpHttp;
+  /** The nodes of the PostgreSQL database, for `/metrics`. */
+  clusterStats?: () => ClusterStats;
 }
 
 /** The HTTP API and the WebSocket gateway, listening on one port. */
@@ -88,6 +91,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     ...(logger && { logger }),
     ...(options.chat && { chat: options.chat }),
     ...(options.mcp && { mcp: options.mcp }),
+    ...(options.clusterStats && { clusterStats: options.clusterStats }),
   });
   const handle = getRequestListener(app.fetch);
   // Slow clients: headers within headersTimeoutMs, the whole request within requestTimeoutMs (then

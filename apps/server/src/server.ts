@@ -65,6 +65,11 @@ export interface ServerOptions {
    */
   db?: string;
   /**
+   * This server's node name when `db` is a PostgreSQL URL: its lease row in the `nodes` table
+   * (see docs/cluster.md); unique among the live nodes of a database. @default `${hostname}-${pid}`
+   */
+  node?: string;
+  /**
    * Background deletion of old idle processes from the `db` store; `false` keeps everything.
    * @default { maxAgeMs: 7 days, maxProcesses: 100000, maxBytes: 1 GiB }
    */
@@ -123,7 +128,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
   const runner: ToolRunner = createToolRunner(collection, options.env ? { env: options.env } : {});
   let store: ReturnType<typeof openServerStore>;
   try {
-    store = openServerStore(options.db, logger);
+    store = openServerStore(options.db, logger, options.node);
   } catch (error) {
     await runner.close();
     throw error;
@@ -200,6 +205,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
       logger,
       chat,
       mcp,
+      ...(store && 'nodes' in store && { clusterStats: () => ({ node: store.node, nodes: store.nodes() }) }),
     });
   } catch (error) {
     await chat.close();

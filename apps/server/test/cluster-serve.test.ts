@@ -43,7 +43,8 @@ function serve(args: string[], env: Record<string, string> = {}) {
   );
   children.add(child);
   let stderr = '';
-  child.stdout!.resume();
+  let stdout = '';
+  child.stdout!.on('data', (chunk) => (stdout += chunk));
   child.stderr!.on('data', (chunk) => (stderr += chunk));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const url = new Promise<string>((resolve, reject) => {
@@ -54,7 +55,7 @@ function serve(args: string[], env: Record<string, string> = {}) {
     exited.then((code) => reject(new Error(`mci serve exited ${code}: ${stderr}`)));
   });
   url.catch(() => {});
-  return { child, url, exited, stderr: () => stderr };
+  return { child, url, exited, stderr: () => stderr, stdout: () => stdout };
 }
 
 async function http(url: string, method: string, path: string, body?: unknown) {
@@ -106,6 +107,43 @@ describe('mci serve on PostgreSQL', () => {
     expect(next.body.pid).toBeGreaterThan(pid);
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
+  });
+
+  it('holds a node lease: a kill -9 leaves it to expire and the next node ends it; SIGTERM releases it', {
+    timeout: 120_000,
+  }, async () => {
+    await using db = await freshDatabase();
+    const nodes = async () =>
+      (
+        await adminQueryOn(
+          db.url,
+          'SELECT name, stopped_by, stopped_at IS NULL AND lease_until >= now() AS live FROM nodes ORDER BY name',
+        )
+      ).rows;
+    const first = serve(['--file', tools, '--db', db.url, '--node', 'n1']);
+    await first.url;
+    expect(await nodes()).toEqual([{ name: 'n1', stopped_by: null, live: true }]);
+    first.child.kill('SIGKILL');
+    await first.exited;
+
+    const second = serve(['--file', tools, '--db', db.url], { MCI_NODE: 'n2' });
+    const url = await second.url;
+    // n1's lease lapses 10 s after its last renewal; n2 ends it at its next renewal (every 2 s).
+    await expect.poll(nodes, { timeout: 30_000, interval: 250 }).toEqual([
+      { name: 'n1', stopped_by: 'n2', live: false },
+      { name: 'n2', stopped_by: null, live: true },
+    ]);
+    // The log (JSON lines on stdout) says which lease it ended.
+    expect(second.stdout()).toMatch(/node lease expired: n1 stopped without releasing it/);
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(metrics).toContain('mci_node_info{node="n2"} 1');
+    expect(metrics).toContain('mci_cluster_nodes{state="live"} 1\nmci_cluster_nodes{state="stopped"} 1');
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+    expect(await nodes()).toEqual([
+      { name: 'n1', stopped_by: 'n2', live: false },
+      { name: 'n2', stopped_by: 'n2', live: false },
+    ]);
   });
 
   it('answers 503 STORE_UNAVAILABLE while the database takes no writes, and loses nothing it accepted', {

@@ -1,12 +1,16 @@
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConversationStore } from '../src/chat/conversation-store.ts';
 import { MIGRATIONS, SCHEMA_VERSION } from '../src/store/migrations.ts';
 import { PG_MIGRATIONS } from '../src/store/postgres/pg-migrations.ts';
+import { NodeLease } from '../src/store/postgres/pg-node-lease.ts';
 import { openPostgresStore } from '../src/store/postgres/postgres-store.ts';
 import { openSqliteStore } from '../src/store/sqlite-store.ts';
 import { adminQuery, adminQueryOn, freshDatabase } from './support/postgres.ts';
 import { describeProcessStoreContract } from './support/store-contract.ts';
 import { describePostgresEquivalence } from './support/postgres-equivalence.ts';
+
+const rows = async (url: string, sql: string) => (await adminQueryOn(url, sql)).rows;
 
 const databases: AsyncDisposable[] = [];
 afterAll(async () => {
@@ -111,6 +115,91 @@ describe('Postgres store, one server per database', () => {
   });
 });
 
+describe('node leases', () => {
+  it('holds a lease renewed by the database clock (also after pg_terminate_backend), released on close; a live name is refused', async () => {
+    const { url, name } = await fresh();
+    const store = openPostgresStore({ url, node: { name: 'a', leaseMs: 1000, renewMs: 50 } });
+    expect(store.node).toBe('a');
+    const [first] = store.nodes();
+    expect(first).toMatchObject({ name: 'a', live: true });
+    expect(Date.parse(first!.leaseUntil) - Date.parse(first!.renewedAt)).toBe(1000);
+    await expect.poll(() => store.nodes()[0]!.renewedAt).not.toBe(first!.renewedAt);
+    // Renewal goes on over new connections after the database ends the old ones.
+    await adminQuery('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
+    const after = (await rows(url, 'SELECT now()::text AS at'))[0]!.at as string;
+    await expect
+      .poll(async () => (await rows(url, `SELECT renewed_at > '${after}' AS renewed FROM nodes`))[0])
+      .toEqual({ renewed: true });
+    await store.close();
+    // A second store under the name is refused while the lease lives (the database lock is free).
+    await adminQueryOn(url, "UPDATE nodes SET stopped_at = NULL, lease_until = now() + interval '1 hour'");
+    expect(() => openPostgresStore({ url, node: { name: 'a' } })).toThrow(
+      expect.objectContaining({
+        code: 'STORE_LOCKED',
+        message: expect.stringContaining('a live node named a'),
+      }),
+    );
+    await adminQueryOn(url, "UPDATE nodes SET stopped_at = now(), stopped_by = 'a'");
+    const reopened = openPostgresStore({ url, node: { name: 'a' } });
+    expect(reopened.nodes()).toEqual([expect.objectContaining({ name: 'a', live: true })]);
+    expect(reopened.nodes()[0]).not.toHaveProperty('stoppedAt');
+    await reopened.close();
+    expect(await rows(url, 'SELECT name, stopped_by, lease_until <= now() AS over FROM nodes')).toEqual([
+      { name: 'a', stopped_by: 'a', over: true },
+    ]);
+  });
+
+  it('ends the lease of a node that stopped without releasing it, once among several live nodes', async () => {
+    const { url } = await fresh();
+    const store = openPostgresStore({ url, node: { name: 'first' } });
+    await store.close();
+    // Nodes that died holding their leases: one expired, one still within its lease.
+    await adminQueryOn(
+      url,
+      `INSERT INTO nodes (name, started_at, renewed_at, lease_until) VALUES
+         ('dead', now(), now() - interval '20 seconds', now() - interval '10 seconds'),
+         ('recent', now(), now(), now() + interval '1 hour')`,
+    );
+    // Three live nodes sweeping at once, each on its own pool.
+    const pools = [1, 2, 3].map(() => new pg.Pool({ connectionString: url, max: 2 }));
+    const ended: Array<[string, string[]]> = [];
+    const leases = pools.map(
+      (pool, i) =>
+        new NodeLease(pool, `live-${i}`, 10_000, {
+          expired: (names) => ended.push([`live-${i}`, names]),
+          lost: () => ended.push([`live-${i}`, ['lost']]),
+        }),
+    );
+    try {
+      expect(await Promise.all(leases.map((lease) => lease.acquire(20)))).toEqual([true, true, true]);
+      await expect.poll(() => ended.length).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(ended).toEqual([[expect.stringMatching(/^live-/), ['dead']]]);
+      const byName = await rows(url, 'SELECT name, stopped_by FROM nodes ORDER BY name');
+      expect(byName).toEqual([
+        { name: 'dead', stopped_by: ended[0]![0] },
+        { name: 'first', stopped_by: 'first' },
+        { name: 'live-0', stopped_by: null },
+        { name: 'live-1', stopped_by: null },
+        { name: 'live-2', stopped_by: null },
+        { name: 'recent', stopped_by: null },
+      ]);
+      // A node whose lease another node ended learns it at its next renewal, and stops renewing.
+      await adminQueryOn(
+        url,
+        "UPDATE nodes SET stopped_at = now(), stopped_by = 'live-0' WHERE name = 'live-1'",
+      );
+      await expect
+        .poll(() => ended.filter(([, names]) => names[0] === 'lost'))
+        .toEqual([['live-1', ['lost']]]);
+    } finally {
+      for (const lease of leases) await lease.release();
+      for (const pool of pools) await pool.end();
+    }
+    expect(await rows(url, 'SELECT name FROM nodes WHERE stopped_at IS NULL')).toEqual([{ name: 'recent' }]);
+  });
+});
+
 describe('Postgres store retention', () => {
   it('selects the same expired processes as the SQLite store, and deletes unowned events', async () => {
     const { url } = await fresh();
@@ -153,7 +242,9 @@ describe('Postgres store retention', () => {
       ).toHaveLength(25);
       postgres.deleteUnownedEvents(now + 1000);
       // Only the outputs and logs of processes are left.
-      expect(postgres.eventsSince(0, {}).filter(({ event }) => (event.type as string) === 'hello')).toEqual([]);
+      expect(postgres.eventsSince(0, {}).filter(({ event }) => (event.type as string) === 'hello')).toEqual(
+        [],
+      );
       expect(postgres.eventsSince(0, {})).toHaveLength(62);
     } finally {
       await postgres.close();

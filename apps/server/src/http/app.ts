@@ -12,7 +12,7 @@ import { renderSandboxGlobals, type ToolDeclarationSource } from '../tools-dts/s
 import { registerConsoleRoutes } from './console-routes.ts';
 import type { HttpEnv } from './http-env.ts';
 import { sendError } from './http-error.ts';
-import { renderMetrics, type TransportStats } from './metrics.ts';
+import { type ClusterStats, renderMetrics, type TransportStats } from './metrics.ts';
 import type { OriginPolicy } from './origin-policy.ts';
 import { registerProcessRoutes } from './process-routes.ts';
 import { principalRateLimit } from './rate-limit.ts';
@@ -36,6 +36,8 @@ export interface HttpAppOptions {
   /** True once shutdown began: `/healthz` answers 503 and so does every other route. */
   isShuttingDown: () => boolean;
   transportStats: () => TransportStats;
+  /** The nodes of the PostgreSQL database, for `/metrics` (absent on SQLite and in memory). */
+  clusterStats?: () => ClusterStats;
   /** Which `Host` names and page origins may use the API (see `createOriginPolicy`). */
   originPolicy: OriginPolicy;
   /** Where failures of the server's own (500 `INTERNAL`, values it could not encode) are logged. */
@@ -124,7 +126,12 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpEnv> {
   app.get('/metrics', (c) => {
     if (c.get('principal').role !== 'operator')
       throw new ServerError('FORBIDDEN', 'metrics are for operators');
-    return c.body(renderMetrics(options.manager.stats(), options.transportStats()), 200, {
+    const metrics = renderMetrics(
+      options.manager.stats(),
+      options.transportStats(),
+      options.clusterStats?.(),
+    );
+    return c.body(metrics, 200, {
       'Content-Type': 'text/plain; version=0.0.4; charset=utf-8',
     });
   });

@@ -7,12 +7,23 @@ export interface TransportStats {
   wsEventsDropped: number;
 }
 
+/** This server's node and the nodes with a row in its PostgreSQL database (see docs/cluster.md). */
+export interface ClusterStats {
+  node: string;
+  nodes: ReadonlyArray<{ name: string; live: boolean }>;
+}
+
 /**
  * Renders the Prometheus text exposition format (version 0.0.4): processes by state and by status,
- * queue length, run durations (seconds histogram), tool calls, WebSocket connections.
+ * queue length, run durations (seconds histogram), tool calls, WebSocket connections, and on a
+ * PostgreSQL store this node's name and the database's nodes by lease state.
  * @see https://prometheus.io/docs/instrumenting/exposition_formats/
  */
-export function renderMetrics(stats: ProcessStats, transport: TransportStats): string {
+export function renderMetrics(
+  stats: ProcessStats,
+  transport: TransportStats,
+  cluster?: ClusterStats,
+): string {
   const lines: string[] = [];
   const metric = (name: string, type: string, help: string, samples: Array<[string, number]>) => {
     lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
@@ -56,5 +67,20 @@ export function renderMetrics(stats: ProcessStats, transport: TransportStats): s
   metric('mci_ws_events_dropped_total', 'counter', 'Live events dropped for slow WebSocket readers.', [
     ['', transport.wsEventsDropped],
   ]);
+  if (cluster) {
+    metric('mci_node_info', 'gauge', 'The node this server runs as (its lease in the nodes table).', [
+      [`{node="${escapeLabel(cluster.node)}"}`, 1],
+    ]);
+    const live = cluster.nodes.filter((node) => node.live).length;
+    metric('mci_cluster_nodes', 'gauge', 'Nodes of the database: holding a live lease, or stopped.', [
+      ['{state="live"}', live],
+      ['{state="stopped"}', cluster.nodes.length - live],
+    ]);
+  }
   return `${lines.join('\n')}\n`;
+}
+
+/** A label value with `\`, `"` and newlines escaped, as the exposition format requires. */
+function escapeLabel(value: string): string {
+  return value.replace(/[\\"\n]/g, (c) => (c === '\n' ? '\\n' : `\\${c}`));
 }

@@ -124,6 +124,22 @@ export const MIGRATIONS: readonly Migration[] = [
       db.exec('ALTER TABLE conversations ADD COLUMN autorun INTEGER NOT NULL DEFAULT 1;');
     },
   },
+  {
+    version: 5,
+    description: 'node leases (used by servers sharing a PostgreSQL database; empty in SQLite)',
+    up(db) {
+      db.exec(`
+        CREATE TABLE nodes (
+          name TEXT PRIMARY KEY,
+          started_at TEXT NOT NULL,
+          renewed_at TEXT NOT NULL,
+          lease_until TEXT NOT NULL,
+          stopped_at TEXT,
+          stopped_by TEXT
+        );
+      `);
+    },
+  },
 ];
 
 /** The schema version this server writes. */

@@ -24,7 +24,7 @@ describe('opening the process database', () => {
     const path = join(dir, 'new', 'nested', 'mci.db');
     const { db, schema, path: opened, close } = openDatabase(path);
     expect(opened).toBe(path);
-    expect(schema).toEqual({ from: 0, to: MIGRATIONS.length });
+    expect(schema).toEqual({ from: 0, to: SCHEMA_VERSION });
     expect(db.prepare('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' });
     expect(db.prepare('PRAGMA application_id').get()).toEqual({ application_id: APPLICATION_ID });
     close();
@@ -74,7 +74,7 @@ describe('opening the process database', () => {
     raw.close();
     expect(failure(() => openSqliteStore({ path }))).toMatchObject({
       code: 'STORE_TOO_NEW',
-      message: `the process database ${path} has schema version 99, newer than this server supports (${MIGRATIONS.length}); upgrade mci, or pass another --db`,
+      message: `the process database ${path} has schema version 99, newer than this server supports (${SCHEMA_VERSION}); upgrade mci, or pass another --db`,
     });
     const check = new DatabaseSync(path);
     expect(check.prepare('PRAGMA user_version').get()).toEqual({ user_version: 99 });

@@ -9,21 +9,41 @@ export const RETENTION_PRINCIPAL: Principal = { id: 'mci:retention', role: 'oper
 
 /**
  * Opens the server's durable store at `db` (a file path or `:memory:` for SQLite, a `postgres://` URL
- * for PostgreSQL), logging failed write batches; `undefined` when no `db` is given (the manager then
- * keeps processes in memory).
+ * for PostgreSQL, where the server holds the lease of node `node`), logging failed write batches and
+ * the leases it ends; `undefined` when no `db` is given (the manager then keeps processes in memory).
  * @throws StoreError when the database cannot be opened.
  */
 export function openServerStore(
   db: string | undefined,
   logger: Logger,
+  node?: string,
 ): SqliteProcessStore | PostgresProcessStore | undefined {
   if (db === undefined) return undefined;
   const onError = (error: unknown) =>
     logger.error({ err: error }, 'process store: a batch of writes failed and was lost');
   const store = isPostgresUrl(db)
-    ? openPostgresStore({ url: db, onError })
+    ? openPostgresStore({
+        url: db,
+        onError,
+        node: {
+          ...(node !== undefined && { name: node }),
+          onExpired: (names) =>
+            logger.warn(
+              { nodes: names },
+              `node lease expired: ${names.join(', ')} stopped without releasing it`,
+            ),
+          onLost: (name) =>
+            logger.error(
+              { node: name },
+              `node ${name}: another node ended this node's lease (not renewed in time)`,
+            ),
+        },
+      })
     : openSqliteStore({ path: db, onError });
-  logger.info({ db: store.path, schema: store.schema }, 'process store open');
+  logger.info(
+    { db: store.path, schema: store.schema, ...('node' in store && { node: store.node }) },
+    'process store open',
+  );
   return store;
 }
 

@@ -5,6 +5,7 @@ import { defaultDbPath } from './open-database.ts';
 /** The storage flags of `mci serve`, as the command line gives them. */
 export interface StorageFlags {
   db?: string;
+  node?: string;
   retentionDays?: number;
   retentionMax?: number;
   retentionMaxBytes?: number;
@@ -13,20 +14,22 @@ export interface StorageFlags {
 const DAY_MS = 86_400_000;
 
 /**
- * The {@link ServerOptions} of the storage settings: flags first, then `MCI_DB`,
+ * The {@link ServerOptions} of the storage settings: flags first, then `MCI_DB`, `MCI_NODE`,
  * `MCI_RETENTION_DAYS` (a positive number), `MCI_RETENTION_MAX` and `MCI_RETENTION_MAX_BYTES` (positive integers).
  * @throws ConfigError for a malformed variable
  */
 export function storageSettings(
   flags: StorageFlags,
   env: Env,
-): Required<Pick<ServerOptions, 'db' | 'retention'>> {
+): Required<Pick<ServerOptions, 'db' | 'retention'>> & Pick<ServerOptions, 'node'> {
   const days =
     flags.retentionDays ??
     readEnvNumber(env, 'MCI_RETENTION_DAYS', { integer: false, positive: true, min: 0 });
   const max = flags.retentionMax ?? readEnvNumber(env, 'MCI_RETENTION_MAX');
   const maxBytes = flags.retentionMaxBytes ?? readEnvNumber(env, 'MCI_RETENTION_MAX_BYTES');
+  const node = flags.node ?? readEnv(env, 'MCI_NODE');
   return {
+    ...(node !== undefined && { node }),
     db: flags.db ?? readEnv(env, 'MCI_DB') ?? readEnv(env, 'MCI_DB_URL') ?? defaultDbPath(env),
     retention: {
       ...(days !== undefined && { maxAgeMs: days * DAY_MS }),

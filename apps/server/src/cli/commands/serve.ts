@@ -83,6 +83,10 @@ export default defineCommand<ServeOptions>({
         '--db <path>',
         "process database: an SQLite file (':memory:' for a throwaway one) or a postgres:// URL (env MCI_DB or MCI_DB_URL; default ~/.local/share/mci/mci.db)",
       )
+      .option(
+        '--node <name>',
+        "this server's node name on a postgres:// database, unique among live nodes (env MCI_NODE; default HOSTNAME-PID)",
+      )
       .addOption(
         new Option(
           '--retention-days <days>',

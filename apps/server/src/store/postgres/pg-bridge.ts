@@ -18,6 +18,10 @@ export interface PgBridgeOptions {
   onLost(error: Error, writes: number): void;
   /** The database lock was lost to another server (see {@link PgBridge.lock}). */
   onLockLost?(message: string): void;
+  /** This node ended the leases of nodes that stopped without releasing them (see {@link PgBridge.lease}). */
+  onNodesExpired?(names: string[]): void;
+  /** Another node ended this node's lease: it was not renewed in time. */
+  onLeaseLost?(name: string): void;
 }
 
 /** The database URL without its password, for messages. */
@@ -75,6 +79,8 @@ export class PgBridge {
     this.#worker.on('message', (notice: PgNotice) => {
       if ('ack' in notice) this.#acked = Math.max(this.#acked, notice.ack);
       else if ('lockLost' in notice) options.onLockLost?.(notice.lockLost);
+      else if ('nodesExpired' in notice) options.onNodesExpired?.(notice.nodesExpired);
+      else if ('leaseLost' in notice) options.onLeaseLost?.(notice.leaseLost);
       else {
         this.#acked = Math.max(this.#acked, notice.lost);
         options.onLost(new Error(notice.error), notice.writes);
@@ -123,6 +129,21 @@ export class PgBridge {
    */
   lock(key: number): boolean {
     const reply = this.#wait(++this.#nextId, (id) => this.#send({ kind: 'lock', id, key, reply: true }));
+    if ('error' in reply)
+      throw new StoreError('STORE_UNAVAILABLE', this.url, `cannot reach ${this.url}: ${reply.error.message}`);
+    return reply.rows[0]?.[0]?.ok === true;
+  }
+
+  /**
+   * Takes the lease of node `name` in the `nodes` table and renews it on the worker thread every
+   * `renewMs` (so a busy main thread does not let it lapse), `leaseMs` ahead of the database clock;
+   * {@link PgBridge.close} releases it. @returns false when a live node holds a lease under that name.
+   * @throws StoreError `STORE_UNAVAILABLE` as {@link PgBridge.call}.
+   */
+  lease(name: string, leaseMs: number, renewMs: number): boolean {
+    const reply = this.#wait(++this.#nextId, (id) =>
+      this.#send({ kind: 'lease', id, name, leaseMs, renewMs, reply: true }),
+    );
     if ('error' in reply)
       throw new StoreError('STORE_UNAVAILABLE', this.url, `cannot reach ${this.url}: ${reply.error.message}`);
     return reply.rows[0]?.[0]?.ok === true;

@@ -98,6 +98,18 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     version: 3,
     sql: 'ALTER TABLE conversations ADD COLUMN autorun integer NOT NULL DEFAULT 1;',
   },
+  {
+    version: 5,
+    sql: `
+      CREATE TABLE nodes (
+        name text PRIMARY KEY,
+        started_at timestamptz NOT NULL,
+        renewed_at timestamptz NOT NULL,
+        lease_until timestamptz NOT NULL,
+        stopped_at timestamptz,
+        stopped_by text
+      );`,
+  },
 ];
 
 /** The key of the advisory lock that serialises migrations of nodes starting together ("MCI1"). */

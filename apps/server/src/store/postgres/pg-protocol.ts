@@ -12,6 +12,7 @@ export type PgRequest =
   | { kind: 'tx'; id: number; statements: PgStatement[]; reply: boolean }
   | { kind: 'query'; id: number; statements: PgStatement[]; reply: true }
   | { kind: 'lock'; id: number; key: number; reply: true }
+  | { kind: 'lease'; id: number; name: string; leaseMs: number; renewMs: number; reply: true }
   | { kind: 'close'; id: number; reply: true };
 
 /** The worker's answer: the rows of each statement, or the error's message and SQLSTATE code. */
@@ -21,9 +22,12 @@ export type PgReply =
 
 /**
  * What the worker reports on its own: a batch acknowledged, or lost after its retries, or the
- * database lock lost (its connection dropped and another server took the lock meanwhile).
+ * database lock lost (its connection dropped and another server took the lock meanwhile), leases of
+ * other nodes ended because they expired, or this node's lease ended by another node.
  */
 export type PgNotice =
   | { ack: number }
   | { lost: number; error: string; writes: number }
-  | { lockLost: string };
+  | { lockLost: string }
+  | { nodesExpired: string[] }
+  | { leaseLost: string };

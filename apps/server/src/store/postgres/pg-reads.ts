@@ -15,6 +15,7 @@ import {
   toStoredEvent,
 } from '../row-codec.ts';
 import type { PgParam } from './pg-protocol.ts';
+import type { ClusterNode } from './postgres-store.ts';
 
 // The Postgres store's filtered and multi-table reads, the counterparts of store-reads.ts. `read`
 // sends the pending writes first, so it sees them; `?` placeholders are numbered by the store.
@@ -145,4 +146,27 @@ export function readPgExpiredPids(
     [quota.maxBytes, cutoff, quota.maxBytes, cutoff, limit - aged.length],
   );
   return [...new Set([...aged, ...overCount, ...overBytes])].slice(0, limit);
+}
+
+/** A `timestamptz` column as ISO 8601 (UTC, milliseconds). */
+const iso = (column: string) =>
+  `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ${column}`;
+
+/** Every row of `nodes`, by name, with whether its lease is held by the database clock. */
+export function readPgNodes(read: Read): ClusterNode[] {
+  const rows = read(
+    `SELECT name, ${['started_at', 'renewed_at', 'lease_until', 'stopped_at'].map(iso).join(', ')}, stopped_by,
+       (stopped_at IS NULL AND lease_until >= now()) AS live
+     FROM nodes ORDER BY name`,
+    [],
+  );
+  return rows.map((row) => ({
+    name: String(row.name),
+    startedAt: String(row.started_at),
+    renewedAt: String(row.renewed_at),
+    leaseUntil: String(row.lease_until),
+    ...(row.stopped_at !== null && { stoppedAt: String(row.stopped_at) }),
+    ...(row.stopped_by !== null && { stoppedBy: String(row.stopped_by) }),
+    live: row.live === true,
+  }));
 }

@@ -1,5 +1,6 @@
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import pg from 'pg';
+import { NodeLease } from './pg-node-lease.ts';
 import type { PgNotice, PgReply, PgRequest, PgStatement } from './pg-protocol.ts';
 
 // The Postgres store's worker thread: it owns the `pg` pool and runs requests one after another, in
@@ -127,8 +128,25 @@ async function relock(key: number) {
 }
 
 let closing = false;
+/** This node's lease, once taken. */
+let lease: NodeLease | undefined;
 
 async function handle(request: PgRequest): Promise<void> {
+  if (request.kind === 'lease') {
+    const { name } = request;
+    const taken = new NodeLease(pool, name, request.leaseMs, {
+      expired: (names) => parentPort!.postMessage({ nodesExpired: names } satisfies PgNotice),
+      lost: () => parentPort!.postMessage({ leaseLost: name } satisfies PgNotice),
+    });
+    try {
+      const ok = await taken.acquire(request.renewMs);
+      if (ok) lease = taken;
+      answer({ id: request.id, rows: [[{ ok }]] });
+    } catch (cause) {
+      answer({ id: request.id, error: { message: cause instanceof Error ? cause.message : String(cause) } });
+    }
+    return;
+  }
   if (request.kind === 'lock') {
     try {
       answer({ id: request.id, rows: [[{ ok: await lock(request.key) }]] });
@@ -139,6 +157,7 @@ async function handle(request: PgRequest): Promise<void> {
   }
   if (request.kind === 'close') {
     closing = true;
+    await lease?.release();
     await holder?.end().catch(() => {});
     await pool.end().catch(() => {});
     answer({ id: request.id, rows: [] });

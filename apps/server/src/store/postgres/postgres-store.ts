@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import type {
   ProcessStore,
   RunUpdate,
@@ -16,7 +17,7 @@ import { UpdateCoalescer } from '../update-coalescer.ts';
 import { PgBridge } from './pg-bridge.ts';
 import { migratePostgres } from './pg-migrations.ts';
 import type { PgParam, PgStatement } from './pg-protocol.ts';
-import { readPgEvents, readPgExpiredPids, readPgProcesses, readPgRun } from './pg-reads.ts';
+import { readPgEvents, readPgExpiredPids, readPgNodes, readPgProcesses, readPgRun } from './pg-reads.ts';
 import { numbered, PgSqlDatabase } from './pg-sql-database.ts';
 
 /** Options of {@link openPostgresStore}. */
@@ -43,12 +44,47 @@ export interface PostgresStoreOptions {
   onError?: (error: unknown) => void;
   /** Limits of the cache of recently used records and runs. @default { processes: 2000, bytes: 33554432 } */
   cache?: { processes?: number; bytes?: number };
+  /** This server's lease in the `nodes` table (see {@link NodeLeaseOptions}). */
+  node?: NodeLeaseOptions;
+}
+
+/** How a server holds its row in the `nodes` table of a Postgres database. */
+export interface NodeLeaseOptions {
+  /** The node's name, unique among live nodes. @default `${hostname}-${pid}` */
+  name?: string;
+  /** How long (ms) a lease lasts without renewal. @default 10000 */
+  leaseMs?: number;
+  /** How often (ms) the lease is renewed. @default 2000 */
+  renewMs?: number;
+  /** This node ended the leases of `names`, which expired without being released. */
+  onExpired?: (names: string[]) => void;
+  /** Another node ended this node's lease (not renewed within `leaseMs`). */
+  onLost?: (name: string) => void;
+}
+
+/** A row of the `nodes` table, as {@link PostgresProcessStore.nodes} reads it. */
+export interface ClusterNode {
+  name: string;
+  /** ISO 8601, by the database clock. */
+  startedAt: string;
+  renewedAt: string;
+  leaseUntil: string;
+  /** When the lease was released (a clean stop) or ended after it expired; absent while held. */
+  stoppedAt?: string;
+  /** The node that ended the lease: the node itself for a clean stop. */
+  stoppedBy?: string;
+  /** Whether the lease is held and not expired. */
+  live: boolean;
 }
 
 /** The Postgres store answers what the SQLite one does (retention, schema, flush), and more. */
 export interface PostgresProcessStore extends SqliteProcessStore {
   /** A connection for the other tables of the database (conversations), ordered after the store's writes. */
   sqlDatabase(): PgSqlDatabase;
+  /** This server's node name (its row in `nodes`). */
+  readonly node: string;
+  /** Every node that has used the database, by name. @throws StoreError `STORE_UNAVAILABLE`. */
+  nodes(): ClusterNode[];
 }
 
 type ProcessUpdate = Pick<StoredProcess, 'state' | 'status' | 'runs'> & { idleSince?: number };
@@ -82,7 +118,10 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresProces
     ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
     onLost: (error, writes) => onError(new Error(`a batch of ${writes} writes was lost: ${error.message}`)),
     onLockLost: (message) => onError(new Error(`the database lock was lost: ${message}`)),
+    ...(options.node?.onExpired && { onNodesExpired: options.node.onExpired }),
+    ...(options.node?.onLost && { onLeaseLost: options.node.onLost }),
   });
+  const node = options.node?.name ?? `${hostname()}-${process.pid}`;
   try {
     // One server per database: pids and seqs are handed out by the server that holds the lock.
     if (!bridge.lock(DATABASE_LOCK))
@@ -92,7 +131,13 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresProces
         `the process database ${bridge.url} is in use by another mci serve; one server per database (see docs/cluster.md)`,
       );
     const schema = migratePostgres(bridge);
-    return new PostgresStore(bridge, schema, { ...options, onError });
+    if (!bridge.lease(node, options.node?.leaseMs ?? 10_000, options.node?.renewMs ?? 2000))
+      throw new StoreError(
+        'STORE_LOCKED',
+        bridge.url,
+        `a live node named ${node} holds a lease on ${bridge.url}; give each node its own name (--node), or wait for the lease to expire`,
+      );
+    return new PostgresStore(bridge, schema, node, { ...options, onError });
   } catch (error) {
     void bridge.close().catch(() => {});
     throw error;
@@ -102,6 +147,7 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresProces
 class PostgresStore implements PostgresProcessStore {
   readonly path: string;
   readonly schema: { from: number; to: number };
+  readonly node: string;
   readonly #bridge: PgBridge;
   readonly #cache: RecordCache;
   readonly #counters: IdCounters;
@@ -121,8 +167,14 @@ class PostgresStore implements PostgresProcessStore {
     return this.#bridge.query(numbered(sql), params);
   };
 
-  constructor(bridge: PgBridge, schema: { from: number; to: number }, options: PostgresStoreOptions) {
+  constructor(
+    bridge: PgBridge,
+    schema: { from: number; to: number },
+    node: string,
+    options: PostgresStoreOptions,
+  ) {
     this.#bridge = bridge;
+    this.node = node;
     this.path = bridge.url;
     this.schema = schema;
     this.#flushDelayMs = options.flushDelayMs ?? 5;
@@ -323,6 +375,10 @@ class PostgresStore implements PostgresProcessStore {
 
   sqlDatabase(): PgSqlDatabase {
     return new PgSqlDatabase(this.#bridge, () => this.flush());
+  }
+
+  nodes(): ClusterNode[] {
+    return readPgNodes(this.#read);
   }
 
   deleteUnownedEvents(beforeMs: number): void {
