@@ -116,6 +116,8 @@ class PostgresStore implements PostgresProcessStore {
   #lastData: { seq: number; pid: number } | undefined;
   readonly #pendingProcesses: UpdateCoalescer<number, ProcessUpdate>;
   readonly #pendingRuns: UpdateCoalescer<string, RunUpdate>;
+  /** Bytes of outputs and logs written in the batch, added to `processes.stored_bytes` once per process. */
+  readonly #pendingBytes: UpdateCoalescer<number, { bytes: number }>;
   readonly #read = (sql: string, params: PgParam[]) => {
     this.flush();
     return this.#bridge.query(numbered(sql), params);
@@ -132,6 +134,9 @@ class PostgresStore implements PostgresProcessStore {
     const enqueue = (write: () => void) => this.#enqueue(write);
     this.#pendingProcesses = new UpdateCoalescer(enqueue);
     this.#pendingRuns = new UpdateCoalescer(enqueue);
+    this.#pendingBytes = new UpdateCoalescer(enqueue, (waiting, more) => {
+      waiting.bytes += more.bytes;
+    });
     this.#counters = new IdCounters(
       { prepare: (sql) => ({ get: () => bridge.query(sql)[0] }) },
       (name, value) => {
@@ -167,6 +172,7 @@ class PostgresStore implements PostgresProcessStore {
     );
     this.#cache.putProcess(record);
     this.#pendingProcesses.forget(record.pid);
+    this.#pendingBytes.forget(record.pid);
   }
 
   updateProcess(pid: number, update: Pick<StoredProcess, 'state' | 'status' | 'runs'>): void {
@@ -210,6 +216,7 @@ class PostgresStore implements PostgresProcessStore {
       this.#write(`DELETE FROM ${table} WHERE pid = ?`, [pid]);
     this.#cache.deleteProcess(pid);
     this.#pendingProcesses.forget(pid);
+    this.#pendingBytes.forget(pid);
   }
 
   insertRun(pid: number, run: number, init: RunUpdate): void {
@@ -232,6 +239,14 @@ class PostgresStore implements PostgresProcessStore {
       [pid, run, ...values],
     );
     this.#pendingRuns.forget(`${pid}:${run}`);
+    // A new run starts empty: the bytes of leftovers of a run with that number are taken off first.
+    this.#write(
+      `UPDATE processes SET stored_bytes = stored_bytes
+         - coalesce((SELECT sum(octet_length(value)) FROM outputs WHERE pid = ? AND run = ?), 0)
+         - coalesce((SELECT sum(octet_length(text)) FROM logs WHERE pid = ? AND run = ?), 0)
+        WHERE pid = ?`,
+      [pid, run, pid, run, pid],
+    );
     this.#write('DELETE FROM outputs WHERE pid = ? AND run = ?', [pid, run]);
     this.#write('DELETE FROM logs WHERE pid = ? AND run = ?', [pid, run]);
     this.#cache.putRun({ pid, run, ...fields, outputs: [], stdout: '', stderr: '' }, 0);
@@ -257,6 +272,7 @@ class PostgresStore implements PostgresProcessStore {
       [seq, pid, run, encoded],
     );
     this.#cache.appendOutput(pid, run, value, encoded.byteLength);
+    this.#count(pid, encoded.byteLength);
     this.#data(seq, pid);
   }
 
@@ -266,6 +282,7 @@ class PostgresStore implements PostgresProcessStore {
       [seq, pid, run, stream, text],
     );
     this.#cache.appendLog(pid, run, stream, text);
+    this.#count(pid, Buffer.byteLength(text));
     this.#data(seq, pid);
   }
 
@@ -390,6 +407,13 @@ class PostgresStore implements PostgresProcessStore {
     clearTimeout(this.#timer as NodeJS.Timeout);
     clearImmediate(this.#timer as NodeJS.Immediate);
     this.#timer = undefined;
+  }
+
+  /** Adds `bytes` of a stored output or log to the process's `stored_bytes`, once per batch. */
+  #count(pid: number, bytes: number): void {
+    this.#pendingBytes.add(pid, { bytes }, (merged) =>
+      this.#add('UPDATE processes SET stored_bytes = stored_bytes + ? WHERE pid = ?', [merged.bytes, pid]),
+    );
   }
 
   #data(seq: number, pid: number): void {
