@@ -82,13 +82,14 @@ const UPSERT_PROCESS = PROCESS_COLUMNS.slice(1)
   .join(', ');
 
 /**
- * Takes the bytes of a run's outputs and logs (parameters: pid, run, pid, run, pid) off its process's
- * `stored_bytes`, before they are deleted.
+ * Takes the bytes of a run's outputs and logs (parameters: pid, run) off its process's `stored_bytes`,
+ * before they are deleted; a run with none (the usual case) leaves the row untouched.
  */
 const UNCOUNT_RUN = `UPDATE processes SET stored_bytes = stored_bytes
-    - coalesce((SELECT sum(length(value)) FROM outputs WHERE pid = ? AND run = ?), 0)
-    - coalesce((SELECT sum(length(CAST(text AS BLOB))) FROM logs WHERE pid = ? AND run = ?), 0)
-   WHERE pid = ?`;
+    - coalesce((SELECT sum(length(value)) FROM outputs WHERE pid = ?1 AND run = ?2), 0)
+    - coalesce((SELECT sum(length(CAST(text AS BLOB))) FROM logs WHERE pid = ?1 AND run = ?2), 0)
+   WHERE pid = ?1 AND (EXISTS (SELECT 1 FROM outputs WHERE pid = ?1 AND run = ?2)
+                       OR EXISTS (SELECT 1 FROM logs WHERE pid = ?1 AND run = ?2))`;
 
 /** Merges byte counts waiting for one process. */
 const addBytes = (waiting: { bytes: number }, more: { bytes: number }) => {
@@ -238,7 +239,7 @@ class SqliteStore implements SqliteProcessStore {
     );
     this.#pendingRuns.forget(`${pid}:${run}`); // later updates go after this write
     // A new run starts empty (as the cache says), even over leftovers of a run with that number.
-    this.#sql.write(UNCOUNT_RUN, [pid, run, pid, run, pid]);
+    this.#sql.write(UNCOUNT_RUN, [pid, run]);
     this.#sql.write('DELETE FROM outputs WHERE pid = ? AND run = ?', [pid, run]);
     this.#sql.write('DELETE FROM logs WHERE pid = ? AND run = ?', [pid, run]);
     this.#cache.putRun({ pid, run, ...fields, outputs: [], stdout: '', stderr: '' }, 0);

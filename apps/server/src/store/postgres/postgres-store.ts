@@ -239,13 +239,15 @@ class PostgresStore implements PostgresProcessStore {
       [pid, run, ...values],
     );
     this.#pendingRuns.forget(`${pid}:${run}`);
-    // A new run starts empty: the bytes of leftovers of a run with that number are taken off first.
+    // A new run starts empty: the bytes of leftovers of a run with that number are taken off first
+    // (a run with none leaves the row untouched).
     this.#write(
       `UPDATE processes SET stored_bytes = stored_bytes
-         - coalesce((SELECT sum(octet_length(value)) FROM outputs WHERE pid = ? AND run = ?), 0)
-         - coalesce((SELECT sum(octet_length(text)) FROM logs WHERE pid = ? AND run = ?), 0)
-        WHERE pid = ?`,
-      [pid, run, pid, run, pid],
+         - coalesce((SELECT sum(octet_length(value)) FROM outputs WHERE pid = $1 AND run = $2), 0)
+         - coalesce((SELECT sum(octet_length(text)) FROM logs WHERE pid = $1 AND run = $2), 0)
+        WHERE pid = $1 AND (EXISTS (SELECT 1 FROM outputs WHERE pid = $1 AND run = $2)
+                            OR EXISTS (SELECT 1 FROM logs WHERE pid = $1 AND run = $2))`,
+      [pid, run],
     );
     this.#write('DELETE FROM outputs WHERE pid = ? AND run = ?', [pid, run]);
     this.#write('DELETE FROM logs WHERE pid = ? AND run = ?', [pid, run]);
