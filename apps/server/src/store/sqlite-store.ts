@@ -353,7 +353,10 @@ class SqliteStore implements SqliteProcessStore {
     }
   }
 
-  /** Adds `bytes` of a stored output or log to the process's `stored_bytes`, once per batch. */
+  /**
+   * Adds `bytes` of a stored output or log to the process's `stored_bytes`, once per batch. Every
+   * output and log comes with a new `seq` (seqs never repeat), so each write is a new row.
+   */
   #count(pid: number, bytes: number): void {
     this.#pendingBytes.add(pid, { bytes }, (merged) =>
       this.#sql

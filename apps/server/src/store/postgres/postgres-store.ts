@@ -411,7 +411,10 @@ class PostgresStore implements PostgresProcessStore {
     this.#timer = undefined;
   }
 
-  /** Adds `bytes` of a stored output or log to the process's `stored_bytes`, once per batch. */
+  /**
+   * Adds `bytes` of a stored output or log to the process's `stored_bytes`, once per batch. Every
+   * output and log comes with a new `seq` (seqs never repeat), so each write is a new row.
+   */
   #count(pid: number, bytes: number): void {
     this.#pendingBytes.add(pid, { bytes }, (merged) =>
       this.#add('UPDATE processes SET stored_bytes = stored_bytes + ? WHERE pid = ?', [merged.bytes, pid]),
