@@ -6,9 +6,10 @@ import { PG_MIGRATIONS } from '../src/store/postgres/pg-migrations.ts';
 import { NodeLease } from '../src/store/postgres/pg-node-lease.ts';
 import { openPostgresStore } from '../src/store/postgres/postgres-store.ts';
 import { openSqliteStore } from '../src/store/sqlite-store.ts';
+import { expectByteCounts, V3_ROWS, writeByteHistory } from './support/byte-counts.ts';
 import { adminQuery, adminQueryOn, freshDatabase } from './support/postgres.ts';
+import { describePostgresEquivalence, recountDatabase } from './support/postgres-equivalence.ts';
 import { describeProcessStoreContract } from './support/store-contract.ts';
-import { describePostgresEquivalence } from './support/postgres-equivalence.ts';
 
 const rows = async (url: string, sql: string) => (await adminQueryOn(url, sql)).rows;
 
@@ -250,6 +251,37 @@ describe('Postgres store retention', () => {
       await postgres.close();
       await sqlite.close();
     }
+  });
+});
+
+describe('Postgres store byte counts', () => {
+  it('keeps the stored bytes of each process through outputs, logs, a run again, a replaced record and a delete', async () => {
+    const { url } = await fresh();
+    const store = openPostgresStore({ url });
+    const expected = writeByteHistory(store);
+    await store.close();
+    await expectByteCounts(recountDatabase(url), expected);
+  });
+
+  it('counts the bytes of the processes of a version 3 database when it migrates it', async () => {
+    const { url } = await fresh();
+    await adminQueryOn(
+      url,
+      [
+        ...PG_MIGRATIONS.filter((m) => m.version <= 3).map((m) => m.sql),
+        'CREATE TABLE mci_schema (one boolean PRIMARY KEY DEFAULT true CHECK (one), version integer NOT NULL)',
+        'INSERT INTO mci_schema (version) VALUES (3)',
+        V3_ROWS.processes,
+        V3_ROWS.outputs((hex) => `decode('${hex}', 'hex')`),
+        V3_ROWS.logs,
+      ].join(';\n'),
+    );
+    const store = openPostgresStore({ url });
+    expect(store.schema).toEqual({ from: 3, to: SCHEMA_VERSION });
+    const policy = { maxAgeMs: Date.now(), maxProcesses: 100, maxBytes: 10, limit: 100, now: 1000 };
+    expect(store.expiredProcesses(policy)).toEqual([1]);
+    await store.close();
+    await expectByteCounts(recountDatabase(url), V3_ROWS.expected);
   });
 });
 

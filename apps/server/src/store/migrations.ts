@@ -16,7 +16,8 @@ export interface Migration {
  *
  * Output values and log text live in `outputs` and `logs` with their event `seq`; the `events` table
  * holds the other events, and `output`/`log` events are rebuilt from those two tables on replay, so no
- * output is stored twice.
+ * output is stored twice. `processes.stored_bytes` is the size of a process's `outputs` values plus its
+ * `logs` texts (UTF-8), kept by the store as it writes and deletes them.
  */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -122,6 +123,23 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'a conversation runs its blocks automatically (1) or on a run signal (0)',
     up(db) {
       db.exec('ALTER TABLE conversations ADD COLUMN autorun INTEGER NOT NULL DEFAULT 1;');
+    },
+  },
+  {
+    version: 4,
+    description: 'processes.stored_bytes: bytes of the outputs and logs of a process (for retention)',
+    up(db) {
+      db.exec(`
+        ALTER TABLE processes ADD COLUMN stored_bytes INTEGER NOT NULL DEFAULT 0;
+        UPDATE processes SET stored_bytes = sizes.bytes
+          FROM (
+            SELECT pid, sum(n) AS bytes FROM (
+              SELECT pid, length(value) AS n FROM outputs
+              UNION ALL SELECT pid, length(CAST(text AS BLOB)) FROM logs
+            ) GROUP BY pid
+          ) AS sizes
+         WHERE sizes.pid = processes.pid;
+        `);
     },
   },
   {

@@ -4,9 +4,12 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { decodeOutputValue, encodeOutputValue } from '@mci/protocol';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { expectByteCounts, V3_ROWS, writeByteHistory } from '../../test/support/byte-counts.ts';
+import { recountSqliteFile } from '../../test/support/sqlite-equivalence.ts';
 import { describeProcessStoreContract } from '../../test/support/store-contract.ts';
 import type { StoredProcess } from '../processes/process-store.ts';
-import { SCHEMA_VERSION } from './migrations.ts';
+import { MIGRATIONS, SCHEMA_VERSION } from './migrations.ts';
+import { openDatabase } from './open-database.ts';
 import { openSqliteStore } from './sqlite-store.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'mci-store-'));
@@ -120,6 +123,30 @@ describe('sqlite store', () => {
     ).toEqual([1, 3, 4, 5, 6]);
     expect(store.expiredProcesses({ maxAgeMs: day, maxProcesses: 100, limit: 100, now })).toEqual([]);
     await store.close();
+  });
+
+  it('keeps the stored bytes of each process through outputs, logs, a run again, a replaced record and a delete', async () => {
+    const path = freshPath();
+    const store = openSqliteStore({ path });
+    const expected = writeByteHistory(store);
+    await store.close();
+    await expectByteCounts(recountSqliteFile(path), expected);
+  });
+
+  it('counts the bytes of the processes of a version 3 database when it migrates it', async () => {
+    const path = freshPath();
+    const old = openDatabase(path, { migrations: MIGRATIONS.filter((m) => m.version <= 3) });
+    old.db.exec(V3_ROWS.processes);
+    old.db.exec(V3_ROWS.outputs((hex) => `X'${hex}'`));
+    old.db.exec(V3_ROWS.logs);
+    old.close();
+    const store = openSqliteStore({ path });
+    expect(store.schema).toEqual({ from: 3, to: SCHEMA_VERSION });
+    // bob holds 2 bytes, alice 14: a quota of 10 takes alice's process only.
+    const policy = { maxAgeMs: Date.now(), maxProcesses: 100, maxBytes: 10, limit: 100, now: 1000 };
+    expect(store.expiredProcesses(policy)).toEqual([1]);
+    await store.close();
+    await expectByteCounts(recountSqliteFile(path), V3_ROWS.expected);
   });
 
   it('deletes unowned events (intents, stream results) by age', async () => {

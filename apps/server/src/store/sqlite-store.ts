@@ -76,6 +76,26 @@ export interface SqliteProcessStore extends ProcessStore {
 /** The fields of a pending process update (`idleSince`: ms since the epoch, when it became idle). */
 type ProcessUpdate = Pick<StoredProcess, 'state' | 'status' | 'runs'> & { idleSince?: number };
 
+/** The `SET` list of an upsert of a process record: every column but `pid` (and `stored_bytes`). */
+const UPSERT_PROCESS = PROCESS_COLUMNS.slice(1)
+  .map((c) => `${c} = excluded.${c}`)
+  .join(', ');
+
+/**
+ * Takes the bytes of a run's outputs and logs (parameters: pid, run) off its process's `stored_bytes`,
+ * before they are deleted; a run with none (the usual case) leaves the row untouched.
+ */
+const UNCOUNT_RUN = `UPDATE processes SET stored_bytes = stored_bytes
+    - coalesce((SELECT sum(length(value)) FROM outputs WHERE pid = ?1 AND run = ?2), 0)
+    - coalesce((SELECT sum(length(CAST(text AS BLOB))) FROM logs WHERE pid = ?1 AND run = ?2), 0)
+   WHERE pid = ?1 AND (EXISTS (SELECT 1 FROM outputs WHERE pid = ?1 AND run = ?2)
+                       OR EXISTS (SELECT 1 FROM logs WHERE pid = ?1 AND run = ?2))`;
+
+/** Merges byte counts waiting for one process. */
+const addBytes = (waiting: { bytes: number }, more: { bytes: number }) => {
+  waiting.bytes += more.bytes;
+};
+
 /** Limits of the cache of recently used records and runs. */
 const CACHE_PROCESSES = 2000;
 const CACHE_BYTES = 32 * 1024 * 1024;
@@ -111,6 +131,8 @@ class SqliteStore implements SqliteProcessStore {
   /** Updates waiting in the batch, merged by process and by `pid:run`. */
   readonly #pendingProcesses: UpdateCoalescer<number, ProcessUpdate>;
   readonly #pendingRuns: UpdateCoalescer<string, RunUpdate>;
+  /** Bytes of outputs and logs written in the batch, added to `processes.stored_bytes` once per process. */
+  readonly #pendingBytes: UpdateCoalescer<number, { bytes: number }>;
   /** A statement for reading, after committing pending writes so it sees them. */
   readonly #read = (sql: string) => this.#sql.read(sql);
 
@@ -136,12 +158,14 @@ class SqliteStore implements SqliteProcessStore {
         // The batch is gone: pending updates must start new writes.
         this.#pendingProcesses.clear();
         this.#pendingRuns.clear();
+        this.#pendingBytes.clear();
         onError(error);
       },
     });
     const enqueue = (write: () => void) => this.#sql.enqueue(write);
     this.#pendingProcesses = new UpdateCoalescer(enqueue);
     this.#pendingRuns = new UpdateCoalescer(enqueue);
+    this.#pendingBytes = new UpdateCoalescer(enqueue, addBytes);
     // A counter's mark is stored at once, outside the batch (see IdCounters).
     this.#counters = new IdCounters(db, (name, value) =>
       this.#sql.runNow('UPDATE counters SET value = ? WHERE name = ?', [value, name]),
@@ -154,12 +178,15 @@ class SqliteStore implements SqliteProcessStore {
 
   putProcess(record: StoredProcess): void {
     const row = processRow(record, Date.now());
+    // A replaced record keeps its `stored_bytes`: its outputs and logs stay.
     this.#sql.write(
-      `INSERT OR REPLACE INTO processes (${PROCESS_COLUMNS.join(', ')}) VALUES (${PROCESS_COLUMNS.map(() => '?').join(', ')})`,
+      `INSERT INTO processes (${PROCESS_COLUMNS.join(', ')}) VALUES (${PROCESS_COLUMNS.map(() => '?').join(', ')})
+         ON CONFLICT (pid) DO UPDATE SET ${UPSERT_PROCESS}`,
       row,
     );
     this.#cache.putProcess(record);
     this.#pendingProcesses.forget(record.pid); // later updates go after this write
+    this.#pendingBytes.forget(record.pid);
     this.#counters.usePid(record.pid);
   }
 
@@ -200,6 +227,7 @@ class SqliteStore implements SqliteProcessStore {
       this.#sql.write(`DELETE FROM ${table} WHERE pid = ?`, [pid]);
     this.#cache.deleteProcess(pid);
     this.#pendingProcesses.forget(pid);
+    this.#pendingBytes.forget(pid);
   }
 
   insertRun(pid: number, run: number, init: Parameters<ProcessStore['insertRun']>[2]): void {
@@ -211,6 +239,7 @@ class SqliteStore implements SqliteProcessStore {
     );
     this.#pendingRuns.forget(`${pid}:${run}`); // later updates go after this write
     // A new run starts empty (as the cache says), even over leftovers of a run with that number.
+    this.#sql.write(UNCOUNT_RUN, [pid, run]);
     this.#sql.write('DELETE FROM outputs WHERE pid = ? AND run = ?', [pid, run]);
     this.#sql.write('DELETE FROM logs WHERE pid = ? AND run = ?', [pid, run]);
     this.#cache.putRun({ pid, run, ...fields, outputs: [], stdout: '', stderr: '' }, 0);
@@ -235,6 +264,7 @@ class SqliteStore implements SqliteProcessStore {
       encoded,
     ]);
     this.#cache.appendOutput(pid, run, value, encoded.byteLength);
+    this.#count(pid, encoded.byteLength);
     this.#data(seq, pid, run);
   }
 
@@ -247,6 +277,7 @@ class SqliteStore implements SqliteProcessStore {
       text,
     ]);
     this.#cache.appendLog(pid, run, stream, text);
+    this.#count(pid, Buffer.byteLength(text));
     this.#data(seq, pid, run);
   }
 
@@ -320,6 +351,18 @@ class SqliteStore implements SqliteProcessStore {
       await this.#checkpointer?.stop();
       this.#opened.close();
     }
+  }
+
+  /**
+   * Adds `bytes` of a stored output or log to the process's `stored_bytes`, once per batch. Every
+   * output and log comes with a new `seq` (seqs never repeat), so each write is a new row.
+   */
+  #count(pid: number, bytes: number): void {
+    this.#pendingBytes.add(pid, { bytes }, (merged) =>
+      this.#sql
+        .statement('UPDATE processes SET stored_bytes = stored_bytes + ? WHERE pid = ?')
+        .run(merged.bytes, pid),
+    );
   }
 
   /** Notes the output or log just written (its event need not be stored) and its seq. */

@@ -87,7 +87,8 @@ export function readEvents(read: Read, since: number, filter: StoredEventFilter)
  * Idle processes to delete, oldest change first, at most `limit`: those idle since before `cutoff`
  * (epoch ms), then, for each principal (owner) with more than `maxProcesses`, its idle ones whose last
  * change is oldest, down to `maxProcesses`, and for each principal whose stored output and log bytes
- * are over `maxBytes`, its idle ones whose last change is oldest, until the rest fits. One principal's
+ * (`processes.stored_bytes`) are over `maxBytes`, its idle ones whose last change is oldest, until the
+ * rest fits. One principal's
  * many processes or bytes never count against another's.
  */
 export function readExpiredPids(
@@ -125,27 +126,20 @@ export function readExpiredPids(
     limit - aged.length,
   );
   if (!Number.isFinite(quota.maxBytes)) return aged.concat(overCount);
-  // Per owner: its output and log bytes (the aged ones left out) over the quota; its oldest idle
-  // processes go while the bytes of those before them have not covered the excess.
+  // Per owner: its `stored_bytes` (the aged ones left out) over the quota; its oldest idle processes
+  // go while the bytes of those before them have not covered the excess. One row per process is read.
   const overBytes = pids(
-    `WITH sizes AS (
-       SELECT pid, sum(n) AS bytes FROM (
-         SELECT pid, length(value) AS n FROM outputs
-         UNION ALL SELECT pid, length(CAST(text AS BLOB)) FROM logs
-       ) GROUP BY pid
-     ),
-     over AS (
-       SELECT p.owner, sum(coalesce(s.bytes, 0)) - ? AS excess
-         FROM processes p LEFT JOIN sizes s ON s.pid = p.pid
-        WHERE NOT (p.idle_since < ? AND p.state = 'idle')
-        GROUP BY p.owner HAVING excess > 0
+    `WITH over AS (
+       SELECT owner, sum(stored_bytes) - ? AS excess FROM processes
+        WHERE NOT (idle_since < ? AND state = 'idle')
+        GROUP BY owner HAVING excess > 0
      )
      SELECT pid FROM (
        SELECT p.pid, p.idle_since, o.excess,
-              coalesce(sum(coalesce(s.bytes, 0)) OVER (
+              coalesce(sum(p.stored_bytes) OVER (
                 PARTITION BY p.owner ORDER BY p.idle_since, p.pid
                 ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
-         FROM processes p JOIN over o ON o.owner = p.owner LEFT JOIN sizes s ON s.pid = p.pid
+         FROM processes p JOIN over o ON o.owner = p.owner
         WHERE p.state = 'idle' AND p.idle_since >= ?
      ) WHERE before < excess ORDER BY idle_since, pid LIMIT ?`,
     quota.maxBytes,

@@ -6,17 +6,25 @@
 export class UpdateCoalescer<K, T extends object> {
   readonly #pending = new Map<K, T>();
   readonly #enqueue: (write: () => void) => void;
+  readonly #merge: (waiting: T, update: T) => void;
 
-  /** `enqueue` adds a write to the current batch (and throws when the store is closed). */
-  constructor(enqueue: (write: () => void) => void) {
+  /**
+   * `enqueue` adds a write to the current batch (and throws when the store is closed); `merge` folds
+   * a later update into the waiting one. @default merge: the later fields win (`Object.assign`)
+   */
+  constructor(
+    enqueue: (write: () => void) => void,
+    merge: (waiting: T, update: T) => void = (waiting, update) => Object.assign(waiting, update),
+  ) {
     this.#enqueue = enqueue;
+    this.#merge = merge;
   }
 
   /** Queues `update` of `key`, or merges it into the one waiting; `write` gets the merged fields. */
   add(key: K, update: T, write: (merged: T) => void): void {
     const waiting = this.#pending.get(key);
     if (waiting) {
-      Object.assign(waiting, update);
+      this.#merge(waiting, update);
       return;
     }
     const merged = { ...update };

@@ -2,7 +2,22 @@ import fc from 'fast-check';
 import { afterAll, describe, it } from 'vitest';
 import { openPostgresStore } from '../../src/store/postgres/postgres-store.ts';
 import { adminQueryOn, freshDatabase } from './postgres.ts';
-import { checkEquivalence, storeOps } from './store-equivalence.ts';
+import { type ByteRecount, checkEquivalence, RECOUNT_SQL, storeOps } from './store-equivalence.ts';
+
+/** Reads the byte counts of the database at `url`. */
+export const recountDatabase =
+  (url: string): ByteRecount =>
+  async () =>
+    (
+      await adminQueryOn(
+        url,
+        RECOUNT_SQL((column) => `octet_length(${column})`),
+      )
+    ).rows.map((row) => ({
+      pid: Number(row.pid),
+      stored: Number(row.stored),
+      counted: Number(row.counted),
+    }));
 
 /**
  * The store-equivalence property on PostgreSQL (see {@link checkEquivalence}), `numRuns` write
@@ -29,7 +44,7 @@ export function describePostgresEquivalence(numRuns: number): void {
       await fc.assert(
         fc.asyncProperty(storeOps, async (list) => {
           await empty(url);
-          await checkEquivalence(list, () => openPostgresStore({ url }), 6);
+          await checkEquivalence(list, () => openPostgresStore({ url }), 6, recountDatabase(url));
         }),
         { numRuns },
       );
@@ -47,6 +62,7 @@ export function describePostgresEquivalence(numRuns: number): void {
             list,
             () => openPostgresStore({ url, cache: { processes: 2, bytes: 4096 }, flushDelayMs: 0 }),
             1,
+            recountDatabase(url),
           );
         }),
         { numRuns },

@@ -1,10 +1,28 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import fc from 'fast-check';
 import { afterAll, describe, it } from 'vitest';
 import { openSqliteStore } from '../../src/store/sqlite-store.ts';
-import { checkEquivalence, storeOps } from './store-equivalence.ts';
+import { type ByteRecount, checkEquivalence, RECOUNT_SQL, storeOps } from './store-equivalence.ts';
+
+/** Reads the byte counts of the (closed) database at `path`. */
+export const recountSqliteFile =
+  (path: string): ByteRecount =>
+  async () => {
+    const db = new DatabaseSync(path, { readOnly: true });
+    try {
+      const rows = db.prepare(RECOUNT_SQL((column) => `length(CAST(${column} AS BLOB))`)).all();
+      return rows.map((row) => ({
+        pid: Number(row.pid),
+        stored: Number(row.stored),
+        counted: Number(row.counted),
+      }));
+    } finally {
+      db.close();
+    }
+  };
 
 /**
  * The store-equivalence property on SQLite (see {@link checkEquivalence}), `numRuns` write sequences
@@ -21,7 +39,7 @@ export function describeSqliteEquivalence(numRuns: number): void {
       await fc.assert(
         fc.asyncProperty(storeOps, (list) => {
           const path = freshPath();
-          return checkEquivalence(list, () => openSqliteStore({ path }), 6);
+          return checkEquivalence(list, () => openSqliteStore({ path }), 6, recountSqliteFile(path));
         }),
         { numRuns },
       );
@@ -37,6 +55,7 @@ export function describeSqliteEquivalence(numRuns: number): void {
             list,
             () => openSqliteStore({ path, cache: { processes: 2, bytes: 4096 }, flushDelayMs: 0 }),
             1,
+            recountSqliteFile(path),
           );
         }),
         { numRuns },

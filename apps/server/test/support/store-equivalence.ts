@@ -93,11 +93,30 @@ function contents(store: ProcessStore) {
   };
 }
 
+/** Each process row's `stored_bytes` and the bytes of its `outputs` and `logs` rows counted anew. */
+export type ByteRecount = () => Promise<Array<{ pid: number; stored: number; counted: number }>>;
+
+/**
+ * SQL that reads {@link ByteRecount}'s rows (`length` is SQLite's; Postgres spells it `octet_length`
+ * and needs no cast).
+ */
+export const RECOUNT_SQL = (length: (column: string) => string) => `
+  SELECT p.pid, p.stored_bytes AS stored,
+         coalesce((SELECT sum(${length('value')}) FROM outputs o WHERE o.pid = p.pid), 0)
+       + coalesce((SELECT sum(${length('text')}) FROM logs l WHERE l.pid = p.pid), 0) AS counted
+    FROM processes p ORDER BY p.pid`;
+
 /**
  * Applies `ops` to the in-memory store and to `open()`'s store (reopened on `reopen` ops and at the
- * end), and expects both to read alike throughout; a `commit` op waits `commitMs`.
+ * end), and expects both to read alike throughout; a `commit` op waits `commitMs`. At the end, with
+ * the store closed, expects every process's `stored_bytes` to equal its bytes counted by `recount`.
  */
-export async function checkEquivalence(ops: Op[], open: () => ProcessStore, commitMs: number): Promise<void> {
+export async function checkEquivalence(
+  ops: Op[],
+  open: () => ProcessStore,
+  commitMs: number,
+  recount: ByteRecount,
+): Promise<void> {
   const model = createMemoryStore();
   let store = open();
   const live: Array<{ pid: number; owner: string; ref?: string; runs: number }> = [];
@@ -242,6 +261,9 @@ export async function checkEquivalence(ops: Op[], open: () => ProcessStore, comm
   } finally {
     await store.close();
   }
+  const counts = await recount();
+  expect(counts.map(({ pid }) => pid)).toEqual(live.map(({ pid }) => pid).sort((a, b) => a - b));
+  for (const row of counts) expect(row).toEqual({ ...row, stored: row.counted });
 }
 
 function routeOf(p: { pid: number; owner: string; ref?: string }) {

@@ -99,6 +99,19 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     sql: 'ALTER TABLE conversations ADD COLUMN autorun integer NOT NULL DEFAULT 1;',
   },
   {
+    version: 4,
+    sql: `
+      ALTER TABLE processes ADD COLUMN stored_bytes bigint NOT NULL DEFAULT 0;
+      UPDATE processes p SET stored_bytes = sizes.bytes
+        FROM (
+          SELECT pid, sum(n) AS bytes FROM (
+            SELECT pid, octet_length(value) AS n FROM outputs
+            UNION ALL SELECT pid, octet_length(text) FROM logs
+          ) data GROUP BY pid
+        ) sizes
+       WHERE sizes.pid = p.pid;`,
+  },
+  {
     version: 5,
     sql: `
       CREATE TABLE nodes (

@@ -123,24 +123,17 @@ export function readPgExpiredPids(
   );
   if (!Number.isFinite(quota.maxBytes)) return aged.concat(overCount);
   const overBytes = pids(
-    `WITH sizes AS (
-       SELECT pid, sum(n) AS bytes FROM (
-         SELECT pid, octet_length(value) AS n FROM outputs
-         UNION ALL SELECT pid, octet_length(text) FROM logs
-       ) data GROUP BY pid
-     ),
-     over AS (
-       SELECT p.owner, sum(coalesce(s.bytes, 0)) - ? AS excess
-         FROM processes p LEFT JOIN sizes s ON s.pid = p.pid
-        WHERE NOT (p.idle_since < ? AND p.state = 'idle')
-        GROUP BY p.owner HAVING sum(coalesce(s.bytes, 0)) - ? > 0
+    `WITH over AS (
+       SELECT owner, sum(stored_bytes) - ? AS excess FROM processes
+        WHERE NOT (idle_since < ? AND state = 'idle')
+        GROUP BY owner HAVING sum(stored_bytes) - ? > 0
      )
      SELECT pid FROM (
        SELECT p.pid, p.idle_since, o.excess,
-              coalesce(sum(coalesce(s.bytes, 0)) OVER (
+              coalesce(sum(p.stored_bytes) OVER (
                 PARTITION BY p.owner ORDER BY p.idle_since, p.pid
                 ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
-         FROM processes p JOIN over o ON o.owner = p.owner LEFT JOIN sizes s ON s.pid = p.pid
+         FROM processes p JOIN over o ON o.owner = p.owner
         WHERE p.state = 'idle' AND p.idle_since >= ?
      ) ranked WHERE before < excess ORDER BY idle_since, pid LIMIT ?`,
     [quota.maxBytes, cutoff, quota.maxBytes, cutoff, limit - aged.length],

@@ -162,6 +162,8 @@ class PostgresStore implements PostgresProcessStore {
   #lastData: { seq: number; pid: number } | undefined;
   readonly #pendingProcesses: UpdateCoalescer<number, ProcessUpdate>;
   readonly #pendingRuns: UpdateCoalescer<string, RunUpdate>;
+  /** Bytes of outputs and logs written in the batch, added to `processes.stored_bytes` once per process. */
+  readonly #pendingBytes: UpdateCoalescer<number, { bytes: number }>;
   readonly #read = (sql: string, params: PgParam[]) => {
     this.flush();
     return this.#bridge.query(numbered(sql), params);
@@ -184,6 +186,9 @@ class PostgresStore implements PostgresProcessStore {
     const enqueue = (write: () => void) => this.#enqueue(write);
     this.#pendingProcesses = new UpdateCoalescer(enqueue);
     this.#pendingRuns = new UpdateCoalescer(enqueue);
+    this.#pendingBytes = new UpdateCoalescer(enqueue, (waiting, more) => {
+      waiting.bytes += more.bytes;
+    });
     this.#counters = new IdCounters(
       { prepare: (sql) => ({ get: () => bridge.query(sql)[0] }) },
       (name, value) => {
@@ -219,6 +224,7 @@ class PostgresStore implements PostgresProcessStore {
     );
     this.#cache.putProcess(record);
     this.#pendingProcesses.forget(record.pid);
+    this.#pendingBytes.forget(record.pid);
   }
 
   updateProcess(pid: number, update: Pick<StoredProcess, 'state' | 'status' | 'runs'>): void {
@@ -262,6 +268,7 @@ class PostgresStore implements PostgresProcessStore {
       this.#write(`DELETE FROM ${table} WHERE pid = ?`, [pid]);
     this.#cache.deleteProcess(pid);
     this.#pendingProcesses.forget(pid);
+    this.#pendingBytes.forget(pid);
   }
 
   insertRun(pid: number, run: number, init: RunUpdate): void {
@@ -284,6 +291,16 @@ class PostgresStore implements PostgresProcessStore {
       [pid, run, ...values],
     );
     this.#pendingRuns.forget(`${pid}:${run}`);
+    // A new run starts empty: the bytes of leftovers of a run with that number are taken off first
+    // (a run with none leaves the row untouched).
+    this.#write(
+      `UPDATE processes SET stored_bytes = stored_bytes
+         - coalesce((SELECT sum(octet_length(value)) FROM outputs WHERE pid = $1 AND run = $2), 0)
+         - coalesce((SELECT sum(octet_length(text)) FROM logs WHERE pid = $1 AND run = $2), 0)
+        WHERE pid = $1 AND (EXISTS (SELECT 1 FROM outputs WHERE pid = $1 AND run = $2)
+                            OR EXISTS (SELECT 1 FROM logs WHERE pid = $1 AND run = $2))`,
+      [pid, run],
+    );
     this.#write('DELETE FROM outputs WHERE pid = ? AND run = ?', [pid, run]);
     this.#write('DELETE FROM logs WHERE pid = ? AND run = ?', [pid, run]);
     this.#cache.putRun({ pid, run, ...fields, outputs: [], stdout: '', stderr: '' }, 0);
@@ -309,6 +326,7 @@ class PostgresStore implements PostgresProcessStore {
       [seq, pid, run, encoded],
     );
     this.#cache.appendOutput(pid, run, value, encoded.byteLength);
+    this.#count(pid, encoded.byteLength);
     this.#data(seq, pid);
   }
 
@@ -318,6 +336,7 @@ class PostgresStore implements PostgresProcessStore {
       [seq, pid, run, stream, text],
     );
     this.#cache.appendLog(pid, run, stream, text);
+    this.#count(pid, Buffer.byteLength(text));
     this.#data(seq, pid);
   }
 
@@ -446,6 +465,16 @@ class PostgresStore implements PostgresProcessStore {
     clearTimeout(this.#timer as NodeJS.Timeout);
     clearImmediate(this.#timer as NodeJS.Immediate);
     this.#timer = undefined;
+  }
+
+  /**
+   * Adds `bytes` of a stored output or log to the process's `stored_bytes`, once per batch. Every
+   * output and log comes with a new `seq` (seqs never repeat), so each write is a new row.
+   */
+  #count(pid: number, bytes: number): void {
+    this.#pendingBytes.add(pid, { bytes }, (merged) =>
+      this.#add('UPDATE processes SET stored_bytes = stored_bytes + ? WHERE pid = ?', [merged.bytes, pid]),
+    );
   }
 
   #data(seq: number, pid: number): void {
