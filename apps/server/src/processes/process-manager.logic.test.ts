@@ -3,6 +3,7 @@ import { ServerEventSchema } from '@mci/protocol';
 import { describe, expect, it } from 'vitest';
 import { ManualPool } from '../../test/support/manual-pool.ts';
 import { createProcessManager } from './process-manager.ts';
+import { EVENTS_PER_TURN } from './run-controller.ts';
 import type { Principal, ProcessManagerOptions } from './process-manager-types.ts';
 import type { EventRoute } from './process-store.ts';
 import { ServerError } from './server-error.ts';
@@ -200,6 +201,29 @@ describe('process manager: states and signals', () => {
     expect(manager.getRun(1, 1, alice)).toMatchObject({ outputs: [5], stderr: 'warn more' });
     const logTexts = events.flatMap(({ event }) => (event.type === 'log' ? [event.text] : []));
     expect(logTexts).toEqual(['warn ', 'more']);
+  });
+});
+
+describe('process manager: output floods', () => {
+  it('delivers a burst of events in slices, one per event-loop turn, then ends the run after the last', async () => {
+    const { pool, manager, events } = setup();
+    manager.create({ code: 'x' }, alice);
+    const execution = await pool.started(1);
+    const count = EVENTS_PER_TURN * 4 + 10;
+    for (let i = 0; i < count; i++) execution.emit({ type: 'output', value: i });
+    execution.finish();
+    const outputs = () => events.filter(({ event }) => event.type === 'output').length;
+    // Other work of the event loop runs between the slices: here, an immediate queued after the burst.
+    const seenBetween = await new Promise<number>((resolve) => setImmediate(() => resolve(outputs())));
+    expect(seenBetween).toBe(EVENTS_PER_TURN);
+    await manager.wait(1, alice);
+    const delivered = events.filter(({ event }) => event.type === 'output' || event.type === 'process');
+    expect(
+      delivered
+        .filter(({ event }) => event.type === 'output')
+        .map(({ event }) => 'value' in event && event.value),
+    ).toEqual(Array.from({ length: count }, (_, i) => i));
+    expect(delivered.at(-1)?.event).toMatchObject({ type: 'process', state: 'idle', status: 'success' });
   });
 });
 

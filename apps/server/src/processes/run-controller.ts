@@ -39,6 +39,13 @@ export const MAX_OUTPUT_EVENTS_PER_RUN = 10_000;
  */
 export const DEFAULT_OUTPUT_BYTES_PER_SECOND = 1024 * 1024;
 
+/**
+ * Sandbox events one run delivers (stores and sends) per event-loop turn; the rest wait for the next
+ * turn, so a flood arriving in one burst never holds the event loop for its whole length and requests
+ * (`/healthz`, other clients) are served between the slices.
+ */
+export const EVENTS_PER_TURN = 256;
+
 /** The error of runs that were running when the server stopped. */
 export const INTERRUPTED_MESSAGE = 'interrupted: the server stopped during this run';
 
@@ -63,8 +70,13 @@ export interface LiveProcess {
   budget?: ByteRateBudget;
   /** What the run's limits dropped, for the note at its end. */
   dropped?: { outputs: number; logBytes: number; overRate: boolean; overCount: boolean };
-  /** Sandbox events waiting for the next batch (delivered once per event-loop turn). */
-  batch?: SandboxEventBody[];
+  /**
+   * Sandbox events not delivered yet, in arrival order; `next` is the first of them. At most
+   * {@link EVENTS_PER_TURN} are delivered per event-loop turn.
+   */
+  queue?: { events: SandboxEventBody[]; next: number };
+  /** The run's result, held until its queued events are delivered. */
+  result?: ExecutionResult;
   killTimer?: NodeJS.Timeout;
   watchdog?: NodeJS.Timeout;
 }
@@ -170,30 +182,32 @@ export class RunController {
   }
 
   /**
-   * Queues a sandbox event; the queue is delivered once per event-loop turn, adjacent log texts of one
-   * stream joined into one event (order kept), so a console flood costs one event per turn.
+   * Queues a sandbox event. The queue is delivered from the next event-loop turn on, at most
+   * {@link EVENTS_PER_TURN} events per turn, adjacent log texts of one stream in a slice joined into
+   * one event (order kept), so a console flood costs one event per slice.
    */
   #onEvent(live: LiveProcess, event: SandboxEventBody): void {
     if (live.done || !live.received) return;
-    if (live.batch) {
-      live.batch.push(event);
+    if (live.queue) {
+      live.queue.events.push(event);
       return;
     }
-    live.batch = [event];
+    live.queue = { events: [event], next: 0 };
     setImmediate(() => this.#flush(live));
   }
 
-  /** Delivers the queued events of `live`. */
+  /** Delivers the next slice of the queued events of `live`; ends the run once all are out and it has ended. */
   #flush(live: LiveProcess): void {
-    const batch = live.batch;
-    live.batch = undefined;
-    if (!batch) return;
+    const queue = live.queue;
+    if (!queue) return;
+    const end = Math.min(queue.events.length, queue.next + EVENTS_PER_TURN);
     let log: { stream: 'stdout' | 'stderr'; parts: string[] } | undefined;
     const endLog = () => {
       if (log) this.#deliver(live, { type: 'log', stream: log.stream, text: log.parts.join('') });
       log = undefined;
     };
-    for (const event of batch) {
+    for (let i = queue.next; i < end; i++) {
+      const event = queue.events[i]!;
       if (event.type === 'log') {
         if (log?.stream !== event.stream) {
           endLog();
@@ -206,6 +220,13 @@ export class RunController {
       this.#deliver(live, event);
     }
     endLog();
+    queue.next = end;
+    if (end < queue.events.length) {
+      setImmediate(() => this.#flush(live));
+      return;
+    }
+    live.queue = undefined;
+    if (live.result) this.#finish(live, live.result);
   }
 
   #deliver(live: LiveProcess, event: SandboxEventBody): void {
@@ -305,11 +326,16 @@ export class RunController {
     );
   }
 
+  /** Ends a started run with `result`, once the events queued before it are delivered. */
   #finish(live: LiveProcess, result: ExecutionResult): void {
     if (live.done) return;
+    if (live.queue) {
+      // The first result stands (the sandbox's, or a guard's when the sandbox did not answer).
+      live.result ??= result;
+      return;
+    }
     clearTimeout(live.killTimer);
     clearTimeout(live.watchdog);
-    this.#flush(live);
     // The final result is authoritative: deliver what did not arrive as events (a returned value).
     const received = live.received ?? { outputs: 0, stdout: 0, stderr: 0 };
     for (const value of result.outputs.slice(received.outputs))

@@ -1,3 +1,4 @@
+import { Socket } from 'node:net';
 import { createIntentStream } from '@mci/intent-extractor';
 import type { ServerMessage } from '@mci/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -187,6 +188,36 @@ describe('WebSocket gateway', () => {
     expect([...delivered, ...resumed].map((m) => (m as { seq: number }).seq)).toEqual(
       manager.replay(0, { all: true }, operator).map((event) => event.seq),
     );
+  });
+
+  it('writes the events of one tick to a connection in one socket write, not one per event', async () => {
+    const { pool, manager, listener } = await setup();
+    const client = await connect(listener.wsUrl);
+    await client.send({ type: 'subscribe', all: true });
+    const operator = { id: 'local', role: 'operator' } as const;
+    manager.create({ code: 'x' }, operator);
+    const execution = await pool.started(1);
+    await client.until((m) => m.type === 'process' && m.state === 'running');
+    // Counts the writes that reach the server side of the connection's socket (Node calls `_writev`
+    // or `_write` once per write to the operating system).
+    let writes = 0;
+    const proto = Socket.prototype as unknown as Record<'_writev' | '_write', (...args: unknown[]) => unknown>;
+    const original = { _writev: proto._writev, _write: proto._write };
+    for (const name of ['_writev', '_write'] as const) {
+      proto[name] = function (this: Socket, ...args: unknown[]) {
+        if (this.localPort === listener.port) writes++;
+        return original[name].apply(this, args);
+      };
+    }
+    try {
+      for (let i = 0; i < 500; i++) execution.emit({ type: 'output', value: i });
+      await client.until((m) => m.type === 'output' && m.value === 499);
+    } finally {
+      Object.assign(proto, original);
+    }
+    expect(client.messages.filter((m) => m.type === 'output')).toHaveLength(500);
+    expect(writes).toBeLessThanOrEqual(2);
+    execution.finish();
   });
 
   it('terminates a connection that stops answering pings; a live one stays', async () => {

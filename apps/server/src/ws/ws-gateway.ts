@@ -108,6 +108,7 @@ export function createWsGateway(options: WsGatewayOptions): WsGateway {
       wss.handleUpgrade(request, socket, head, (ws) => {
         const connection = new Connection(
           ws,
+          socket,
           auth.principal,
           manager,
           { maxBufferedBytes: options.maxBufferedBytes },
