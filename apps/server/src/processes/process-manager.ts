@@ -29,12 +29,8 @@ import { ProcessReader } from './process-reader.ts';
 import { recoverProcesses } from './process-recovery.ts';
 import { StatsCounters } from './process-stats.ts';
 import type { EventRoute, ProcessStore, StoredProcess } from './process-store.ts';
-import {
-  DEFAULT_OUTPUT_BYTES_PER_SECOND,
-  type LiveProcess,
-  RunController,
-  routeOf,
-} from './run-controller.ts';
+import { type LiveProcess, RunController, routeOf } from './run-controller.ts';
+import { DEFAULT_OUTPUT_BYTES_PER_SECOND } from './run-output-limits.ts';
 import { Scheduler } from './scheduler.ts';
 import { ServerError } from './server-error.ts';
 import { drainLive } from './shutdown-drain.ts';

@@ -11,6 +11,12 @@ import { ByteRateBudget } from './byte-rate-budget.ts';
 import type { ExecutionPool, SandboxEventBody } from './process-manager-types.ts';
 import type { StatsCounters } from './process-stats.ts';
 import type { EventRoute, ProcessStore, StoredProcess } from './process-store.ts';
+import {
+  type DroppedOutput,
+  fitText,
+  MAX_OUTPUT_EVENTS_PER_RUN,
+  truncationNote,
+} from './run-output-limits.ts';
 import { type RunFields, toRunError, wireDuration } from './snapshots.ts';
 
 /**
@@ -24,20 +30,6 @@ export const KILL_GUARD_MS = 2000;
  * `timeout` itself (the sandbox enforces timeouts; this guards against one that never answers).
  */
 export const WATCHDOG_SLACK_MS = 5000;
-
-/**
- * Most output events one run delivers (stored and sent); later outputs are dropped and the run is
- * marked `truncated`. The sandbox bounds output bytes; this bounds the count (a 1 MiB budget holds
- * about a million `output(0)`), so one run cannot flood the store and every subscriber.
- */
-export const MAX_OUTPUT_EVENTS_PER_RUN = 10_000;
-
-/**
- * Bytes of outputs (their JSON) and logs (UTF-8) one run may have stored and sent per second, with
- * bursts of twice that; past it outputs are dropped, log texts cut to what fits, the run is marked
- * `truncated` and its stderr ends with a note of what was dropped.
- */
-export const DEFAULT_OUTPUT_BYTES_PER_SECOND = 1024 * 1024;
 
 /**
  * Sandbox events one run delivers (stores and sends) per event-loop turn; the rest wait for the next
@@ -69,7 +61,7 @@ export interface LiveProcess {
   /** The run's bytes per second of outputs and logs. */
   budget?: ByteRateBudget;
   /** What the run's limits dropped, for the note at its end. */
-  dropped?: { outputs: number; logBytes: number; overRate: boolean; overCount: boolean };
+  dropped?: DroppedOutput;
   /**
    * Sandbox events not delivered yet, in arrival order; `next` is the first of them. At most
    * {@link EVENTS_PER_TURN} are delivered per event-loop turn.
@@ -279,25 +271,19 @@ export class RunController {
   }
 
   /** Records a drop of `live` for `reason`: the run is truncated. */
-  #dropped(live: LiveProcess, reason: 'overRate' | 'overCount'): NonNullable<LiveProcess['dropped']> {
+  #dropped(live: LiveProcess, reason: 'overRate' | 'overCount'): DroppedOutput {
     live.run.truncated = true;
     live.dropped ??= { outputs: 0, logBytes: 0, overRate: false, overCount: false };
     live.dropped[reason] = true;
     return live.dropped;
   }
 
-  /** The longest start of `text` the run's byte budget takes (whole characters); the rest is dropped. */
+  /** The longest start of `text` the run's byte budget takes; the rest is dropped. */
   #fitLog(live: LiveProcess, text: string): string {
-    const budget = live.budget;
-    if (!budget) return text;
-    const bytes = Buffer.byteLength(text);
-    if (budget.take(bytes)) return text;
-    const room = Math.min(budget.available(), bytes);
-    const { read, written } =
-      room > 0 ? new TextEncoder().encodeInto(text, new Uint8Array(room)) : { read: 0, written: 0 };
-    budget.take(written);
-    this.#dropped(live, 'overRate').logBytes += bytes - written;
-    return text.slice(0, read);
+    if (!live.budget) return text;
+    const fitted = fitText(live.budget, text);
+    if (fitted.droppedBytes > 0) this.#dropped(live, 'overRate').logBytes += fitted.droppedBytes;
+    return fitted.text;
   }
 
   #emitLog(live: LiveProcess, stream: 'stdout' | 'stderr', text: string): void {
@@ -311,19 +297,8 @@ export class RunController {
 
   /** Ends the stderr of a run that lost outputs or logs to the server's limits with a note saying so. */
   #noteDropped(live: LiveProcess): void {
-    const dropped = live.dropped;
-    if (!dropped) return;
-    const limits = [
-      ...(dropped.overRate
-        ? [`${this.#hooks.outputBytesPerSecond} bytes of outputs and logs per second (bursts of twice that)`]
-        : []),
-      ...(dropped.overCount ? [`${MAX_OUTPUT_EVENTS_PER_RUN} output events per run`] : []),
-    ];
-    this.#emitLog(
-      live,
-      'stderr',
-      `\n[mci] this run is truncated: ${dropped.outputs} outputs and ${dropped.logBytes} bytes of logs were dropped, over the server's limit of ${limits.join(' and ')}\n`,
-    );
+    if (live.dropped)
+      this.#emitLog(live, 'stderr', truncationNote(live.dropped, this.#hooks.outputBytesPerSecond));
   }
 
   /** Ends a started run with `result`, once the events queued before it are delivered. */

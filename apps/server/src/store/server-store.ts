@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Principal, ProcessManager } from '../processes/process-manager-types.ts';
-import { isPostgresUrl, openPostgresStore, type PostgresProcessStore } from './postgres/postgres-store.ts';
+import { isPostgresUrl, openPostgresStore } from './postgres/open-postgres-store.ts';
+import type { PostgresProcessStore } from './postgres/postgres-store.ts';
 import { type Retention, type RetentionOptions, startRetention } from './retention.ts';
 import { openSqliteStore, type SqliteProcessStore } from './sqlite-store.ts';
 

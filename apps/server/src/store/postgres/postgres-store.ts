@@ -1,4 +1,3 @@
-import { hostname } from 'node:os';
 import type {
   ProcessStore,
   RunUpdate,
@@ -14,53 +13,11 @@ import { encodeValue, PROCESS_COLUMNS, processRow, runAssignments, toProcess } f
 import type { ExpiryPolicy, SqliteProcessStore } from '../sqlite-store.ts';
 import { StoreError } from '../store-error.ts';
 import { UpdateCoalescer } from '../update-coalescer.ts';
-import { PgBridge } from './pg-bridge.ts';
-import { migratePostgres } from './pg-migrations.ts';
+import type { PostgresStoreOptions } from './open-postgres-store.ts';
+import type { PgBridge } from './pg-bridge.ts';
 import type { PgParam, PgStatement } from './pg-protocol.ts';
 import { readPgEvents, readPgExpiredPids, readPgNodes, readPgProcesses, readPgRun } from './pg-reads.ts';
 import { numbered, PgSqlDatabase } from './pg-sql-database.ts';
-
-/** Options of {@link openPostgresStore}. */
-export interface PostgresStoreOptions {
-  /** `postgres://user:password@host:port/database` (see `pg`'s connection strings). */
-  url: string;
-  /** How long (ms) writes wait to be sent together; 0 sends once per event-loop turn. @default 5 */
-  flushDelayMs?: number;
-  /**
-   * How long (ms) the store waits for the database when it must (a read, or a write past the
-   * back-pressure bound) before `STORE_UNAVAILABLE`; batches lost to a dropped connection are retried
-   * for as long. @default 5000
-   */
-  timeoutMs?: number;
-  /**
-   * Batches sent and not yet committed past which creating a process waits for the database (at most
-   * `timeoutMs`, then `STORE_UNAVAILABLE`: HTTP 503). Writes of processes already accepted are never
-   * refused. @default 64
-   */
-  maxPendingBatches?: number;
-  /** Connections of the pool. @default 4 */
-  poolSize?: number;
-  /** A batch of writes failed after its retries and was rolled back. @default a process warning */
-  onError?: (error: unknown) => void;
-  /** Limits of the cache of recently used records and runs. @default { processes: 2000, bytes: 33554432 } */
-  cache?: { processes?: number; bytes?: number };
-  /** This server's lease in the `nodes` table (see {@link NodeLeaseOptions}). */
-  node?: NodeLeaseOptions;
-}
-
-/** How a server holds its row in the `nodes` table of a Postgres database. */
-export interface NodeLeaseOptions {
-  /** The node's name, unique among live nodes. @default `${hostname}-${pid}` */
-  name?: string;
-  /** How long (ms) a lease lasts without renewal. @default 10000 */
-  leaseMs?: number;
-  /** How often (ms) the lease is renewed. @default 2000 */
-  renewMs?: number;
-  /** This node ended the leases of `names`, which expired without being released. */
-  onExpired?: (names: string[]) => void;
-  /** Another node ended this node's lease (not renewed within `leaseMs`). */
-  onLost?: (name: string) => void;
-}
 
 /** A row of the `nodes` table, as {@link PostgresProcessStore.nodes} reads it. */
 export interface ClusterNode {
@@ -89,62 +46,11 @@ export interface PostgresProcessStore extends SqliteProcessStore {
 
 type ProcessUpdate = Pick<StoredProcess, 'state' | 'status' | 'runs'> & { idleSince?: number };
 
-/** The advisory lock key a server holds on its database ("MCIS"). */
-const DATABASE_LOCK = 0x4d434953;
-
-/** Whether `db` names a Postgres database (`postgres://` or `postgresql://`) rather than a file. */
-export function isPostgresUrl(db: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(db);
-}
-
 /**
- * Opens the process store on PostgreSQL: the same tables, records and behaviour as the SQLite store
- * (`openSqliteStore`), with `pg` on a worker thread behind a synchronous bridge (see {@link PgBridge}).
- * Writes are batched per `flushDelayMs` into one transaction, sent without waiting; updates of one row
- * within a batch merged; recently used records and runs cached. Past `maxPendingBatches` uncommitted
- * batches a new process waits for the database, at most `timeoutMs`, then is refused with
- * `STORE_UNAVAILABLE`, so no new work piles up in memory. A dropped connection (a database restart) is
- * replaced and the batch retried for up to `timeoutMs`; a batch that still fails goes to `onError`.
- * One server uses a database at a time (a session-level advisory lock, as the SQLite store locks its
- * file).
- * @throws StoreError `STORE_UNAVAILABLE` when the database cannot be reached within `timeoutMs`,
- * `STORE_LOCKED` when another server uses it, `STORE_TOO_NEW` when its schema is newer than this server's.
+ * The process store on PostgreSQL, opened by `openPostgresStore` (which takes the database lock,
+ * migrates the schema and takes the node's lease first).
  */
-export function openPostgresStore(options: PostgresStoreOptions): PostgresProcessStore {
-  const onError =
-    options.onError ?? ((error: unknown) => process.emitWarning(`process store: ${String(error)}`));
-  const bridge = new PgBridge(options.url, {
-    ...(options.poolSize !== undefined && { poolSize: options.poolSize }),
-    ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
-    onLost: (error, writes) => onError(new Error(`a batch of ${writes} writes was lost: ${error.message}`)),
-    onLockLost: (message) => onError(new Error(`the database lock was lost: ${message}`)),
-    ...(options.node?.onExpired && { onNodesExpired: options.node.onExpired }),
-    ...(options.node?.onLost && { onLeaseLost: options.node.onLost }),
-  });
-  const node = options.node?.name ?? `${hostname()}-${process.pid}`;
-  try {
-    // One server per database: pids and seqs are handed out by the server that holds the lock.
-    if (!bridge.lock(DATABASE_LOCK))
-      throw new StoreError(
-        'STORE_LOCKED',
-        bridge.url,
-        `the process database ${bridge.url} is in use by another mci serve; one server per database (see docs/cluster.md)`,
-      );
-    const schema = migratePostgres(bridge);
-    if (!bridge.lease(node, options.node?.leaseMs ?? 10_000, options.node?.renewMs ?? 2000))
-      throw new StoreError(
-        'STORE_LOCKED',
-        bridge.url,
-        `a live node named ${node} holds a lease on ${bridge.url}; give each node its own name (--node), or wait for the lease to expire`,
-      );
-    return new PostgresStore(bridge, schema, node, { ...options, onError });
-  } catch (error) {
-    void bridge.close().catch(() => {});
-    throw error;
-  }
-}
-
-class PostgresStore implements PostgresProcessStore {
+export class PostgresStore implements PostgresProcessStore {
   readonly path: string;
   readonly schema: { from: number; to: number };
   readonly node: string;
