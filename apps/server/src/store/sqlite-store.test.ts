@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { expectByteCounts, V3_ROWS, writeByteHistory } from '../../test/support/byte-counts.ts';
 import { recountSqliteFile } from '../../test/support/sqlite-equivalence.ts';
 import { describeProcessStoreContract } from '../../test/support/store-contract.ts';
-import type { StoredProcess } from '../processes/process-store.ts';
+import { storedProcess } from '../../test/support/stored-process.ts';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations.ts';
 import { openDatabase } from './open-database.ts';
 import { openSqliteStore } from './sqlite-store.ts';
@@ -23,19 +23,7 @@ describeProcessStoreContract('sqlite file, 5 ms batches', () =>
   openSqliteStore({ path: freshPath(), flushDelayMs: 5 }),
 );
 
-const record = (pid: number, fields: Partial<StoredProcess> = {}): StoredProcess => ({
-  pid,
-  owner: 'alice',
-  code: `output(${pid})`,
-  lang: 'ts',
-  createdAt: '2026-01-01T00:00:00.000Z',
-  timeoutMs: 30000,
-  memoryLimitMb: 128,
-  state: 'idle',
-  status: null,
-  runs: 0,
-  ...fields,
-});
+const record = storedProcess;
 
 describe('sqlite store', () => {
   it('keeps everything across a close and reopen, and counters continue exactly', async () => {

@@ -2,23 +2,13 @@ import { expect } from 'vitest';
 import type { StoredProcess } from '../../src/processes/process-store.ts';
 import type { SqliteProcessStore } from '../../src/store/sqlite-store.ts';
 import type { ByteRecount } from './store-equivalence.ts';
+import { storedProcess } from './stored-process.ts';
 
 // The byte count of each process (`processes.stored_bytes`) that retention's byte quota reads, checked
 // the same way on the SQLite and the Postgres store.
 
-const record = (pid: number, owner: string, fields: Partial<StoredProcess> = {}): StoredProcess => ({
-  pid,
-  owner,
-  code: `output(${pid})`,
-  lang: 'ts',
-  createdAt: '2026-01-01T00:00:00.000Z',
-  timeoutMs: 30000,
-  memoryLimitMb: 128,
-  state: 'idle',
-  status: null,
-  runs: 0,
-  ...fields,
-});
+const record = (pid: number, owner: string, fields: Partial<StoredProcess> = {}) =>
+  storedProcess(pid, { owner, ...fields });
 
 const queued = { state: 'queued', status: null, queuedAt: '2026-01-01T00:00:00.000Z' } as const;
 

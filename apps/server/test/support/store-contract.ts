@@ -1,6 +1,7 @@
 import type { ServerEvent } from '@mci/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EventRoute, ProcessStore, StoredProcess } from '../../src/processes/process-store.ts';
+import { storedProcess } from './stored-process.ts';
 
 /**
  * The contract every {@link ProcessStore} passes (the in-memory, SQLite and PostgreSQL stores run the
@@ -21,19 +22,9 @@ export function describeProcessStoreContract(
       store = undefined;
     });
 
-    const record = (pid: number, fields: Partial<StoredProcess> = {}): StoredProcess => ({
-      pid,
-      owner: 'alice',
-      code: `output(${pid})`,
-      lang: 'ts',
-      createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, pid)).toISOString(),
-      timeoutMs: 30000,
-      memoryLimitMb: 128,
-      state: 'idle',
-      status: null,
-      runs: 0,
-      ...fields,
-    });
+    // Created a second apart, in pid order.
+    const record = (pid: number, fields: Partial<StoredProcess> = {}): StoredProcess =>
+      storedProcess(pid, { createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, pid)).toISOString(), ...fields });
 
     it('starts empty with zero counters', async () => {
       const s = await open();
