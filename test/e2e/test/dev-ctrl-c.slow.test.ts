@@ -8,8 +8,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 // `pnpm dev` at the root on a terminal (util-linux `script` gives it a pseudo-terminal), then one
 // Ctrl-C typed on that terminal while a program runs: the terminal signals every process of the group
-// (pnpm, turbo, node --watch, the server, its sandbox workers); the program finishes, and every
-// layer exits 0 without printing a failure.
+// (pnpm, turbo, node --watch, the server, its sandbox workers); the server drains and stops, and no
+// layer prints a failure. turbo itself ends with 0 or, at times, with 130 (the shell's code for an
+// end by Ctrl-C) when every task exited 0: both are a clean stop.
 
 const hasScript = (() => {
   try {
@@ -25,7 +26,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('pnpm dev', () => {
   it.skipIf(!hasScript)(
-    'stops on one Ctrl-C: drained, exit 0, no failure lines',
+    'stops on one Ctrl-C: drained, exit 0 or 130, no failure lines',
     { timeout: 120_000 },
     async () => {
       const child = spawn('script', ['-qec', 'pnpm dev', '/dev/null'], {
@@ -43,7 +44,7 @@ describe('pnpm dev', () => {
         exited.then(() => reject(new Error(`pnpm dev ended before listening:\n${output}`)));
       });
       child.stdin.write('\x03');
-      expect(await exited, output).toBe(0);
+      expect([0, 130], output).toContain(await exited);
       expect(output).toContain('stopped');
       expect(output).not.toMatch(/ELIFECYCLE|ERR_PNPM|again, exiting now|Command failed|ERROR/);
     },
