@@ -70,6 +70,16 @@ export interface ServerOptions {
    */
   node?: string;
   /**
+   * Share the PostgreSQL database `db` with other servers (nodes) as one system: see docs/cluster.md.
+   * @default false
+   */
+  cluster?: boolean;
+  /**
+   * How long (ms) this node's lease lasts without renewal on a PostgreSQL database; it is renewed every
+   * fifth of that. @default 10000
+   */
+  nodeLeaseMs?: number;
+  /**
    * Background deletion of old idle processes from the `db` store; `false` keeps everything.
    * @default { maxAgeMs: 7 days, maxProcesses: 100000, maxBytes: 1 GiB }
    */
@@ -128,7 +138,11 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
   const runner: ToolRunner = createToolRunner(collection, options.env ? { env: options.env } : {});
   let store: ReturnType<typeof openServerStore>;
   try {
-    store = openServerStore(options.db, logger, options.node);
+    store = openServerStore(options.db, logger, {
+      ...(options.node !== undefined && { node: options.node }),
+      ...(options.cluster !== undefined && { cluster: options.cluster }),
+      ...(options.nodeLeaseMs !== undefined && { nodeLeaseMs: options.nodeLeaseMs }),
+    });
   } catch (error) {
     await runner.close();
     throw error;

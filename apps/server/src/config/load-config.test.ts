@@ -45,7 +45,12 @@ describe('loadServerSettings', () => {
       insecure: false,
       tokens: [],
     });
-    expect(settings.limits).toMatchObject({ maxCodeBytes: 102400, maxFrameBytes: 1048576, timeoutMs: 30000, maxWorkerRssMb: 384 });
+    expect(settings.limits).toMatchObject({
+      maxCodeBytes: 102400,
+      maxFrameBytes: 1048576,
+      timeoutMs: 30000,
+      maxWorkerRssMb: 384,
+    });
   });
 
   it('layers file < environment < flags, and resolves paths against their source', () => {

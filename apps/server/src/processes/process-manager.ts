@@ -26,7 +26,7 @@ import type {
   StreamHandle,
 } from './process-manager-types.ts';
 import { ProcessReader } from './process-reader.ts';
-import { recoverProcesses } from './process-recovery.ts';
+import { liveProcessOf, recoverProcesses } from './process-recovery.ts';
 import { StatsCounters } from './process-stats.ts';
 import type { EventRoute, ProcessStore, StoredProcess } from './process-store.ts';
 import { type LiveProcess, RunController, routeOf } from './run-controller.ts';
@@ -121,6 +121,18 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
       if (live.record.state === 'queued') this.#scheduler.enqueue(live.record.owner, live);
       else this.#runs.interrupt(live);
     }
+    const cluster = this.#store.cluster;
+    if (cluster) {
+      const { lastSeq } = cluster.attach({
+        events: (events) => this.#events.deliver(events),
+        kill: (pid) => {
+          const live = this.#live.get(pid);
+          if (live) this.#kill(live);
+        },
+        adopted: (processes) => this.#adopt(processes),
+      });
+      this.#events.startAt(lastSeq);
+    }
   }
 
   // --- processes -------------------------------------------------------------------------------
@@ -144,7 +156,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     const autorun = input.autorun ?? true;
     if (autorun) this.#checkQueueRoom();
     const record: StoredProcess = {
-      pid: ++this.#lastPid,
+      pid: this.#store.cluster?.nextPid() ?? ++this.#lastPid,
       owner: principal.id,
       ...checked,
       createdAt: new Date().toISOString(),
@@ -168,6 +180,8 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     principal: Principal,
     _options?: { force?: boolean },
   ): ProcessSnapshot {
+    // In a cluster another node may have changed the process since it was read here.
+    if (!this.#live.has(pid)) this.#store.cluster?.forget(pid);
     const record = this.#reader.visible(pid, principal);
     if (signal === 'run') {
       this.checkAccepting();
@@ -187,7 +201,15 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
       });
     }
     const live = this.#live.get(pid);
-    if (!live) throw new ServerError('CONFLICT', `process ${pid} is idle: there is nothing to kill`);
+    if (!live) {
+      const cluster = this.#store.cluster;
+      const node = cluster?.nodeOf(pid);
+      if (cluster && node !== undefined && node !== cluster.node) {
+        cluster.sendKill(node, pid);
+        return this.#reader.snapshot(pid);
+      }
+      throw new ServerError('CONFLICT', `process ${pid} is idle: there is nothing to kill`);
+    }
     this.#kill(live);
     return this.#reader.snapshot(pid);
   }
@@ -228,7 +250,24 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     this.#reader.visible(pid, principal);
     const live = this.#live.get(pid);
     if (live) await new Promise<void>((resolve) => live.waiters.push(resolve));
+    else if (this.#store.cluster) await this.#idleElsewhere(pid);
     return this.#reader.snapshot(pid);
+  }
+
+  /** Resolves once process `pid`, run by another node of the cluster (if any), is idle. */
+  #idleElsewhere(pid: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const stop = this.onEvent((event) => {
+        if (event.type === 'process' && event.pid === pid && event.state === 'idle') done();
+      });
+      const done = () => {
+        stop();
+        resolve();
+      };
+      // Listening first, so an end committed while the state is read is not missed.
+      this.#store.cluster?.forget(pid);
+      if (this.#store.cluster?.nodeOf(pid) === undefined) done();
+    });
   }
 
   // --- streams ---------------------------------------------------------------------------------
@@ -305,6 +344,26 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
   }
 
   // --- internals -------------------------------------------------------------------------------
+
+  /**
+   * Takes over processes of cluster nodes that stopped: queued ones run here, the runs of running
+   * ones end failed ("interrupted: node NAME stopped").
+   */
+  #adopt(processes: Array<{ pid: number; node: string }>): void {
+    for (const { pid, node } of processes) {
+      if (this.#live.has(pid)) continue;
+      const record = this.#store.getProcess(pid);
+      if (!record || record.state === 'idle') continue;
+      const live = liveProcessOf(record, this.#store.getRun(pid, record.runs));
+      this.#stats.add(record.state, record.status);
+      this.#live.set(pid, live);
+      this.#logger?.warn({ pid, node }, `process ${pid} taken over from node ${node}, which stopped`);
+      if (record.state === 'queued') {
+        this.#store.updateProcess(pid, { state: record.state, status: record.status, runs: record.runs });
+        this.#scheduler.enqueue(record.owner, live);
+      } else this.#runs.interrupt(live, `interrupted: node ${node} stopped`);
+    }
+  }
 
   #checkQueueRoom(): void {
     if (this.#stats.byState.queued >= this.#maxQueue) {

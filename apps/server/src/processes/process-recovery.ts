@@ -1,15 +1,16 @@
 import type { StatsCounters } from './process-stats.ts';
-import type { ProcessStore } from './process-store.ts';
+import type { ProcessStore, StoredProcess, StoredRun } from './process-store.ts';
 import type { LiveProcess } from './run-controller.ts';
 import { runFieldsOf } from './snapshots.ts';
 
 /**
  * Reads back what a durable store holds after a restart: counts every stored process in `stats`, and
  * returns the processes that were not idle as live processes, in the order their runs were queued.
- * The caller queues the queued ones again and ends the others (their runs were interrupted).
+ * The caller queues the queued ones again and ends the others (their runs were interrupted). On a
+ * store shared by a cluster only the processes of this node are read back.
  */
 export function recoverProcesses(store: ProcessStore, stats: StatsCounters): LiveProcess[] {
-  const stored = store.listProcesses({});
+  const stored = store.listProcesses(store.cluster ? { node: store.cluster.node } : {});
   for (const record of stored) stats.add(record.state, record.status);
   return stored
     .filter((record) => record.state !== 'idle')
@@ -21,12 +22,17 @@ export function recoverProcesses(store: ProcessStore, stats: StatsCounters): Liv
       order: store.eventsSince(0, { pid: record.pid }).at(-1)?.event.seq ?? 0,
     }))
     .sort((a, b) => a.order - b.order || a.record.pid - b.record.pid)
-    .map(({ record, run }) => ({
-      record,
-      run: run ? runFieldsOf(run) : { run: record.runs, state: record.state, status: null },
-      held: false,
-      killRequested: false,
-      done: false,
-      waiters: [],
-    }));
+    .map(({ record, run }) => liveProcessOf(record, run));
+}
+
+/** A stored process that is not idle, as the manager holds it (not held, no kill requested). */
+export function liveProcessOf(record: StoredProcess, run: StoredRun | undefined): LiveProcess {
+  return {
+    record,
+    run: run ? runFieldsOf(run) : { run: record.runs, state: record.state, status: null },
+    held: false,
+    killRequested: false,
+    done: false,
+    waiters: [],
+  };
 }

@@ -52,6 +52,8 @@ export interface StoredProcessFilter {
   state?: ProcessState;
   status?: ProcessStatus;
   ref?: string;
+  /** Only processes run by this node (a store shared by a cluster; see {@link ClusterStore}). */
+  node?: string;
 }
 
 /** A filter over stored events; every given field must match the event's route. */
@@ -67,6 +69,50 @@ export interface StoredEventFilter {
 export interface StoredEvent {
   event: ServerEvent;
   route: EventRoute;
+}
+
+/** What a {@link ClusterStore} hands to the node's process manager as it happens. */
+export interface ClusterHandlers {
+  /**
+   * Events committed by any node, in commit order, each with its cluster-wide `seq` (its position in
+   * the shared event log). Every event of the database reaches every node exactly once, in order.
+   */
+  events(events: StoredEvent[]): void;
+  /** Another node asks this node to kill process `pid` (this node runs it). */
+  kill(pid: number): void;
+  /**
+   * This node took over these processes of nodes whose leases expired (`node`: the node that ran each):
+   * the queued ones are to run here, the running ones were interrupted.
+   */
+  adopted(processes: Array<{ pid: number; node: string }>): void;
+}
+
+/**
+ * A store shared by several servers (nodes) on one database (the Postgres store with `cluster`): pids
+ * unique across the cluster, an event log ordered by commit, processes owned by the node that runs
+ * them, and messages between nodes. See docs/cluster.md.
+ */
+export interface ClusterStore {
+  /** This node's name (its lease in the `nodes` table). */
+  readonly node: string;
+  /** A new pid, unique across the cluster (reserved from the database in blocks). */
+  nextPid(): number;
+  /**
+   * A new event id, unique across the cluster: the key of the event's row until it commits and gets
+   * its `seq` (its position in the cluster's event log).
+   */
+  nextEventId(): number;
+  /** The node that runs process `pid` (the database's view; undefined when it is idle or unknown). */
+  nodeOf(pid: number): string | undefined;
+  /** Asks `node` to kill process `pid` (delivered with `LISTEN/NOTIFY`). */
+  sendKill(node: string, pid: number): void;
+  /**
+   * Starts delivering events committed after now, kill requests and adopted processes to `handlers`.
+   * @returns the seq of the last event committed before delivery starts.
+   */
+  attach(handlers: ClusterHandlers): { lastSeq: number };
+  /** Drops what this node caches of process `pid` (another node changed it). */
+  forget(pid: number): void;
 }
 
 /**
@@ -101,4 +147,6 @@ export interface ProcessStore {
   eventsSince(since: number, filter: StoredEventFilter): StoredEvent[];
   /** Flushes pending writes and releases resources. */
   close(): Promise<void>;
+  /** Present when the store is shared by several nodes. */
+  readonly cluster?: ClusterStore;
 }

@@ -168,9 +168,9 @@ export class RunController {
     this.#end(live, 'canceled', undefined);
   }
 
-  /** running/terminating after a restart -> idle/failed, "interrupted". */
-  interrupt(live: LiveProcess): void {
-    this.#end(live, 'failed', { name: 'Error', message: INTERRUPTED_MESSAGE });
+  /** running/terminating after a restart, or on a node that stopped -> idle/failed, "interrupted". */
+  interrupt(live: LiveProcess, message = INTERRUPTED_MESSAGE): void {
+    this.#end(live, 'failed', { name: 'Error', message });
   }
 
   /**

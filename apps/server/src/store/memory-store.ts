@@ -41,7 +41,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): ProcessStor
     (filter.owner === undefined || record.owner === filter.owner) &&
     (filter.state === undefined || record.state === filter.state) &&
     (filter.status === undefined || record.status === filter.status) &&
-    (filter.ref === undefined || record.ref === filter.ref);
+    (filter.ref === undefined || record.ref === filter.ref) &&
+    filter.node === undefined;
 
   return {
     counters: () => ({ lastPid, lastSeq }),

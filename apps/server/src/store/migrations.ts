@@ -158,6 +158,21 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 6,
+    description:
+      'processes.node and the event log positions (used by servers sharing a PostgreSQL database; unused in SQLite)',
+    up(db) {
+      db.exec(`
+        ALTER TABLE processes ADD COLUMN node TEXT;
+        CREATE TABLE event_log (
+          pos INTEGER PRIMARY KEY,
+          seq INTEGER NOT NULL,
+          node TEXT NOT NULL
+        );
+      `);
+    },
+  },
 ];
 
 /** The schema version this server writes. */

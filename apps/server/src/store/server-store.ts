@@ -10,15 +10,17 @@ export const RETENTION_PRINCIPAL: Principal = { id: 'mci:retention', role: 'oper
 
 /**
  * Opens the server's durable store at `db` (a file path or `:memory:` for SQLite, a `postgres://` URL
- * for PostgreSQL, where the server holds the lease of node `node`), logging failed write batches and
+ * for PostgreSQL, where the server holds the lease of node `settings.node`, shared with other nodes
+ * with `settings.cluster`), logging failed write batches and
  * the leases it ends; `undefined` when no `db` is given (the manager then keeps processes in memory).
  * @throws StoreError when the database cannot be opened.
  */
 export function openServerStore(
   db: string | undefined,
   logger: Logger,
-  node?: string,
+  settings: { node?: string; cluster?: boolean; nodeLeaseMs?: number } = {},
 ): SqliteProcessStore | PostgresProcessStore | undefined {
+  const { node, cluster, nodeLeaseMs } = settings;
   if (db === undefined) return undefined;
   const onError = (error: unknown) =>
     logger.error({ err: error }, 'process store: a batch of writes failed and was lost');
@@ -26,12 +28,15 @@ export function openServerStore(
     ? openPostgresStore({
         url: db,
         onError,
+        ...(cluster !== undefined && { cluster }),
         node: {
           ...(node !== undefined && { name: node }),
-          onExpired: (names) =>
+          ...(nodeLeaseMs !== undefined && { leaseMs: nodeLeaseMs, renewMs: Math.max(20, nodeLeaseMs / 5) }),
+          onExpired: (names, adopted) =>
             logger.warn(
-              { nodes: names },
-              `node lease expired: ${names.join(', ')} stopped without releasing it`,
+              { nodes: names, adopted },
+              `node lease expired: ${names.join(', ')} stopped without releasing it` +
+                (adopted > 0 ? `; this node took over ${adopted} of its processes` : ''),
             ),
           onLost: (name) =>
             logger.error(
@@ -41,8 +46,14 @@ export function openServerStore(
         },
       })
     : openSqliteStore({ path: db, onError });
+  if (cluster && !isPostgresUrl(db))
+    logger.warn(`--cluster needs a postgres:// database; ${db} serves one node`);
   logger.info(
-    { db: store.path, schema: store.schema, ...('node' in store && { node: store.node }) },
+    {
+      db: store.path,
+      schema: store.schema,
+      ...('node' in store && { node: store.node, cluster: store.cluster !== undefined }),
+    },
     'process store open',
   );
   return store;

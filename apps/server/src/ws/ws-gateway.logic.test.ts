@@ -201,7 +201,10 @@ describe('WebSocket gateway', () => {
     // Counts the writes that reach the server side of the connection's socket (Node calls `_writev`
     // or `_write` once per write to the operating system).
     let writes = 0;
-    const proto = Socket.prototype as unknown as Record<'_writev' | '_write', (...args: unknown[]) => unknown>;
+    const proto = Socket.prototype as unknown as Record<
+      '_writev' | '_write',
+      (...args: unknown[]) => unknown
+    >;
     const original = { _writev: proto._writev, _write: proto._write };
     for (const name of ['_writev', '_write'] as const) {
       proto[name] = function (this: Socket, ...args: unknown[]) {

@@ -87,6 +87,16 @@ export default defineCommand<ServeOptions>({
         '--node <name>',
         "this server's node name on a postgres:// database, unique among live nodes (env MCI_NODE; default HOSTNAME-PID)",
       )
+      .option(
+        '--cluster',
+        "share the postgres:// database with other mci serve nodes: one event log, signals across nodes, a dead node's processes taken over (env MCI_CLUSTER; see docs/cluster.md)",
+      )
+      .addOption(
+        new Option(
+          '--node-lease-ms <ms>',
+          "how long a node's lease lasts without renewal; renewed every fifth of it (env MCI_NODE_LEASE_MS; default 10000)",
+        ).argParser(numberOption('--node-lease-ms', { min: 100 })),
+      )
       .addOption(
         new Option(
           '--retention-days <days>',

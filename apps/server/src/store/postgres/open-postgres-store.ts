@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { StoreError } from '../store-error.ts';
 import { PgBridge } from './pg-bridge.ts';
+import { type ClusterRelay, MAX_NODE_NAME_BYTES } from './pg-cluster.ts';
 import { migratePostgres } from './pg-migrations.ts';
 import { type PostgresProcessStore, PostgresStore } from './postgres-store.ts';
 
@@ -30,6 +31,12 @@ export interface PostgresStoreOptions {
   cache?: { processes?: number; bytes?: number };
   /** This server's lease in the `nodes` table (see {@link NodeLeaseOptions}). */
   node?: NodeLeaseOptions;
+  /**
+   * Share the database with other servers (nodes): no database lock; pids and event ids from shared
+   * counters, events delivered in commit order to every node, processes owned by the node that runs
+   * them (see the store's `cluster` and docs/cluster.md). @default false
+   */
+  cluster?: boolean;
 }
 
 /** How a server holds its row in the `nodes` table of a Postgres database. */
@@ -40,8 +47,11 @@ export interface NodeLeaseOptions {
   leaseMs?: number;
   /** How often (ms) the lease is renewed. @default 2000 */
   renewMs?: number;
-  /** This node ended the leases of `names`, which expired without being released. */
-  onExpired?: (names: string[]) => void;
+  /**
+   * This node ended the leases of `names`, which expired without being released, and took over
+   * `adopted` of their processes (a cluster's node runs them or ends them interrupted).
+   */
+  onExpired?: (names: string[], adopted: number) => void;
   /** Another node ended this node's lease (not renewed within `leaseMs`). */
   onLost?: (name: string) => void;
 }
@@ -63,25 +73,34 @@ export function isPostgresUrl(db: string): boolean {
  * `STORE_UNAVAILABLE`, so no new work piles up in memory. A dropped connection (a database restart) is
  * replaced and the batch retried for up to `timeoutMs`; a batch that still fails goes to `onError`.
  * One server uses a database at a time (a session-level advisory lock, as the SQLite store locks its
- * file).
+ * file), unless `cluster` is set: then any number of nodes share it.
  * @throws StoreError `STORE_UNAVAILABLE` when the database cannot be reached within `timeoutMs`,
  * `STORE_LOCKED` when another server uses it, `STORE_TOO_NEW` when its schema is newer than this server's.
+ * @throws RangeError for a cluster node name longer than 50 bytes.
  */
 export function openPostgresStore(options: PostgresStoreOptions): PostgresProcessStore {
   const onError =
     options.onError ?? ((error: unknown) => process.emitWarning(`process store: ${String(error)}`));
+  const node = options.node?.name ?? `${hostname()}-${process.pid}`;
+  if (options.cluster && Buffer.byteLength(node) > MAX_NODE_NAME_BYTES)
+    throw new RangeError(`node name ${JSON.stringify(node)} is longer than ${MAX_NODE_NAME_BYTES} bytes`);
+  const relay: ClusterRelay = {};
   const bridge = new PgBridge(options.url, {
     ...(options.poolSize !== undefined && { poolSize: options.poolSize }),
     ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
     onLost: (error, writes) => onError(new Error(`a batch of ${writes} writes was lost: ${error.message}`)),
     onLockLost: (message) => onError(new Error(`the database lock was lost: ${message}`)),
-    ...(options.node?.onExpired && { onNodesExpired: options.node.onExpired }),
+    onNodesExpired: (names, adopted) => {
+      options.node?.onExpired?.(names, adopted.length);
+      if (adopted.length > 0) relay.adopted?.(adopted);
+    },
+    onEvents: (rows) => relay.events?.(rows),
+    onKill: (pid) => relay.kill?.(pid),
     ...(options.node?.onLost && { onLeaseLost: options.node.onLost }),
   });
-  const node = options.node?.name ?? `${hostname()}-${process.pid}`;
   try {
-    // One server per database: pids and seqs are handed out by the server that holds the lock.
-    if (!bridge.lock(DATABASE_LOCK))
+    // Alone on its database, a server hands out pids and seqs itself, holding the lock.
+    if (!options.cluster && !bridge.lock(DATABASE_LOCK))
       throw new StoreError(
         'STORE_LOCKED',
         bridge.url,
@@ -94,7 +113,13 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresProces
         bridge.url,
         `a live node named ${node} holds a lease on ${bridge.url}; give each node its own name (--node), or wait for the lease to expire`,
       );
-    return new PostgresStore(bridge, schema, node, { ...options, onError });
+    return new PostgresStore(
+      bridge,
+      schema,
+      node,
+      { ...options, onError },
+      options.cluster ? relay : undefined,
+    );
   } catch (error) {
     void bridge.close().catch(() => {});
     throw error;

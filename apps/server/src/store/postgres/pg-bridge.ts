@@ -18,8 +18,15 @@ export interface PgBridgeOptions {
   onLost(error: Error, writes: number): void;
   /** The database lock was lost to another server (see {@link PgBridge.lock}). */
   onLockLost?(message: string): void;
-  /** This node ended the leases of nodes that stopped without releasing them (see {@link PgBridge.lease}). */
-  onNodesExpired?(names: string[]): void;
+  /**
+   * This node ended the leases of nodes that stopped without releasing them (see {@link PgBridge.lease})
+   * and took over their processes that were not idle (`[pid, node]`).
+   */
+  onNodesExpired?(names: string[], adopted: Array<[number, string]>): void;
+  /** Rows of the event log committed by any node, in order, once {@link PgBridge.listen} was called. */
+  onEvents?(rows: Array<Record<string, unknown>>): void;
+  /** Another node asks this one to kill process `pid` (after {@link PgBridge.listen}). */
+  onKill?(pid: number): void;
   /** Another node ended this node's lease: it was not renewed in time. */
   onLeaseLost?(name: string): void;
 }
@@ -79,7 +86,9 @@ export class PgBridge {
     this.#worker.on('message', (notice: PgNotice) => {
       if ('ack' in notice) this.#acked = Math.max(this.#acked, notice.ack);
       else if ('lockLost' in notice) options.onLockLost?.(notice.lockLost);
-      else if ('nodesExpired' in notice) options.onNodesExpired?.(notice.nodesExpired);
+      else if ('nodesExpired' in notice) options.onNodesExpired?.(notice.nodesExpired, notice.adopted);
+      else if ('events' in notice) options.onEvents?.(notice.events);
+      else if ('kill' in notice) options.onKill?.(notice.kill);
       else if ('leaseLost' in notice) options.onLeaseLost?.(notice.leaseLost);
       else {
         this.#acked = Math.max(this.#acked, notice.lost);
@@ -147,6 +156,18 @@ export class PgBridge {
     if ('error' in reply)
       throw new StoreError('STORE_UNAVAILABLE', this.url, `cannot reach ${this.url}: ${reply.error.message}`);
     return reply.rows[0]?.[0]?.ok === true;
+  }
+
+  /**
+   * Listens for the event log's commits and for requests to node `node` (see `onEvents`, `onKill`).
+   * @returns the position of the last event committed before listening.
+   * @throws StoreError `STORE_UNAVAILABLE` when the database cannot be reached.
+   */
+  listen(node: string): number {
+    const reply = this.#wait(++this.#nextId, (id) => this.#send({ kind: 'listen', id, node, reply: true }));
+    if ('error' in reply)
+      throw new StoreError('STORE_UNAVAILABLE', this.url, `cannot reach ${this.url}: ${reply.error.message}`);
+    return Number(reply.rows[0]?.[0]?.lastPos ?? 0);
   }
 
   /** Rows of one read. @throws StoreError as {@link PgBridge.call}. */

@@ -123,6 +123,19 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
         stopped_by text
       );`,
   },
+  {
+    version: 6,
+    sql: `
+      ALTER TABLE processes ADD COLUMN node text;
+      CREATE INDEX processes_node ON processes (node) WHERE node IS NOT NULL;
+      CREATE TABLE event_log (
+        pos bigint PRIMARY KEY,
+        seq bigint NOT NULL,
+        node text NOT NULL
+      );
+      CREATE INDEX event_log_seq ON event_log (seq);
+      INSERT INTO counters (name, value) VALUES ('pos', 0) ON CONFLICT (name) DO NOTHING;`,
+  },
 ];
 
 /** The key of the advisory lock that serialises migrations of nodes starting together ("MCI1"). */

@@ -2,8 +2,11 @@ import type pg from 'pg';
 
 /** What a node's lease reports to the store (see {@link NodeLease}). */
 export interface NodeLeaseEvents {
-  /** This node ended the leases of `names`: they expired without being released. */
-  expired(names: string[]): void;
+  /**
+   * This node ended the leases of `names`: they expired without being released. It took over their
+   * processes that were not idle (`adopted`: `[pid, node]`).
+   */
+  expired(names: string[], adopted: Array<[number, string]>): void;
   /** This node's own lease was ended by another node (it was not renewed in time). */
   lost(): void;
 }
@@ -12,8 +15,9 @@ export interface NodeLeaseEvents {
  * A node's row in `nodes`, held while the server runs (used on the Postgres store's worker thread).
  * Times come from the database clock (`now()`), so nodes with skewed clocks agree on expiry. Every
  * `renewMs` the lease is pushed to `leaseMs` ahead, and leases of other nodes that expired are ended
- * (`stopped_at`, `stopped_by`): one `UPDATE`, so of several live nodes exactly one ends each expired
- * lease. A renewal that fails (the database away) is tried again at the next tick.
+ * (`stopped_at`, `stopped_by`) and their processes that are not idle handed to this node
+ * (`processes.node`): one statement, so of several live nodes exactly one ends each expired lease and
+ * takes its processes. A renewal that fails (the database away) is tried again at the next tick.
  */
 export class NodeLease {
   readonly #pool: pg.Pool;
@@ -87,13 +91,22 @@ export class NodeLease {
         this.#events.lost();
         return;
       }
-      const { rows } = await this.#pool.query<{ name: string }>(
-        `UPDATE nodes SET stopped_at = now(), stopped_by = $1
-         WHERE lease_until < now() AND stopped_at IS NULL AND name <> $1
-         RETURNING name`,
+      const { rows } = await this.#pool.query<{ names: string[]; adopted: Array<[number, string]> }>(
+        `WITH ended AS (
+           UPDATE nodes SET stopped_at = now(), stopped_by = $1
+            WHERE lease_until < now() AND stopped_at IS NULL AND name <> $1
+           RETURNING name
+         ), adopted AS (
+           UPDATE processes p SET node = $1 FROM ended e
+            WHERE p.node = e.name AND p.state <> 'idle'
+           RETURNING p.pid, e.name
+         )
+         SELECT (SELECT coalesce(json_agg(name ORDER BY name), '[]') FROM ended) AS names,
+                (SELECT coalesce(json_agg(json_build_array(pid, name) ORDER BY pid), '[]') FROM adopted) AS adopted`,
         [this.#name],
       );
-      if (rows.length > 0) this.#events.expired(rows.map((row) => row.name).sort());
+      const { names, adopted } = rows[0] ?? { names: [], adopted: [] };
+      if (names.length > 0) this.#events.expired(names, adopted);
     } catch {
       // The database is away: the next tick tries again (the lease lasts leaseMs).
     }

@@ -13,6 +13,7 @@ export type PgRequest =
   | { kind: 'query'; id: number; statements: PgStatement[]; reply: true }
   | { kind: 'lock'; id: number; key: number; reply: true }
   | { kind: 'lease'; id: number; name: string; leaseMs: number; renewMs: number; reply: true }
+  | { kind: 'listen'; id: number; node: string; reply: true }
   | { kind: 'close'; id: number; reply: true };
 
 /** The worker's answer: the rows of each statement, or the error's message and SQLSTATE code. */
@@ -23,11 +24,15 @@ export type PgReply =
 /**
  * What the worker reports on its own: a batch acknowledged, or lost after its retries, or the
  * database lock lost (its connection dropped and another server took the lock meanwhile), leases of
- * other nodes ended because they expired, or this node's lease ended by another node.
+ * other nodes ended because they expired (with the processes this node took over from them, as
+ * `[pid, node]` pairs), this node's lease ended by another node, and, once listening (cluster mode),
+ * rows of the event log committed by any node (in position order) and kill requests for this node.
  */
 export type PgNotice =
   | { ack: number }
   | { lost: number; error: string; writes: number }
   | { lockLost: string }
-  | { nodesExpired: string[] }
-  | { leaseLost: string };
+  | { nodesExpired: string[]; adopted: Array<[number, string]> }
+  | { leaseLost: string }
+  | { events: Array<Record<string, unknown>> }
+  | { kill: number };

@@ -32,6 +32,7 @@ export function readPgProcesses(read: Read, filter: StoredProcessFilter): Stored
   if (filter.status === null) where.push('status IS NULL');
   else if (filter.status !== undefined) where.push('status = ?') && params.push(filter.status);
   if (filter.ref !== undefined) where.push('ref = ?') && params.push(filter.ref);
+  if (filter.node !== undefined) where.push('node = ?') && params.push(filter.node);
   const sql = `SELECT * FROM processes${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY pid DESC`;
   return read(sql, params).map((row) => toProcess(row as Row));
 }
@@ -56,42 +57,74 @@ export function readPgRun(
 }
 
 /**
- * Replay: the events after `since` matching `filter`, in seq order, output and log events rebuilt
- * from their `outputs` and `logs` rows (as in the SQLite store).
+ * The statement of a replay: the events after `since` matching `filter`, in order, output and log
+ * events rebuilt from their `outputs` and `logs` rows (as in the SQLite store). By default events are
+ * keyed by their `seq`; with `positions` (a cluster) by their position in `event_log`, which is
+ * returned as `seq`, and at most `limit` rows.
  */
-export function readPgEvents(read: Read, since: number, filter: StoredEventFilter): StoredEvent[] {
+export function pgEventsQuery(
+  since: number,
+  filter: StoredEventFilter,
+  options: { positions?: boolean; limit?: number } = {},
+): { sql: string; params: PgParam[] } {
   const params: PgParam[] = [since];
   const named: Record<string, number> = { since: 1 };
   const bind = (name: string, value: PgParam) => {
     named[name] ??= params.push(value);
     return `$${named[name]}`;
   };
+  const key = (alias: string) => (options.positions ? 'g.pos' : `${alias}.seq`);
+  // A cluster's rows also say which node committed them.
+  const node = options.positions ? ', g.node' : '';
+  const from = (table: string, alias: string) =>
+    options.positions ? `event_log g JOIN ${table} ${alias} ON ${alias}.seq = g.seq` : `${table} ${alias}`;
   const where = (alias: string, owned: string) => {
-    const parts = [`${alias}.seq > $1`];
-    if (filter.through !== undefined) parts.push(`${alias}.seq <= ${bind('through', filter.through)}`);
+    const parts = [`${key(alias)} > $1`];
+    if (filter.through !== undefined) parts.push(`${key(alias)} <= ${bind('through', filter.through)}`);
     if (filter.owner !== undefined) parts.push(`${owned}.owner = ${bind('owner', filter.owner)}`);
     if (filter.pid !== undefined) parts.push(`${alias}.pid = ${bind('pid', filter.pid)}`);
     if (filter.ref !== undefined) parts.push(`${owned}.ref = ${bind('ref', filter.ref)}`);
     return parts.join(' AND ');
   };
   const sql = `
-      SELECT e.seq, ${EVENT_ROW} AS kind, convert_to(e.body, 'UTF8') AS data, NULL::text AS stream, e.owner, e.pid, e.ref, e.stream_id, NULL::integer AS run
-        FROM events e WHERE ${where('e', 'e')}
+      SELECT ${key('e')} AS seq, ${EVENT_ROW} AS kind, convert_to(e.body, 'UTF8') AS data, NULL::text AS stream, e.owner, e.pid, e.ref, e.stream_id, NULL::integer AS run${node}
+        FROM ${from('events', 'e')} WHERE ${where('e', 'e')}
       UNION ALL
-      SELECT o.seq, ${OUTPUT_ROW}, o.value, NULL, p.owner, o.pid, p.ref, p.stream_id, o.run
-        FROM outputs o JOIN processes p ON p.pid = o.pid WHERE ${where('o', 'p')}
+      SELECT ${key('o')}, ${OUTPUT_ROW}, o.value, NULL, p.owner, o.pid, p.ref, p.stream_id, o.run${node}
+        FROM ${from('outputs', 'o')} JOIN processes p ON p.pid = o.pid WHERE ${where('o', 'p')}
       UNION ALL
-      SELECT l.seq, ${LOG_ROW}, convert_to(l.text, 'UTF8'), l.stream, p.owner, l.pid, p.ref, p.stream_id, l.run
-        FROM logs l JOIN processes p ON p.pid = l.pid WHERE ${where('l', 'p')}
-      ORDER BY seq`;
+      SELECT ${key('l')}, ${LOG_ROW}, convert_to(l.text, 'UTF8'), l.stream, p.owner, l.pid, p.ref, p.stream_id, l.run${node}
+        FROM ${from('logs', 'l')} JOIN processes p ON p.pid = l.pid WHERE ${where('l', 'p')}
+      ORDER BY seq${options.limit === undefined ? '' : ` LIMIT ${bind('limit', options.limit)}`}`;
+  return { sql, params };
+}
+
+/**
+ * Events from the rows of {@link pgEventsQuery}. An event stored whole gets the row's `seq` (its
+ * position, in a cluster).
+ */
+export function decodePgEvents(rows: Array<Record<string, unknown>>): StoredEvent[] {
   const text = new TextDecoder();
-  // Placeholders are already numbered: `?` does not occur in this statement.
-  return read(sql, params).map((row) =>
-    toStoredEvent({
+  return rows.map((row) => {
+    const stored = toStoredEvent({
       ...(row as Row),
       data: row.kind === OUTPUT_ROW ? (row.data as Uint8Array) : text.decode(row.data as Uint8Array),
-    } as Row),
-  );
+    } as Row);
+    stored.event.seq = row.seq as number;
+    return stored;
+  });
+}
+
+/** Replay: the rows of {@link pgEventsQuery}, decoded. */
+export function readPgEvents(
+  read: Read,
+  since: number,
+  filter: StoredEventFilter,
+  positions = false,
+): StoredEvent[] {
+  const { sql, params } = pgEventsQuery(since, filter, { positions });
+  // Placeholders are already numbered: `?` does not occur in this statement.
+  return decodePgEvents(read(sql, params));
 }
 
 /** Idle processes to delete, oldest change first, at most `limit` (the rule of `readExpiredPids`). */

@@ -2,6 +2,7 @@ import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import pg from 'pg';
 import { NodeLease } from './pg-node-lease.ts';
 import type { PgNotice, PgReply, PgRequest, PgStatement } from './pg-protocol.ts';
+import { pgEventsQuery } from './pg-reads.ts';
 
 // The Postgres store's worker thread: it owns the `pg` pool and runs requests one after another, in
 // the order the main thread posted them, so a read sees every write posted before it. Answers to
@@ -128,6 +129,82 @@ async function relock(key: number) {
 }
 
 let closing = false;
+
+// Cluster mode: a connection that LISTENs for committed events (`mci_events`, every node) and for
+// requests to this node (`mci_node:NAME`); the rows after the last position delivered are fetched and
+// posted to the main thread in order. A poll every second catches up after a reconnection.
+
+/** Rows of the event log fetched per query. */
+const EVENT_PAGE = 1000;
+let listener: pg.Client | undefined;
+let lastPos = 0;
+let fetching = false;
+let fetchAgain = false;
+let poll: NodeJS.Timeout | undefined;
+
+async function listen(node: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: retryMs });
+  client.on('error', () => {});
+  await client.connect();
+  const channel = client.escapeIdentifier(`mci_node:${node}`);
+  await client.query(`LISTEN mci_events; LISTEN ${channel}`);
+  client.on('notification', (message) => {
+    if (message.channel === 'mci_events') void fetchEvents();
+    else if (message.payload?.startsWith('kill ')) {
+      parentPort!.postMessage({ kill: Number(message.payload.slice(5)) } satisfies PgNotice);
+    }
+  });
+  client.once('end', () => {
+    if (listener !== client || closing) return;
+    listener = undefined;
+    void relisten(node);
+  });
+  if (listener === undefined && poll === undefined) {
+    const { rows } = await client.query("SELECT value FROM counters WHERE name = 'pos'");
+    lastPos = Number(rows[0]?.value ?? 0);
+    poll = setInterval(() => void fetchEvents(), 1000);
+  }
+  listener = client;
+  return lastPos;
+}
+
+async function relisten(node: string) {
+  for (let wait = 100; listener === undefined && !closing; wait = Math.min(wait * 2, 2000)) {
+    await new Promise((resolve) => setTimeout(resolve, wait));
+    try {
+      await listen(node);
+      void fetchEvents();
+    } catch {
+      // The database is still away: try again.
+    }
+  }
+}
+
+/** Posts every committed event after `lastPos`, a page at a time; one fetch runs at a time. */
+async function fetchEvents(): Promise<void> {
+  if (fetching) {
+    fetchAgain = true;
+    return;
+  }
+  fetching = true;
+  try {
+    do {
+      fetchAgain = false;
+      for (;;) {
+        const { sql, params } = pgEventsQuery(lastPos, {}, { positions: true, limit: EVENT_PAGE });
+        const { rows } = await pool.query(sql, params);
+        if (rows.length === 0) break;
+        lastPos = Number(rows.at(-1)!.seq);
+        parentPort!.postMessage({ events: rows } satisfies PgNotice);
+        if (rows.length < EVENT_PAGE) break;
+      }
+    } while (fetchAgain && !closing);
+  } catch {
+    // The database is away: the next notification or poll fetches again from lastPos.
+  } finally {
+    fetching = false;
+  }
+}
 /** This node's lease, once taken. */
 let lease: NodeLease | undefined;
 
@@ -135,13 +212,22 @@ async function handle(request: PgRequest): Promise<void> {
   if (request.kind === 'lease') {
     const { name } = request;
     const taken = new NodeLease(pool, name, request.leaseMs, {
-      expired: (names) => parentPort!.postMessage({ nodesExpired: names } satisfies PgNotice),
+      expired: (names, adopted) =>
+        parentPort!.postMessage({ nodesExpired: names, adopted } satisfies PgNotice),
       lost: () => parentPort!.postMessage({ leaseLost: name } satisfies PgNotice),
     });
     try {
       const ok = await taken.acquire(request.renewMs);
       if (ok) lease = taken;
       answer({ id: request.id, rows: [[{ ok }]] });
+    } catch (cause) {
+      answer({ id: request.id, error: { message: cause instanceof Error ? cause.message : String(cause) } });
+    }
+    return;
+  }
+  if (request.kind === 'listen') {
+    try {
+      answer({ id: request.id, rows: [[{ lastPos: await listen(request.node) }]] });
     } catch (cause) {
       answer({ id: request.id, error: { message: cause instanceof Error ? cause.message : String(cause) } });
     }
@@ -157,6 +243,8 @@ async function handle(request: PgRequest): Promise<void> {
   }
   if (request.kind === 'close') {
     closing = true;
+    clearInterval(poll);
+    await listener?.end().catch(() => {});
     await lease?.release();
     await holder?.end().catch(() => {});
     await pool.end().catch(() => {});

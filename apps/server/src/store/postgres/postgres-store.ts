@@ -15,6 +15,7 @@ import { StoreError } from '../store-error.ts';
 import { UpdateCoalescer } from '../update-coalescer.ts';
 import type { PostgresStoreOptions } from './open-postgres-store.ts';
 import type { PgBridge } from './pg-bridge.ts';
+import { type ClusterRelay, PgCluster } from './pg-cluster.ts';
 import type { PgParam, PgStatement } from './pg-protocol.ts';
 import { readPgEvents, readPgExpiredPids, readPgNodes, readPgProcesses, readPgRun } from './pg-reads.ts';
 import { numbered, PgSqlDatabase } from './pg-sql-database.ts';
@@ -56,7 +57,11 @@ export class PostgresStore implements PostgresProcessStore {
   readonly node: string;
   readonly #bridge: PgBridge;
   readonly #cache: RecordCache;
-  readonly #counters: IdCounters;
+  /** pids and seqs of a server alone on its database (a cluster takes them from `cluster`). */
+  readonly #counters: IdCounters | undefined;
+  readonly cluster: PgCluster | undefined;
+  /** Ids of the events written in the batch being collected, in order (a cluster positions them). */
+  #eventIds: number[] = [];
   readonly #flushDelayMs: number;
   readonly #maxPending: number;
   readonly #onError: (error: unknown) => void;
@@ -80,6 +85,7 @@ export class PostgresStore implements PostgresProcessStore {
     schema: { from: number; to: number },
     node: string,
     options: PostgresStoreOptions,
+    relay?: ClusterRelay,
   ) {
     this.#bridge = bridge;
     this.node = node;
@@ -95,17 +101,23 @@ export class PostgresStore implements PostgresProcessStore {
     this.#pendingBytes = new UpdateCoalescer(enqueue, (waiting, more) => {
       waiting.bytes += more.bytes;
     });
-    this.#counters = new IdCounters(
-      { prepare: (sql) => ({ get: () => bridge.query(sql)[0] }) },
-      (name, value) => {
-        this.flush();
-        bridge.call([{ sql: 'UPDATE counters SET value = $1 WHERE name = $2', params: [value, name] }]);
-      },
-    );
+    this.cluster = relay
+      ? new PgCluster(bridge, node, relay, {
+          flush: () => this.flush(),
+          read: (sql, params) => this.#read(sql, params),
+          forget: (pid) => this.#cache.deleteProcess(pid),
+        })
+      : undefined;
+    this.#counters = relay
+      ? undefined
+      : new IdCounters({ prepare: (sql) => ({ get: () => bridge.query(sql)[0] }) }, (name, value) => {
+          this.flush();
+          bridge.call([{ sql: 'UPDATE counters SET value = $1 WHERE name = $2', params: [value, name] }]);
+        });
   }
 
   counters() {
-    return this.#counters.last;
+    return this.#counters?.last ?? { lastPid: 0, lastSeq: 0 };
   }
 
   /**
@@ -119,7 +131,7 @@ export class PostgresStore implements PostgresProcessStore {
       this.flush();
       this.#bridge.query('SELECT 1');
     }
-    this.#counters.usePid(record.pid);
+    this.#counters?.usePid(record.pid);
     const columns = PROCESS_COLUMNS.join(', ');
     const updates = PROCESS_COLUMNS.slice(1)
       .map((c) => `${c} = excluded.${c}`)
@@ -128,6 +140,7 @@ export class PostgresStore implements PostgresProcessStore {
       `INSERT INTO processes (${columns}) VALUES (${PROCESS_COLUMNS.map(() => '?').join(', ')}) ON CONFLICT (pid) DO UPDATE SET ${updates}`,
       processRow(record, Date.now()),
     );
+    if (this.cluster) this.#write('UPDATE processes SET node = ? WHERE pid = ?', [this.node, record.pid]);
     this.#cache.putProcess(record);
     this.#pendingProcesses.forget(record.pid);
     this.#pendingBytes.forget(record.pid);
@@ -136,22 +149,23 @@ export class PostgresStore implements PostgresProcessStore {
   updateProcess(pid: number, update: Pick<StoredProcess, 'state' | 'status' | 'runs'>): void {
     this.#cache.updateProcess(pid, update);
     const fields: ProcessUpdate = { ...update, ...(update.state === 'idle' && { idleSince: Date.now() }) };
+    // In a cluster the node that changes a process runs it.
+    const node = this.cluster ? ', node = ?' : '';
+    const nodeParam = this.cluster ? [this.node] : [];
     this.#pendingProcesses.add(pid, fields, (last) => {
       if (last.idleSince === undefined)
-        this.#add('UPDATE processes SET state = ?, status = ?, runs = ? WHERE pid = ?', [
+        this.#add(`UPDATE processes SET state = ?, status = ?, runs = ?${node} WHERE pid = ?`, [
           last.state,
           last.status,
           last.runs,
+          ...nodeParam,
           pid,
         ]);
       else
-        this.#add('UPDATE processes SET state = ?, status = ?, runs = ?, idle_since = ? WHERE pid = ?', [
-          last.state,
-          last.status,
-          last.runs,
-          last.idleSince,
-          pid,
-        ]);
+        this.#add(
+          `UPDATE processes SET state = ?, status = ?, runs = ?, idle_since = ?${node} WHERE pid = ?`,
+          [last.state, last.status, last.runs, last.idleSince, ...nodeParam, pid],
+        );
     });
   }
 
@@ -170,6 +184,11 @@ export class PostgresStore implements PostgresProcessStore {
   }
 
   deleteProcess(pid: number): void {
+    this.#write(
+      `DELETE FROM event_log WHERE seq IN (SELECT seq FROM events WHERE pid = $1
+         UNION ALL SELECT seq FROM outputs WHERE pid = $1 UNION ALL SELECT seq FROM logs WHERE pid = $1)`,
+      [pid],
+    );
     for (const table of ['processes', 'runs', 'outputs', 'logs', 'events'])
       this.#write(`DELETE FROM ${table} WHERE pid = ?`, [pid]);
     this.#cache.deleteProcess(pid);
@@ -259,7 +278,8 @@ export class PostgresStore implements PostgresProcessStore {
     event: Parameters<ProcessStore['appendEvent']>[0],
     route: Parameters<ProcessStore['appendEvent']>[1],
   ): void {
-    this.#counters.useSeq(event.seq);
+    this.#counters?.useSeq(event.seq);
+    if (this.cluster) this.#eventIds.push(event.seq);
     const data = this.#lastData;
     // An output or log event whose data was just written with its seq is rebuilt from it on replay.
     if (
@@ -285,7 +305,7 @@ export class PostgresStore implements PostgresProcessStore {
   }
 
   eventsSince(since: number, filter: StoredEventFilter): StoredEvent[] {
-    return readPgEvents(this.#read, since, filter);
+    return readPgEvents(this.#read, since, filter, this.cluster !== undefined);
   }
 
   expiredProcesses(policy: ExpiryPolicy): number[] {
@@ -321,6 +341,10 @@ export class PostgresStore implements PostgresProcessStore {
     for (const write of writes) write();
     const statements = this.#batch;
     this.#batch = [];
+    if (this.#eventIds.length > 0) {
+      statements.push(...positionStatements(this.#eventIds, this.node));
+      this.#eventIds = [];
+    }
     if (statements.length === 0) return;
     this.#bridge.post(statements);
   }
@@ -329,7 +353,7 @@ export class PostgresStore implements PostgresProcessStore {
     if (this.#closed) return;
     try {
       this.flush();
-      this.#counters.storeExact();
+      this.#counters?.storeExact();
     } finally {
       this.#closed = true;
       await this.#bridge.close();
@@ -385,6 +409,26 @@ export class PostgresStore implements PostgresProcessStore {
 
   #data(seq: number, pid: number): void {
     this.#lastData = { seq, pid };
-    this.#counters.useSeq(seq);
+    this.#counters?.useSeq(seq);
   }
+}
+
+/**
+ * The last statements of a cluster's batch: positions in the shared event log for the batch's events
+ * (`ids`, in order), then a notification to every node. The counter row stays locked until the commit,
+ * so positions are handed out in commit order: a node that has read position N has seen every event
+ * before it.
+ */
+function positionStatements(ids: number[], node: string): PgStatement[] {
+  return [
+    {
+      sql: `WITH base AS (
+              UPDATE counters SET value = value + $1 WHERE name = 'pos' RETURNING value - $1 AS first
+            )
+            INSERT INTO event_log (pos, seq, node)
+              SELECT base.first + t.ord, t.seq, $2 FROM base, unnest($3::bigint[]) WITH ORDINALITY AS t(seq, ord)`,
+      params: [ids.length, node, `{${ids.join(',')}}`],
+    },
+    { sql: "SELECT pg_notify('mci_events', '')", params: [] },
+  ];
 }
