@@ -1,17 +1,15 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { adminQueryOn, freshDatabase } from './support/postgres.ts';
+import { type Json, serveProcesses } from './support/serve-process.ts';
 
 // `mci serve` on a PostgreSQL database (`--db postgres://...` or `MCI_DB_URL`): processes run and are
 // stored there, survive a kill -9 of the server, and creation answers 503 STORE_UNAVAILABLE when the
 // database stops taking writes, losing none of what it accepted.
 
-const main = join(dirname(fileURLToPath(import.meta.url)), '../src/cli/main.ts');
 const dir = mkdtempSync(join(tmpdir(), 'mci-cluster-serve-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const tools = join(dir, 'tools.yaml');
@@ -20,54 +18,7 @@ writeFileSync(
   "schemaVersion: '1.0'\ntools:\n  - name: greet\n    execution: { type: text, text: 'Hello!' }\n",
 );
 
-type Json = Record<string, any>;
-const children = new Set<ChildProcess>();
-afterAll(() => {
-  for (const child of children)
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-});
-
-function serve(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(
-    process.execPath,
-    [
-      '--conditions=@mci/source',
-      '--disable-warning=ExperimentalWarning',
-      main,
-      'serve',
-      '--port',
-      '0',
-      ...args,
-    ],
-    { cwd: dir, env: { ...process.env, MCI_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  children.add(child);
-  let stderr = '';
-  let stdout = '';
-  child.stdout!.on('data', (chunk) => (stdout += chunk));
-  child.stderr!.on('data', (chunk) => (stderr += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const url = new Promise<string>((resolve, reject) => {
-    child.stderr!.on('data', () => {
-      const match = /listening on (http:\/\/\S+)/.exec(stderr);
-      if (match) resolve(match[1]!);
-    });
-    exited.then((code) => reject(new Error(`mci serve exited ${code}: ${stderr}`)));
-  });
-  url.catch(() => {});
-  return { child, url, exited, stderr: () => stderr, stdout: () => stdout };
-}
-
-async function http(url: string, method: string, path: string, body?: unknown) {
-  const response = await fetch(`${url}${path}`, {
-    method,
-    ...(body !== undefined && {
-      body: JSON.stringify(body),
-      headers: { 'Content-Type': 'application/json' },
-    }),
-  });
-  return { status: response.status, body: (await response.json()) as Json };
-}
+const { serve, http } = serveProcesses(dir);
 
 describe('mci serve on PostgreSQL', () => {
   it('runs processes stored in Postgres and keeps them across a kill -9 (MCI_DB_URL on restart)', {

@@ -417,17 +417,23 @@ export class PostgresStore implements PostgresProcessStore {
  * The last statements of a cluster's batch: positions in the shared event log for the batch's events
  * (`ids`, in order), then a notification to every node. The counter row stays locked until the commit,
  * so positions are handed out in commit order: a node that has read position N has seen every event
- * before it.
+ * before it. Ids that already have a position are skipped, so a batch retried after its commit was
+ * lost with its connection positions nothing twice.
  */
 function positionStatements(ids: number[], node: string): PgStatement[] {
   return [
     {
-      sql: `WITH base AS (
-              UPDATE counters SET value = value + $1 WHERE name = 'pos' RETURNING value - $1 AS first
+      sql: `WITH fresh AS (
+              SELECT t.seq, row_number() OVER (ORDER BY t.ord) AS ord
+                FROM unnest($2::bigint[]) WITH ORDINALITY AS t(seq, ord)
+               WHERE NOT EXISTS (SELECT 1 FROM event_log g WHERE g.seq = t.seq)
+            ), base AS (
+              UPDATE counters SET value = value + (SELECT count(*) FROM fresh) WHERE name = 'pos'
+              RETURNING value - (SELECT count(*) FROM fresh) AS first
             )
             INSERT INTO event_log (pos, seq, node)
-              SELECT base.first + t.ord, t.seq, $2 FROM base, unnest($3::bigint[]) WITH ORDINALITY AS t(seq, ord)`,
-      params: [ids.length, node, `{${ids.join(',')}}`],
+              SELECT base.first + fresh.ord, fresh.seq, $1 FROM base, fresh`,
+      params: [node, `{${ids.join(',')}}`],
     },
     { sql: "SELECT pg_notify('mci_events', '')", params: [] },
   ];

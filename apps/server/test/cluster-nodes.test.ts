@@ -1,0 +1,217 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect, type MciClient } from '@mci/client';
+import type { ServerEvent } from '@mci/protocol';
+import { afterAll, describe, expect, it } from 'vitest';
+import { adminQuery, freshDatabase } from './support/postgres.ts';
+import { type ServeProcess, serveProcesses } from './support/serve-process.ts';
+
+// Several `mci serve --cluster` nodes (real processes) on one PostgreSQL database act as one system:
+// pids unique across nodes, every event seen from every node once and in order, kill from any node,
+// and a node killed with -9 loses nothing (a survivor ends its running processes "interrupted" and
+// runs its queued ones).
+
+const dir = mkdtempSync(join(tmpdir(), 'mci-cluster-nodes-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const tools = join(dir, 'tools.yaml');
+writeFileSync(
+  tools,
+  "schemaVersion: '1.0'\ntools:\n  - name: greet\n    execution: { type: text, text: 'Hello!' }\n",
+);
+const { serve } = serveProcesses(dir);
+
+/** `count` nodes named n1, n2, ... on `db`, each with two sandbox slots, and a client on each. */
+async function startNodes(db: string, count: number, leaseMs = 1000) {
+  const nodes: ServeProcess[] = [];
+  for (let i = 1; i <= count; i++)
+    nodes.push(
+      serve([
+        '--file',
+        tools,
+        '--db',
+        db,
+        '--cluster',
+        '--node',
+        `n${i}`,
+        '--concurrency',
+        '2',
+        '--node-lease-ms',
+        String(leaseMs),
+        '--rate-limit',
+        '100000',
+      ]),
+    );
+  const urls = await Promise.all(nodes.map((node) => node.url));
+  const clients = await Promise.all(urls.map((url) => connect(url)));
+  return {
+    nodes,
+    clients,
+    async [Symbol.asyncDispose]() {
+      await Promise.all(clients.map((client) => client.close()));
+      for (const node of nodes) if (node.child.exitCode === null) node.child.kill('SIGTERM');
+      await Promise.all(nodes.map((node) => node.exited));
+    },
+  };
+}
+
+/** Every event `client` receives from now on, of every process. */
+function record(client: MciClient): ServerEvent[] {
+  const events: ServerEvent[] = [];
+  client.subscribe({ all: true }, { onEvent: (event) => events.push(event) });
+  return events;
+}
+
+const idleEvents = (events: ServerEvent[], pid: number) =>
+  events.filter((event) => event.type === 'process' && event.pid === pid && event.state === 'idle');
+
+/** Waits until `check` holds (polling every 20 ms), at most `ms`. */
+async function until(check: () => boolean, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Each event's seq is one more than the one before: nothing lost, nothing repeated. */
+function expectContiguous(events: ServerEvent[]) {
+  const seqs = events.map((event) => event.seq);
+  const first = seqs[0] ?? 0;
+  expect(seqs).toEqual(seqs.map((_, i) => first + i));
+}
+
+describe('mci serve --cluster', () => {
+  it('three nodes run 300 processes exactly once; every node sees every event in order; since resumes on another node', {
+    timeout: 120_000,
+  }, async () => {
+    await using db = await freshDatabase();
+    await using cluster = await startNodes(db.url, 3);
+    const [c1, c2, c3] = cluster.clients as [MciClient, MciClient, MciClient];
+    const seen = record(c2);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+
+    const created = await Promise.all(
+      cluster.clients.flatMap((client, node) =>
+        Array.from({ length: 100 }, (_, i) => client.createProcess(`output(${node * 1000 + i})`)),
+      ),
+    );
+    const pids = created.map((snapshot) => snapshot.pid);
+    expect(new Set(pids).size).toBe(300);
+    await until(() => pids.every((pid) => idleEvents(seen, pid).length > 0));
+
+    for (const [index, pid] of pids.entries()) {
+      expect(idleEvents(seen, pid)).toHaveLength(1);
+      const run = await c3.getRun(pid);
+      expect(run).toMatchObject({
+        status: 'success',
+        outputs: [Math.floor(index / 100) * 1000 + (index % 100)],
+      });
+    }
+    expect(seen.filter((event) => event.type === 'output')).toHaveLength(300);
+    expectContiguous(seen);
+
+    // A client that saw events up to some seq on node 2 resumes on node 3 with `since`.
+    const cut = seen[Math.floor(seen.length / 2)]!.seq;
+    const resumed: ServerEvent[] = [];
+    c1.subscribe({ all: true }, { since: cut, onEvent: (event) => resumed.push(event) });
+    const rest = seen.filter((event) => event.seq > cut);
+    await until(() => resumed.length >= rest.length);
+    expect(resumed.map((event) => [event.seq, event.type])).toEqual(
+      rest.map((event) => [event.seq, event.type]),
+    );
+  });
+
+  it('kills across nodes; a kill -9 of a node: its runs end interrupted, its queue runs on a survivor, nothing is lost', {
+    timeout: 120_000,
+  }, async () => {
+    await using db = await freshDatabase();
+    await using cluster = await startNodes(db.url, 3);
+    const [c1, c2, c3] = cluster.clients as [MciClient, MciClient, MciClient];
+    const seen = record(c2);
+
+    // Created and running on node 1, killed from node 3.
+    const loop = await c1.createProcess('while (true) {}', { timeoutMs: 60_000 });
+    await until(() =>
+      seen.some((event) => event.type === 'process' && event.pid === loop.pid && event.state === 'running'),
+    );
+    await c3.signal(loop.pid, 'kill');
+    expect(await c3.wait(loop.pid, { timeoutMs: 5000 })).toMatchObject({ state: 'idle', status: 'canceled' });
+
+    // Node 1: two running, four queued (one of them a tight loop), then kill -9.
+    const running = await Promise.all(
+      [0, 1].map((i) => c1.createProcess(`await new Promise((r) => setTimeout(r, 30_000)); output(${i})`)),
+    );
+    await until(() =>
+      running.every(({ pid }) =>
+        seen.some((e) => e.type === 'process' && e.pid === pid && e.state === 'running'),
+      ),
+    );
+    const queued = await Promise.all([2, 3, 4].map((i) => c1.createProcess(`output(${i})`)));
+    const spinner = await c1.createProcess('while (true) {}', { timeoutMs: 60_000 });
+    await until(() =>
+      [...queued, spinner].every(({ pid }) =>
+        seen.some((e) => e.type === 'process' && e.pid === pid && e.state === 'queued'),
+      ),
+    );
+    cluster.nodes[0]!.child.kill('SIGKILL');
+    await cluster.nodes[0]!.exited;
+
+    for (const { pid } of running) {
+      expect(await c2.wait(pid, { timeoutMs: 20_000 })).toMatchObject({ state: 'idle', status: 'failed' });
+      expect((await c2.getRun(pid)).error?.message).toBe('interrupted: node n1 stopped');
+    }
+    for (const [i, { pid }] of queued.entries()) {
+      expect(await c3.wait(pid, { timeoutMs: 20_000 })).toMatchObject({ state: 'idle', status: 'success' });
+      expect((await c3.getRun(pid)).outputs).toEqual([i + 2]);
+    }
+    // Created on node 1, running on a survivor now, killed from node 3.
+    await until(() =>
+      seen.some((e) => e.type === 'process' && e.pid === spinner.pid && e.state === 'running'),
+    );
+    await c3.signal(spinner.pid, 'kill');
+    expect(await c3.wait(spinner.pid, { timeoutMs: 5000 })).toMatchObject({
+      state: 'idle',
+      status: 'canceled',
+    });
+
+    const pids = [loop, ...running, ...queued, spinner].map((p) => p.pid);
+    expect(new Set(pids).size).toBe(pids.length);
+    await until(() => pids.every((pid) => idleEvents(seen, pid).length > 0));
+    for (const pid of pids) expect(idleEvents(seen, pid)).toHaveLength(1);
+    expectContiguous(seen);
+    const interrupted = cluster.nodes
+      .slice(1)
+      .map((node) => node.stdout() + node.stderr())
+      .join('');
+    expect(interrupted).toContain('node lease expired: n1 stopped without releasing it');
+  });
+
+  it('loses nothing when every database connection is terminated mid-run', { timeout: 120_000 }, async () => {
+    await using db = await freshDatabase();
+    await using cluster = await startNodes(db.url, 2);
+    const [c1, c2] = cluster.clients as [MciClient, MciClient];
+    const seen = record(c2);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+
+    const create = (count: number) =>
+      Promise.all(
+        Array.from({ length: count }, (_, i) =>
+          (i % 2 ? c1 : c2).createProcess('await new Promise((r) => setTimeout(r, 20)); output(1)'),
+        ),
+      );
+    const first = await create(60);
+    await adminQuery(
+      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+      [db.name],
+    );
+    const second = await create(60);
+    const pids = [...first, ...second].map((p) => p.pid);
+    await until(() => pids.every((pid) => idleEvents(seen, pid).length > 0), 60_000);
+    for (const pid of pids) {
+      expect(idleEvents(seen, pid)).toHaveLength(1);
+      expect(await c1.getRun(pid)).toMatchObject({ status: 'success', outputs: [1] });
+    }
+    expectContiguous(seen);
+  });
+});
