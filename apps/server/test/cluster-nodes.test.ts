@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { connect, type MciClient } from '@mci/client';
 import type { ServerEvent } from '@mci/protocol';
 import { afterAll, describe, expect, it } from 'vitest';
-import { adminQuery, freshDatabase } from './support/postgres.ts';
+import { adminQuery, adminQueryOn, freshDatabase } from './support/postgres.ts';
 import { type ServeProcess, serveProcesses } from './support/serve-process.ts';
 
 // Several `mci serve --cluster` nodes (real processes) on one PostgreSQL database act as one system:
@@ -185,6 +185,39 @@ describe('mci serve --cluster', () => {
       .map((node) => node.stdout() + node.stderr())
       .join('');
     expect(interrupted).toContain('node lease expired: n1 stopped without releasing it');
+  });
+
+  it('runs what one node queues on the free slots of the others; wait and kill work from the node it was created on', {
+    timeout: 120_000,
+  }, async () => {
+    await using db = await freshDatabase();
+    await using cluster = await startNodes(db.url, 2);
+    const [c1] = cluster.clients as [MciClient, MciClient];
+    const sleepers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        c1.createProcess(`await new Promise((r) => setTimeout(r, 400)); output(${i})`),
+      ),
+    );
+    const spinner = await c1.createProcess('while (true) {}', { timeoutMs: 60_000 });
+    for (const [i, { pid }] of sleepers.entries()) {
+      expect(await c1.wait(pid, { timeoutMs: 20_000 })).toMatchObject({ state: 'idle', status: 'success' });
+      expect((await c1.getRun(pid)).outputs).toEqual([i]);
+    }
+    let state = '';
+    while (state !== 'running') state = (await c1.get(spinner.pid)).state;
+    await c1.signal(spinner.pid, 'kill');
+    expect(await c1.wait(spinner.pid, { timeoutMs: 5000 })).toMatchObject({
+      state: 'idle',
+      status: 'canceled',
+    });
+
+    const { rows } = await adminQueryOn(
+      db.url,
+      'SELECT node, count(*)::int AS n FROM processes GROUP BY node',
+    );
+    const ran = Object.fromEntries(rows.map((row) => [row.node, row.n]));
+    expect(ran.n1 + ran.n2).toBe(13);
+    expect(ran.n2).toBeGreaterThanOrEqual(2);
   });
 
   it('loses nothing when every database connection is terminated mid-run', { timeout: 120_000 }, async () => {

@@ -55,7 +55,7 @@ export class FairQueue<T> {
     return undefined;
   }
 
-  /** Every queued item, lane by lane (for shutdown and stats). */
+  /** Every queued item, oldest first. */
   values(): T[] {
     return [...this.#members];
   }

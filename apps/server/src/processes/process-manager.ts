@@ -38,6 +38,9 @@ import { type RunFields, toSnapshot } from './snapshots.ts';
 import { DEFAULT_MAX_OPEN_STREAMS, DEFAULT_STREAM_IDLE_MS, StreamRegistry } from './stream-registry.ts';
 import type { IntentStreamLimits, StreamHost, StreamSession } from './stream-session.ts';
 
+/** How often (ms) a cluster node with processes waiting for a slot asks the other nodes for theirs. */
+const SURPLUS_ANNOUNCE_MS = 50;
+
 /**
  * Creates the process manager: process records and runs, the fair run queue over a sandbox pool,
  * signals, streams of model output, and the event log with a global `seq`.
@@ -74,6 +77,9 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
   readonly #events: EventLog;
   readonly #runs: RunController;
   #lastPid: number;
+  /** Processes handed over to other nodes of a cluster, until they are idle: pid -> node. */
+  readonly #handedOver = new Map<number, string>();
+  #surplusTimer: NodeJS.Timeout | undefined;
   #accepting = true;
   #closing: Promise<void> | undefined;
 
@@ -124,14 +130,30 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     const cluster = this.#store.cluster;
     if (cluster) {
       const { lastSeq } = cluster.attach({
-        events: (events) => this.#events.deliver(events),
+        events: (events) => {
+          for (const { event } of events)
+            if (event.type === 'process' && event.state === 'idle') this.#handedOver.delete(event.pid);
+          this.#events.deliver(events);
+        },
         kill: (pid) => {
           const live = this.#live.get(pid);
+          const next = this.#handedOver.get(pid);
           if (live) this.#kill(live);
+          else if (next !== undefined) cluster.sendKill(next, pid);
         },
         adopted: (processes) => this.#adopt(processes),
+        surplus: (node) => {
+          const slots = this.#scheduler.free;
+          if (this.#accepting && slots > 0 && this.#scheduler.waiting === 0) cluster.sendOffer(node, slots);
+        },
+        offer: (node, slots) => this.#handOver(node, slots),
+        take: (pids) => this.#take(pids),
       });
       this.#events.startAt(lastSeq);
+      // While processes wait for a slot here, other nodes are asked for theirs.
+      this.#surplusTimer = setInterval(() => {
+        if (this.#scheduler.waiting > 0) cluster.announceSurplus();
+      }, SURPLUS_ANNOUNCE_MS).unref();
     }
   }
 
@@ -203,7 +225,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     const live = this.#live.get(pid);
     if (!live) {
       const cluster = this.#store.cluster;
-      const node = cluster?.nodeOf(pid);
+      const node = this.#handedOver.get(pid) ?? cluster?.nodeOf(pid);
       if (cluster && node !== undefined && node !== cluster.node) {
         cluster.sendKill(node, pid);
         return this.#reader.snapshot(pid);
@@ -338,12 +360,58 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
   }
 
   async #shutdown(graceMs: number): Promise<void> {
+    clearInterval(this.#surplusTimer);
     this.#streams.endAll();
     await drainLive(this.#live, (live) => this.#kill(live), graceMs);
     await this.#store.close();
   }
 
   // --- internals -------------------------------------------------------------------------------
+
+  /**
+   * Another node of the cluster has `slots` free sandbox slots: hands it up to that many of the
+   * processes waiting here, oldest first (not those of streams, which run here in their order).
+   * Callers waiting for them here are answered when they end there.
+   */
+  #handOver(node: string, slots: number): void {
+    const cluster = this.#store.cluster;
+    if (!cluster || !this.#accepting) return;
+    const taken = this.#scheduler.takeWaiting(
+      slots,
+      (live) => !live.killRequested && !this.#streams.has(live.record.pid),
+    );
+    if (taken.length === 0) return;
+    for (const live of taken) {
+      const { pid } = live.record;
+      this.#live.delete(pid);
+      this.#stats.remove(live.record.state, live.record.status);
+      this.#handedOver.set(pid, node);
+      const waiters = live.waiters.splice(0);
+      if (waiters.length > 0)
+        void this.#idleElsewhere(pid).then(() => {
+          for (const resolve of waiters) resolve();
+        });
+    }
+    cluster.handOver(
+      node,
+      taken.map((live) => live.record.pid),
+    );
+    this.#logger?.debug({ node, pids: taken.map((live) => live.record.pid) }, 'processes handed over');
+  }
+
+  /** Queued processes handed over by another node: they run here. */
+  #take(pids: number[]): void {
+    for (const pid of pids) {
+      if (this.#live.has(pid)) continue;
+      const record = this.#store.getProcess(pid);
+      if (!record || record.state !== 'queued') continue;
+      const live = liveProcessOf(record, this.#store.getRun(pid, record.runs));
+      this.#stats.add(record.state, record.status);
+      this.#live.set(pid, live);
+      this.#handedOver.delete(pid);
+      this.#scheduler.enqueue(record.owner, live);
+    }
+  }
 
   /**
    * Takes over processes of cluster nodes that stopped: queued ones run here, the runs of running
@@ -359,7 +427,6 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
       this.#live.set(pid, live);
       this.#logger?.warn({ pid, node }, `process ${pid} taken over from node ${node}, which stopped`);
       if (record.state === 'queued') {
-        this.#store.updateProcess(pid, { state: record.state, status: record.status, runs: record.runs });
         this.#scheduler.enqueue(record.owner, live);
       } else this.#runs.interrupt(live, `interrupted: node ${node} stopped`);
     }

@@ -85,6 +85,12 @@ export interface ClusterHandlers {
    * the queued ones are to run here, the running ones were interrupted.
    */
   adopted(processes: Array<{ pid: number; node: string }>): void;
+  /** Node `node` has more queued processes than free sandbox slots. */
+  surplus(node: string): void;
+  /** Node `node` offers `slots` free sandbox slots for this node's queued processes. */
+  offer(node: string, slots: number): void;
+  /** Another node handed these queued processes over to this node, to run here. */
+  take(pids: number[]): void;
 }
 
 /**
@@ -106,6 +112,15 @@ export interface ClusterStore {
   nodeOf(pid: number): string | undefined;
   /** Asks `node` to kill process `pid` (delivered with `LISTEN/NOTIFY`). */
   sendKill(node: string, pid: number): void;
+  /** Tells every node that this one has more queued processes than free slots. */
+  announceSurplus(): void;
+  /** Offers `slots` free sandbox slots to `node`. */
+  sendOffer(node: string, slots: number): void;
+  /**
+   * Hands queued processes `pids` over to `node`: they become its processes once this node's writes
+   * before them are committed, and it is told to run them.
+   */
+  handOver(node: string, pids: number[]): void;
   /**
    * Starts delivering events committed after now, kill requests and adopted processes to `handlers`.
    * @returns the seq of the last event committed before delivery starts.

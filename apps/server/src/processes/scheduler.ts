@@ -22,6 +22,21 @@ export class Scheduler<T> {
     return this.#queue.length;
   }
 
+  /** Slots free for items now (0 while paused). */
+  get free(): number {
+    return this.#paused ? 0 : Math.max(0, this.#concurrency - this.#running);
+  }
+
+  /** Takes up to `count` waiting items that `accept`, oldest first, out of the queue. */
+  takeWaiting(count: number, accept: (item: T) => boolean): T[] {
+    const taken: T[] = [];
+    for (const item of this.#queue.values()) {
+      if (taken.length >= count) break;
+      if (accept(item) && this.#queue.delete(item)) taken.push(item);
+    }
+    return taken;
+  }
+
   /** Queues `item` in the lane of `principal` and starts what fits. */
   enqueue(principal: string, item: T): void {
     this.#queue.push(principal, item);

@@ -114,6 +114,11 @@ export class StreamRegistry {
     this.#streamOf.set(pid, session);
   }
 
+  /** Whether `pid` was created by a stream (it runs on this node, in its stream's order). */
+  has(pid: number): boolean {
+    return this.#streamOf.has(pid);
+  }
+
   /** Tells the stream of `pid`, if any, that the process is idle. */
   processIdle(pid: number): void {
     this.#streamOf.get(pid)?.processIdle(pid);

@@ -96,6 +96,9 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresProces
     },
     onEvents: (rows) => relay.events?.(rows),
     onKill: (pid) => relay.kill?.(pid),
+    onSurplus: (from) => relay.surplus?.(from),
+    onOffer: (from, slots) => relay.offer?.(from, slots),
+    onTake: (pids) => relay.take?.(pids),
     ...(options.node?.onLost && { onLeaseLost: options.node.onLost }),
   });
   try {

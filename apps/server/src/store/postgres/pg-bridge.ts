@@ -27,6 +27,12 @@ export interface PgBridgeOptions {
   onEvents?(rows: Array<Record<string, unknown>>): void;
   /** Another node asks this one to kill process `pid` (after {@link PgBridge.listen}). */
   onKill?(pid: number): void;
+  /** Node `node` has more queued processes than free slots. */
+  onSurplus?(node: string): void;
+  /** Node `node` offers `slots` free sandbox slots to this node. */
+  onOffer?(node: string, slots: number): void;
+  /** Another node handed processes `pids` over to this one. */
+  onTake?(pids: number[]): void;
   /** Another node ended this node's lease: it was not renewed in time. */
   onLeaseLost?(name: string): void;
 }
@@ -89,6 +95,9 @@ export class PgBridge {
       else if ('nodesExpired' in notice) options.onNodesExpired?.(notice.nodesExpired, notice.adopted);
       else if ('events' in notice) options.onEvents?.(notice.events);
       else if ('kill' in notice) options.onKill?.(notice.kill);
+      else if ('surplus' in notice) options.onSurplus?.(notice.surplus);
+      else if ('offer' in notice) options.onOffer?.(notice.offer.node, notice.offer.slots);
+      else if ('take' in notice) options.onTake?.(notice.take);
       else if ('leaseLost' in notice) options.onLeaseLost?.(notice.leaseLost);
       else {
         this.#acked = Math.max(this.#acked, notice.lost);

@@ -17,11 +17,16 @@ export interface ClusterRelay {
   events?(rows: Array<Record<string, unknown>>): void;
   kill?(pid: number): void;
   adopted?(adopted: Array<[number, string]>): void;
+  surplus?(node: string): void;
+  offer?(node: string, slots: number): void;
+  take?(pids: number[]): void;
 }
 
 /** The store's side of the cluster link: flushing its batch, reading, and dropping cached records. */
 export interface ClusterStoreHooks {
   flush(): void;
+  /** Adds a statement (`?` placeholders) to the store's write batch. */
+  write(sql: string, params: Array<string | number>): void;
   read(sql: string, params: Array<string | number>): Array<Record<string, unknown>>;
   forget(pid: number): void;
 }
@@ -90,8 +95,24 @@ export class PgCluster implements ClusterStore {
   }
 
   sendKill(node: string, pid: number): void {
+    this.#notify(`mci_node:${node}`, `kill ${pid}`);
+  }
+
+  announceSurplus(): void {
+    this.#notify('mci_surplus', this.node);
+  }
+
+  sendOffer(node: string, slots: number): void {
+    this.#notify(`mci_node:${node}`, `offer ${this.node} ${slots}`);
+  }
+
+  handOver(node: string, pids: number[]): void {
+    // In the write batch: the other node reads the processes once this node's writes are committed.
+    const list = `{${pids.join(',')}}`;
+    this.#hooks.write('UPDATE processes SET node = ? WHERE pid = ANY(?::bigint[])', [node, list]);
+    this.#hooks.write('SELECT pg_notify(?, ?)', [`mci_node:${node}`, `take ${pids.join(',')}`]);
+    for (const pid of pids) this.#hooks.forget(pid);
     this.#hooks.flush();
-    this.#bridge.post([{ sql: 'SELECT pg_notify($1, $2)', params: [`mci_node:${node}`, `kill ${pid}`] }]);
   }
 
   attach(handlers: ClusterHandlers): { lastSeq: number } {
@@ -102,6 +123,12 @@ export class PgCluster implements ClusterStore {
       handlers.events(decodePgEvents(rows));
     };
     this.#relay.kill = (pid) => handlers.kill(pid);
+    this.#relay.surplus = (node) => handlers.surplus(node);
+    this.#relay.offer = (node, slots) => handlers.offer(node, slots);
+    this.#relay.take = (pids) => {
+      for (const pid of pids) this.#hooks.forget(pid);
+      handlers.take(pids);
+    };
     this.#relay.adopted = (adopted) => {
       for (const [pid] of adopted) this.#hooks.forget(pid);
       handlers.adopted(adopted.map(([pid, node]) => ({ pid, node })));
@@ -111,5 +138,11 @@ export class PgCluster implements ClusterStore {
 
   forget(pid: number): void {
     this.#hooks.forget(pid);
+  }
+
+  /** Sends a notification after this node's pending writes. */
+  #notify(channel: string, payload: string): void {
+    this.#hooks.flush();
+    this.#bridge.post([{ sql: 'SELECT pg_notify($1, $2)', params: [channel, payload] }]);
   }
 }

@@ -147,11 +147,15 @@ async function listen(node: string): Promise<number> {
   client.on('error', () => {});
   await client.connect();
   const channel = client.escapeIdentifier(`mci_node:${node}`);
-  await client.query(`LISTEN mci_events; LISTEN ${channel}`);
+  await client.query(`LISTEN mci_events; LISTEN mci_surplus; LISTEN ${channel}`);
   client.on('notification', (message) => {
     if (message.channel === 'mci_events') void fetchEvents();
-    else if (message.payload?.startsWith('kill ')) {
-      parentPort!.postMessage({ kill: Number(message.payload.slice(5)) } satisfies PgNotice);
+    else if (message.channel === 'mci_surplus') {
+      if (message.payload && message.payload !== node)
+        parentPort!.postMessage({ surplus: message.payload } satisfies PgNotice);
+    } else {
+      const notice = nodeRequest(message.payload ?? '');
+      if (notice) parentPort!.postMessage(notice);
     }
   });
   client.once('end', () => {
@@ -166,6 +170,15 @@ async function listen(node: string): Promise<number> {
   }
   listener = client;
   return lastPos;
+}
+
+/** A request sent to this node: `kill PID`, `offer NODE SLOTS` or `take PID,PID,...`. */
+function nodeRequest(payload: string): PgNotice | undefined {
+  const [verb, first, second] = payload.split(' ');
+  if (verb === 'kill') return { kill: Number(first) };
+  if (verb === 'offer' && first) return { offer: { node: first, slots: Number(second) } };
+  if (verb === 'take' && first) return { take: first.split(',').map(Number) };
+  return undefined;
 }
 
 async function relisten(node: string) {

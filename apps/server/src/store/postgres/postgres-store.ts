@@ -104,6 +104,7 @@ export class PostgresStore implements PostgresProcessStore {
     this.cluster = relay
       ? new PgCluster(bridge, node, relay, {
           flush: () => this.flush(),
+          write: (sql, params) => this.#write(sql, params),
           read: (sql, params) => this.#read(sql, params),
           forget: (pid) => this.#cache.deleteProcess(pid),
         })
