@@ -219,7 +219,14 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
       logger,
       chat,
       mcp,
-      ...(store && 'nodes' in store && { clusterStats: () => ({ node: store.node, nodes: store.nodes() }) }),
+      ...(store &&
+        'nodes' in store && {
+          clusterStats: () => ({
+            node: store.node,
+            nodes: store.nodes(),
+            ...(store.cluster && { processes: store.clusterProcesses() }),
+          }),
+        }),
     });
   } catch (error) {
     await chat.close();

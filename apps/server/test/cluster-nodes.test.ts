@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, type MciClient } from '@mci/client';
 import type { ServerEvent } from '@mci/protocol';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFailed } from 'vitest';
 import { adminQuery, adminQueryOn, freshDatabase } from './support/postgres.ts';
 import { type ServeProcess, serveProcesses } from './support/serve-process.ts';
 
@@ -50,7 +50,16 @@ async function startNodes(db: string, count: number, leaseMs = 1000) {
     async [Symbol.asyncDispose]() {
       await Promise.all(clients.map((client) => client.close()));
       for (const node of nodes) if (node.child.exitCode === null) node.child.kill('SIGTERM');
-      await Promise.all(nodes.map((node) => node.exited));
+      await Promise.all(
+        nodes.map(async (node) => {
+          const timer = setTimeout(() => {
+            console.error(`a node did not stop within 15 s of SIGTERM:\n${node.stderr().slice(-4000)}`);
+            node.child.kill('SIGKILL');
+          }, 15_000);
+          await node.exited;
+          clearTimeout(timer);
+        }),
+      );
     },
   };
 }
@@ -205,6 +214,8 @@ describe('mci serve --cluster', () => {
     }
     let state = '';
     while (state !== 'running') state = (await c1.get(spinner.pid)).state;
+    const metrics = await (await fetch(`${await cluster.nodes[1]!.url}/metrics`)).text();
+    expect(metrics).toMatch(/^mci_cluster_processes\{node="n[12]",state="running"\} 1$/m);
     await c1.signal(spinner.pid, 'kill');
     expect(await c1.wait(spinner.pid, { timeoutMs: 5000 })).toMatchObject({
       state: 'idle',
@@ -222,25 +233,37 @@ describe('mci serve --cluster', () => {
 
   it('loses nothing when every database connection is terminated mid-run', { timeout: 120_000 }, async () => {
     await using db = await freshDatabase();
-    await using cluster = await startNodes(db.url, 2);
+    // Leases long enough that a node reconnecting under load is not taken for dead.
+    await using cluster = await startNodes(db.url, 2, 10_000);
     const [c1, c2] = cluster.clients as [MciClient, MciClient];
     const seen = record(c2);
     await new Promise((resolve) => setTimeout(resolve, 200));
 
+    const trace: string[] = [];
+    const step = (what: string) => trace.push(`${new Date().toISOString()} ${what}`);
+    onTestFailed(() => {
+      console.error(trace.join('\n'));
+      for (const node of cluster.nodes) console.error(node.stderr().slice(-4000), node.stdout().slice(-4000));
+    });
     const create = (count: number) =>
       Promise.all(
         Array.from({ length: count }, (_, i) =>
           (i % 2 ? c1 : c2).createProcess('await new Promise((r) => setTimeout(r, 20)); output(1)'),
         ),
       );
+    step('creating');
     const first = await create(60);
+    step('terminating');
     await adminQuery(
       'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
       [db.name],
     );
+    step('creating again');
     const second = await create(60);
     const pids = [...first, ...second].map((p) => p.pid);
+    step('waiting');
     await until(() => pids.every((pid) => idleEvents(seen, pid).length > 0), 60_000);
+    step('checking');
     for (const pid of pids) {
       expect(idleEvents(seen, pid)).toHaveLength(1);
       expect(await c1.getRun(pid)).toMatchObject({ status: 'success', outputs: [1] });

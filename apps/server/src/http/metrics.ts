@@ -11,12 +11,15 @@ export interface TransportStats {
 export interface ClusterStats {
   node: string;
   nodes: ReadonlyArray<{ name: string; live: boolean }>;
+  /** In cluster mode: the processes that are not idle, by the node that runs them and state. */
+  processes?: ReadonlyArray<{ node: string; state: string; count: number }>;
 }
 
 /**
  * Renders the Prometheus text exposition format (version 0.0.4): processes by state and by status,
  * queue length, run durations (seconds histogram), tool calls, WebSocket connections, and on a
- * PostgreSQL store this node's name and the database's nodes by lease state.
+ * PostgreSQL store this node's name and the database's nodes by lease state (in cluster mode also
+ * the cluster's processes that are not idle, by node and state).
  * @see https://prometheus.io/docs/instrumenting/exposition_formats/
  */
 export function renderMetrics(
@@ -76,6 +79,16 @@ export function renderMetrics(
       ['{state="live"}', live],
       ['{state="stopped"}', cluster.nodes.length - live],
     ]);
+    if (cluster.processes)
+      metric(
+        'mci_cluster_processes',
+        'gauge',
+        'Processes of the cluster that are not idle, by the node that runs them and state.',
+        cluster.processes.map(({ node, state, count }) => [
+          `{node="${escapeLabel(node)}",state="${state}"}`,
+          count,
+        ]),
+      );
   }
   return `${lines.join('\n')}\n`;
 }

@@ -60,7 +60,8 @@ export function readPgRun(
  * The statement of a replay: the events after `since` matching `filter`, in order, output and log
  * events rebuilt from their `outputs` and `logs` rows (as in the SQLite store). By default events are
  * keyed by their `seq`; with `positions` (a cluster) by their position in `event_log`, which is
- * returned as `seq`, and at most `limit` rows.
+ * returned as `seq`. `limit` bounds the rows (with `positions`: the rows of the log read, so a
+ * filtered page may hold fewer).
  */
 export function pgEventsQuery(
   since: number,
@@ -74,19 +75,28 @@ export function pgEventsQuery(
     return `$${named[name]}`;
   };
   const key = (alias: string) => (options.positions ? 'g.pos' : `${alias}.seq`);
-  // A cluster's rows also say which node committed them.
+  // A cluster's rows come from a window of the log, read by its primary key whatever the statistics
+  // say, then joined to their tables by seq; they also say which node committed them.
   const node = options.positions ? ', g.node' : '';
   const from = (table: string, alias: string) =>
-    options.positions ? `event_log g JOIN ${table} ${alias} ON ${alias}.seq = g.seq` : `${table} ${alias}`;
+    options.positions ? `window_ g JOIN ${table} ${alias} ON ${alias}.seq = g.seq` : `${table} ${alias}`;
   const where = (alias: string, owned: string) => {
-    const parts = [`${key(alias)} > $1`];
-    if (filter.through !== undefined) parts.push(`${key(alias)} <= ${bind('through', filter.through)}`);
+    const parts = options.positions ? [] : [`${key(alias)} > $1`];
+    if (filter.through !== undefined && !options.positions)
+      parts.push(`${key(alias)} <= ${bind('through', filter.through)}`);
     if (filter.owner !== undefined) parts.push(`${owned}.owner = ${bind('owner', filter.owner)}`);
     if (filter.pid !== undefined) parts.push(`${alias}.pid = ${bind('pid', filter.pid)}`);
     if (filter.ref !== undefined) parts.push(`${owned}.ref = ${bind('ref', filter.ref)}`);
-    return parts.join(' AND ');
+    return parts.length > 0 ? parts.join(' AND ') : 'true';
   };
-  const sql = `
+  const window = options.positions
+    ? `WITH window_ AS MATERIALIZED (
+         SELECT pos, seq, node FROM event_log WHERE pos > $1${
+           filter.through === undefined ? '' : ` AND pos <= ${bind('through', filter.through)}`
+         } ORDER BY pos${options.limit === undefined ? '' : ` LIMIT ${bind('limit', options.limit)}`}
+       )`
+    : '';
+  const sql = `${window}
       SELECT ${key('e')} AS seq, ${EVENT_ROW} AS kind, convert_to(e.body, 'UTF8') AS data, NULL::text AS stream, e.owner, e.pid, e.ref, e.stream_id, NULL::integer AS run${node}
         FROM ${from('events', 'e')} WHERE ${where('e', 'e')}
       UNION ALL
@@ -95,7 +105,7 @@ export function pgEventsQuery(
       UNION ALL
       SELECT ${key('l')}, ${LOG_ROW}, convert_to(l.text, 'UTF8'), l.stream, p.owner, l.pid, p.ref, p.stream_id, l.run${node}
         FROM ${from('logs', 'l')} JOIN processes p ON p.pid = l.pid WHERE ${where('l', 'p')}
-      ORDER BY seq${options.limit === undefined ? '' : ` LIMIT ${bind('limit', options.limit)}`}`;
+      ORDER BY seq${options.limit === undefined || options.positions ? '' : ` LIMIT ${bind('limit', options.limit)}`}`;
   return { sql, params };
 }
 

@@ -43,6 +43,11 @@ export interface PostgresProcessStore extends SqliteProcessStore {
   readonly node: string;
   /** Every node that has used the database, by name. @throws StoreError `STORE_UNAVAILABLE`. */
   nodes(): ClusterNode[];
+  /**
+   * The processes that are not idle, counted by the node that runs them and state (cluster mode).
+   * @throws StoreError `STORE_UNAVAILABLE`.
+   */
+  clusterProcesses(): Array<{ node: string; state: string; count: number }>;
 }
 
 type ProcessUpdate = Pick<StoredProcess, 'state' | 'status' | 'runs'> & { idleSince?: number };
@@ -327,7 +332,18 @@ export class PostgresStore implements PostgresProcessStore {
     return readPgNodes(this.#read);
   }
 
+  clusterProcesses(): Array<{ node: string; state: string; count: number }> {
+    return this.#read(
+      `SELECT node, state, count(*) AS count FROM processes
+        WHERE state <> 'idle' AND node IS NOT NULL GROUP BY node, state ORDER BY node, state`,
+      [],
+    ).map((row) => ({ node: String(row.node), state: String(row.state), count: Number(row.count) }));
+  }
+
   deleteUnownedEvents(beforeMs: number): void {
+    this.#write('DELETE FROM event_log WHERE seq IN (SELECT seq FROM events WHERE pid IS NULL AND at < ?)', [
+      beforeMs,
+    ]);
     this.#write('DELETE FROM events WHERE pid IS NULL AND at < ?', [beforeMs]);
   }
 
