@@ -18,4 +18,24 @@ describe('storageSettings', () => {
       /MCI_RETENTION_MAX_BYTES=1e3x/,
     );
   });
+
+  it('takes cluster mode and the lease time from --cluster and --node-lease-ms, then MCI_CLUSTER and MCI_NODE_LEASE_MS', () => {
+    expect(storageSettings({ db: 'postgres://h/db', cluster: true, nodeLeaseMs: 3000 }, {})).toMatchObject({
+      cluster: true,
+      nodeLeaseMs: 3000,
+    });
+    expect(
+      storageSettings(
+        { db: 'postgres://h/db' },
+        { MCI_CLUSTER: 'true', MCI_NODE_LEASE_MS: '4000', MCI_NODE: 'a' },
+      ),
+    ).toMatchObject({ cluster: true, nodeLeaseMs: 4000, node: 'a' });
+    expect(storageSettings({ db: 'postgres://h/db' }, {})).not.toHaveProperty('cluster');
+    expect(() => storageSettings({ db: 'postgres://h/db' }, { MCI_NODE_LEASE_MS: '10' })).toThrow(
+      /MCI_NODE_LEASE_MS=10/,
+    );
+    expect(storageSettings({ db: 'postgres://h/db' }, { MCI_CLUSTER: '0' })).toMatchObject({
+      cluster: false,
+    });
+  });
 });
