@@ -404,7 +404,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     for (const pid of pids) {
       if (this.#live.has(pid)) continue;
       const record = this.#store.getProcess(pid);
-      if (!record || record.state !== 'queued') continue;
+      if (record?.state !== 'queued') continue;
       const live = liveProcessOf(record, this.#store.getRun(pid, record.runs));
       this.#stats.add(record.state, record.status);
       this.#live.set(pid, live);
