@@ -74,6 +74,9 @@ function record(client: MciClient): ServerEvent[] {
 const idleEvents = (events: ServerEvent[], pid: number) =>
   events.filter((event) => event.type === 'process' && event.pid === pid && event.state === 'idle');
 
+/** Resolves after `ms`. */
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /** Waits until `check` holds (polling every 20 ms), at most `ms`. */
 async function until(check: () => boolean, ms = 20_000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -98,7 +101,7 @@ describe('mci serve --cluster', () => {
     await using cluster = await startNodes(db.url, 3);
     const [c1, c2, c3] = cluster.clients as [MciClient, MciClient, MciClient];
     const seen = record(c2);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await delay(200);
 
     const created = await Promise.all(
       cluster.clients.flatMap((client, node) =>
@@ -231,13 +234,40 @@ describe('mci serve --cluster', () => {
     expect(ran.n2).toBeGreaterThanOrEqual(2);
   });
 
+  it('a node stopped with SIGTERM finishes its running processes and hands its queue to a live node', {
+    timeout: 120_000,
+  }, async () => {
+    await using db = await freshDatabase();
+    await using cluster = await startNodes(db.url, 2, 10_000);
+    const [c1, c2] = cluster.clients as [MciClient, MciClient];
+    const sleeper = (ms: number, i: number) => `await new Promise((r) => setTimeout(r, ${ms})); output(${i})`;
+    // Node 2 busy (no slot to offer), node 1 with two running and four waiting.
+    const busy = await Promise.all([0, 1].map((i) => c2.createProcess(sleeper(2500, i))));
+    const running = await Promise.all([0, 1].map((i) => c1.createProcess(sleeper(1000, i))));
+    const queued = await Promise.all([2, 3, 4, 5].map((i) => c1.createProcess(`output(${i})`)));
+    await delay(300);
+    cluster.nodes[0]!.child.kill('SIGTERM');
+    expect(await cluster.nodes[0]!.exited).toBe(0);
+
+    for (const [i, { pid }] of [...running, ...queued].entries()) {
+      expect(await c2.wait(pid, { timeoutMs: 20_000 })).toMatchObject({ state: 'idle', status: 'success' });
+      expect((await c2.getRun(pid)).outputs).toEqual([i]);
+    }
+    for (const { pid } of busy)
+      expect(await c2.wait(pid, { timeoutMs: 20_000 })).toMatchObject({ status: 'success' });
+    const { rows } = await adminQueryOn(db.url, `SELECT node FROM processes WHERE pid = ANY($1::bigint[])`, [
+      queued.map((p) => p.pid),
+    ]);
+    expect(rows.map((row) => row.node)).toEqual(['n2', 'n2', 'n2', 'n2']);
+  });
+
   it('loses nothing when every database connection is terminated mid-run', { timeout: 120_000 }, async () => {
     await using db = await freshDatabase();
     // Leases long enough that a node reconnecting under load is not taken for dead.
     await using cluster = await startNodes(db.url, 2, 10_000);
     const [c1, c2] = cluster.clients as [MciClient, MciClient];
     const seen = record(c2);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await delay(200);
 
     const trace: string[] = [];
     const step = (what: string) => trace.push(`${new Date().toISOString()} ${what}`);

@@ -362,6 +362,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
   async #shutdown(graceMs: number): Promise<void> {
     clearInterval(this.#surplusTimer);
     this.#streams.endAll();
+    this.#handOverQueue();
     await drainLive(this.#live, (live) => this.#kill(live), graceMs);
     await this.#store.close();
   }
@@ -374,13 +375,45 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
    * Callers waiting for them here are answered when they end there.
    */
   #handOver(node: string, slots: number): void {
+    if (!this.#store.cluster || !this.#accepting) return;
+    this.#transfer(node, this.#takeTransferable(slots));
+  }
+
+  /**
+   * At shutdown in a cluster: the processes waiting here (but those of streams) go to the other live
+   * nodes, in turn, instead of being canceled.
+   */
+  #handOverQueue(): void {
     const cluster = this.#store.cluster;
-    if (!cluster || !this.#accepting) return;
-    const taken = this.#scheduler.takeWaiting(
-      slots,
+    if (!cluster || this.#scheduler.waiting === 0) return;
+    let nodes: string[];
+    try {
+      nodes = cluster.liveNodes();
+    } catch (error) {
+      this.#logger?.warn({ err: error }, 'queued processes are canceled: the other nodes could not be read');
+      return;
+    }
+    if (nodes.length === 0) return;
+    const taken = this.#takeTransferable(this.#scheduler.waiting);
+    nodes.forEach((node, i) => {
+      this.#transfer(
+        node,
+        taken.filter((_, j) => j % nodes.length === i),
+      );
+    });
+  }
+
+  #takeTransferable(count: number): LiveProcess[] {
+    return this.#scheduler.takeWaiting(
+      count,
       (live) => !live.killRequested && !this.#streams.has(live.record.pid),
     );
-    if (taken.length === 0) return;
+  }
+
+  /** Hands `taken` (taken out of the run queue) over to `node`. */
+  #transfer(node: string, taken: LiveProcess[]): void {
+    const cluster = this.#store.cluster;
+    if (!cluster || taken.length === 0) return;
     for (const live of taken) {
       const { pid } = live.record;
       this.#live.delete(pid);
@@ -399,8 +432,12 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     this.#logger?.debug({ node, pids: taken.map((live) => live.record.pid) }, 'processes handed over');
   }
 
-  /** Queued processes handed over by another node: they run here. */
+  /**
+   * Queued processes handed over by another node: they run here. A node shutting down leaves them in
+   * the database, where a live node takes them over once this node's lease is released.
+   */
   #take(pids: number[]): void {
+    if (!this.#accepting) return;
     for (const pid of pids) {
       if (this.#live.has(pid)) continue;
       const record = this.#store.getProcess(pid);

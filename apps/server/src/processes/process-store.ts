@@ -110,6 +110,8 @@ export interface ClusterStore {
   nextEventId(): number;
   /** The node that runs process `pid` (the database's view; undefined when it is idle or unknown). */
   nodeOf(pid: number): string | undefined;
+  /** The other nodes holding a live lease, by name. */
+  liveNodes(): string[];
   /** Asks `node` to kill process `pid` (delivered with `LISTEN/NOTIFY`). */
   sendKill(node: string, pid: number): void;
   /** Tells every node that this one has more queued processes than free slots. */

@@ -33,11 +33,13 @@ export function openServerStore(
           ...(node !== undefined && { name: node }),
           ...(nodeLeaseMs !== undefined && { leaseMs: nodeLeaseMs, renewMs: Math.max(20, nodeLeaseMs / 5) }),
           onExpired: (names, adopted) =>
-            logger.warn(
-              { nodes: names, adopted },
-              `node lease expired: ${names.join(', ')} stopped without releasing it` +
-                (adopted > 0 ? `; this node took over ${adopted} of its processes` : ''),
-            ),
+            names.length > 0
+              ? logger.warn(
+                  { nodes: names, adopted },
+                  `node lease expired: ${names.join(', ')} stopped without releasing it` +
+                    (adopted > 0 ? `; this node took over ${adopted} processes` : ''),
+                )
+              : logger.info({ adopted }, `this node took over ${adopted} processes left by stopped nodes`),
           onLost: (name) =>
             logger.error(
               { node: name },

@@ -48,8 +48,9 @@ export interface NodeLeaseOptions {
   /** How often (ms) the lease is renewed. @default 2000 */
   renewMs?: number;
   /**
-   * This node ended the leases of `names`, which expired without being released, and took over
-   * `adopted` of their processes (a cluster's node runs them or ends them interrupted).
+   * This node ended the leases of `names` (maybe none), which expired without being released, and
+   * took over `adopted` processes of those and of stopped nodes (a cluster's node runs them or ends
+   * them interrupted).
    */
   onExpired?: (names: string[], adopted: number) => void;
   /** Another node ended this node's lease (not renewed within `leaseMs`). */

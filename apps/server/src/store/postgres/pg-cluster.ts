@@ -98,6 +98,15 @@ export class PgCluster implements ClusterStore {
     this.#notify(`mci_node:${node}`, `kill ${pid}`);
   }
 
+  liveNodes(): string[] {
+    return this.#hooks
+      .read(
+        'SELECT name FROM nodes WHERE stopped_at IS NULL AND lease_until >= now() AND name <> ? ORDER BY name',
+        [this.node],
+      )
+      .map((row) => String(row.name));
+  }
+
   announceSurplus(): void {
     this.#notify('mci_surplus', this.node);
   }

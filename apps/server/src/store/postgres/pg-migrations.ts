@@ -127,7 +127,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     version: 6,
     sql: `
       ALTER TABLE processes ADD COLUMN node text;
-      CREATE INDEX processes_node ON processes (node) WHERE node IS NOT NULL;
+      CREATE INDEX processes_live ON processes (node) WHERE state <> 'idle';
       CREATE TABLE event_log (
         pos bigint PRIMARY KEY,
         seq bigint NOT NULL,

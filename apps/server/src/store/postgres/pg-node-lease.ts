@@ -3,8 +3,8 @@ import type pg from 'pg';
 /** What a node's lease reports to the store (see {@link NodeLease}). */
 export interface NodeLeaseEvents {
   /**
-   * This node ended the leases of `names`: they expired without being released. It took over their
-   * processes that were not idle (`adopted`: `[pid, node]`).
+   * This node ended the leases of `names`: they expired without being released. It took over the
+   * processes that were not idle of those nodes and of nodes that stopped (`adopted`: `[pid, node]`).
    */
   expired(names: string[], adopted: Array<[number, string]>): void;
   /** This node's own lease was ended by another node (it was not renewed in time). */
@@ -15,9 +15,9 @@ export interface NodeLeaseEvents {
  * A node's row in `nodes`, held while the server runs (used on the Postgres store's worker thread).
  * Times come from the database clock (`now()`), so nodes with skewed clocks agree on expiry. Every
  * `renewMs` the lease is pushed to `leaseMs` ahead, and leases of other nodes that expired are ended
- * (`stopped_at`, `stopped_by`) and their processes that are not idle handed to this node
- * (`processes.node`): one statement, so of several live nodes exactly one ends each expired lease and
- * takes its processes. A renewal that fails (the database away) is tried again at the next tick.
+ * (`stopped_at`, `stopped_by`), and the processes that are not idle of those nodes and of nodes that
+ * stopped are handed to this node (`processes.node`): one statement, so of several live nodes exactly
+ * one ends each expired lease and takes each process. A renewal that fails (the database away) is tried again at the next tick.
  */
 export class NodeLease {
   readonly #pool: pg.Pool;
@@ -97,16 +97,17 @@ export class NodeLease {
             WHERE lease_until < now() AND stopped_at IS NULL AND name <> $1
            RETURNING name
          ), adopted AS (
-           UPDATE processes p SET node = $1 FROM ended e
-            WHERE p.node = e.name AND p.state <> 'idle'
-           RETURNING p.pid, e.name
+           UPDATE processes p SET node = $1 FROM nodes n
+            WHERE p.node = n.name AND p.state <> 'idle' AND n.name <> $1
+              AND (n.name IN (SELECT name FROM ended) OR n.stopped_at IS NOT NULL)
+           RETURNING p.pid, n.name
          )
          SELECT (SELECT coalesce(json_agg(name ORDER BY name), '[]') FROM ended) AS names,
                 (SELECT coalesce(json_agg(json_build_array(pid, name) ORDER BY pid), '[]') FROM adopted) AS adopted`,
         [this.#name],
       );
       const { names, adopted } = rows[0] ?? { names: [], adopted: [] };
-      if (names.length > 0) this.#events.expired(names, adopted);
+      if (names.length > 0 || adopted.length > 0) this.#events.expired(names, adopted);
     } catch {
       // The database is away: the next tick tries again (the lease lasts leaseMs).
     }
