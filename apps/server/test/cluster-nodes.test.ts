@@ -22,7 +22,7 @@ writeFileSync(
 const { serve } = serveProcesses(dir);
 
 /** `count` nodes named n1, n2, ... on `db`, each with two sandbox slots, and a client on each. */
-async function startNodes(db: string, count: number, leaseMs = 1000) {
+async function startNodes(db: string, count: number, leaseMs = 1000, args: string[] = []) {
   const nodes: ServeProcess[] = [];
   for (let i = 1; i <= count; i++)
     nodes.push(
@@ -40,6 +40,7 @@ async function startNodes(db: string, count: number, leaseMs = 1000) {
         String(leaseMs),
         '--rate-limit',
         '100000',
+        ...args,
       ]),
     );
   const urls = await Promise.all(nodes.map((node) => node.url));
@@ -259,6 +260,26 @@ describe('mci serve --cluster', () => {
       queued.map((p) => p.pid),
     ]);
     expect(rows.map((row) => row.node)).toEqual(['n2', 'n2', 'n2', 'n2']);
+  });
+
+  it('counts maxQueue over the cluster', { timeout: 120_000 }, async () => {
+    await using db = await freshDatabase();
+    await using cluster = await startNodes(db.url, 2, 1000, ['--max-queue', '4']);
+    const [c1, c2] = cluster.clients as [MciClient, MciClient];
+    const spin = (client: MciClient) => client.createProcess('while (true) {}', { timeoutMs: 60_000 });
+    // Every slot of both nodes busy, then three waiting on node 1.
+    const pids = [await spin(c1), await spin(c1), await spin(c2), await spin(c2)].map((p) => p.pid);
+    for (let i = 0; i < 3; i++) pids.push((await spin(c1)).pid);
+    await delay(600);
+    pids.push((await spin(c2)).pid);
+    await delay(600);
+    await expect(spin(c2)).rejects.toMatchObject({
+      code: 'QUEUE_FULL',
+      message: 'the queue is full (4 processes waiting in the cluster); retry later',
+    });
+    for (const pid of pids) await c1.signal(pid, 'kill');
+    for (const pid of pids)
+      expect(await c1.wait(pid, { timeoutMs: 10_000 })).toMatchObject({ status: 'canceled' });
   });
 
   it('loses nothing when every database connection is terminated mid-run', { timeout: 120_000 }, async () => {

@@ -169,6 +169,7 @@ describe('node leases', () => {
         new NodeLease(pool, `live-${i}`, 10_000, {
           expired: (names) => ended.push([`live-${i}`, names]),
           lost: () => ended.push([`live-${i}`, ['lost']]),
+          queuedElsewhere: () => {},
         }),
     );
     try {

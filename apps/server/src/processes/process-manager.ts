@@ -469,11 +469,14 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     }
   }
 
+  /** In a cluster `maxQueue` counts the processes waiting on every node (the others' as of the last lease renewal). */
   #checkQueueRoom(): void {
-    if (this.#stats.byState.queued >= this.#maxQueue) {
+    const cluster = this.#store.cluster;
+    const queued = this.#stats.byState.queued + (cluster?.queuedElsewhere() ?? 0);
+    if (queued >= this.#maxQueue) {
       throw new ServerError(
         'QUEUE_FULL',
-        `the queue is full (${this.#maxQueue} processes waiting); retry later`,
+        `the queue is full (${this.#maxQueue} processes waiting${cluster ? ' in the cluster' : ''}); retry later`,
       );
     }
   }

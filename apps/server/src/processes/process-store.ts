@@ -110,6 +110,8 @@ export interface ClusterStore {
   nextEventId(): number;
   /** The node that runs process `pid` (the database's view; undefined when it is idle or unknown). */
   nodeOf(pid: number): string | undefined;
+  /** Processes waiting in the queues of the other nodes, as of this node's last lease renewal. */
+  queuedElsewhere(): number;
   /** The other nodes holding a live lease, by name. */
   liveNodes(): string[];
   /** Asks `node` to kill process `pid` (delivered with `LISTEN/NOTIFY`). */

@@ -98,6 +98,9 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresProces
     onEvents: (rows) => relay.events?.(rows),
     onKill: (pid) => relay.kill?.(pid),
     onSurplus: (from) => relay.surplus?.(from),
+    onQueuedElsewhere: (count) => {
+      relay.queuedElsewhere = count;
+    },
     onOffer: (from, slots) => relay.offer?.(from, slots),
     onTake: (pids) => relay.take?.(pids),
     ...(options.node?.onLost && { onLeaseLost: options.node.onLost }),

@@ -27,6 +27,8 @@ export interface PgBridgeOptions {
   onEvents?(rows: Array<Record<string, unknown>>): void;
   /** Another node asks this one to kill process `pid` (after {@link PgBridge.listen}). */
   onKill?(pid: number): void;
+  /** At each renewal of the lease: processes queued on the other nodes. */
+  onQueuedElsewhere?(count: number): void;
   /** Node `node` has more queued processes than free slots. */
   onSurplus?(node: string): void;
   /** Node `node` offers `slots` free sandbox slots to this node. */
@@ -96,6 +98,7 @@ export class PgBridge {
       else if ('events' in notice) options.onEvents?.(notice.events);
       else if ('kill' in notice) options.onKill?.(notice.kill);
       else if ('surplus' in notice) options.onSurplus?.(notice.surplus);
+      else if ('queuedElsewhere' in notice) options.onQueuedElsewhere?.(notice.queuedElsewhere);
       else if ('offer' in notice) options.onOffer?.(notice.offer.node, notice.offer.slots);
       else if ('take' in notice) options.onTake?.(notice.take);
       else if ('leaseLost' in notice) options.onLeaseLost?.(notice.leaseLost);

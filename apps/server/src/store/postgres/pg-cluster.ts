@@ -20,6 +20,8 @@ export interface ClusterRelay {
   surplus?(node: string): void;
   offer?(node: string, slots: number): void;
   take?(pids: number[]): void;
+  /** Processes queued on the other nodes, as of the last renewal of the lease. */
+  queuedElsewhere?: number;
 }
 
 /** The store's side of the cluster link: flushing its batch, reading, and dropping cached records. */
@@ -96,6 +98,10 @@ export class PgCluster implements ClusterStore {
 
   sendKill(node: string, pid: number): void {
     this.#notify(`mci_node:${node}`, `kill ${pid}`);
+  }
+
+  queuedElsewhere(): number {
+    return this.#relay.queuedElsewhere ?? 0;
   }
 
   liveNodes(): string[] {

@@ -26,7 +26,8 @@ export type PgReply =
  * database lock lost (its connection dropped and another server took the lock meanwhile), leases of
  * other nodes ended because they expired (with the processes this node took over from them, as
  * `[pid, node]` pairs), this node's lease ended by another node, and, once listening (cluster mode),
- * rows of the event log committed by any node (in position order), a node with more queued processes
+ * the processes queued on other nodes (at each renewal), rows of the event log committed by any node
+ * (in position order), a node with more queued processes
  * than free slots (`surplus`), and requests to this node: kill a process, an `offer` of free slots
  * from another node, processes handed over to this node (`take`).
  */
@@ -38,6 +39,7 @@ export type PgNotice =
   | { leaseLost: string }
   | { events: Array<Record<string, unknown>> }
   | { kill: number }
+  | { queuedElsewhere: number }
   | { surplus: string }
   | { offer: { node: string; slots: number } }
   | { take: number[] };

@@ -225,6 +225,7 @@ async function handle(request: PgRequest): Promise<void> {
   if (request.kind === 'lease') {
     const { name } = request;
     const taken = new NodeLease(pool, name, request.leaseMs, {
+      queuedElsewhere: (count) => parentPort!.postMessage({ queuedElsewhere: count } satisfies PgNotice),
       expired: (names, adopted) =>
         parentPort!.postMessage({ nodesExpired: names, adopted } satisfies PgNotice),
       lost: () => parentPort!.postMessage({ leaseLost: name } satisfies PgNotice),
