@@ -200,6 +200,43 @@ describe('mci serve --cluster', () => {
     expect(interrupted).toContain('node lease expired: n1 stopped without releasing it');
   });
 
+  it('a stream whose node is killed: a survivor runs its queued blocks in order and sends its stream.result', {
+    timeout: 120_000,
+  }, async () => {
+    await using db = await freshDatabase();
+    await using cluster = await startNodes(db.url, 2);
+    const [c1, c2] = cluster.clients as [MciClient, MciClient];
+    const mine: ServerEvent[] = [];
+    const stream = c1.openStream({ ref: 'turn-1', onEvent: (event) => mine.push(event) });
+    const block = (code: string) => `\n\`\`\`ts exec=true\n${code}\n\`\`\`\n`;
+    await stream.write(
+      `Three steps.${block("await new Promise((r) => setTimeout(r, 30_000)); output('never')")}${block(
+        'await new Promise((r) => setTimeout(r, 300)); output(2)',
+      )}${block('output(3)')}`,
+    );
+    await stream.end();
+    await until(() => mine.some((e) => e.type === 'process' && e.state === 'running'));
+    const pids = mine.flatMap((e) => (e.type === 'intent' && e.pid !== undefined ? [e.pid] : []));
+    expect(pids).toHaveLength(3);
+    // Another node follows the stream from its first event.
+    const events: ServerEvent[] = [];
+    c2.subscribe({ streamId: stream.streamId }, { since: 0, onEvent: (event) => events.push(event) });
+    await until(() => events.some((e) => e.type === 'process' && e.state === 'running'));
+    cluster.nodes[0]!.child.kill('SIGKILL');
+
+    await until(() => events.some((e) => e.type === 'stream.result'));
+    const result = events.find((e) => e.type === 'stream.result');
+    expect(result).toMatchObject({
+      streamId: stream.streamId,
+      ref: 'turn-1',
+      processes: pids.map((pid, i) => ({ pid, status: i === 0 ? 'failed' : 'success' })),
+    });
+    expect(result?.type === 'stream.result' && result.text).toContain('interrupted: node n1 stopped');
+    const [second, third] = [await c2.getRun(pids[1]!), await c2.getRun(pids[2]!)];
+    expect([second.outputs, third.outputs]).toEqual([[2], [3]]);
+    expect(Date.parse(third.startedAt!)).toBeGreaterThanOrEqual(Date.parse(second.endedAt!));
+  });
+
   it('runs what one node queues on the free slots of the others; wait and kill work from the node it was created on', {
     timeout: 120_000,
   }, async () => {

@@ -213,6 +213,12 @@ export interface ProcessManager {
   ): StreamHandle;
   /** An open or finished stream of this principal (`NOT_FOUND` otherwise). */
   getStream(streamId: string, principal: Principal): StreamHandle;
+  /**
+   * Checks that `principal` may follow stream `streamId`: one open here, or one whose processes are
+   * stored (an ended stream, or a stream of another node of a cluster).
+   * @throws ServerError `NOT_FOUND`.
+   */
+  checkStream(streamId: string, principal: Principal): void;
   /** Every event goes to every listener with its route; returns the unsubscribe function. */
   onEvent(listener: EventListener): () => void;
   /** Stored events with `seq > since` visible to `principal` and matching `filter`, in order. */

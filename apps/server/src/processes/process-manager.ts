@@ -26,6 +26,7 @@ import type {
   StreamHandle,
 } from './process-manager-types.ts';
 import { ProcessReader } from './process-reader.ts';
+import { AdoptedStream } from './adopted-stream.ts';
 import { liveProcessOf, recoverProcesses } from './process-recovery.ts';
 import { StatsCounters } from './process-stats.ts';
 import type { EventRoute, ProcessStore, StoredProcess } from './process-store.ts';
@@ -79,6 +80,8 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
   #lastPid: number;
   /** Processes handed over to other nodes of a cluster, until they are idle: pid -> node. */
   readonly #handedOver = new Map<number, string>();
+  /** Processes of streams taken over from stopped nodes, by pid. */
+  readonly #adoptedStreams = new Map<number, AdoptedStream>();
   #surplusTimer: NodeJS.Timeout | undefined;
   #accepting = true;
   #closing: Promise<void> | undefined;
@@ -308,6 +311,15 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     return this.#streams.get(streamId, principal);
   }
 
+  checkStream(streamId: string, principal: Principal): void {
+    try {
+      this.#streams.get(streamId, principal);
+    } catch (error) {
+      const owner = principal.role === 'operator' ? {} : { owner: principal.id };
+      if (this.#store.listProcesses({ streamId, ...owner }).length === 0) throw error;
+    }
+  }
+
   release(pid: number): boolean {
     const live = this.#live.get(pid);
     if (!live?.held) return false;
@@ -455,6 +467,8 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
    * ones end failed ("interrupted: node NAME stopped").
    */
   #adopt(processes: Array<{ pid: number; node: string }>): void {
+    const streams = new Map<string, LiveProcess[]>();
+    const interrupted: Array<[LiveProcess, string]> = [];
     for (const { pid, node } of processes) {
       if (this.#live.has(pid)) continue;
       const record = this.#store.getProcess(pid);
@@ -463,10 +477,26 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
       this.#stats.add(record.state, record.status);
       this.#live.set(pid, live);
       this.#logger?.warn({ pid, node }, `process ${pid} taken over from node ${node}, which stopped`);
-      if (record.state === 'queued') {
-        this.#scheduler.enqueue(record.owner, live);
-      } else this.#runs.interrupt(live, `interrupted: node ${node} stopped`);
+      const streamId = record.metadata?.streamId;
+      if (streamId !== undefined) streams.set(streamId, [...(streams.get(streamId) ?? []), live]);
+      if (record.state !== 'queued') interrupted.push([live, node]);
+      else if (streamId === undefined) this.#scheduler.enqueue(record.owner, live);
+      else live.held = true;
     }
+    const adopted: AdoptedStream[] = [];
+    for (const [streamId, lives] of streams) {
+      const { owner, ref } = lives[0]!.record;
+      const stream = new AdoptedStream(
+        this,
+        { streamId, owner, ...(ref !== undefined && { ref }) },
+        this.#store.listProcesses({ streamId }).map((record) => record.pid),
+        lives.filter((live) => live.record.state === 'queued').map((live) => live.record.pid),
+      );
+      for (const live of lives) this.#adoptedStreams.set(live.record.pid, stream);
+      adopted.push(stream);
+    }
+    for (const [live, node] of interrupted) this.#runs.interrupt(live, `interrupted: node ${node} stopped`);
+    for (const stream of adopted) stream.start();
   }
 
   /** In a cluster `maxQueue` counts the processes waiting on every node (the others' as of the last lease renewal). */
@@ -526,6 +556,11 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     this.#live.delete(record.pid);
     for (const resolve of live.waiters.splice(0)) resolve();
     this.#streams.processIdle(record.pid);
+    const adopted = this.#adoptedStreams.get(record.pid);
+    if (adopted) {
+      this.#adoptedStreams.delete(record.pid);
+      adopted.processIdle(record.pid);
+    }
   }
 
   #emitProcess(record: StoredProcess, run: RunFields | undefined): void {

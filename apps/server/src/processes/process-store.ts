@@ -54,6 +54,8 @@ export interface StoredProcessFilter {
   ref?: string;
   /** Only processes run by this node (a store shared by a cluster; see {@link ClusterStore}). */
   node?: string;
+  /** Only processes created by this stream (`metadata.streamId`). */
+  streamId?: string;
 }
 
 /** A filter over stored events; every given field must match the event's route. */

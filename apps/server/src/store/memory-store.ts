@@ -42,6 +42,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): ProcessStor
     (filter.state === undefined || record.state === filter.state) &&
     (filter.status === undefined || record.status === filter.status) &&
     (filter.ref === undefined || record.ref === filter.ref) &&
+    (filter.streamId === undefined || record.metadata?.streamId === filter.streamId) &&
     filter.node === undefined;
 
   return {

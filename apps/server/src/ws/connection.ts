@@ -237,7 +237,7 @@ export class Connection {
   /** @throws ServerError NOT_FOUND for a pid or stream the principal cannot see. */
   private checkTarget(target: SubscriptionTarget): void {
     if ('pid' in target) this.manager.get(target.pid, this.principal);
-    if ('streamId' in target) this.manager.getStream(target.streamId, this.principal);
+    if ('streamId' in target) this.manager.checkStream(target.streamId, this.principal);
   }
 
   /**

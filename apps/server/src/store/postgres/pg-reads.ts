@@ -33,6 +33,7 @@ export function readPgProcesses(read: Read, filter: StoredProcessFilter): Stored
   else if (filter.status !== undefined) where.push('status = ?') && params.push(filter.status);
   if (filter.ref !== undefined) where.push('ref = ?') && params.push(filter.ref);
   if (filter.node !== undefined) where.push('node = ?') && params.push(filter.node);
+  if (filter.streamId !== undefined) where.push('stream_id = ?') && params.push(filter.streamId);
   const sql = `SELECT * FROM processes${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY pid DESC`;
   return read(sql, params).map((row) => toProcess(row as Row));
 }
