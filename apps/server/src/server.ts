@@ -80,6 +80,12 @@ export interface ServerOptions {
    */
   nodeLeaseMs?: number;
   /**
+   * Called when another node of the cluster ended this node's lease (it was not renewed in time) and
+   * took over its processes; the store drops this node's writes from then on, so the server should
+   * stop (`mci serve` exits 1). @default the error is only logged
+   */
+  onLeaseLost?: (node: string) => void;
+  /**
    * Background deletion of old idle processes from the `db` store; `false` keeps everything.
    * @default { maxAgeMs: 7 days, maxProcesses: 100000, maxBytes: 1 GiB }
    */
@@ -142,6 +148,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
       ...(options.node !== undefined && { node: options.node }),
       ...(options.cluster !== undefined && { cluster: options.cluster }),
       ...(options.nodeLeaseMs !== undefined && { nodeLeaseMs: options.nodeLeaseMs }),
+      ...(options.onLeaseLost && { onLeaseLost: options.onLeaseLost }),
     });
   } catch (error) {
     await runner.close();

@@ -237,6 +237,32 @@ describe('mci serve --cluster', () => {
     expect(Date.parse(third.startedAt!)).toBeGreaterThanOrEqual(Date.parse(second.endedAt!));
   });
 
+  it('a node frozen past its lease is fenced: a survivor ends its run, its late writes are refused, it exits 1', {
+    timeout: 120_000,
+  }, async () => {
+    await using db = await freshDatabase();
+    await using cluster = await startNodes(db.url, 2);
+    const [c1, c2] = cluster.clients as [MciClient, MciClient];
+    const { pid } = await c1.createProcess("await new Promise((r) => setTimeout(r, 1500)); output('late')");
+    let state = '';
+    while (state !== 'running') state = (await c2.get(pid)).state;
+    const frozen = cluster.nodes[0]!;
+    frozen.child.kill('SIGSTOP');
+    expect(await c2.wait(pid, { timeoutMs: 20_000 })).toMatchObject({ status: 'failed' });
+    await delay(1500); // the frozen node's program ends meanwhile
+    frozen.child.kill('SIGCONT');
+    expect(await frozen.exited).toBe(1);
+    expect(frozen.stderr()).toContain(
+      'mci serve: node n1 lost its lease to another node, which took over its processes; exiting',
+    );
+    const run = await c2.getRun(pid);
+    expect(run).toMatchObject({
+      status: 'failed',
+      outputs: [],
+      error: { message: 'interrupted: node n1 stopped' },
+    });
+  });
+
   it('runs what one node queues on the free slots of the others; wait and kill work from the node it was created on', {
     timeout: 120_000,
   }, async () => {

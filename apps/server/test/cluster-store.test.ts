@@ -116,6 +116,36 @@ describe('Postgres store, one server per database', () => {
   });
 });
 
+describe('Postgres store, cluster mode', () => {
+  it('lets several nodes share a database; a node whose lease was ended writes nothing more', async () => {
+    const { url } = await fresh();
+    const lost: string[] = [];
+    const a = openPostgresStore({
+      url,
+      cluster: true,
+      node: { name: 'a', renewMs: 60_000, onLost: (n) => lost.push(n) },
+    });
+    const b = openPostgresStore({ url, cluster: true, node: { name: 'b' } });
+    const pids = [a.cluster!.nextPid(), b.cluster!.nextPid()];
+    expect(pids[0]).not.toBe(pids[1]);
+    a.putProcess(record(pids[0]!));
+    a.flush();
+    await expect.poll(() => b.getProcess(pids[0]!)).toMatchObject({ pid: pids[0] });
+    // Another node ends a's lease (as when it expired); a's next batch is refused by the database.
+    await adminQueryOn(url, "UPDATE nodes SET stopped_at = now(), stopped_by = 'b' WHERE name = 'a'");
+    a.putProcess(record(a.cluster!.nextPid()));
+    a.flush();
+    await expect.poll(() => lost).toEqual(['a']);
+    expect((await rows(url, 'SELECT pid, node FROM processes ORDER BY pid')).map((row) => row.node)).toEqual([
+      'a',
+    ]);
+    a.putProcess(record(a.cluster!.nextPid()));
+    await a.close();
+    await b.close();
+    expect(await rows(url, 'SELECT count(*)::int AS n FROM processes')).toEqual([{ n: 1 }]);
+  });
+});
+
 describe('node leases', () => {
   it('holds a lease renewed by the database clock (also after pg_terminate_backend), released on close; a live name is refused', async () => {
     const { url, name } = await fresh();

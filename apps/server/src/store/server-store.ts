@@ -18,9 +18,14 @@ export const RETENTION_PRINCIPAL: Principal = { id: 'mci:retention', role: 'oper
 export function openServerStore(
   db: string | undefined,
   logger: Logger,
-  settings: { node?: string; cluster?: boolean; nodeLeaseMs?: number } = {},
+  settings: {
+    node?: string;
+    cluster?: boolean;
+    nodeLeaseMs?: number;
+    onLeaseLost?: (node: string) => void;
+  } = {},
 ): SqliteProcessStore | PostgresProcessStore | undefined {
-  const { node, cluster, nodeLeaseMs } = settings;
+  const { node, cluster, nodeLeaseMs, onLeaseLost } = settings;
   if (db === undefined) return undefined;
   const onError = (error: unknown) =>
     logger.error({ err: error }, 'process store: a batch of writes failed and was lost');
@@ -40,11 +45,13 @@ export function openServerStore(
                     (adopted > 0 ? `; this node took over ${adopted} processes` : ''),
                 )
               : logger.info({ adopted }, `this node took over ${adopted} processes left by stopped nodes`),
-          onLost: (name) =>
+          onLost: (name) => {
             logger.error(
               { node: name },
-              `node ${name}: another node ended this node's lease (not renewed in time)`,
-            ),
+              `node ${name}: another node ended this node's lease (not renewed in time); its writes are dropped from now on`,
+            );
+            onLeaseLost?.(name);
+          },
         },
       })
     : openSqliteStore({ path: db, onError });

@@ -178,6 +178,12 @@ export default defineCommand<ServeOptions>({
         logger,
         ...storage,
         chat: await chatSettings(options, io.cwd),
+        onLeaseLost: (node) => {
+          io.stderr.write(
+            `mci serve: node ${node} lost its lease to another node, which took over its processes; exiting\n`,
+          );
+          io.exit(1);
+        },
       });
     } catch (error) {
       io.stderr.write(`mci serve: ${(error as Error).message}\n`);

@@ -86,6 +86,8 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresProces
   if (options.cluster && Buffer.byteLength(node) > MAX_NODE_NAME_BYTES)
     throw new RangeError(`node name ${JSON.stringify(node)} is longer than ${MAX_NODE_NAME_BYTES} bytes`);
   const relay: ClusterRelay = {};
+  let store: PostgresStore | undefined;
+  let leaseLost = false;
   const bridge = new PgBridge(options.url, {
     ...(options.poolSize !== undefined && { poolSize: options.poolSize }),
     ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
@@ -103,7 +105,12 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresProces
     },
     onOffer: (from, slots) => relay.offer?.(from, slots),
     onTake: (pids) => relay.take?.(pids),
-    ...(options.node?.onLost && { onLeaseLost: options.node.onLost }),
+    onLeaseLost: (name) => {
+      if (leaseLost) return;
+      leaseLost = true;
+      store?.fence();
+      options.node?.onLost?.(name);
+    },
   });
   try {
     // Alone on its database, a server hands out pids and seqs itself, holding the lock.
@@ -120,13 +127,14 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresProces
         bridge.url,
         `a live node named ${node} holds a lease on ${bridge.url}; give each node its own name (--node), or wait for the lease to expire`,
       );
-    return new PostgresStore(
+    store = new PostgresStore(
       bridge,
       schema,
       node,
       { ...options, onError },
       options.cluster ? relay : undefined,
     );
+    return store;
   } catch (error) {
     void bridge.close().catch(() => {});
     throw error;

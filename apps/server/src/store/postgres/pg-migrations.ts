@@ -134,7 +134,13 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
         node text NOT NULL
       );
       CREATE INDEX event_log_seq ON event_log (seq);
-      INSERT INTO counters (name, value) VALUES ('pos', 0) ON CONFLICT (name) DO NOTHING;`,
+      INSERT INTO counters (name, value) VALUES ('pos', 0) ON CONFLICT (name) DO NOTHING;
+      CREATE FUNCTION mci_check_lease(node text) RETURNS void LANGUAGE plpgsql AS $fn$
+        BEGIN
+          IF NOT EXISTS (SELECT 1 FROM nodes WHERE name = node AND stopped_at IS NULL FOR SHARE) THEN
+            RAISE EXCEPTION 'mci: node lease lost';
+          END IF;
+        END $fn$;`,
   },
 ];
 

@@ -1,5 +1,17 @@
 import type pg from 'pg';
 
+/** The error a cluster node's write batch raises once its lease was ended (see `leaseCheck`). */
+export const LEASE_LOST = 'mci: node lease lost';
+
+/**
+ * The first statement of a cluster node's write batch: the batch fails unless the node's lease is
+ * held, and the row stays share-locked to the commit, so a lease ended by another node (which then
+ * owns the node's processes) lets no later write of the node through.
+ */
+export function leaseCheck(name: string): { sql: string; params: string[] } {
+  return { sql: 'SELECT mci_check_lease($1)', params: [name] };
+}
+
 /** What a node's lease reports to the store (see {@link NodeLease}). */
 export interface NodeLeaseEvents {
   /**
@@ -23,7 +35,7 @@ export interface NodeLeaseEvents {
  */
 export class NodeLease {
   readonly #pool: pg.Pool;
-  readonly #name: string;
+  readonly name: string;
   readonly #leaseMs: number;
   readonly #events: NodeLeaseEvents;
   #timer: NodeJS.Timeout | undefined;
@@ -31,7 +43,7 @@ export class NodeLease {
 
   constructor(pool: pg.Pool, name: string, leaseMs: number, events: NodeLeaseEvents) {
     this.#pool = pool;
-    this.#name = name;
+    this.name = name;
     this.#leaseMs = leaseMs;
     this.#events = events;
   }
@@ -47,7 +59,7 @@ export class NodeLease {
        ON CONFLICT (name) DO UPDATE SET started_at = now(), renewed_at = now(),
          lease_until = excluded.lease_until, stopped_at = NULL, stopped_by = NULL
        WHERE nodes.stopped_at IS NOT NULL OR nodes.lease_until < now()`,
-      [this.#name, this.#leaseMs],
+      [this.name, this.#leaseMs],
     );
     if (rowCount !== 1) return false;
     this.#timer = setInterval(() => {
@@ -69,7 +81,7 @@ export class NodeLease {
       this.#pool.query(
         `UPDATE nodes SET lease_until = now(), stopped_at = now(), stopped_by = $1
          WHERE name = $1 AND stopped_at IS NULL`,
-        [this.#name],
+        [this.name],
       ),
     );
     let timer: NodeJS.Timeout | undefined;
@@ -85,7 +97,7 @@ export class NodeLease {
       const renewed = await this.#pool.query(
         `UPDATE nodes SET renewed_at = now(), lease_until = now() + $2 * interval '1 millisecond'
          WHERE name = $1 AND stopped_at IS NULL`,
-        [this.#name, this.#leaseMs],
+        [this.name, this.#leaseMs],
       );
       if (renewed.rowCount === 0 && this.#timer !== undefined) {
         clearInterval(this.#timer);
@@ -106,13 +118,13 @@ export class NodeLease {
          )
          SELECT (SELECT coalesce(json_agg(name ORDER BY name), '[]') FROM ended) AS names,
                 (SELECT coalesce(json_agg(json_build_array(pid, name) ORDER BY pid), '[]') FROM adopted) AS adopted`,
-        [this.#name],
+        [this.name],
       );
       const { names, adopted } = rows[0] ?? { names: [], adopted: [] };
       if (names.length > 0 || adopted.length > 0) this.#events.expired(names, adopted);
       const queued = await this.#pool.query<{ n: number }>(
         "SELECT count(*)::int AS n FROM processes WHERE state = 'queued' AND node <> $1",
-        [this.#name],
+        [this.name],
       );
       this.#events.queuedElsewhere(queued.rows[0]?.n ?? 0);
     } catch {

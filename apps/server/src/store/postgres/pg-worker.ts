@@ -1,6 +1,6 @@
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import pg from 'pg';
-import { NodeLease } from './pg-node-lease.ts';
+import { LEASE_LOST, NodeLease } from './pg-node-lease.ts';
 import type { PgNotice, PgReply, PgRequest, PgStatement } from './pg-protocol.ts';
 import { pgEventsQuery } from './pg-reads.ts';
 
@@ -277,7 +277,9 @@ async function handle(request: PgRequest): Promise<void> {
       }),
     };
     if (request.reply) answer({ id: request.id, error });
-    else
+    else if (error.message.includes(LEASE_LOST) && lease) {
+      parentPort!.postMessage({ leaseLost: lease.name } satisfies PgNotice);
+    } else
       parentPort!.postMessage({
         lost: request.id,
         error: error.message,

@@ -16,6 +16,7 @@ import { UpdateCoalescer } from '../update-coalescer.ts';
 import type { PostgresStoreOptions } from './open-postgres-store.ts';
 import type { PgBridge } from './pg-bridge.ts';
 import { type ClusterRelay, PgCluster } from './pg-cluster.ts';
+import { leaseCheck } from './pg-node-lease.ts';
 import type { PgParam, PgStatement } from './pg-protocol.ts';
 import { readPgEvents, readPgExpiredPids, readPgNodes, readPgProcesses, readPgRun } from './pg-reads.ts';
 import { numbered, PgSqlDatabase } from './pg-sql-database.ts';
@@ -75,6 +76,8 @@ export class PostgresStore implements PostgresProcessStore {
   #batch: PgStatement[] = [];
   #timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
   #closed = false;
+  /** Set once another node ended this node's lease: what this node writes is dropped. */
+  #fenced = false;
   #lastData: { seq: number; pid: number } | undefined;
   readonly #pendingProcesses: UpdateCoalescer<number, ProcessUpdate>;
   readonly #pendingRuns: UpdateCoalescer<string, RunUpdate>;
@@ -347,6 +350,17 @@ export class PostgresStore implements PostgresProcessStore {
     this.#write('DELETE FROM events WHERE pid IS NULL AND at < ?', [beforeMs]);
   }
 
+  /**
+   * Drops every write from now on: another node ended this node's lease and owns its processes
+   * (cluster mode; the database refuses the node's batches anyway).
+   */
+  fence(): void {
+    this.#fenced = true;
+    this.#writes = [];
+    this.#eventIds = [];
+    this.#clearTimer();
+  }
+
   /** Sends the pending writes as one transaction, without waiting. @throws StoreError `STORE_CLOSED`. */
   flush(): void {
     this.#assertOpen();
@@ -363,6 +377,8 @@ export class PostgresStore implements PostgresProcessStore {
       this.#eventIds = [];
     }
     if (statements.length === 0) return;
+    // A cluster node's batch commits only while its lease holds.
+    if (this.cluster) statements.unshift(leaseCheck(this.node));
     this.#bridge.post(statements);
   }
 
@@ -394,6 +410,7 @@ export class PostgresStore implements PostgresProcessStore {
 
   #enqueue(write: () => void): void {
     this.#assertOpen();
+    if (this.#fenced) return;
     this.#writes.push(write);
     if (this.#timer !== undefined) return;
     const flush = () => {
