@@ -3,7 +3,8 @@
 // one cluster node on PostgreSQL and two cluster nodes sharing one PostgreSQL database, in the same
 // run; rounds alternate so every configuration sees the same machine load. Then the latency from
 // `create` on cluster node 1 until the process's `output` event reaches a listener on node 2,
-// against the same on node 1. Every server runs in this one Node process.
+// against the same on node 1, and the time a kill sent to node 2 takes to stop a process running on
+// node 1 (against a kill sent to node 1). Every server runs in this one Node process.
 // Target: one node on Postgres within 80% of SQLite throughput.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -92,6 +93,28 @@ async function outputArrival(from: MciServer, listeners: MciServer[]): Promise<n
   return times.map((t) => t - start);
 }
 
+/**
+ * Starts a tight loop on `runner`, sends `kill` through `sender` once it runs, and returns the ms
+ * from the signal until the process is idle on `runner`.
+ */
+async function killTime(runner: MciServer, sender: MciServer): Promise<number> {
+  const { pid } = runner.manager.create({ code: 'while (true) {}', timeoutMs: 60_000 }, operator);
+  // The sender sees the process once the runner's write batch with its start is committed.
+  const seen = () => {
+    try {
+      return sender.manager.get(pid, operator).state === 'running';
+    } catch {
+      return false;
+    }
+  };
+  while (runner.manager.get(pid, operator).state !== 'running' || !seen())
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  const start = performance.now();
+  sender.manager.signal(pid, 'kill', operator);
+  await runner.manager.wait(pid, operator);
+  return performance.now() - start;
+}
+
 /** `path` against `baseline` on processes/s (16 callers) and p50 (1 and 16 callers). */
 function comparedRows(path: Path, baseline: Path, rateTarget?: string): BenchResult[] {
   const against = (value: number) => ({ name: baseline.name, value });
@@ -143,6 +166,7 @@ export default async function bench(): Promise<BenchResult[]> {
   for (let i = 0; i < 20; i++) await outputArrival(node1, [node1, node2]);
   const local: number[] = [];
   const remote: number[] = [];
+  const kills = { local: [] as number[], remote: [] as number[] };
   for (let round = 0; round < rounds; round++) {
     for (const path of Object.values(paths)) await path.round();
     // Listeners on both nodes watch each process, so local and cross-node delivery share samples.
@@ -150,6 +174,10 @@ export default async function bench(): Promise<BenchResult[]> {
       const [onNode1, onNode2] = await outputArrival(node1, [node1, node2]);
       local.push(onNode1!);
       remote.push(onNode2!);
+    }
+    for (let i = 0; i < 5; i++) {
+      kills.local.push(await killTime(node1, node1));
+      kills.remote.push(await killTime(node1, node2));
     }
   }
   rmSync(dir, { recursive: true, force: true });
@@ -165,5 +193,16 @@ export default async function bench(): Promise<BenchResult[]> {
     ...comparedRows(paths.pair, paths.solo),
     toNode2(50),
     toNode2(99),
+    compared(
+      'kill p50, sent to node 2 for a process running on node 1, until idle',
+      percentile(kills.remote, 50),
+      'ms',
+      { name: 'kill sent to node 1', value: percentile(kills.local, 50) },
+      '< 100 ms',
+    ),
+    compared('kill max, sent to node 2, until idle', Math.max(...kills.remote), 'ms', {
+      name: 'kill sent to node 1',
+      value: Math.max(...kills.local),
+    }),
   ];
 }
