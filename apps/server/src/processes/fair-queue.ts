@@ -6,7 +6,7 @@
  * `delete(item)` is O(1): removed items are skipped lazily when their lane reaches them.
  */
 export class FairQueue<T> {
-  readonly #lanes = new Map<string, { items: T[]; head: number }>();
+  readonly #lanes = new Map<string, { items: Array<T | undefined>; head: number }>();
   /** Principals with items, in turn order. */
   readonly #ring: string[] = [];
   readonly #members = new Set<T>();
@@ -60,9 +60,11 @@ export class FairQueue<T> {
     return [...this.#members];
   }
 
-  #take(lane: { items: T[]; head: number }): T | undefined {
+  #take(lane: { items: Array<T | undefined>; head: number }): T | undefined {
     while (lane.head < lane.items.length) {
-      const item = lane.items[lane.head++] as T;
+      const item = lane.items[lane.head] as T;
+      // A taken slot lets go of its item: a long lane must not keep every finished item alive.
+      lane.items[lane.head++] = undefined;
       if (this.#members.delete(item)) {
         this.#compact(lane);
         return item;
@@ -71,16 +73,16 @@ export class FairQueue<T> {
     return undefined;
   }
 
-  #peekLive(lane: { items: T[]; head: number }): boolean {
+  #peekLive(lane: { items: Array<T | undefined>; head: number }): boolean {
     while (lane.head < lane.items.length) {
       if (this.#members.has(lane.items[lane.head] as T)) return true;
-      lane.head++;
+      lane.items[lane.head++] = undefined;
     }
     this.#compact(lane);
     return false;
   }
 
-  #compact(lane: { items: T[]; head: number }): void {
+  #compact(lane: { items: Array<T | undefined>; head: number }): void {
     if (lane.head > 1024 && lane.head * 2 > lane.items.length) {
       lane.items.splice(0, lane.head);
       lane.head = 0;

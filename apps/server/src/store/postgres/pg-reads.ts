@@ -76,25 +76,29 @@ export function pgEventsQuery(
     return `$${named[name]}`;
   };
   const key = (alias: string) => (options.positions ? 'g.pos' : `${alias}.seq`);
-  // A cluster's rows come from a window of the log, read by its primary key whatever the statistics
-  // say, then joined to their tables by seq; they also say which node committed them.
+  // A cluster's rows also say which node committed them. A page of the whole log (the fan-in) reads a
+  // window of the log by its primary key first, whatever the statistics say; a filtered read (a
+  // replay, a process's events) starts from its filter's rows and looks their positions up.
   const node = options.positions ? ', g.node' : '';
-  const from = (table: string, alias: string) =>
-    options.positions ? `window_ g JOIN ${table} ${alias} ON ${alias}.seq = g.seq` : `${table} ${alias}`;
+  const windowed = options.positions === true && options.limit !== undefined;
+  const from = (table: string, alias: string) => {
+    if (!options.positions) return `${table} ${alias}`;
+    return `${windowed ? 'window_' : 'event_log'} g JOIN ${table} ${alias} ON ${alias}.seq = g.seq`;
+  };
   const where = (alias: string, owned: string) => {
-    const parts = options.positions ? [] : [`${key(alias)} > $1`];
-    if (filter.through !== undefined && !options.positions)
+    const parts = windowed ? [] : [`${key(alias)} > $1`];
+    if (filter.through !== undefined && !windowed)
       parts.push(`${key(alias)} <= ${bind('through', filter.through)}`);
     if (filter.owner !== undefined) parts.push(`${owned}.owner = ${bind('owner', filter.owner)}`);
     if (filter.pid !== undefined) parts.push(`${alias}.pid = ${bind('pid', filter.pid)}`);
     if (filter.ref !== undefined) parts.push(`${owned}.ref = ${bind('ref', filter.ref)}`);
     return parts.length > 0 ? parts.join(' AND ') : 'true';
   };
-  const window = options.positions
+  const window = windowed
     ? `WITH window_ AS MATERIALIZED (
          SELECT pos, seq, node FROM event_log WHERE pos > $1${
            filter.through === undefined ? '' : ` AND pos <= ${bind('through', filter.through)}`
-         } ORDER BY pos${options.limit === undefined ? '' : ` LIMIT ${bind('limit', options.limit)}`}
+         } ORDER BY pos LIMIT ${bind('limit', options.limit!)}
        )`
     : '';
   const sql = `${window}
@@ -106,7 +110,7 @@ export function pgEventsQuery(
       UNION ALL
       SELECT ${key('l')}, ${LOG_ROW}, convert_to(l.text, 'UTF8'), l.stream, p.owner, l.pid, p.ref, p.stream_id, l.run${node}
         FROM ${from('logs', 'l')} JOIN processes p ON p.pid = l.pid WHERE ${where('l', 'p')}
-      ORDER BY seq${options.limit === undefined || options.positions ? '' : ` LIMIT ${bind('limit', options.limit)}`}`;
+      ORDER BY seq${options.limit === undefined || windowed ? '' : ` LIMIT ${bind('limit', options.limit)}`}`;
   return { sql, params };
 }
 
