@@ -102,7 +102,6 @@ const url = await new Promise<string>((resolve, reject) => {
 const serverPid = server.pid!;
 process.stderr.write(`soak: server ${serverPid} at ${url}, ${total} processes, ${connections}x${inFlight}\n`);
 
-
 // --- observers ----------------------------------------------------------------------------------
 
 const operator = await connect(url, { token: operatorToken });
@@ -276,6 +275,17 @@ await new Promise((resolve) => setTimeout(resolve, idleMs));
 clearInterval(rssTimer);
 const workers = descendants(serverPid).map((pid) => ({ pid, rssMb: rssMb(pid) }));
 const serverRssMb = rssMb(serverPid);
+// The server's own view of its memory: what of the RSS is V8 heap, and what is outside it.
+const metrics = await (
+  await fetch(`${url}/metrics`, { headers: { Authorization: `Bearer ${operatorToken}` } })
+).text();
+const metricMb = (name: string) =>
+  Math.round(Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(metrics)?.[1] ?? Number.NaN) / 2 ** 20);
+const serverMemoryMb = {
+  heapTotal: metricMb('nodejs_heap_size_total_bytes'),
+  heapUsed: metricMb('nodejs_heap_size_used_bytes'),
+  external: metricMb('nodejs_external_memory_bytes'),
+};
 
 const latencies = await healthz;
 baselineProcess.kill();
@@ -299,6 +309,7 @@ const report = {
   baselineHealthz: summary(latencies.baseline),
   loadAverage: loadavg().map((l) => Math.round(l * 10) / 10),
   rssAfterIdleMb: { server: serverRssMb, workers: workers.map((w) => w.rssMb) },
+  serverMemoryAfterIdleMb: serverMemoryMb,
   peakRssMb: { server: peakServerMb, worker: peakWorkerMb },
   notIdleExactlyOnce: notOnce.slice(0, 20),
   notIdleExactlyOnceCount: notOnce.length,

@@ -283,6 +283,8 @@ describe('mci serve --cluster', () => {
     while (state !== 'running') state = (await c1.get(spinner.pid)).state;
     const metrics = await (await fetch(`${await cluster.nodes[1]!.url}/metrics`)).text();
     expect(metrics).toMatch(/^mci_cluster_processes\{node="n[12]",state="running"\} 1$/m);
+    expect(metrics).toMatch(/^process_resident_memory_bytes [1-9]\d*$/m);
+    expect(metrics).toMatch(/^nodejs_heap_size_used_bytes [1-9]\d*$/m);
     await c1.signal(spinner.pid, 'kill');
     expect(await c1.wait(spinner.pid, { timeoutMs: 5000 })).toMatchObject({
       state: 'idle',

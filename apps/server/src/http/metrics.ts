@@ -17,7 +17,8 @@ export interface ClusterStats {
 
 /**
  * Renders the Prometheus text exposition format (version 0.0.4): processes by state and by status,
- * queue length, run durations (seconds histogram), tool calls, WebSocket connections, and on a
+ * queue length, run durations (seconds histogram), tool calls, WebSocket connections, the process's
+ * memory (resident, V8 heap, external; bytes), and on a
  * PostgreSQL store this node's name and the database's nodes by lease state (in cluster mode also
  * the cluster's processes that are not idle, by node and state).
  * @see https://prometheus.io/docs/instrumenting/exposition_formats/
@@ -67,6 +68,16 @@ export function renderMetrics(
     `${name}_count ${histogram.count}`,
   );
   metric('mci_ws_connections', 'gauge', 'Open WebSocket connections.', [['', transport.wsConnections]]);
+  // The server process's memory, under the names Prometheus client libraries use for them.
+  const memory = process.memoryUsage();
+  metric('process_resident_memory_bytes', 'gauge', 'Resident memory of the server process.', [
+    ['', memory.rss],
+  ]);
+  metric('nodejs_heap_size_total_bytes', 'gauge', 'V8 heap size.', [['', memory.heapTotal]]);
+  metric('nodejs_heap_size_used_bytes', 'gauge', 'V8 heap in use.', [['', memory.heapUsed]]);
+  metric('nodejs_external_memory_bytes', 'gauge', 'Memory of objects outside the V8 heap (buffers).', [
+    ['', memory.external],
+  ]);
   metric('mci_ws_events_dropped_total', 'counter', 'Live events dropped for slow WebSocket readers.', [
     ['', transport.wsEventsDropped],
   ]);
