@@ -26,8 +26,8 @@ import type {
   StreamHandle,
 } from './process-manager-types.ts';
 import { ProcessReader } from './process-reader.ts';
-import { AdoptedStream } from './adopted-stream.ts';
-import { liveProcessOf, recoverProcesses } from './process-recovery.ts';
+import { ClusterMember } from './cluster-member.ts';
+import { recoverProcesses } from './process-recovery.ts';
 import { StatsCounters } from './process-stats.ts';
 import type { EventRoute, ProcessStore, StoredProcess } from './process-store.ts';
 import { type LiveProcess, RunController, routeOf } from './run-controller.ts';
@@ -38,9 +38,6 @@ import { drainLive } from './shutdown-drain.ts';
 import { type RunFields, toSnapshot } from './snapshots.ts';
 import { DEFAULT_MAX_OPEN_STREAMS, DEFAULT_STREAM_IDLE_MS, StreamRegistry } from './stream-registry.ts';
 import type { IntentStreamLimits, StreamHost, StreamSession } from './stream-session.ts';
-
-/** How often (ms) a cluster node with processes waiting for a slot asks the other nodes for theirs. */
-const SURPLUS_ANNOUNCE_MS = 50;
 
 /**
  * Creates the process manager: process records and runs, the fair run queue over a sandbox pool,
@@ -78,11 +75,8 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
   readonly #events: EventLog;
   readonly #runs: RunController;
   #lastPid: number;
-  /** Processes handed over to other nodes of a cluster, until they are idle: pid -> node. */
-  readonly #handedOver = new Map<number, string>();
-  /** Processes of streams taken over from stopped nodes, by pid. */
-  readonly #adoptedStreams = new Map<number, AdoptedStream>();
-  #surplusTimer: NodeJS.Timeout | undefined;
+  /** This node's part in a cluster, when its store is shared. */
+  readonly #cluster: ClusterMember | undefined;
   #accepting = true;
   #closing: Promise<void> | undefined;
 
@@ -132,31 +126,8 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     }
     const cluster = this.#store.cluster;
     if (cluster) {
-      const { lastSeq } = cluster.attach({
-        events: (events) => {
-          for (const { event } of events)
-            if (event.type === 'process' && event.state === 'idle') this.#handedOver.delete(event.pid);
-          this.#events.deliver(events);
-        },
-        kill: (pid) => {
-          const live = this.#live.get(pid);
-          const next = this.#handedOver.get(pid);
-          if (live) this.#kill(live);
-          else if (next !== undefined) cluster.sendKill(next, pid);
-        },
-        adopted: (processes) => this.#adopt(processes),
-        surplus: (node) => {
-          const slots = this.#scheduler.free;
-          if (this.#accepting && slots > 0 && this.#scheduler.waiting === 0) cluster.sendOffer(node, slots);
-        },
-        offer: (node, slots) => this.#handOver(node, slots),
-        take: (pids) => this.#take(pids),
-      });
-      this.#events.startAt(lastSeq);
-      // While processes wait for a slot here, other nodes are asked for theirs.
-      this.#surplusTimer = setInterval(() => {
-        if (this.#scheduler.waiting > 0) cluster.announceSurplus();
-      }, SURPLUS_ANNOUNCE_MS).unref();
+      this.#cluster = new ClusterMember(cluster, this.#store, this.#clusterHost());
+      this.#events.startAt(this.#cluster.start());
     }
   }
 
@@ -206,7 +177,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     _options?: { force?: boolean },
   ): ProcessSnapshot {
     // In a cluster another node may have changed the process since it was read here.
-    if (!this.#live.has(pid)) this.#store.cluster?.forget(pid);
+    if (!this.#live.has(pid)) this.#cluster?.forget(pid);
     const record = this.#reader.visible(pid, principal);
     if (signal === 'run') {
       this.checkAccepting();
@@ -227,12 +198,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     }
     const live = this.#live.get(pid);
     if (!live) {
-      const cluster = this.#store.cluster;
-      const node = this.#handedOver.get(pid) ?? cluster?.nodeOf(pid);
-      if (cluster && node !== undefined && node !== cluster.node) {
-        cluster.sendKill(node, pid);
-        return this.#reader.snapshot(pid);
-      }
+      if (this.#cluster?.killElsewhere(pid)) return this.#reader.snapshot(pid);
       throw new ServerError('CONFLICT', `process ${pid} is idle: there is nothing to kill`);
     }
     this.#kill(live);
@@ -275,24 +241,8 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     this.#reader.visible(pid, principal);
     const live = this.#live.get(pid);
     if (live) await new Promise<void>((resolve) => live.waiters.push(resolve));
-    else if (this.#store.cluster) await this.#idleElsewhere(pid);
+    else if (this.#cluster) await this.#cluster.idleElsewhere(pid);
     return this.#reader.snapshot(pid);
-  }
-
-  /** Resolves once process `pid`, run by another node of the cluster (if any), is idle. */
-  #idleElsewhere(pid: number): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const stop = this.onEvent((event) => {
-        if (event.type === 'process' && event.pid === pid && event.state === 'idle') done();
-      });
-      const done = () => {
-        stop();
-        resolve();
-      };
-      // Listening first, so an end committed while the state is read is not missed.
-      this.#store.cluster?.forget(pid);
-      if (this.#store.cluster?.nodeOf(pid) === undefined) done();
-    });
   }
 
   // --- streams ---------------------------------------------------------------------------------
@@ -372,141 +322,42 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
   }
 
   async #shutdown(graceMs: number): Promise<void> {
-    clearInterval(this.#surplusTimer);
     this.#streams.endAll();
-    this.#handOverQueue();
+    this.#cluster?.stop();
     await drainLive(this.#live, (live) => this.#kill(live), graceMs);
     await this.#store.close();
   }
 
   // --- internals -------------------------------------------------------------------------------
 
-  /**
-   * Another node of the cluster has `slots` free sandbox slots: hands it up to that many of the
-   * processes waiting here, oldest first (not those of streams, which run here in their order).
-   * Callers waiting for them here are answered when they end there.
-   */
-  #handOver(node: string, slots: number): void {
-    if (!this.#store.cluster || !this.#accepting) return;
-    this.#transfer(node, this.#takeTransferable(slots));
-  }
-
-  /**
-   * At shutdown in a cluster: the processes waiting here (but those of streams) go to the other live
-   * nodes, in turn, instead of being canceled.
-   */
-  #handOverQueue(): void {
-    const cluster = this.#store.cluster;
-    if (!cluster || this.#scheduler.waiting === 0) return;
-    let nodes: string[];
-    try {
-      nodes = cluster.liveNodes();
-    } catch (error) {
-      this.#logger?.warn({ err: error }, 'queued processes are canceled: the other nodes could not be read');
-      return;
-    }
-    if (nodes.length === 0) return;
-    const taken = this.#takeTransferable(this.#scheduler.waiting);
-    nodes.forEach((node, i) => {
-      this.#transfer(
-        node,
-        taken.filter((_, j) => j % nodes.length === i),
-      );
-    });
-  }
-
-  #takeTransferable(count: number): LiveProcess[] {
-    return this.#scheduler.takeWaiting(
-      count,
-      (live) => !live.killRequested && !this.#streams.has(live.record.pid),
-    );
-  }
-
-  /** Hands `taken` (taken out of the run queue) over to `node`. */
-  #transfer(node: string, taken: LiveProcess[]): void {
-    const cluster = this.#store.cluster;
-    if (!cluster || taken.length === 0) return;
-    for (const live of taken) {
-      const { pid } = live.record;
-      this.#live.delete(pid);
-      this.#stats.remove(live.record.state, live.record.status);
-      this.#handedOver.set(pid, node);
-      const waiters = live.waiters.splice(0);
-      if (waiters.length > 0)
-        void this.#idleElsewhere(pid).then(() => {
-          for (const resolve of waiters) resolve();
-        });
-    }
-    cluster.handOver(
-      node,
-      taken.map((live) => live.record.pid),
-    );
-    this.#logger?.debug({ node, pids: taken.map((live) => live.record.pid) }, 'processes handed over');
-  }
-
-  /**
-   * Queued processes handed over by another node: they run here. A node shutting down leaves them in
-   * the database, where a live node takes them over once this node's lease is released.
-   */
-  #take(pids: number[]): void {
-    if (!this.#accepting) return;
-    for (const pid of pids) {
-      if (this.#live.has(pid)) continue;
-      const record = this.#store.getProcess(pid);
-      if (record?.state !== 'queued') continue;
-      const live = liveProcessOf(record, this.#store.getRun(pid, record.runs));
-      this.#stats.add(record.state, record.status);
-      this.#live.set(pid, live);
-      this.#handedOver.delete(pid);
-      this.#scheduler.enqueue(record.owner, live);
-    }
-  }
-
-  /**
-   * Takes over processes of cluster nodes that stopped: queued ones run here, the runs of running
-   * ones end failed ("interrupted: node NAME stopped").
-   */
-  #adopt(processes: Array<{ pid: number; node: string }>): void {
-    const streams = new Map<string, LiveProcess[]>();
-    const interrupted: Array<[LiveProcess, string]> = [];
-    for (const { pid, node } of processes) {
-      if (this.#live.has(pid)) continue;
-      const record = this.#store.getProcess(pid);
-      if (!record || record.state === 'idle') continue;
-      const live = liveProcessOf(record, this.#store.getRun(pid, record.runs));
-      this.#stats.add(record.state, record.status);
-      this.#live.set(pid, live);
-      this.#logger?.warn({ pid, node }, `process ${pid} taken over from node ${node}, which stopped`);
-      const streamId = record.metadata?.streamId;
-      if (streamId !== undefined) streams.set(streamId, [...(streams.get(streamId) ?? []), live]);
-      if (record.state !== 'queued') interrupted.push([live, node]);
-      else if (streamId === undefined) this.#scheduler.enqueue(record.owner, live);
-      else live.held = true;
-    }
-    const adopted: AdoptedStream[] = [];
-    for (const [streamId, lives] of streams) {
-      const { owner, ref } = lives[0]!.record;
-      const stream = new AdoptedStream(
-        this,
-        { streamId, owner, ...(ref !== undefined && { ref }) },
-        this.#store.listProcesses({ streamId }).map((record) => record.pid),
-        lives.filter((live) => live.record.state === 'queued').map((live) => live.record.pid),
-      );
-      for (const live of lives) this.#adoptedStreams.set(live.record.pid, stream);
-      adopted.push(stream);
-    }
-    for (const [live, node] of interrupted) this.#runs.interrupt(live, `interrupted: node ${node} stopped`);
-    for (const stream of adopted) stream.start();
+  /** What this node's {@link ClusterMember} may use of the manager. */
+  #clusterHost(): ConstructorParameters<typeof ClusterMember>[2] {
+    return {
+      live: this.#live,
+      scheduler: this.#scheduler,
+      stats: this.#stats,
+      logger: this.#logger,
+      responsePipeBytes: this.responsePipeBytes,
+      accepting: () => this.#accepting,
+      isStreamProcess: (pid) => this.#streams.has(pid),
+      kill: (live) => this.#kill(live),
+      interrupt: (live, message) => this.#runs.interrupt(live, message),
+      deliver: (events) => this.#events.deliver(events),
+      onEvent: (listener) => this.onEvent(listener),
+      release: (pid) => this.release(pid),
+      isIdle: (pid) => this.isIdle(pid),
+      result: (pid) => this.result(pid),
+      emit: (event, route) => this.emit(event, route),
+    };
   }
 
   /** In a cluster `maxQueue` counts the processes waiting on every node (the others' as of the last lease renewal). */
   #checkQueueRoom(): void {
-    const cluster = this.#store.cluster;
-    const queued = this.#stats.byState.queued + (cluster?.queuedElsewhere() ?? 0);
+    const queued = this.#stats.byState.queued + (this.#cluster?.queuedElsewhere() ?? 0);
     if (queued >= this.#maxQueue) {
       throw new ServerError(
         'QUEUE_FULL',
-        `the queue is full (${this.#maxQueue} processes waiting${cluster ? ' in the cluster' : ''}); retry later`,
+        `the queue is full (${this.#maxQueue} processes waiting${this.#cluster ? ' in the cluster' : ''}); retry later`,
       );
     }
   }
@@ -556,11 +407,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     this.#live.delete(record.pid);
     for (const resolve of live.waiters.splice(0)) resolve();
     this.#streams.processIdle(record.pid);
-    const adopted = this.#adoptedStreams.get(record.pid);
-    if (adopted) {
-      this.#adoptedStreams.delete(record.pid);
-      adopted.processIdle(record.pid);
-    }
+    this.#cluster?.processIdle(record.pid);
   }
 
   #emitProcess(record: StoredProcess, run: RunFields | undefined): void {

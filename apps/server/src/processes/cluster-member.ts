@@ -1,0 +1,251 @@
+import type { Logger } from 'pino';
+import { AdoptedStream, type AdoptedStreamHost } from './adopted-stream.ts';
+import type { EventListener } from './process-manager-types.ts';
+import { liveProcessOf } from './process-recovery.ts';
+import type { StatsCounters } from './process-stats.ts';
+import type { ClusterStore, ProcessStore, StoredEvent } from './process-store.ts';
+import type { LiveProcess } from './run-controller.ts';
+import type { Scheduler } from './scheduler.ts';
+
+/** How often (ms) a node with processes waiting for a slot asks the other nodes for theirs. */
+const SURPLUS_ANNOUNCE_MS = 50;
+
+/** What a {@link ClusterMember} needs of its node's process manager. */
+export interface ClusterMemberHost extends AdoptedStreamHost {
+  /** The node's processes that are not idle, by pid. */
+  readonly live: Map<number, LiveProcess>;
+  readonly scheduler: Scheduler<LiveProcess>;
+  readonly stats: StatsCounters;
+  readonly logger: Logger | undefined;
+  /** Whether the node still takes work (false once it shuts down). */
+  accepting(): boolean;
+  /** Whether `pid` belongs to a stream open on this node (its processes stay here). */
+  isStreamProcess(pid: number): boolean;
+  kill(live: LiveProcess): void;
+  /** Ends the run of a running process `failed` with `message`. */
+  interrupt(live: LiveProcess, message: string): void;
+  /** Hands committed events to the node's listeners. */
+  deliver(events: StoredEvent[]): void;
+  onEvent(listener: EventListener): () => void;
+}
+
+/**
+ * A process manager's part in a cluster (a store shared by several nodes, see docs/cluster.md): it
+ * routes kills to the node that runs a process, hands waiting processes to nodes with free slots
+ * and takes those handed to it, takes over the processes of nodes that stopped (running ones end
+ * "interrupted", queued ones run here, a stream's in order), and waits for processes that run
+ * elsewhere.
+ */
+export class ClusterMember {
+  readonly #cluster: ClusterStore;
+  readonly #store: ProcessStore;
+  readonly #host: ClusterMemberHost;
+  /** Processes handed over to other nodes, until they are idle: pid -> node. */
+  readonly #handedOver = new Map<number, string>();
+  /** Processes of streams taken over from stopped nodes, by pid. */
+  readonly #adoptedStreams = new Map<number, AdoptedStream>();
+  #surplusTimer: NodeJS.Timeout | undefined;
+
+  constructor(cluster: ClusterStore, store: ProcessStore, host: ClusterMemberHost) {
+    this.#cluster = cluster;
+    this.#store = store;
+    this.#host = host;
+  }
+
+  /**
+   * Starts taking part: committed events, kill requests, offers and processes from other nodes.
+   * @returns the seq of the last event committed before this node listened.
+   */
+  start(): number {
+    const { scheduler } = this.#host;
+    const { lastSeq } = this.#cluster.attach({
+      events: (events) => {
+        for (const { event } of events)
+          if (event.type === 'process' && event.state === 'idle') this.#handedOver.delete(event.pid);
+        this.#host.deliver(events);
+      },
+      kill: (pid) => {
+        const live = this.#host.live.get(pid);
+        const next = this.#handedOver.get(pid);
+        if (live) this.#host.kill(live);
+        else if (next !== undefined) this.#cluster.sendKill(next, pid);
+      },
+      adopted: (processes) => this.#adopt(processes),
+      surplus: (node) => {
+        if (this.#host.accepting() && scheduler.free > 0 && scheduler.waiting === 0)
+          this.#cluster.sendOffer(node, scheduler.free);
+      },
+      offer: (node, slots) => {
+        if (this.#host.accepting()) this.#transfer(node, this.#takeTransferable(slots));
+      },
+      take: (pids) => this.#take(pids),
+    });
+    this.#surplusTimer = setInterval(() => {
+      if (scheduler.waiting > 0) this.#cluster.announceSurplus();
+    }, SURPLUS_ANNOUNCE_MS).unref();
+    return lastSeq;
+  }
+
+  /** Processes waiting in the queues of the other nodes (as of the last lease renewal). */
+  queuedElsewhere(): number {
+    return this.#cluster.queuedElsewhere();
+  }
+
+  /** Drops what this node caches of `pid` (another node may have changed it). */
+  forget(pid: number): void {
+    this.#cluster.forget(pid);
+  }
+
+  /**
+   * Sends a kill for `pid` to the node that runs it, when that is another node.
+   * @returns whether it was sent.
+   */
+  killElsewhere(pid: number): boolean {
+    const node = this.#handedOver.get(pid) ?? this.#cluster.nodeOf(pid);
+    if (node === undefined || node === this.#cluster.node) return false;
+    this.#cluster.sendKill(node, pid);
+    return true;
+  }
+
+  /** Resolves once process `pid`, run by another node (if by any), is idle. */
+  idleElsewhere(pid: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const stop = this.#host.onEvent((event) => {
+        if (event.type === 'process' && event.pid === pid && event.state === 'idle') done();
+      });
+      const done = () => {
+        stop();
+        resolve();
+      };
+      // Listening first, so an end committed while the state is read is not missed.
+      this.#cluster.forget(pid);
+      if (this.#cluster.nodeOf(pid) === undefined) done();
+    });
+  }
+
+  /** A process of this node became idle. */
+  processIdle(pid: number): void {
+    const stream = this.#adoptedStreams.get(pid);
+    if (!stream) return;
+    this.#adoptedStreams.delete(pid);
+    stream.processIdle(pid);
+  }
+
+  /**
+   * At shutdown: stops asking for slots, and hands the processes waiting here (but those of streams)
+   * to the other live nodes in turn, instead of letting them be canceled.
+   */
+  stop(): void {
+    clearInterval(this.#surplusTimer);
+    if (this.#host.scheduler.waiting === 0) return;
+    let nodes: string[];
+    try {
+      nodes = this.#cluster.liveNodes();
+    } catch (error) {
+      this.#host.logger?.warn(
+        { err: error },
+        'queued processes are canceled: the other nodes could not be read',
+      );
+      return;
+    }
+    if (nodes.length === 0) return;
+    const taken = this.#takeTransferable(this.#host.scheduler.waiting);
+    nodes.forEach((node, i) => {
+      this.#transfer(
+        node,
+        taken.filter((_, j) => j % nodes.length === i),
+      );
+    });
+  }
+
+  /** Up to `count` waiting processes that may leave this node (not those of streams), oldest first. */
+  #takeTransferable(count: number): LiveProcess[] {
+    return this.#host.scheduler.takeWaiting(
+      count,
+      (live) => !live.killRequested && !this.#host.isStreamProcess(live.record.pid),
+    );
+  }
+
+  /**
+   * Hands `taken` (out of the run queue) over to `node`. Callers waiting for them here are answered
+   * when they end there.
+   */
+  #transfer(node: string, taken: LiveProcess[]): void {
+    if (taken.length === 0) return;
+    const { live: lives, stats } = this.#host;
+    for (const live of taken) {
+      const { pid } = live.record;
+      lives.delete(pid);
+      stats.remove(live.record.state, live.record.status);
+      this.#handedOver.set(pid, node);
+      const waiters = live.waiters.splice(0);
+      if (waiters.length > 0)
+        void this.idleElsewhere(pid).then(() => {
+          for (const resolve of waiters) resolve();
+        });
+    }
+    const pids = taken.map((live) => live.record.pid);
+    this.#cluster.handOver(node, pids);
+    this.#host.logger?.debug({ node, pids }, 'processes handed over');
+  }
+
+  /**
+   * Queued processes handed over by another node: they run here. A node shutting down leaves them in
+   * the database, where a live node takes them over once this node's lease is released.
+   */
+  #take(pids: number[]): void {
+    if (!this.#host.accepting()) return;
+    for (const pid of pids) {
+      if (this.#host.live.has(pid)) continue;
+      const live = this.#load(pid);
+      if (live?.record.state !== 'queued') continue;
+      this.#handedOver.delete(pid);
+      this.#host.scheduler.enqueue(live.record.owner, live);
+    }
+  }
+
+  /**
+   * Takes over processes of nodes that stopped: queued ones run here (a stream's one after another),
+   * the runs of running ones end failed ("interrupted: node NAME stopped").
+   */
+  #adopt(processes: Array<{ pid: number; node: string }>): void {
+    const streams = new Map<string, LiveProcess[]>();
+    const interrupted: Array<[LiveProcess, string]> = [];
+    for (const { pid, node } of processes) {
+      if (this.#host.live.has(pid)) continue;
+      const live = this.#load(pid);
+      if (!live) continue;
+      const { record } = live;
+      this.#host.logger?.warn({ pid, node }, `process ${pid} taken over from node ${node}, which stopped`);
+      const streamId = record.metadata?.streamId;
+      if (streamId !== undefined) streams.set(streamId, [...(streams.get(streamId) ?? []), live]);
+      if (record.state !== 'queued') interrupted.push([live, node]);
+      else if (streamId === undefined) this.#host.scheduler.enqueue(record.owner, live);
+      else live.held = true;
+    }
+    const adopted: AdoptedStream[] = [];
+    for (const [streamId, lives] of streams) {
+      const { owner, ref } = lives[0]!.record;
+      const stream = new AdoptedStream(
+        this.#host,
+        { streamId, owner, ...(ref !== undefined && { ref }) },
+        this.#store.listProcesses({ streamId }).map((record) => record.pid),
+        lives.filter((live) => live.record.state === 'queued').map((live) => live.record.pid),
+      );
+      for (const live of lives) this.#adoptedStreams.set(live.record.pid, stream);
+      adopted.push(stream);
+    }
+    for (const [live, node] of interrupted) this.#host.interrupt(live, `interrupted: node ${node} stopped`);
+    for (const stream of adopted) stream.start();
+  }
+
+  /** Reads process `pid` from the database into this node's live processes, unless it is idle. */
+  #load(pid: number): LiveProcess | undefined {
+    const record = this.#store.getProcess(pid);
+    if (!record || record.state === 'idle') return undefined;
+    const live = liveProcessOf(record, this.#store.getRun(pid, record.runs));
+    this.#host.stats.add(record.state, record.status);
+    this.#host.live.set(pid, live);
+    return live;
+  }
+}
