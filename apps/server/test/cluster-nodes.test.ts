@@ -244,8 +244,13 @@ describe('mci serve --cluster', () => {
     await using cluster = await startNodes(db.url, 2);
     const [c1, c2] = cluster.clients as [MciClient, MciClient];
     const { pid } = await c1.createProcess("await new Promise((r) => setTimeout(r, 1500)); output('late')");
-    let state = '';
-    while (state !== 'running') state = (await c2.get(pid)).state;
+    // Node 2 sees the process once node 1's write batch is committed.
+    let state: string | undefined;
+    while (state !== 'running')
+      state = await c2.get(pid).then(
+        (p) => p.state,
+        () => undefined,
+      );
     const frozen = cluster.nodes[0]!;
     frozen.child.kill('SIGSTOP');
     expect(await c2.wait(pid, { timeoutMs: 20_000 })).toMatchObject({ status: 'failed' });
