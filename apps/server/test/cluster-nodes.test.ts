@@ -21,8 +21,11 @@ writeFileSync(
 );
 const { serve } = serveProcesses(dir);
 
-/** `count` nodes named n1, n2, ... on `db`, each with two sandbox slots, and a client on each. */
-async function startNodes(db: string, count: number, leaseMs = 1000, args: string[] = []) {
+/**
+ * `count` nodes named n1, n2, ... on `db`, each with two sandbox slots, and a client on each; leases of
+ * `leaseMs` (short, so a killed node's lease expires within the test, long enough for a busy machine).
+ */
+async function startNodes(db: string, count: number, leaseMs = 2000, args: string[] = []) {
   const nodes: ServeProcess[] = [];
   for (let i = 1; i <= count; i++)
     nodes.push(
@@ -334,15 +337,15 @@ describe('mci serve --cluster', () => {
 
   it('counts maxQueue over the cluster', { timeout: 120_000 }, async () => {
     await using db = await freshDatabase();
-    await using cluster = await startNodes(db.url, 2, 1000, ['--max-queue', '4']);
+    await using cluster = await startNodes(db.url, 2, 2000, ['--max-queue', '4']);
     const [c1, c2] = cluster.clients as [MciClient, MciClient];
     const spin = (client: MciClient) => client.createProcess('while (true) {}', { timeoutMs: 60_000 });
     // Every slot of both nodes busy, then three waiting on node 1.
     const pids = [await spin(c1), await spin(c1), await spin(c2), await spin(c2)].map((p) => p.pid);
     for (let i = 0; i < 3; i++) pids.push((await spin(c1)).pid);
-    await delay(600);
+    await delay(1000); // a lease renewal (every 400 ms) counts the others' queues
     pids.push((await spin(c2)).pid);
-    await delay(600);
+    await delay(1000);
     await expect(spin(c2)).rejects.toMatchObject({
       code: 'QUEUE_FULL',
       message: 'the queue is full (4 processes waiting in the cluster); retry later',
