@@ -10,8 +10,8 @@ import type { Scheduler } from './scheduler.ts';
 /** How often (ms) a node with processes waiting for a slot asks the other nodes for theirs. */
 const SURPLUS_ANNOUNCE_MS = 50;
 
-/** What a {@link ClusterMember} needs of its node's process manager. */
-export interface ClusterMemberHost extends AdoptedStreamHost {
+/** What a {@link ClusterMember} needs of its node's process manager beyond its public methods. */
+export interface ClusterMemberHost {
   /** The node's processes that are not idle, by pid. */
   readonly live: Map<number, LiveProcess>;
   readonly scheduler: Scheduler<LiveProcess>;
@@ -26,8 +26,10 @@ export interface ClusterMemberHost extends AdoptedStreamHost {
   interrupt(live: LiveProcess, message: string): void;
   /** Hands committed events to the node's listeners. */
   deliver(events: StoredEvent[]): void;
-  onEvent(listener: EventListener): () => void;
 }
+
+/** The process manager's public side a {@link ClusterMember} uses: streams' results and events. */
+export type ClusterManager = AdoptedStreamHost & { onEvent(listener: EventListener): () => void };
 
 /**
  * A process manager's part in a cluster (a store shared by several nodes, see docs/cluster.md): it
@@ -39,6 +41,7 @@ export interface ClusterMemberHost extends AdoptedStreamHost {
 export class ClusterMember {
   readonly #cluster: ClusterStore;
   readonly #store: ProcessStore;
+  readonly #manager: ClusterManager;
   readonly #host: ClusterMemberHost;
   /** Processes handed over to other nodes, until they are idle: pid -> node. */
   readonly #handedOver = new Map<number, string>();
@@ -46,9 +49,10 @@ export class ClusterMember {
   readonly #adoptedStreams = new Map<number, AdoptedStream>();
   #surplusTimer: NodeJS.Timeout | undefined;
 
-  constructor(cluster: ClusterStore, store: ProcessStore, host: ClusterMemberHost) {
+  constructor(cluster: ClusterStore, store: ProcessStore, manager: ClusterManager, host: ClusterMemberHost) {
     this.#cluster = cluster;
     this.#store = store;
+    this.#manager = manager;
     this.#host = host;
   }
 
@@ -110,7 +114,7 @@ export class ClusterMember {
   /** Resolves once process `pid`, run by another node (if by any), is idle. */
   idleElsewhere(pid: number): Promise<void> {
     return new Promise<void>((resolve) => {
-      const stop = this.#host.onEvent((event) => {
+      const stop = this.#manager.onEvent((event) => {
         if (event.type === 'process' && event.pid === pid && event.state === 'idle') done();
       });
       const done = () => {
@@ -227,7 +231,7 @@ export class ClusterMember {
     for (const [streamId, lives] of streams) {
       const { owner, ref } = lives[0]!.record;
       const stream = new AdoptedStream(
-        this.#host,
+        this.#manager,
         { streamId, owner, ...(ref !== undefined && { ref }) },
         this.#store.listProcesses({ streamId }).map((record) => record.pid),
         lives.filter((live) => live.record.state === 'queued').map((live) => live.record.pid),

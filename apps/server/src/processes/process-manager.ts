@@ -7,12 +7,12 @@ import type {
   RunSnapshot,
   ServerEvent,
 } from '@mci/protocol';
-import { DEFAULT_RESPONSE_PIPE_BYTES, MIN_RESPONSE_PIPE_BYTES } from '@mci/protocol';
 import type { ToolHost } from '@mci/sandbox';
 import type { Logger } from 'pino';
 import { createMemoryStore } from '../store/memory-store.ts';
 import { EventLog, type UnsequencedEvent } from './event-log.ts';
-import { checkOption, checkProcessInput, createLimitPolicy, type LimitPolicy } from './limits.ts';
+import { checkProcessInput, createLimitPolicy, type LimitPolicy } from './limits.ts';
+import { managerSettings } from './manager-settings.ts';
 import type {
   CreateProcessInput,
   EventListener,
@@ -26,17 +26,16 @@ import type {
   StreamHandle,
 } from './process-manager-types.ts';
 import { ProcessReader } from './process-reader.ts';
-import { ClusterMember } from './cluster-member.ts';
+import { ClusterMember, type ClusterMemberHost } from './cluster-member.ts';
 import { recoverProcesses } from './process-recovery.ts';
 import { StatsCounters } from './process-stats.ts';
 import type { EventRoute, ProcessStore, StoredProcess } from './process-store.ts';
 import { type LiveProcess, RunController, routeOf } from './run-controller.ts';
-import { DEFAULT_OUTPUT_BYTES_PER_SECOND } from './run-output-limits.ts';
 import { Scheduler } from './scheduler.ts';
 import { ServerError } from './server-error.ts';
 import { drainLive } from './shutdown-drain.ts';
 import { type RunFields, toSnapshot } from './snapshots.ts';
-import { DEFAULT_MAX_OPEN_STREAMS, DEFAULT_STREAM_IDLE_MS, StreamRegistry } from './stream-registry.ts';
+import { StreamRegistry } from './stream-registry.ts';
 import type { IntentStreamLimits, StreamHost, StreamSession } from './stream-session.ts';
 
 /**
@@ -85,38 +84,26 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     this.#tools = options.tools;
     this.#store = options.store ?? createMemoryStore();
     this.#policy = createLimitPolicy(options);
-    this.#maxQueue = checkOption('maxQueue', options.maxQueue, 1000);
-    const concurrency = checkOption('concurrency', options.concurrency, Math.max(1, options.pool.size));
-    this.#concurrency = concurrency;
-    this.responsePipeBytes = checkOption(
-      'responsePipeBytes',
-      options.responsePipeBytes,
-      DEFAULT_RESPONSE_PIPE_BYTES,
-    );
-    if (this.responsePipeBytes < MIN_RESPONSE_PIPE_BYTES) {
-      throw new RangeError(`responsePipeBytes must be at least ${MIN_RESPONSE_PIPE_BYTES}`);
-    }
+    const settings = managerSettings(options);
+    this.#maxQueue = settings.maxQueue;
+    this.#concurrency = settings.concurrency;
+    this.responsePipeBytes = settings.responsePipeBytes;
     this.#logger = options.logger;
     this.#events = new EventLog(this.#store, options.logger);
     this.#reader = new ProcessReader(this.#store, this.#live, this.#events);
     this.#createIntentStream = options.createIntentStream ?? createIntentStream;
-    this.#streams = new StreamRegistry(
-      checkOption('maxOpenStreams', options.maxOpenStreams, DEFAULT_MAX_OPEN_STREAMS),
-      checkOption('streamIdleMs', options.streamIdleMs, DEFAULT_STREAM_IDLE_MS),
-    );
+    this.#streams = new StreamRegistry(settings.maxOpenStreams, settings.streamIdleMs);
     this.#runs = new RunController({
       store: this.#store,
       stats: this.#stats,
       emit: (event, route, persist) => this.emit(event, route, persist),
       transition: (live, from) => this.#transition(live, from),
       finished: () => this.#scheduler.finished(),
-      outputBytesPerSecond: checkOption(
-        'outputBytesPerSecond',
-        options.outputBytesPerSecond,
-        DEFAULT_OUTPUT_BYTES_PER_SECOND,
-      ),
+      outputBytesPerSecond: settings.outputBytesPerSecond,
     });
-    this.#scheduler = new Scheduler(concurrency, (live) => this.#runs.start(live, this.#pool, this.#tools));
+    this.#scheduler = new Scheduler(settings.concurrency, (live) =>
+      this.#runs.start(live, this.#pool, this.#tools),
+    );
     this.#lastPid = this.#store.counters().lastPid;
     // After a restart on a durable store: queue queued processes again, end interrupted runs.
     for (const live of recoverProcesses(this.#store, this.#stats)) {
@@ -126,7 +113,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     }
     const cluster = this.#store.cluster;
     if (cluster) {
-      this.#cluster = new ClusterMember(cluster, this.#store, this.#clusterHost());
+      this.#cluster = new ClusterMember(cluster, this.#store, this, this.#clusterHost());
       this.#events.startAt(this.#cluster.start());
     }
   }
@@ -331,23 +318,17 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
   // --- internals -------------------------------------------------------------------------------
 
   /** What this node's {@link ClusterMember} may use of the manager. */
-  #clusterHost(): ConstructorParameters<typeof ClusterMember>[2] {
+  #clusterHost(): ClusterMemberHost {
     return {
       live: this.#live,
       scheduler: this.#scheduler,
       stats: this.#stats,
       logger: this.#logger,
-      responsePipeBytes: this.responsePipeBytes,
       accepting: () => this.#accepting,
       isStreamProcess: (pid) => this.#streams.has(pid),
       kill: (live) => this.#kill(live),
       interrupt: (live, message) => this.#runs.interrupt(live, message),
       deliver: (events) => this.#events.deliver(events),
-      onEvent: (listener) => this.onEvent(listener),
-      release: (pid) => this.release(pid),
-      isIdle: (pid) => this.isIdle(pid),
-      result: (pid) => this.result(pid),
-      emit: (event, route) => this.emit(event, route),
     };
   }
 
