@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { StoreError } from '../store-error.ts';
 import { PgBridge } from './pg-bridge.ts';
-import { type ClusterRelay, MAX_NODE_NAME_BYTES } from './pg-cluster.ts';
+import { MAX_NODE_NAME_BYTES } from './pg-cluster.ts';
 import { migratePostgres } from './pg-migrations.ts';
 import { type PostgresProcessStore, PostgresStore } from './postgres-store.ts';
 
@@ -85,7 +85,6 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresProces
   const node = options.node?.name ?? `${hostname()}-${process.pid}`;
   if (options.cluster && Buffer.byteLength(node) > MAX_NODE_NAME_BYTES)
     throw new RangeError(`node name ${JSON.stringify(node)} is longer than ${MAX_NODE_NAME_BYTES} bytes`);
-  const relay: ClusterRelay = {};
   let store: PostgresStore | undefined;
   let leaseLost = false;
   const bridge = new PgBridge(options.url, {
@@ -93,18 +92,8 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresProces
     ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
     onLost: (error, writes) => onError(new Error(`a batch of ${writes} writes was lost: ${error.message}`)),
     onLockLost: (message) => onError(new Error(`the database lock was lost: ${message}`)),
-    onNodesExpired: (names, adopted) => {
-      options.node?.onExpired?.(names, adopted.length);
-      if (adopted.length > 0) relay.adopted?.(adopted);
-    },
-    onEvents: (rows) => relay.events?.(rows),
-    onKill: (pid) => relay.kill?.(pid),
-    onSurplus: (from) => relay.surplus?.(from),
-    onQueuedElsewhere: (count) => {
-      relay.queuedElsewhere = count;
-    },
-    onOffer: (from, slots) => relay.offer?.(from, slots),
-    onTake: (pids) => relay.take?.(pids),
+    ...(options.node?.onExpired && { onNodesExpired: options.node.onExpired }),
+    onCluster: (message) => store?.cluster?.receive(message),
     onLeaseLost: (name) => {
       if (leaseLost) return;
       leaseLost = true;
@@ -121,19 +110,14 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresProces
         `the process database ${bridge.url} is in use by another mci serve; one server per database (see docs/cluster.md)`,
       );
     const schema = migratePostgres(bridge);
-    if (!bridge.lease(node, options.node?.leaseMs ?? 10_000, options.node?.renewMs ?? 2000))
+    const leaseMs = options.node?.leaseMs ?? 10_000;
+    if (!bridge.lease(node, leaseMs, options.node?.renewMs ?? 2000, options.cluster === true))
       throw new StoreError(
         'STORE_LOCKED',
         bridge.url,
         `a live node named ${node} holds a lease on ${bridge.url}; give each node its own name (--node), or wait for the lease to expire`,
       );
-    store = new PostgresStore(
-      bridge,
-      schema,
-      node,
-      { ...options, onError },
-      options.cluster ? relay : undefined,
-    );
+    store = new PostgresStore(bridge, schema, node, { ...options, onError });
     return store;
   } catch (error) {
     void bridge.close().catch(() => {});

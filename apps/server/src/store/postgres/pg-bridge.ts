@@ -2,7 +2,7 @@ import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import { StoreError } from '../store-error.ts';
-import type { PgNotice, PgReply, PgRequest, PgStatement } from './pg-protocol.ts';
+import type { ClusterMessage, PgNotice, PgReply, PgRequest, PgStatement } from './pg-protocol.ts';
 
 /** Options of {@link PgBridge}. */
 export interface PgBridgeOptions {
@@ -20,21 +20,11 @@ export interface PgBridgeOptions {
   onLockLost?(message: string): void;
   /**
    * This node ended the leases of nodes that stopped without releasing them (see {@link PgBridge.lease})
-   * and took over their processes that were not idle (`[pid, node]`).
+   * and took over `adopted` processes that were not idle.
    */
-  onNodesExpired?(names: string[], adopted: Array<[number, string]>): void;
-  /** Rows of the event log committed by any node, in order, once {@link PgBridge.listen} was called. */
-  onEvents?(rows: Array<Record<string, unknown>>): void;
-  /** Another node asks this one to kill process `pid` (after {@link PgBridge.listen}). */
-  onKill?(pid: number): void;
-  /** At each renewal of the lease: processes queued on the other nodes. */
-  onQueuedElsewhere?(count: number): void;
-  /** Node `node` has more queued processes than free slots. */
-  onSurplus?(node: string): void;
-  /** Node `node` offers `slots` free sandbox slots to this node. */
-  onOffer?(node: string, slots: number): void;
-  /** Another node handed processes `pids` over to this one. */
-  onTake?(pids: number[]): void;
+  onNodesExpired?(names: string[], adopted: number): void;
+  /** A message for a cluster (events after {@link PgBridge.listen}, requests from other nodes). */
+  onCluster?(message: ClusterMessage): void;
   /** Another node ended this node's lease: it was not renewed in time. */
   onLeaseLost?(name: string): void;
 }
@@ -95,12 +85,7 @@ export class PgBridge {
       if ('ack' in notice) this.#acked = Math.max(this.#acked, notice.ack);
       else if ('lockLost' in notice) options.onLockLost?.(notice.lockLost);
       else if ('nodesExpired' in notice) options.onNodesExpired?.(notice.nodesExpired, notice.adopted);
-      else if ('events' in notice) options.onEvents?.(notice.events);
-      else if ('kill' in notice) options.onKill?.(notice.kill);
-      else if ('surplus' in notice) options.onSurplus?.(notice.surplus);
-      else if ('queuedElsewhere' in notice) options.onQueuedElsewhere?.(notice.queuedElsewhere);
-      else if ('offer' in notice) options.onOffer?.(notice.offer.node, notice.offer.slots);
-      else if ('take' in notice) options.onTake?.(notice.take);
+      else if ('cluster' in notice) options.onCluster?.(notice.cluster);
       else if ('leaseLost' in notice) options.onLeaseLost?.(notice.leaseLost);
       else {
         this.#acked = Math.max(this.#acked, notice.lost);
@@ -158,12 +143,14 @@ export class PgBridge {
   /**
    * Takes the lease of node `name` in the `nodes` table and renews it on the worker thread every
    * `renewMs` (so a busy main thread does not let it lapse), `leaseMs` ahead of the database clock;
-   * {@link PgBridge.close} releases it. @returns false when a live node holds a lease under that name.
+   * {@link PgBridge.close} releases it. A `cluster` node also hears how many processes wait on the
+   * other nodes at each renewal (`onCluster`). @returns false when a live node holds a lease under
+   * that name.
    * @throws StoreError `STORE_UNAVAILABLE` as {@link PgBridge.call}.
    */
-  lease(name: string, leaseMs: number, renewMs: number): boolean {
+  lease(name: string, leaseMs: number, renewMs: number, cluster = false): boolean {
     const reply = this.#wait(++this.#nextId, (id) =>
-      this.#send({ kind: 'lease', id, name, leaseMs, renewMs, reply: true }),
+      this.#send({ kind: 'lease', id, name, leaseMs, renewMs, cluster, reply: true }),
     );
     if ('error' in reply)
       throw new StoreError('STORE_UNAVAILABLE', this.url, `cannot reach ${this.url}: ${reply.error.message}`);
@@ -171,7 +158,7 @@ export class PgBridge {
   }
 
   /**
-   * Listens for the event log's commits and for requests to node `node` (see `onEvents`, `onKill`).
+   * Listens for the event log's commits and for requests to node `node` (see `onCluster`).
    * @returns the position of the last event committed before listening.
    * @throws StoreError `STORE_UNAVAILABLE` when the database cannot be reached.
    */

@@ -1,6 +1,23 @@
 import type { ClusterHandlers, ClusterStore } from '../../processes/process-store.ts';
 import type { PgBridge } from './pg-bridge.ts';
+import { leaseCheck } from './pg-node-lease.ts';
+import type { ClusterMessage, PgStatement } from './pg-protocol.ts';
 import { decodePgEvents } from './pg-reads.ts';
+
+/** A row of the `nodes` table, as the Postgres store's `nodes()` reads it. */
+export interface ClusterNode {
+  name: string;
+  /** ISO 8601, by the database clock. */
+  startedAt: string;
+  renewedAt: string;
+  leaseUntil: string;
+  /** When the lease was released (a clean stop) or ended after it expired; absent while held. */
+  stoppedAt?: string;
+  /** The node that ended the lease: the node itself for a clean stop. */
+  stoppedBy?: string;
+  /** Whether the lease is held and not expired. */
+  live: boolean;
+}
 
 /** pids and event ids are reserved from the shared counters in blocks (one round trip per block). */
 const PID_BLOCK = 32;
@@ -8,21 +25,6 @@ const EVENT_ID_BLOCK = 1024;
 
 /** The longest node name: `mci_node:NAME` must fit PostgreSQL's 63-byte channel names. */
 export const MAX_NODE_NAME_BYTES = 50;
-
-/**
- * What the worker reports for a cluster, relayed to the handlers once {@link PgCluster.attach} set
- * them (the bridge exists before the store).
- */
-export interface ClusterRelay {
-  events?(rows: Array<Record<string, unknown>>): void;
-  kill?(pid: number): void;
-  adopted?(adopted: Array<[number, string]>): void;
-  surplus?(node: string): void;
-  offer?(node: string, slots: number): void;
-  take?(pids: number[]): void;
-  /** Processes queued on the other nodes, as of the last renewal of the lease. */
-  queuedElsewhere?: number;
-}
 
 /** The store's side of the cluster link: flushing its batch, reading, and dropping cached records. */
 export interface ClusterStoreHooks {
@@ -69,15 +71,19 @@ class IdBlock {
 export class PgCluster implements ClusterStore {
   readonly node: string;
   readonly #bridge: PgBridge;
-  readonly #relay: ClusterRelay;
   readonly #hooks: ClusterStoreHooks;
   readonly #pids: IdBlock;
   readonly #eventIds: IdBlock;
+  /** Set by {@link PgCluster.attach}; messages before it are dropped (the manager's recovery reads them). */
+  #handlers: ClusterHandlers | undefined;
+  /** Processes queued on the other nodes, as of the last renewal of the lease. */
+  #queuedElsewhere = 0;
+  /** Ids of the events in the write batch being collected, in order. */
+  #batchEvents: number[] = [];
 
-  constructor(bridge: PgBridge, node: string, relay: ClusterRelay, hooks: ClusterStoreHooks) {
+  constructor(bridge: PgBridge, node: string, hooks: ClusterStoreHooks) {
     this.node = node;
     this.#bridge = bridge;
-    this.#relay = relay;
     this.#hooks = hooks;
     this.#pids = new IdBlock(bridge, 'pid', PID_BLOCK);
     this.#eventIds = new IdBlock(bridge, 'seq', EVENT_ID_BLOCK);
@@ -101,7 +107,7 @@ export class PgCluster implements ClusterStore {
   }
 
   queuedElsewhere(): number {
-    return this.#relay.queuedElsewhere ?? 0;
+    return this.#queuedElsewhere;
   }
 
   liveNodes(): string[] {
@@ -131,24 +137,63 @@ export class PgCluster implements ClusterStore {
   }
 
   attach(handlers: ClusterHandlers): { lastSeq: number } {
-    this.#relay.events = (rows) => {
-      for (const row of rows) {
-        if (row.node !== this.node && typeof row.pid === 'number') this.#hooks.forget(row.pid);
-      }
-      handlers.events(decodePgEvents(rows));
-    };
-    this.#relay.kill = (pid) => handlers.kill(pid);
-    this.#relay.surplus = (node) => handlers.surplus(node);
-    this.#relay.offer = (node, slots) => handlers.offer(node, slots);
-    this.#relay.take = (pids) => {
-      for (const pid of pids) this.#hooks.forget(pid);
-      handlers.take(pids);
-    };
-    this.#relay.adopted = (adopted) => {
-      for (const [pid] of adopted) this.#hooks.forget(pid);
-      handlers.adopted(adopted.map(([pid, node]) => ({ pid, node })));
-    };
+    this.#handlers = handlers;
     return { lastSeq: this.#bridge.listen(this.node) };
+  }
+
+  /** A message of the worker for this node (see {@link ClusterMessage}). */
+  receive(message: ClusterMessage): void {
+    if (message.type === 'queuedElsewhere') {
+      this.#queuedElsewhere = message.count;
+      return;
+    }
+    const handlers = this.#handlers;
+    if (!handlers) return;
+    switch (message.type) {
+      case 'events':
+        for (const row of message.rows)
+          if (row.node !== this.node && typeof row.pid === 'number') this.#hooks.forget(row.pid);
+        handlers.events(decodePgEvents(message.rows));
+        break;
+      case 'adopted':
+        for (const [pid] of message.adopted) this.#hooks.forget(pid);
+        handlers.adopted(message.adopted.map(([pid, node]) => ({ pid, node })));
+        break;
+      case 'take':
+        for (const pid of message.pids) this.#hooks.forget(pid);
+        handlers.take(message.pids);
+        break;
+      case 'kill':
+        handlers.kill(message.pid);
+        break;
+      case 'surplus':
+        handlers.surplus(message.node);
+        break;
+      case 'offer':
+        handlers.offer(message.node, message.slots);
+        break;
+    }
+  }
+
+  /** Event `id` was written in the batch being collected. */
+  noteEvent(id: number): void {
+    this.#batchEvents.push(id);
+  }
+
+  /**
+   * Completes a batch of this node's writes: it commits only while the node's lease holds, and its
+   * events get their positions in the shared log.
+   */
+  finishBatch(statements: PgStatement[]): void {
+    statements.unshift(leaseCheck(this.node));
+    if (this.#batchEvents.length === 0) return;
+    statements.push(...positionStatements(this.#batchEvents, this.node));
+    this.#batchEvents = [];
+  }
+
+  /** Forgets the events of writes that were dropped (see the store's `fence`). */
+  dropBatch(): void {
+    this.#batchEvents = [];
   }
 
   forget(pid: number): void {
@@ -160,4 +205,30 @@ export class PgCluster implements ClusterStore {
     this.#hooks.flush();
     this.#bridge.post([{ sql: 'SELECT pg_notify($1, $2)', params: [channel, payload] }]);
   }
+}
+
+/**
+ * The last statements of a cluster's batch: positions in the shared event log for the batch's events
+ * (`ids`, in order), then a notification to every node. The counter row stays locked until the commit,
+ * so positions are handed out in commit order: a node that has read position N has seen every event
+ * before it. Ids that already have a position are skipped, so a batch retried after its commit was
+ * lost with its connection positions nothing twice.
+ */
+function positionStatements(ids: number[], node: string): PgStatement[] {
+  return [
+    {
+      sql: `WITH fresh AS (
+              SELECT t.seq, row_number() OVER (ORDER BY t.ord) AS ord
+                FROM unnest($2::bigint[]) WITH ORDINALITY AS t(seq, ord)
+               WHERE NOT EXISTS (SELECT 1 FROM event_log g WHERE g.seq = t.seq)
+            ), base AS (
+              UPDATE counters SET value = value + (SELECT count(*) FROM fresh) WHERE name = 'pos'
+              RETURNING value - (SELECT count(*) FROM fresh) AS first
+            )
+            INSERT INTO event_log (pos, seq, node)
+              SELECT base.first + fresh.ord, fresh.seq, $1 FROM base, fresh`,
+      params: [node, `{${ids.join(',')}}`],
+    },
+    { sql: "SELECT pg_notify('mci_events', '')", params: [] },
+  ];
 }

@@ -19,8 +19,8 @@ export interface NodeLeaseEvents {
    * processes that were not idle of those nodes and of nodes that stopped (`adopted`: `[pid, node]`).
    */
   expired(names: string[], adopted: Array<[number, string]>): void;
-  /** At each renewal: how many processes wait in the queues of the other nodes. */
-  queuedElsewhere(count: number): void;
+  /** At each renewal (a cluster's lease only): how many processes wait in the queues of the other nodes. */
+  queuedElsewhere?(count: number): void;
   /** This node's own lease was ended by another node (it was not renewed in time). */
   lost(): void;
 }
@@ -122,11 +122,13 @@ export class NodeLease {
       );
       const { names, adopted } = rows[0] ?? { names: [], adopted: [] };
       if (names.length > 0 || adopted.length > 0) this.#events.expired(names, adopted);
-      const queued = await this.#pool.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM processes WHERE state = 'queued' AND node <> $1",
-        [this.name],
-      );
-      this.#events.queuedElsewhere(queued.rows[0]?.n ?? 0);
+      if (this.#events.queuedElsewhere) {
+        const queued = await this.#pool.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM processes WHERE state = 'queued' AND node <> $1",
+          [this.name],
+        );
+        this.#events.queuedElsewhere(queued.rows[0]?.n ?? 0);
+      }
     } catch {
       // The database is away: the next tick tries again (the lease lasts leaseMs).
     }

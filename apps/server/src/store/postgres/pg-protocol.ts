@@ -12,7 +12,16 @@ export type PgRequest =
   | { kind: 'tx'; id: number; statements: PgStatement[]; reply: boolean }
   | { kind: 'query'; id: number; statements: PgStatement[]; reply: true }
   | { kind: 'lock'; id: number; key: number; reply: true }
-  | { kind: 'lease'; id: number; name: string; leaseMs: number; renewMs: number; reply: true }
+  | {
+      kind: 'lease';
+      id: number;
+      name: string;
+      leaseMs: number;
+      renewMs: number;
+      /** Report the other nodes' queues at each renewal. */
+      cluster: boolean;
+      reply: true;
+    }
   | { kind: 'listen'; id: number; node: string; reply: true }
   | { kind: 'close'; id: number; reply: true };
 
@@ -22,24 +31,31 @@ export type PgReply =
   | { id: number; error: { message: string; code?: string } };
 
 /**
+ * What the worker reports for a cluster: rows of the event log committed by any node (in position
+ * order), the processes this node took over from stopped nodes (`[pid, node]`), the processes queued
+ * on other nodes (at each lease renewal), a node with more queued processes than free slots
+ * (`surplus`), and requests to this node: kill a process, an `offer` of free slots from another node,
+ * processes handed over to it (`take`).
+ */
+export type ClusterMessage =
+  | { type: 'events'; rows: Array<Record<string, unknown>> }
+  | { type: 'adopted'; adopted: Array<[number, string]> }
+  | { type: 'queuedElsewhere'; count: number }
+  | { type: 'surplus'; node: string }
+  | { type: 'kill'; pid: number }
+  | { type: 'offer'; node: string; slots: number }
+  | { type: 'take'; pids: number[] };
+
+/**
  * What the worker reports on its own: a batch acknowledged, or lost after its retries, or the
  * database lock lost (its connection dropped and another server took the lock meanwhile), leases of
- * other nodes ended because they expired (with the processes this node took over from them, as
- * `[pid, node]` pairs), this node's lease ended by another node, and, once listening (cluster mode),
- * the processes queued on other nodes (at each renewal), rows of the event log committed by any node
- * (in position order), a node with more queued processes
- * than free slots (`surplus`), and requests to this node: kill a process, an `offer` of free slots
- * from another node, processes handed over to this node (`take`).
+ * other nodes ended because they expired (with how many processes this node took over), this node's
+ * lease ended by another node, and messages for a cluster.
  */
 export type PgNotice =
   | { ack: number }
   | { lost: number; error: string; writes: number }
   | { lockLost: string }
-  | { nodesExpired: string[]; adopted: Array<[number, string]> }
+  | { nodesExpired: string[]; adopted: number }
   | { leaseLost: string }
-  | { events: Array<Record<string, unknown>> }
-  | { kill: number }
-  | { queuedElsewhere: number }
-  | { surplus: string }
-  | { offer: { node: string; slots: number } }
-  | { take: number[] };
+  | { cluster: ClusterMessage };

@@ -14,8 +14,8 @@ import {
   toRun,
   toStoredEvent,
 } from '../row-codec.ts';
+import type { ClusterNode } from './pg-cluster.ts';
 import type { PgParam } from './pg-protocol.ts';
-import type { ClusterNode } from './postgres-store.ts';
 
 // The Postgres store's filtered and multi-table reads, the counterparts of store-reads.ts. `read`
 // sends the pending writes first, so it sees them; `?` placeholders are numbered by the store.
@@ -210,4 +210,13 @@ export function readPgNodes(read: Read): ClusterNode[] {
     ...(row.stopped_by !== null && { stoppedBy: String(row.stopped_by) }),
     live: row.live === true,
   }));
+}
+
+/** The processes that are not idle, counted by the node that runs them and state (cluster mode). */
+export function readPgClusterProcesses(read: Read): Array<{ node: string; state: string; count: number }> {
+  return read(
+    `SELECT node, state, count(*) AS count FROM processes
+      WHERE state <> 'idle' AND node IS NOT NULL GROUP BY node, state ORDER BY node, state`,
+    [],
+  ).map((row) => ({ node: String(row.node), state: String(row.state), count: Number(row.count) }));
 }

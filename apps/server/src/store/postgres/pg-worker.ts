@@ -1,7 +1,7 @@
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import pg from 'pg';
 import { LEASE_LOST, NodeLease } from './pg-node-lease.ts';
-import type { PgNotice, PgReply, PgRequest, PgStatement } from './pg-protocol.ts';
+import type { ClusterMessage, PgNotice, PgReply, PgRequest, PgStatement } from './pg-protocol.ts';
 import { pgEventsQuery } from './pg-reads.ts';
 
 // The Postgres store's worker thread: it owns the `pg` pool and runs requests one after another, in
@@ -151,11 +151,10 @@ async function listen(node: string): Promise<number> {
   client.on('notification', (message) => {
     if (message.channel === 'mci_events') void fetchEvents();
     else if (message.channel === 'mci_surplus') {
-      if (message.payload && message.payload !== node)
-        parentPort!.postMessage({ surplus: message.payload } satisfies PgNotice);
+      if (message.payload && message.payload !== node) post({ type: 'surplus', node: message.payload });
     } else {
-      const notice = nodeRequest(message.payload ?? '');
-      if (notice) parentPort!.postMessage(notice);
+      const request = nodeRequest(message.payload ?? '');
+      if (request) post(request);
     }
   });
   client.once('end', () => {
@@ -173,12 +172,17 @@ async function listen(node: string): Promise<number> {
 }
 
 /** A request sent to this node: `kill PID`, `offer NODE SLOTS` or `take PID,PID,...`. */
-function nodeRequest(payload: string): PgNotice | undefined {
+function nodeRequest(payload: string): ClusterMessage | undefined {
   const [verb, first, second] = payload.split(' ');
-  if (verb === 'kill') return { kill: Number(first) };
-  if (verb === 'offer' && first) return { offer: { node: first, slots: Number(second) } };
-  if (verb === 'take' && first) return { take: first.split(',').map(Number) };
+  if (verb === 'kill') return { type: 'kill', pid: Number(first) };
+  if (verb === 'offer' && first) return { type: 'offer', node: first, slots: Number(second) };
+  if (verb === 'take' && first) return { type: 'take', pids: first.split(',').map(Number) };
   return undefined;
+}
+
+/** Posts a message for the cluster to the main thread. */
+function post(message: ClusterMessage): void {
+  parentPort!.postMessage({ cluster: message } satisfies PgNotice);
 }
 
 async function relisten(node: string) {
@@ -208,7 +212,7 @@ async function fetchEvents(): Promise<void> {
         const { rows } = await pool.query(sql, params);
         if (rows.length === 0) break;
         lastPos = Number(rows.at(-1)!.seq);
-        parentPort!.postMessage({ events: rows } satisfies PgNotice);
+        post({ type: 'events', rows });
         if (rows.length < EVENT_PAGE) break;
       }
     } while (fetchAgain && !closing);
@@ -225,9 +229,13 @@ async function handle(request: PgRequest): Promise<void> {
   if (request.kind === 'lease') {
     const { name } = request;
     const taken = new NodeLease(pool, name, request.leaseMs, {
-      queuedElsewhere: (count) => parentPort!.postMessage({ queuedElsewhere: count } satisfies PgNotice),
-      expired: (names, adopted) =>
-        parentPort!.postMessage({ nodesExpired: names, adopted } satisfies PgNotice),
+      ...(request.cluster && {
+        queuedElsewhere: (count: number) => post({ type: 'queuedElsewhere', count }),
+      }),
+      expired: (names, adopted) => {
+        if (adopted.length > 0) post({ type: 'adopted', adopted });
+        parentPort!.postMessage({ nodesExpired: names, adopted: adopted.length } satisfies PgNotice);
+      },
       lost: () => parentPort!.postMessage({ leaseLost: name } satisfies PgNotice),
     });
     try {

@@ -15,26 +15,18 @@ import { StoreError } from '../store-error.ts';
 import { UpdateCoalescer } from '../update-coalescer.ts';
 import type { PostgresStoreOptions } from './open-postgres-store.ts';
 import type { PgBridge } from './pg-bridge.ts';
-import { type ClusterRelay, PgCluster } from './pg-cluster.ts';
-import { leaseCheck } from './pg-node-lease.ts';
-import type { PgParam, PgStatement } from './pg-protocol.ts';
-import { readPgEvents, readPgExpiredPids, readPgNodes, readPgProcesses, readPgRun } from './pg-reads.ts';
+import { type ClusterNode, PgCluster } from './pg-cluster.ts';
+import type { PgParam } from './pg-protocol.ts';
+import {
+  readPgClusterProcesses,
+  readPgEvents,
+  readPgExpiredPids,
+  readPgNodes,
+  readPgProcesses,
+  readPgRun,
+} from './pg-reads.ts';
 import { numbered, PgSqlDatabase } from './pg-sql-database.ts';
-
-/** A row of the `nodes` table, as {@link PostgresProcessStore.nodes} reads it. */
-export interface ClusterNode {
-  name: string;
-  /** ISO 8601, by the database clock. */
-  startedAt: string;
-  renewedAt: string;
-  leaseUntil: string;
-  /** When the lease was released (a clean stop) or ended after it expired; absent while held. */
-  stoppedAt?: string;
-  /** The node that ended the lease: the node itself for a clean stop. */
-  stoppedBy?: string;
-  /** Whether the lease is held and not expired. */
-  live: boolean;
-}
+import { PgWriteQueue } from './pg-write-queue.ts';
 
 /** The Postgres store answers what the SQLite one does (retention, schema, flush), and more. */
 export interface PostgresProcessStore extends SqliteProcessStore {
@@ -66,18 +58,9 @@ export class PostgresStore implements PostgresProcessStore {
   /** pids and seqs of a server alone on its database (a cluster takes them from `cluster`). */
   readonly #counters: IdCounters | undefined;
   readonly cluster: PgCluster | undefined;
-  /** Ids of the events written in the batch being collected, in order (a cluster positions them). */
-  #eventIds: number[] = [];
-  readonly #flushDelayMs: number;
+  readonly #queue: PgWriteQueue;
   readonly #maxPending: number;
-  readonly #onError: (error: unknown) => void;
-  #writes: Array<() => void> = [];
-  /** The statements of the batch being assembled by {@link PostgresStore.flush}. */
-  #batch: PgStatement[] = [];
-  #timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
   #closed = false;
-  /** Set once another node ended this node's lease: what this node writes is dropped. */
-  #fenced = false;
   #lastData: { seq: number; pid: number } | undefined;
   readonly #pendingProcesses: UpdateCoalescer<number, ProcessUpdate>;
   readonly #pendingRuns: UpdateCoalescer<string, RunUpdate>;
@@ -93,15 +76,12 @@ export class PostgresStore implements PostgresProcessStore {
     schema: { from: number; to: number },
     node: string,
     options: PostgresStoreOptions,
-    relay?: ClusterRelay,
   ) {
     this.#bridge = bridge;
     this.node = node;
     this.path = bridge.url;
     this.schema = schema;
-    this.#flushDelayMs = options.flushDelayMs ?? 5;
     this.#maxPending = options.maxPendingBatches ?? 64;
-    this.#onError = options.onError ?? (() => {});
     this.#cache = new RecordCache(options.cache?.processes ?? 2000, options.cache?.bytes ?? 32 * 1024 * 1024);
     const enqueue = (write: () => void) => this.#enqueue(write);
     this.#pendingProcesses = new UpdateCoalescer(enqueue);
@@ -109,15 +89,21 @@ export class PostgresStore implements PostgresProcessStore {
     this.#pendingBytes = new UpdateCoalescer(enqueue, (waiting, more) => {
       waiting.bytes += more.bytes;
     });
-    this.cluster = relay
-      ? new PgCluster(bridge, node, relay, {
+    this.cluster = options.cluster
+      ? new PgCluster(bridge, node, {
           flush: () => this.flush(),
           write: (sql, params) => this.#write(sql, params),
           read: (sql, params) => this.#read(sql, params),
           forget: (pid) => this.#cache.deleteProcess(pid),
         })
       : undefined;
-    this.#counters = relay
+    const cluster = this.cluster;
+    this.#queue = new PgWriteQueue(bridge, {
+      flushDelayMs: options.flushDelayMs ?? 5,
+      onError: options.onError ?? (() => {}),
+      ...(cluster && { finish: (statements) => cluster.finishBatch(statements) }),
+    });
+    this.#counters = cluster
       ? undefined
       : new IdCounters({ prepare: (sql) => ({ get: () => bridge.query(sql)[0] }) }, (name, value) => {
           this.flush();
@@ -288,7 +274,7 @@ export class PostgresStore implements PostgresProcessStore {
     route: Parameters<ProcessStore['appendEvent']>[1],
   ): void {
     this.#counters?.useSeq(event.seq);
-    if (this.cluster) this.#eventIds.push(event.seq);
+    if (!this.#queue.fenced) this.cluster?.noteEvent(event.seq);
     const data = this.#lastData;
     // An output or log event whose data was just written with its seq is rebuilt from it on replay.
     if (
@@ -336,11 +322,7 @@ export class PostgresStore implements PostgresProcessStore {
   }
 
   clusterProcesses(): Array<{ node: string; state: string; count: number }> {
-    return this.#read(
-      `SELECT node, state, count(*) AS count FROM processes
-        WHERE state <> 'idle' AND node IS NOT NULL GROUP BY node, state ORDER BY node, state`,
-      [],
-    ).map((row) => ({ node: String(row.node), state: String(row.state), count: Number(row.count) }));
+    return readPgClusterProcesses(this.#read);
   }
 
   deleteUnownedEvents(beforeMs: number): void {
@@ -355,31 +337,14 @@ export class PostgresStore implements PostgresProcessStore {
    * (cluster mode; the database refuses the node's batches anyway).
    */
   fence(): void {
-    this.#fenced = true;
-    this.#writes = [];
-    this.#eventIds = [];
-    this.#clearTimer();
+    this.#queue.fence();
+    this.cluster?.dropBatch();
   }
 
   /** Sends the pending writes as one transaction, without waiting. @throws StoreError `STORE_CLOSED`. */
   flush(): void {
     this.#assertOpen();
-    this.#clearTimer();
-    if (this.#writes.length === 0) return;
-    const writes = this.#writes;
-    this.#writes = [];
-    this.#batch = [];
-    for (const write of writes) write();
-    const statements = this.#batch;
-    this.#batch = [];
-    if (this.#eventIds.length > 0) {
-      statements.push(...positionStatements(this.#eventIds, this.node));
-      this.#eventIds = [];
-    }
-    if (statements.length === 0) return;
-    // A cluster node's batch commits only while its lease holds.
-    if (this.cluster) statements.unshift(leaseCheck(this.node));
-    this.#bridge.post(statements);
+    this.#queue.flush();
   }
 
   async close(): Promise<void> {
@@ -400,35 +365,18 @@ export class PostgresStore implements PostgresProcessStore {
 
   /** Queues a statement with `?` placeholders (parameters captured now). */
   #write(sql: string, params: PgParam[]): void {
-    this.#enqueue(() => this.#add(sql, params));
+    this.#assertOpen();
+    this.#queue.write(sql, params);
   }
 
   /** Adds a statement to the batch being assembled. */
   #add(sql: string, params: PgParam[]): void {
-    this.#batch.push({ sql: numbered(sql), params });
+    this.#queue.add(sql, params);
   }
 
   #enqueue(write: () => void): void {
     this.#assertOpen();
-    if (this.#fenced) return;
-    this.#writes.push(write);
-    if (this.#timer !== undefined) return;
-    const flush = () => {
-      this.#timer = undefined;
-      try {
-        this.flush();
-      } catch (error) {
-        this.#onError(error);
-      }
-    };
-    this.#timer = this.#flushDelayMs > 0 ? setTimeout(flush, this.#flushDelayMs) : setImmediate(flush);
-  }
-
-  #clearTimer(): void {
-    if (this.#timer === undefined) return;
-    clearTimeout(this.#timer as NodeJS.Timeout);
-    clearImmediate(this.#timer as NodeJS.Immediate);
-    this.#timer = undefined;
+    this.#queue.enqueue(write);
   }
 
   /**
@@ -445,30 +393,4 @@ export class PostgresStore implements PostgresProcessStore {
     this.#lastData = { seq, pid };
     this.#counters?.useSeq(seq);
   }
-}
-
-/**
- * The last statements of a cluster's batch: positions in the shared event log for the batch's events
- * (`ids`, in order), then a notification to every node. The counter row stays locked until the commit,
- * so positions are handed out in commit order: a node that has read position N has seen every event
- * before it. Ids that already have a position are skipped, so a batch retried after its commit was
- * lost with its connection positions nothing twice.
- */
-function positionStatements(ids: number[], node: string): PgStatement[] {
-  return [
-    {
-      sql: `WITH fresh AS (
-              SELECT t.seq, row_number() OVER (ORDER BY t.ord) AS ord
-                FROM unnest($2::bigint[]) WITH ORDINALITY AS t(seq, ord)
-               WHERE NOT EXISTS (SELECT 1 FROM event_log g WHERE g.seq = t.seq)
-            ), base AS (
-              UPDATE counters SET value = value + (SELECT count(*) FROM fresh) WHERE name = 'pos'
-              RETURNING value - (SELECT count(*) FROM fresh) AS first
-            )
-            INSERT INTO event_log (pos, seq, node)
-              SELECT base.first + fresh.ord, fresh.seq, $1 FROM base, fresh`,
-      params: [node, `{${ids.join(',')}}`],
-    },
-    { sql: "SELECT pg_notify('mci_events', '')", params: [] },
-  ];
 }
