@@ -10,6 +10,7 @@ import { expectByteCounts, V3_ROWS, writeByteHistory } from './support/byte-coun
 import { adminQuery, adminQueryOn, freshDatabase } from './support/postgres.ts';
 import { describePostgresEquivalence, recountDatabase } from './support/postgres-equivalence.ts';
 import { describeProcessStoreContract } from './support/store-contract.ts';
+import { storedProcess } from './support/stored-process.ts';
 
 const rows = async (url: string, sql: string) => (await adminQueryOn(url, sql)).rows;
 
@@ -30,19 +31,6 @@ describeProcessStoreContract('postgres, per-turn batches, a cache of one', async
 
 // A few sequences here; cluster-store-equivalence.slow.test.ts runs the property at full size.
 describePostgresEquivalence(4);
-
-const record = (pid: number) => ({
-  pid,
-  owner: 'alice',
-  code: `output(${pid})`,
-  lang: 'ts',
-  createdAt: '2026-01-01T00:00:00.000Z',
-  timeoutMs: 30000,
-  memoryLimitMb: 128,
-  state: 'idle' as const,
-  status: null,
-  runs: 0,
-});
 
 describe('Postgres store', () => {
   it('has the schema versions of the SQLite store, and migrates a new database once', async () => {
@@ -84,10 +72,10 @@ describe('Postgres store', () => {
     const { url, name } = await fresh();
     const errors: unknown[] = [];
     const store = openPostgresStore({ url, onError: (error) => errors.push(error) });
-    for (let pid = 1; pid <= 50; pid++) store.putProcess(record(pid));
+    for (let pid = 1; pid <= 50; pid++) store.putProcess(storedProcess(pid));
     store.flush();
     await adminQuery('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
-    for (let pid = 51; pid <= 100; pid++) store.putProcess(record(pid));
+    for (let pid = 51; pid <= 100; pid++) store.putProcess(storedProcess(pid));
     store.flush();
     await adminQuery('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
     expect(store.listProcesses({}).map((p) => p.pid)).toEqual(Array.from({ length: 100 }, (_, i) => 100 - i));
@@ -108,7 +96,7 @@ describe('Postgres store, one server per database', () => {
         message: expect.stringContaining('in use by another mci serve'),
       }),
     );
-    first.putProcess(record(1));
+    first.putProcess(storedProcess(1));
     await first.close();
     const second = openPostgresStore({ url });
     expect(second.getProcess(1)).toMatchObject({ pid: 1 });
@@ -128,18 +116,18 @@ describe('Postgres store, cluster mode', () => {
     const b = openPostgresStore({ url, cluster: true, node: { name: 'b' } });
     const pids = [a.cluster!.nextPid(), b.cluster!.nextPid()];
     expect(pids[0]).not.toBe(pids[1]);
-    a.putProcess(record(pids[0]!));
+    a.putProcess(storedProcess(pids[0]!));
     a.flush();
     await expect.poll(() => b.getProcess(pids[0]!)).toMatchObject({ pid: pids[0] });
     // Another node ends a's lease (as when it expired); a's next batch is refused by the database.
     await adminQueryOn(url, "UPDATE nodes SET stopped_at = now(), stopped_by = 'b' WHERE name = 'a'");
-    a.putProcess(record(a.cluster!.nextPid()));
+    a.putProcess(storedProcess(a.cluster!.nextPid()));
     a.flush();
     await expect.poll(() => lost).toEqual(['a']);
     expect((await rows(url, 'SELECT pid, node FROM processes ORDER BY pid')).map((row) => row.node)).toEqual([
       'a',
     ]);
-    a.putProcess(record(a.cluster!.nextPid()));
+    a.putProcess(storedProcess(a.cluster!.nextPid()));
     await a.close();
     await b.close();
     expect(await rows(url, 'SELECT count(*)::int AS n FROM processes')).toEqual([{ n: 1 }]);
@@ -199,7 +187,6 @@ describe('node leases', () => {
         new NodeLease(pool, `live-${i}`, 10_000, {
           expired: (names) => ended.push([`live-${i}`, names]),
           lost: () => ended.push([`live-${i}`, ['lost']]),
-          queuedElsewhere: () => {},
         }),
     );
     try {
@@ -240,8 +227,8 @@ describe('Postgres store retention', () => {
     try {
       for (const store of [postgres, sqlite]) {
         for (let pid = 1; pid <= 30; pid++)
-          store.putProcess({ ...record(pid), owner: pid % 3 === 0 ? 'bob' : 'alice' });
-        store.putProcess({ ...record(31), state: 'running' });
+          store.putProcess({ ...storedProcess(pid), owner: pid % 3 === 0 ? 'bob' : 'alice' });
+        store.putProcess({ ...storedProcess(31), state: 'running' });
         store.appendEvent({ type: 'hello', seq: 1 } as never, { owner: 'alice' });
         for (let pid = 1; pid <= 31; pid++) {
           store.appendOutput(pid, 1, 1000 + pid * 2, 'o'.repeat(100 * pid));

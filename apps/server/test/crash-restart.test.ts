@@ -1,10 +1,9 @@
-import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startMci } from '@mci/test-support';
 import { afterAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { type Json, serveProcesses } from './support/serve-process.ts';
 
 // `mci serve` on a database file, killed with SIGKILL in the middle of its work and started again on
 // the same file: every record is there, queued processes run again in their order, interrupted runs
@@ -19,34 +18,9 @@ writeFileSync(
   "schemaVersion: '1.0'\ntools:\n  - name: greet\n    execution: { type: text, text: 'Hello!' }\n",
 );
 
-type Json = Record<string, any>;
-const children = new Set<ChildProcess>();
-afterAll(() => {
-  for (const child of children)
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-});
-
-/** Starts `mci serve`; `url` resolves with its URL (from the banner), `exited` with its exit code. */
-function serve(...args: string[]) {
-  const child = startMci(['serve', '--port', '0', ...args], {
-    env: { ...process.env, MCI_LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  let stderr = '';
-  child.stdout!.resume();
-  child.stderr!.on('data', (chunk) => (stderr += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const url = new Promise<string>((resolve, reject) => {
-    child.stderr!.on('data', () => {
-      const match = /listening on (http:\/\/\S+)/.exec(stderr);
-      if (match) resolve(match[1]!);
-    });
-    exited.then((code) => reject(new Error(`mci serve exited ${code}: ${stderr}`)));
-  });
-  url.catch(() => {});
-  return { child, url, exited, stderr: () => stderr };
-}
+const { serve: serveArgs } = serveProcesses(dir);
+/** Starts `mci serve ARGS`; `url` resolves with its URL (from the banner), `exited` with its exit code. */
+const serve = (...args: string[]) => serveArgs(args);
 
 async function http(url: string, method: string, path: string, body?: unknown): Promise<Json> {
   const response = await fetch(`${url}${path}`, {
