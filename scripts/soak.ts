@@ -1,7 +1,7 @@
 // `pnpm soak`: a standing soak of hostile programs against a real `mci serve` (not part of `pnpm test`).
 //
 //   pnpm soak [--processes 2400] [--connections 4] [--in-flight 4] [--seconds S] [--idle-seconds 60]
-//             [--concurrency 2] [--json FILE] [--only NAME,NAME]
+//             [--concurrency 2] [--json FILE] [--only NAME,NAME] [--server-log FILE]
 //
 // N client connections (each its own token, so its own principal) keep M programs in flight each, drawn
 // from a mix of hostile programs (tight loops with short timeouts, never-resolving promises, memory
@@ -13,9 +13,10 @@
 //   - `/healthz` p99 latency during the run (sampled every 50 ms) is under 100 ms, next to a bare
 //     node:http server timed the same way (the machine's share of the latency);
 //   - RSS of the server (<= 300 MB) and of each sandbox worker (<= 400 MB) after the idle minute.
-// Prints a report (and writes it as JSON with --json); exits 1 when a check fails.
+// Prints a report (and writes it as JSON with --json); exits 1 when a check fails. `--server-log` keeps
+// the server's log lines (JSON, debug level) in FILE.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -33,8 +34,10 @@ const { values: flags } = parseArgs({
     concurrency: { type: 'string', default: '2' },
     json: { type: 'string' },
     only: { type: 'string' },
+    'server-log': { type: 'string' },
   },
 });
+const serverLogFile = flags['server-log'];
 const total = Number(flags.processes);
 const connections = Number(flags.connections);
 const inFlight = Number(flags['in-flight']);
@@ -83,11 +86,11 @@ const server = spawn(
     cwd: dir,
     env: {
       ...process.env,
-      MCI_LOG_LEVEL: 'warn',
+      MCI_LOG_LEVEL: serverLogFile ? 'debug' : 'warn',
       MCI_API_KEY: operatorToken,
       MCI_CLIENT_TOKENS: clientTokens.join(','),
     },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', serverLogFile ? openSync(serverLogFile, 'w') : 'ignore', 'pipe'],
   },
 );
 let serverLog = '';

@@ -1,4 +1,3 @@
-import Anthropic from '@anthropic-ai/sdk';
 import type { ChatModel, ModelAnswer, ModelRequest } from './model.ts';
 import { toModelError } from './model-error.ts';
 
@@ -18,9 +17,11 @@ export interface AnthropicModelSettings {
 /**
  * A model behind Anthropic's Messages API, streamed through `@anthropic-ai/sdk`: text deltas become
  * tokens; usage is `message_start`'s input tokens and `message_delta`'s output tokens.
+ * The SDK is loaded by the first call, so a server without such a model never loads it.
  * @see https://docs.anthropic.com/en/api/messages-streaming
  */
-export function createAnthropicModel(settings: AnthropicModelSettings): ChatModel {
+export async function createAnthropicModel(settings: AnthropicModelSettings): Promise<ChatModel> {
+  const { default: Anthropic } = await import('@anthropic-ai/sdk');
   const client = new Anthropic({
     apiKey: settings.apiKey,
     baseURL: settings.baseURL,

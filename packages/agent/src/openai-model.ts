@@ -1,4 +1,3 @@
-import OpenAI from 'openai';
 import type { ChatModel, ModelAnswer, ModelRequest } from './model.ts';
 import { toModelError } from './model-error.ts';
 
@@ -19,9 +18,11 @@ export interface OpenAiModelSettings {
 /**
  * A model behind OpenAI's Chat Completions API (OpenAI, OpenRouter, Ollama, vLLM, LM Studio, Groq,
  * Together, llama.cpp's server), streamed through the `openai` SDK with usage in the last chunk.
+ * The SDK is loaded by the first call, so a server without such a model never loads it.
  * @see https://platform.openai.com/docs/api-reference/chat-streaming
  */
-export function createOpenAiModel(settings: OpenAiModelSettings): ChatModel {
+export async function createOpenAiModel(settings: OpenAiModelSettings): Promise<ChatModel> {
+  const { default: OpenAI } = await import('openai');
   const client = new OpenAI({
     apiKey: settings.apiKey ?? 'none',
     baseURL: settings.baseURL,

@@ -29,5 +29,11 @@ describe('what mci loads', () => {
     const loaded = await modulesLoadedBy(['serve', '--help']);
     expect(heavy(loaded).some((url) => url.endsWith('/apps/server/src/server.ts'))).toBe(true);
     expect(heavy(loaded).some((url) => url.includes('/packages/sandbox/'))).toBe(true);
+    expect(loaded.some((url) => url.includes('/packages/agent/'))).toBe(true);
+  });
+
+  it('mci serve without --model loads no model SDK', async () => {
+    const loaded = await modulesLoadedBy(['serve', '--help']);
+    expect(loaded.filter((url) => /\/node_modules\/(openai|@anthropic-ai)\//.test(url))).toEqual([]);
   });
 });

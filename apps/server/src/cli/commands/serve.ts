@@ -3,7 +3,8 @@ import { type ChatFlags, chatSettings } from '../../chat/chat-flags.ts';
 import { ConfigError } from '../../config/config-error.ts';
 import { loadServerSettings, type ServerFlags } from '../../config/load-config.ts';
 import { readEnvChoice } from '../../config/read-setting.ts';
-import { createLogger, type LogFormat } from '../../logger.ts';
+import { startIdleCollector } from '../../idle-collector.ts';
+import { createLogger, type LogFormat, type Logger } from '../../logger.ts';
 import { createServer, type MciServer } from '../../server.ts';
 import { type StorageFlags, storageSettings } from '../../store/storage-flags.ts';
 import { defineCommand } from '../command.ts';
@@ -141,6 +142,7 @@ export default defineCommand<ServeOptions>({
     let server: MciServer;
     let db: string;
     let tokens: boolean;
+    let logger: Logger;
     try {
       const settings = loadServerSettings(options, io.env, io.cwd);
       const storage = storageSettings(options, io.env);
@@ -150,7 +152,7 @@ export default defineCommand<ServeOptions>({
         options.logFormat ??
         readEnvChoice(io.env, 'MCI_LOG_FORMAT', LOG_FORMATS) ??
         (io.stdout.isTTY ? 'pretty' : 'json');
-      const logger = createLogger({
+      logger = createLogger({
         level: settings.logLevel,
         format,
         colors: io.stdout.isTTY === true,
@@ -189,10 +191,15 @@ export default defineCommand<ServeOptions>({
       io.stderr.write(`mci serve: ${(error as Error).message}\n`);
       return error instanceof ConfigError || isUsageError(error as Error) ? 2 : 1;
     }
+    const collector = startIdleCollector({
+      onCollect: (collection) => logger.debug(collection, 'idle: heap collected and shrunk'),
+    });
     // Listen for signals before printing the banner: whoever reads it may signal at once.
     const stopped = untilStopped(server, io);
     printBanner(server, { db, tokens }, io);
-    return stopped;
+    const code = await stopped;
+    collector.stop();
+    return code;
   },
 });
 
