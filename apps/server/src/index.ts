@@ -11,6 +11,8 @@ export type { ServerFlags, ServerSettings } from './config/load-config.ts';
 export { DEFAULT_PORT, loadServerSettings } from './config/load-config.ts';
 export type { HttpAppOptions, ToolListing } from './http/app.ts';
 export { createHttpApp } from './http/app.ts';
+export type { IdleCollection, IdleCollector, IdleCollectorOptions } from './idle-collector.ts';
+export { startIdleCollector } from './idle-collector.ts';
 export type { Listener, ListenOptions } from './listener.ts';
 export { listen } from './listener.ts';
 export type { LoggerOptions } from './logger.ts';
