@@ -12,7 +12,8 @@ import { EVENTS_PER_TURN } from '../src/processes/run-controller.ts';
 import { MAX_OUTPUT_EVENTS_PER_RUN } from '../src/processes/run-output-limits.ts';
 import { DEFAULT_MAX_OPEN_STREAMS } from '../src/processes/stream-registry.ts';
 import { createMemoryStore } from '../src/store/memory-store.ts';
-import { REPLAY_WINDOW } from '../src/ws/connection.ts';
+import { openSqliteStore } from '../src/store/sqlite-store.ts';
+import { REPLAY_WINDOW, REPLAY_WINDOW_BYTES } from '../src/ws/connection.ts';
 import { ManualPool } from './support/manual-pool.ts';
 
 // What a hostile client sends or asks for stays bounded: replays read the store in windows, streams
@@ -118,6 +119,48 @@ describe('replay of a large log', () => {
     expect(largestRead).toBeLessThanOrEqual(REPLAY_WINDOW);
     const values = reader.messages.flatMap((m) => (m.type === 'output' ? [m.value] : []));
     expect(values).toEqual(Array.from({ length: outputs }, (_, i) => i));
+  });
+
+  it('reads a window of large events only up to its byte budget', async () => {
+    const store = openSqliteStore({ path: ':memory:' });
+    const readBytes: number[] = [];
+    const eventsSince: ProcessStore['eventsSince'] = (since, filter) => {
+      const events = store.eventsSince(since, filter);
+      readBytes.push(
+        events.reduce(
+          (sum, { event }) => sum + (event.type === 'output' ? String(event.value).length : 0),
+          0,
+        ),
+      );
+      return events;
+    };
+    // The store with its reads counted (its methods keep their own `this`).
+    const counted = new Proxy(store, {
+      get(target, key) {
+        if (key === 'eventsSince') return eventsSince;
+        const value = Reflect.get(target, key);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const { pool, listener } = await setup({ store: counted });
+    const alice = new Client(listener.wsUrl, 'alice-token');
+    const big = (i: number) => `${i}:`.padEnd(250_000, 'x');
+    for (let p = 0; p < 8; p++) {
+      await alice.send({ type: 'process.create', code: 'big()' });
+      const execution = await pool.started(p + 1);
+      execution.emit({ type: 'output', value: big(2 * p) });
+      execution.emit({ type: 'output', value: big(2 * p + 1) });
+      execution.finish();
+      await alice.until((m) => m.type === 'process' && m.pid === p + 1 && m.state === 'idle');
+    }
+
+    const reader = new Client(listener.wsUrl, 'alice-token');
+    readBytes.length = 0;
+    await reader.send({ type: 'subscribe', all: true, since: 0 });
+    expect(Math.max(...readBytes)).toBeLessThanOrEqual(REPLAY_WINDOW_BYTES + 250_000);
+    expect(readBytes.length).toBeGreaterThan(3);
+    const values = reader.messages.flatMap((m) => (m.type === 'output' ? [m.value] : []));
+    expect(values).toEqual(Array.from({ length: 16 }, (_, i) => big(i)));
   });
 });
 

@@ -112,6 +112,8 @@ export interface ReplayFilter {
   all?: boolean;
   /** Only events with `seq <= through` (replays read the log in bounded windows). */
   through?: number;
+  /** Stop at about this many bytes of stored payload (see `StoredEventFilter.maxBytes`). */
+  maxBytes?: number;
 }
 
 /** A listener of {@link ProcessManager.onEvent}. */

@@ -124,6 +124,7 @@ export class ProcessReader {
       ...(filter.pid === undefined ? {} : { pid: filter.pid }),
       ...(ref === undefined ? {} : { ref }),
       ...(filter.through === undefined ? {} : { through: filter.through }),
+      ...(filter.maxBytes === undefined ? {} : { maxBytes: filter.maxBytes }),
       ...(principal.role === 'operator' ? {} : { owner: principal.id }),
     });
   }

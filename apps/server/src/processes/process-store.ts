@@ -65,6 +65,12 @@ export interface StoredEventFilter {
   ref?: string;
   /** Only events with `seq <= through` (a replay reads the log in bounded seq windows). */
   through?: number;
+  /**
+   * Stop after the event that brings the payload read (event bodies, output values and log texts as
+   * stored) to this many bytes; at least one event is returned when any matches. A replay reads the
+   * rest after the last event it got.
+   */
+  maxBytes?: number;
 }
 
 /** An event with its route, as stored for replay. */

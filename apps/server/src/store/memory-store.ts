@@ -1,3 +1,4 @@
+import type { ServerEvent } from '@mci/protocol';
 import type {
   ProcessStore,
   RunUpdate,
@@ -110,7 +111,9 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): ProcessStor
     eventsSince(since, filter: StoredEventFilter) {
       let start = lowerBound(events, since);
       const found: StoredEvent[] = [];
+      let bytes = 0;
       for (; start < events.length; start++) {
+        if (filter.maxBytes !== undefined && bytes >= filter.maxBytes) break;
         const stored = events[start]!;
         if (filter.through !== undefined && stored.event.seq > filter.through) break;
         const { route } = stored;
@@ -118,6 +121,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): ProcessStor
         if (filter.pid !== undefined && route.pid !== filter.pid) continue;
         if (filter.ref !== undefined && route.ref !== filter.ref) continue;
         found.push(stored);
+        if (filter.maxBytes !== undefined) bytes += payloadBytes(stored.event);
       }
       return found;
     },
@@ -135,4 +139,11 @@ function lowerBound(events: StoredEvent[], since: number): number {
     else high = middle;
   }
   return low;
+}
+
+/** What the event's payload takes as the SQLite store keeps it: output JSON, log text or event JSON. */
+function payloadBytes(event: ServerEvent): number {
+  if (event.type === 'output') return JSON.stringify(event.value).length;
+  if (event.type === 'log') return event.text.length;
+  return JSON.stringify(event).length;
 }

@@ -54,7 +54,8 @@ export function readRun(
  * Replay: the events after `since` matching `filter`, in seq order, with output and log events
  * rebuilt from the `outputs` and `logs` rows they were stored as (see `toStoredEvent`). With
  * `filter.through`, each table is read as a range of its `seq` primary key, so the work is bounded by
- * the window whatever the other filters select.
+ * the window whatever the other filters select; with `filter.maxBytes`, reading stops at that many
+ * bytes of payload.
  */
 export function readEvents(read: Read, since: number, filter: StoredEventFilter): StoredEvent[] {
   const where = (alias: string, owned: string) => {
@@ -80,9 +81,16 @@ export function readEvents(read: Read, since: number, filter: StoredEventFilter)
   if (filter.pid !== undefined) params.pid = filter.pid;
   if (filter.ref !== undefined) params.ref = filter.ref;
   if (filter.through !== undefined) params.through = filter.through;
-  return read(sql)
-    .all(params)
-    .map((row) => toStoredEvent(row as Parameters<typeof toStoredEvent>[0]));
+  const found: StoredEvent[] = [];
+  let bytes = 0;
+  // The three tables are merged in primary-key order, so stopping early reads no further rows.
+  for (const row of read(sql).iterate(params)) {
+    found.push(toStoredEvent(row as Parameters<typeof toStoredEvent>[0]));
+    const data = row.data as string | Uint8Array;
+    bytes += typeof data === 'string' ? data.length : data.byteLength;
+    if (filter.maxBytes !== undefined && bytes >= filter.maxBytes) break;
+  }
+  return found;
 }
 
 /**

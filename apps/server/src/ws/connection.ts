@@ -43,6 +43,9 @@ export const WRITE_BATCH_BYTES = 64 * 1024;
 /** Seqs read from the store per step of a replay (at most this many events held at once). */
 export const REPLAY_WINDOW = 1024;
 
+/** Bytes of stored payload read from the store per step of a replay (one larger event is read whole). */
+export const REPLAY_WINDOW_BYTES = 1024 * 1024;
+
 /** Limits of one connection. */
 export interface ConnectionLimits {
   /** Bytes waiting in the socket past which live events are dropped (and an `overflow` is sent). */
@@ -243,9 +246,10 @@ export class Connection {
   /**
    * Sends the stored events of `target` with seq > since, in order, at the pace the reader takes
    * them (waiting while the socket is backed up, never dropping), then follows the target live. The
-   * log is read in windows of {@link REPLAY_WINDOW} seqs, each a bounded read of the store (at most
-   * that many events in memory), with a turn of the event loop between windows so other requests are
-   * served. The last read and the switch to live happen in one tick, so nothing falls between.
+   * log is read in windows of at most {@link REPLAY_WINDOW} seqs and {@link REPLAY_WINDOW_BYTES} bytes,
+   * each a bounded read of the store, with a turn of the event loop between windows so other requests
+   * are served; the next window starts after the last event read. The last read and the switch to
+   * live happen in one tick, so nothing falls between.
    * Exactly the stored events are sent: a connection that already got some of them through another
    * subscription can drop the repeats by seq (docs/protocol.md). Resolves with how many were sent.
    */
@@ -259,8 +263,12 @@ export class Connection {
       const last = this.manager.lastSeq();
       if (cursor >= last) break;
       const through = Math.min(cursor + REPLAY_WINDOW, last);
-      let events = this.manager.replay(cursor, { ...filter, through }, this.principal);
-      if ('streamId' in target) events = this.streamEvents(events, target.streamId, streamPids);
+      const read = this.manager.replay(
+        cursor,
+        { ...filter, through, maxBytes: REPLAY_WINDOW_BYTES },
+        this.principal,
+      );
+      const events = 'streamId' in target ? this.streamEvents(read, target.streamId, streamPids) : read;
       for (const event of events) {
         if (this.socket.bufferedAmount > this.limits.maxBufferedBytes && !(await this.drained())) return sent;
         if (this.socket.readyState !== this.socket.OPEN) return sent;
@@ -268,7 +276,7 @@ export class Connection {
         this.send(wireText(event));
         sent++;
       }
-      cursor = through;
+      cursor = read.at(-1)?.seq ?? through;
       await new Promise((resolve) => setImmediate(resolve));
       if (this.socket.readyState !== this.socket.OPEN) return sent;
     }

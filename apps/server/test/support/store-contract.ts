@@ -1,6 +1,11 @@
 import type { ServerEvent } from '@mci/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { EventRoute, ProcessStore, StoredProcess } from '../../src/processes/process-store.ts';
+import type {
+  EventRoute,
+  ProcessStore,
+  StoredEventFilter,
+  StoredProcess,
+} from '../../src/processes/process-store.ts';
 import { storedProcess } from './stored-process.ts';
 
 /**
@@ -152,6 +157,27 @@ export function describeProcessStoreContract(
       s.deleteProcess(1);
       expect(seqs(0)).toEqual([2, 3]);
       expect(s.counters()).toEqual({ lastPid: 1, lastSeq: 4 });
+    });
+
+    it('ends a read of events with the one that brings the payload read to maxBytes', async () => {
+      const s = await open();
+      s.putProcess(record(1));
+      const text = 'x'.repeat(1000);
+      for (let seq = 1; seq <= 6; seq++) {
+        const event: ServerEvent =
+          seq % 2 === 1
+            ? { type: 'output', seq, pid: 1, run: 1, value: text }
+            : { type: 'log', seq, pid: 1, run: 1, stream: 'stdout', text };
+        s.appendEvent(event, { owner: 'alice', pid: 1 });
+      }
+      const seqs = (since: number, filter: StoredEventFilter) =>
+        s.eventsSince(since, filter).map((e) => e.event.seq);
+      expect(seqs(0, { maxBytes: 2500 })).toEqual([1, 2, 3]);
+      expect(seqs(3, { maxBytes: 2500 })).toEqual([4, 5, 6]);
+      expect(seqs(0, { maxBytes: 1 })).toEqual([1]);
+      expect(seqs(0, { maxBytes: 2500, through: 2 })).toEqual([1, 2]);
+      expect(seqs(1, { maxBytes: 2500, owner: 'bob' })).toEqual([]);
+      expect(seqs(0, { maxBytes: 10 ** 6 })).toEqual([1, 2, 3, 4, 5, 6]);
     });
   });
 }

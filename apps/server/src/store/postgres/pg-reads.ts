@@ -62,7 +62,8 @@ export function readPgRun(
  * events rebuilt from their `outputs` and `logs` rows (as in the SQLite store). By default events are
  * keyed by their `seq`; with `positions` (a cluster) by their position in `event_log`, which is
  * returned as `seq`. `limit` bounds the rows (with `positions`: the rows of the log read, so a
- * filtered page may hold fewer).
+ * filtered page may hold fewer). `filter.maxBytes` ends the result with the event that brings the
+ * payload to that many bytes.
  */
 export function pgEventsQuery(
   since: number,
@@ -101,7 +102,7 @@ export function pgEventsQuery(
          } ORDER BY pos LIMIT ${bind('limit', options.limit!)}
        )`
     : '';
-  const sql = `${window}
+  const union = `
       SELECT ${key('e')} AS seq, ${EVENT_ROW} AS kind, convert_to(e.body, 'UTF8') AS data, NULL::text AS stream, e.owner, e.pid, e.ref, e.stream_id, NULL::integer AS run${node}
         FROM ${from('events', 'e')} WHERE ${where('e', 'e')}
       UNION ALL
@@ -109,8 +110,16 @@ export function pgEventsQuery(
         FROM ${from('outputs', 'o')} JOIN processes p ON p.pid = o.pid WHERE ${where('o', 'p')}
       UNION ALL
       SELECT ${key('l')}, ${LOG_ROW}, convert_to(l.text, 'UTF8'), l.stream, p.owner, l.pid, p.ref, p.stream_id, l.run${node}
-        FROM ${from('logs', 'l')} JOIN processes p ON p.pid = l.pid WHERE ${where('l', 'p')}
-      ORDER BY seq${options.limit === undefined || windowed ? '' : ` LIMIT ${bind('limit', options.limit)}`}`;
+        FROM ${from('logs', 'l')} JOIN processes p ON p.pid = l.pid WHERE ${where('l', 'p')}`;
+  const limit = options.limit === undefined || windowed ? '' : ` LIMIT ${bind('limit', options.limit)}`;
+  if (filter.maxBytes === undefined) return { sql: `${window}${union}\n      ORDER BY seq${limit}`, params };
+  // Up to and including the event that brings the payload to maxBytes.
+  const sql = `${window}
+      SELECT * FROM (
+        SELECT u.*, sum(octet_length(u.data)) OVER (ORDER BY u.seq) - octet_length(u.data) AS bytes_before
+          FROM (${union}) u
+      ) b WHERE bytes_before < ${bind('maxBytes', filter.maxBytes)}
+      ORDER BY seq${limit}`;
   return { sql, params };
 }
 
