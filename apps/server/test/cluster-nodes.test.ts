@@ -355,6 +355,46 @@ describe('mci serve --cluster', () => {
       expect(await c1.wait(pid, { timeoutMs: 10_000 })).toMatchObject({ status: 'canceled' });
   });
 
+  it('runs an idle process once when two nodes get its run signal at the same moment', {
+    timeout: 120_000,
+  }, async () => {
+    await using db = await freshDatabase();
+    await using cluster = await startNodes(db.url, 2);
+    const [c1, c2] = cluster.clients as [MciClient, MciClient];
+    const seen = record(c1);
+    const pids: number[] = [];
+    for (let i = 0; i < 12; i++) pids.push((await c1.createProcess(`output(${i})`, { autorun: false })).pid);
+    // Committed, so node 2 reads them too.
+    for (const pid of pids)
+      while (
+        !(await c2.get(pid).then(
+          () => true,
+          () => false,
+        ))
+      )
+        await delay(20);
+    for (const pid of pids) {
+      const results = await Promise.allSettled([c1.signal(pid, 'run'), c2.signal(pid, 'run')]);
+      const refused = results.flatMap((r) => (r.status === 'rejected' ? [r.reason] : []));
+      expect(refused, `pid ${pid}`).toHaveLength(1);
+      expect(refused[0]).toMatchObject({ code: 'CONFLICT' });
+    }
+    for (const pid of pids)
+      expect(await c2.wait(pid, { timeoutMs: 10_000 })).toMatchObject({
+        state: 'idle',
+        status: 'success',
+        runs: 1,
+      });
+    await until(() =>
+      pids.every((pid) => idleEvents(seen, pid).some((e) => e.type === 'process' && e.status === 'success')),
+    );
+    await delay(300);
+    for (const pid of pids) {
+      const running = seen.filter((e) => e.type === 'process' && e.pid === pid && e.state === 'running');
+      expect(running, `pid ${pid}`).toHaveLength(1);
+    }
+  });
+
   it('loses nothing when every database connection is terminated mid-run', { timeout: 120_000 }, async () => {
     await using db = await freshDatabase();
     // Leases long enough that a node reconnecting under load is not taken for dead.

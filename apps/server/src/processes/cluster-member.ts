@@ -3,8 +3,9 @@ import { AdoptedStream, type AdoptedStreamHost } from './adopted-stream.ts';
 import type { EventListener } from './process-manager-types.ts';
 import { liveProcessOf } from './process-recovery.ts';
 import type { StatsCounters } from './process-stats.ts';
-import type { ClusterStore, ProcessStore, StoredEvent } from './process-store.ts';
+import type { ClusterStore, ProcessStore, StoredEvent, StoredProcess } from './process-store.ts';
 import type { LiveProcess } from './run-controller.ts';
+import { ServerError } from './server-error.ts';
 import type { Scheduler } from './scheduler.ts';
 
 /** How often (ms) a node with processes waiting for a slot asks the other nodes for theirs. */
@@ -98,6 +99,19 @@ export class ClusterMember {
   /** Drops what this node caches of `pid` (another node may have changed it). */
   forget(pid: number): void {
     this.#cluster.forget(pid);
+  }
+
+  /**
+   * Claims idle process `record` in the database for its next run on this node.
+   * @throws ServerError `CONFLICT` when another node queued it first.
+   */
+  claimRun(record: StoredProcess): void {
+    if (this.#cluster.claimRun(record.pid, record.runs)) return;
+    this.#cluster.forget(record.pid);
+    throw new ServerError(
+      'CONFLICT',
+      `process ${record.pid} was just run through another node: only an idle process can be run`,
+    );
   }
 
   /**

@@ -175,6 +175,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
         );
       }
       this.#checkQueueRoom();
+      this.#cluster?.claimRun(record);
       this.#queueRun(record, false);
       return this.#reader.snapshot(pid);
     }

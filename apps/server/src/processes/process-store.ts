@@ -140,6 +140,12 @@ export interface ClusterStore {
   attach(handlers: ClusterHandlers): { lastSeq: number };
   /** Drops what this node caches of process `pid` (another node changed it). */
   forget(pid: number): void;
+  /**
+   * Claims idle process `pid`, read with `runs` runs, for its next run on this node: one statement
+   * on the database, after this node's pending writes. False when another node queued it first (or
+   * this node's lease was ended), so that of two nodes sent `run` at once only one runs it.
+   */
+  claimRun(pid: number, runs: number): boolean;
 }
 
 /**

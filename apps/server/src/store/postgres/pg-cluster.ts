@@ -102,6 +102,17 @@ export class PgCluster implements ClusterStore {
     return typeof row?.node === 'string' ? row.node : undefined;
   }
 
+  claimRun(pid: number, runs: number): boolean {
+    const claimed = this.#hooks.read(
+      `UPDATE processes SET state = 'queued', status = NULL, runs = runs + 1, node = ?
+        WHERE pid = ? AND state = 'idle' AND runs = ?
+          AND EXISTS (SELECT 1 FROM nodes WHERE name = ? AND stopped_at IS NULL)
+        RETURNING pid`,
+      [this.node, pid, runs, this.node],
+    );
+    return claimed.length === 1;
+  }
+
   sendKill(node: string, pid: number): void {
     this.#notify(`mci_node:${node}`, `kill ${pid}`);
   }
