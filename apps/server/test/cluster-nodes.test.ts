@@ -395,6 +395,37 @@ describe('mci serve --cluster', () => {
     }
   });
 
+  it('a process created or changed over HTTP on one node is seen at once on another', {
+    timeout: 120_000,
+  }, async () => {
+    await using db = await freshDatabase();
+    await using cluster = await startNodes(db.url, 2);
+    const [url1, url2] = await Promise.all(cluster.nodes.map((node) => node.url));
+    const call = async (url: string, method: string, path: string, body?: unknown) => {
+      const response = await fetch(`${url}${path}`, {
+        method,
+        headers: { 'Content-Type': 'application/json' },
+        ...(body !== undefined && { body: JSON.stringify(body) }),
+      });
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    };
+    for (let i = 0; i < 20; i++) {
+      const created = await call(url1!, 'POST', '/processes', { code: 'while (true) {}', timeoutMs: 60_000 });
+      expect(created.status).toBe(201);
+      const pid = created.body.pid as number;
+      expect((await call(url2!, 'GET', `/processes/${pid}`)).status, `pid ${pid}`).toBe(200);
+      expect((await call(url2!, 'POST', `/processes/${pid}/signals/kill`, {})).status, `pid ${pid}`).toBe(
+        200,
+      );
+      const idle = await call(url2!, 'POST', '/processes', { code: 'output(1)', autorun: false });
+      const other = idle.body.pid as number;
+      expect((await call(url1!, 'POST', `/processes/${other}/signals/run`, {})).status).toBe(200);
+      await cluster.clients[0]!.wait(other, { timeoutMs: 10_000 });
+      expect((await call(url2!, 'DELETE', `/processes/${other}`)).status).toBe(200);
+      expect((await call(url1!, 'GET', `/processes/${other}`)).status).toBe(404);
+    }
+  });
+
   it('loses nothing when every database connection is terminated mid-run', { timeout: 120_000 }, async () => {
     await using db = await freshDatabase();
     // Leases long enough that a node reconnecting under load is not taken for dead.

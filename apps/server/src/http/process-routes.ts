@@ -19,7 +19,8 @@ import { parseOrThrow } from './validate.ts';
 /**
  * The process routes of the MCI process API: create (optionally `block`ing until idle), list, read,
  * delete, code/output/stdout/stderr/runs, and the run/kill signals. Bodies must be
- * `application/json`.
+ * `application/json`. A reply to a change waits until the change is committed, so that in a cluster
+ * the client's next request sees it on any node.
  */
 export function registerProcessRoutes(app: Hono<HttpEnv>, manager: ProcessManager, logger?: Logger): void {
   const json = (c: Context, body: unknown, status: ContentfulStatusCode = 200) =>
@@ -43,6 +44,7 @@ export function registerProcessRoutes(app: Hono<HttpEnv>, manager: ProcessManage
     );
     if (body.block && body.autorun !== false)
       return json(c, await finalResult(manager, created.pid, principal), 201);
+    await manager.committed();
     return c.json({ pid: created.pid }, 201);
   });
 
@@ -55,9 +57,10 @@ export function registerProcessRoutes(app: Hono<HttpEnv>, manager: ProcessManage
 
   app.get('/processes/:pid', (c) => c.json(manager.get(pid(c), c.get('principal'))));
 
-  app.delete('/processes/:pid', (c) => {
+  app.delete('/processes/:pid', async (c) => {
     const id = pid(c);
     manager.delete(id, c.get('principal'));
+    await manager.committed();
     return c.json({ pid: id, deleted: true });
   });
 
@@ -84,6 +87,7 @@ export function registerProcessRoutes(app: Hono<HttpEnv>, manager: ProcessManage
       body.force === undefined ? undefined : { force: body.force },
     );
     if (signal === 'run' && body.block) return json(c, await finalResult(manager, id, principal));
+    await manager.committed();
     return c.json(snapshot);
   });
 }
@@ -91,6 +95,7 @@ export function registerProcessRoutes(app: Hono<HttpEnv>, manager: ProcessManage
 /** Waits for the process to be idle and returns its snapshot with the latest run's outputs and logs. */
 async function finalResult(manager: ProcessManager, pid: number, principal: Principal) {
   await manager.wait(pid, principal);
+  await manager.committed();
   return manager.getResult(pid, principal);
 }
 

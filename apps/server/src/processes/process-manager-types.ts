@@ -227,6 +227,12 @@ export interface ProcessManager {
   replay(since: number, filter: ReplayFilter, principal: Principal): ServerEvent[];
   /** The latest event seq (0 if none yet). */
   lastSeq(): number;
+  /**
+   * Resolves once the changes made so far can be read on every node of a cluster (its write batch is
+   * committed); at once on a single server. Replies to creates and signals wait for it, so a client's
+   * next request sees them on any node.
+   */
+  committed(): Promise<void>;
   stats(): ProcessStats;
   /**
    * Refuses new work (`SHUTTING_DOWN`), cancels queued processes, lets running ones finish for

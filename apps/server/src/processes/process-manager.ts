@@ -163,8 +163,6 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     principal: Principal,
     _options?: { force?: boolean },
   ): ProcessSnapshot {
-    // In a cluster another node may have changed the process since it was read here.
-    if (!this.#live.has(pid)) this.#cluster?.forget(pid);
     const record = this.#reader.visible(pid, principal);
     if (signal === 'run') {
       this.checkAccepting();
@@ -191,6 +189,10 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     }
     this.#kill(live);
     return this.#reader.snapshot(pid);
+  }
+
+  committed(): Promise<void> {
+    return this.#store.cluster?.written() ?? Promise.resolve();
   }
 
   get(pid: number, principal: Principal): ProcessSnapshot {

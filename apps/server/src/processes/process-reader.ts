@@ -9,7 +9,8 @@ import { toRunSnapshot, toSnapshot } from './snapshots.ts';
 
 /**
  * Reads processes and their events as principals see them: a client sees only its own, an operator
- * sees all. A live (not idle) process is read from its in-memory state, any other from the store.
+ * sees all. A live (not idle) process is read from its in-memory state, any other from the store
+ * (in a cluster, from the database).
  */
 export class ProcessReader {
   readonly #store: ProcessStore;
@@ -27,8 +28,10 @@ export class ProcessReader {
    * @throws ServerError `NOT_FOUND` (no such process, or not the principal's).
    */
   visible(pid: number, principal: Principal): StoredProcess {
-    const record =
-      this.#live.get(pid)?.record ?? (Number.isSafeInteger(pid) ? this.#store.getProcess(pid) : undefined);
+    const live = this.#live.get(pid);
+    // In a cluster another node may have changed or deleted the process since this node cached it.
+    if (!live) this.#store.cluster?.forget(pid);
+    const record = live?.record ?? (Number.isSafeInteger(pid) ? this.#store.getProcess(pid) : undefined);
     if (!record || (principal.role !== 'operator' && record.owner !== principal.id)) {
       throw new ServerError('NOT_FOUND', `process ${pid} not found`, { path: 'pid' });
     }

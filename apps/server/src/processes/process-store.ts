@@ -146,6 +146,8 @@ export interface ClusterStore {
    * this node's lease was ended), so that of two nodes sent `run` at once only one runs it.
    */
   claimRun(pid: number, runs: number): boolean;
+  /** Resolves once this node's writes so far are committed, and so read by every node. */
+  written(): Promise<void>;
 }
 
 /**

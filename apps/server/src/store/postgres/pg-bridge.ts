@@ -57,6 +57,9 @@ export class PgBridge {
   #died: Error | undefined;
   #nextId = 0;
   #acked = 0;
+  #lastPosted = 0;
+  /** Callers of {@link PgBridge.written}, in the order of the batch each waits for. */
+  readonly #writtenWaiters: Array<{ id: number; resolve: () => void }> = [];
   #closed = false;
 
   constructor(url: string, options: PgBridgeOptions) {
@@ -80,18 +83,36 @@ export class PgBridge {
     this.#worker.on('error', (error) => {
       this.#died = error;
       options.onLost(error, this.pending);
+      for (const waiter of this.#writtenWaiters.splice(0)) waiter.resolve();
     });
     this.#worker.on('message', (notice: PgNotice) => {
-      if ('ack' in notice) this.#acked = Math.max(this.#acked, notice.ack);
+      if ('ack' in notice) this.#ack(notice.ack);
       else if ('lockLost' in notice) options.onLockLost?.(notice.lockLost);
       else if ('nodesExpired' in notice) options.onNodesExpired?.(notice.nodesExpired, notice.adopted);
       else if ('cluster' in notice) options.onCluster?.(notice.cluster);
       else if ('leaseLost' in notice) options.onLeaseLost?.(notice.leaseLost);
       else {
-        this.#acked = Math.max(this.#acked, notice.lost);
+        this.#ack(notice.lost);
         options.onLost(new Error(notice.error), notice.writes);
       }
     });
+  }
+
+  /**
+   * Resolves once every write batch posted so far is committed, or reported lost to `onLost` (also
+   * when the worker stops or the bridge closes).
+   */
+  written(): Promise<void> {
+    const id = this.#lastPosted;
+    if (this.#acked >= id || this.#died || this.#closed) return Promise.resolve();
+    return new Promise((resolve) => this.#writtenWaiters.push({ id, resolve }));
+  }
+
+  /** Every request up to `id` is done: answers the {@link PgBridge.written} callers waiting for it. */
+  #ack(id: number): void {
+    this.#acked = Math.max(this.#acked, id);
+    while (this.#writtenWaiters.length > 0 && this.#writtenWaiters[0]!.id <= this.#acked)
+      this.#writtenWaiters.shift()!.resolve();
   }
 
   /** Write batches posted and not yet acknowledged (an upper bound). */
@@ -101,7 +122,8 @@ export class PgBridge {
 
   /** Queues `statements` as one transaction, without waiting (failures go to `onLost`). */
   post(statements: PgStatement[]): void {
-    this.#send({ kind: 'tx', id: ++this.#nextId, statements, reply: false });
+    this.#lastPosted = ++this.#nextId;
+    this.#send({ kind: 'tx', id: this.#lastPosted, statements, reply: false });
   }
 
   /**
@@ -124,7 +146,7 @@ export class PgBridge {
         { cause: Object.assign(new Error(reply.error.message), { code: reply.error.code }) },
       );
     // Everything posted before this call is done.
-    this.#acked = Math.max(this.#acked, id);
+    this.#ack(id);
     return reply.rows;
   }
 
@@ -183,6 +205,7 @@ export class PgBridge {
     try {
       this.#wait(++this.#nextId, (id) => this.#worker.postMessage({ kind: 'close', id, reply: true }));
     } finally {
+      for (const waiter of this.#writtenWaiters.splice(0)) waiter.resolve();
       this.#replies.close();
       await this.#worker.terminate();
       await exited;

@@ -26,13 +26,15 @@ const EVENT_ID_BLOCK = 1024;
 /** The longest node name: `mci_node:NAME` must fit PostgreSQL's 63-byte channel names. */
 export const MAX_NODE_NAME_BYTES = 50;
 
-/** The store's side of the cluster link: flushing its batch, reading, and dropping cached records. */
+/** The store's side of the cluster link: sending its batch, reading, and dropping cached records. */
 export interface ClusterStoreHooks {
   flush(): void;
   /** Adds a statement (`?` placeholders) to the store's write batch. */
   write(sql: string, params: Array<string | number>): void;
   read(sql: string, params: Array<string | number>): Array<Record<string, unknown>>;
   forget(pid: number): void;
+  /** Sends the batch and resolves once every batch sent so far is committed. */
+  written(): Promise<void>;
 }
 
 /** A block of ids reserved with one `UPDATE ... RETURNING` on the shared counter `name`. */
@@ -100,6 +102,10 @@ export class PgCluster implements ClusterStore {
   nodeOf(pid: number): string | undefined {
     const row = this.#hooks.read("SELECT node FROM processes WHERE pid = ? AND state <> 'idle'", [pid])[0];
     return typeof row?.node === 'string' ? row.node : undefined;
+  }
+
+  written(): Promise<void> {
+    return this.#hooks.written();
   }
 
   claimRun(pid: number, runs: number): boolean {

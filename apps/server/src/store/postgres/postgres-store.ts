@@ -94,6 +94,10 @@ export class PostgresStore implements PostgresProcessStore {
           flush: () => this.flush(),
           write: (sql, params) => this.#write(sql, params),
           read: (sql, params) => this.#read(sql, params),
+          written: () => {
+            this.flush();
+            return bridge.written();
+          },
           forget: (pid) => this.#cache.deleteProcess(pid),
         })
       : undefined;
