@@ -5,6 +5,7 @@ import type { LevelWithSilent } from 'pino';
 import { LOG_LEVELS } from '../../config/config-schema.ts';
 import { readEnvChoice } from '../../config/read-setting.ts';
 import { createLogger } from '../../logger.ts';
+import { startIdleCollector } from '../../idle-collector.ts';
 import { serveMcpStdio } from '../../mcp/stdio-server.ts';
 import { defineCommand } from '../command.ts';
 import { collect, collectEnvOption, numberOption } from '../options.ts';
@@ -75,6 +76,9 @@ export default defineCommand<McpOptions>({
     const tools = collection
       .list()
       .filter((tool) => (options.filter ?? []).every((filter) => matchesToolFilter(tool, filter)));
+    const collector = startIdleCollector({
+      onCollect: (collection) => logger.debug(collection, 'idle: heap collected and shrunk'),
+    });
     await serveMcpStdio({
       runner: createToolRunner(collection, { env: { ...io.env, ...options.env } }),
       tools,
@@ -85,7 +89,7 @@ export default defineCommand<McpOptions>({
       ...(options.allowNet !== undefined && { allowNet: options.allowNet }),
       ...(options.timeout !== undefined && { timeoutMs: options.timeout }),
       ...(options.memory !== undefined && { memoryLimitMb: options.memory }),
-    });
+    }).finally(() => collector.stop());
     return 0;
   },
 });
