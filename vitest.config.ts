@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 // Workspace packages export `./src/index.ts` under the `@mci/source` condition, so tests run from
@@ -23,6 +24,9 @@ export default defineConfig({
   resolve: { conditions },
   ssr: { resolve: { conditions, externalConditions: ['@mci/source'] } },
   test: {
+    // Most files wait on servers, child processes and PostgreSQL rather than the CPU, so more files
+    // than cores run at once (`pnpm test:slow` runs its stress tests one at a time).
+    maxWorkers: Math.max(3, availableParallelism()),
     testTimeout: 20_000,
     passWithNoTests: true,
     hookTimeout: 30_000,
