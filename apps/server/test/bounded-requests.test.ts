@@ -13,7 +13,7 @@ import { MAX_OUTPUT_EVENTS_PER_RUN } from '../src/processes/run-output-limits.ts
 import { DEFAULT_MAX_OPEN_STREAMS } from '../src/processes/stream-registry.ts';
 import { createMemoryStore } from '../src/store/memory-store.ts';
 import { openSqliteStore } from '../src/store/sqlite-store.ts';
-import { REPLAY_WINDOW, REPLAY_WINDOW_BYTES } from '../src/ws/connection.ts';
+import { REPLAY_WINDOW, REPLAY_WINDOW_BYTES } from '../src/ws/replay.ts';
 import { ManualPool } from './support/manual-pool.ts';
 
 // What a hostile client sends or asks for stays bounded: replays read the store in windows, streams

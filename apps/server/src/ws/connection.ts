@@ -18,6 +18,7 @@ import type { ChatService } from '../chat/chat-service.ts';
 import type { ProcessManager } from '../processes/process-manager-types.ts';
 import type { EventRoute } from '../processes/process-store.ts';
 import { toServerError } from '../processes/server-error.ts';
+import { replayStored } from './replay.ts';
 import { Subscriptions } from './subscriptions.ts';
 
 /**
@@ -39,12 +40,6 @@ function wireText(event: ServerEvent): string {
  * its socket buffer grows by between two writes, so the slow-reader check keeps its meaning.
  */
 export const WRITE_BATCH_BYTES = 64 * 1024;
-
-/** Seqs read from the store per step of a replay (at most this many events held at once). */
-export const REPLAY_WINDOW = 1024;
-
-/** Bytes of stored payload read from the store per step of a replay (one larger event is read whole). */
-export const REPLAY_WINDOW_BYTES = 1024 * 1024;
 
 /** Limits of one connection. */
 export interface ConnectionLimits {
@@ -243,45 +238,18 @@ export class Connection {
     if ('streamId' in target) this.manager.checkStream(target.streamId, this.principal);
   }
 
-  /**
-   * Sends the stored events of `target` with seq > since, in order, at the pace the reader takes
-   * them (waiting while the socket is backed up, never dropping), then follows the target live. The
-   * log is read in windows of at most {@link REPLAY_WINDOW} seqs and {@link REPLAY_WINDOW_BYTES} bytes,
-   * each a bounded read of the store, with a turn of the event loop between windows so other requests
-   * are served; the next window starts after the last event read. The last read and the switch to
-   * live happen in one tick, so nothing falls between.
-   * Exactly the stored events are sent: a connection that already got some of them through another
-   * subscription can drop the repeats by seq (docs/protocol.md). Resolves with how many were sent.
-   */
-  private async catchUp(target: SubscriptionTarget, since: number): Promise<number> {
-    const filter =
-      'pid' in target ? { pid: target.pid } : 'ref' in target ? { ref: target.ref } : { all: true };
-    const streamPids = new Map<number, boolean>();
-    let cursor = since;
-    let sent = 0;
-    for (;;) {
-      const last = this.manager.lastSeq();
-      if (cursor >= last) break;
-      const through = Math.min(cursor + REPLAY_WINDOW, last);
-      const read = this.manager.replay(
-        cursor,
-        { ...filter, through, maxBytes: REPLAY_WINDOW_BYTES },
-        this.principal,
-      );
-      const events = 'streamId' in target ? this.streamEvents(read, target.streamId, streamPids) : read;
-      for (const event of events) {
-        if (this.socket.bufferedAmount > this.limits.maxBufferedBytes && !(await this.drained())) return sent;
-        if (this.socket.readyState !== this.socket.OPEN) return sent;
+  /** Replays the stored events of `target` after `since`, then follows it live (see {@link replayStored}). */
+  private catchUp(target: SubscriptionTarget, since: number): Promise<number> {
+    return replayStored(this.manager, this.principal, target, since, {
+      open: () => this.socket.readyState === this.socket.OPEN,
+      backedUp: () => this.socket.bufferedAmount > this.limits.maxBufferedBytes,
+      drained: () => this.drained(),
+      send: (event) => {
         this.lastSeq = Math.max(this.lastSeq, event.seq);
         this.send(wireText(event));
-        sent++;
-      }
-      cursor = read.at(-1)?.seq ?? through;
-      await new Promise((resolve) => setImmediate(resolve));
-      if (this.socket.readyState !== this.socket.OPEN) return sent;
-    }
-    this.subscriptions.add(target);
-    return sent;
+      },
+      follow: () => this.subscriptions.add(target),
+    });
   }
 
   /** Waits until the socket has sent most of its backlog; false if it closed meanwhile. */
@@ -291,32 +259,6 @@ export class Connection {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     return false;
-  }
-
-  /** The events of stream `streamId`; `pids` remembers which processes belong to it across windows. */
-  private streamEvents(events: ServerEvent[], streamId: string, pids: Map<number, boolean>): ServerEvent[] {
-    const pidOfStream = (pid: number) => {
-      let ours = pids.get(pid);
-      if (ours === undefined) {
-        try {
-          ours = this.manager.get(pid, this.principal).metadata?.streamId === streamId;
-        } catch {
-          // Deleted since: its events cannot belong to a live stream view.
-          ours = false;
-        }
-        pids.set(pid, ours);
-      }
-      return ours;
-    };
-    return events.filter((event) => {
-      if (event.type === 'intent' || event.type === 'stream.result') return event.streamId === streamId;
-      if (event.type === 'process') {
-        const ours = event.metadata?.streamId === streamId;
-        if (ours) pids.set(event.pid, true);
-        return ours;
-      }
-      return pidOfStream(event.pid);
-    });
   }
 
   private visible(route: EventRoute): boolean {
