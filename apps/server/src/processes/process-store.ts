@@ -102,26 +102,30 @@ export interface ClusterHandlers {
 }
 
 /**
- * A store shared by several servers (nodes) on one database (the Postgres store with `cluster`): pids
+ * A store shared by several servers (nodes) on one database (PostgreSQL with `cluster`): pids
  * unique across the cluster, an event log ordered by commit, processes owned by the node that runs
  * them, and messages between nodes. See docs/cluster.md.
  */
 export interface ClusterStore {
   /** This node's name (its lease in the `nodes` table). */
   readonly node: string;
-  /** A new pid, unique across the cluster (reserved from the database in blocks). */
+  /**
+   * A new pid, unique across the cluster (reserved from the database in blocks, ahead of use).
+   * @throws StoreError `STORE_UNAVAILABLE` when every reserved pid is used and no new block could be
+   * reserved (the database is away).
+   */
   nextPid(): number;
   /**
    * A new event id, unique across the cluster: the key of the event's row until it commits and gets
-   * its `seq` (its position in the cluster's event log).
+   * its `seq` (its position in the cluster's event log). Ids are reserved ahead of use.
    */
   nextEventId(): number;
   /** The node that runs process `pid` (the database's view; undefined when it is idle or unknown). */
-  nodeOf(pid: number): string | undefined;
+  nodeOf(pid: number): Promise<string | undefined>;
   /** Processes waiting in the queues of the other nodes, as of this node's last lease renewal. */
   queuedElsewhere(): number;
   /** The other nodes holding a live lease, by name. */
-  liveNodes(): string[];
+  liveNodes(): Promise<string[]>;
   /** Asks `node` to kill process `pid` (delivered with `LISTEN/NOTIFY`). */
   sendKill(node: string, pid: number): void;
   /** Tells every node that this one has more queued processes than free slots. */
@@ -137,7 +141,7 @@ export interface ClusterStore {
    * Starts delivering events committed after now, kill requests and adopted processes to `handlers`.
    * @returns the seq of the last event committed before delivery starts.
    */
-  attach(handlers: ClusterHandlers): { lastSeq: number };
+  attach(handlers: ClusterHandlers): Promise<{ lastSeq: number }>;
   /** Drops what this node caches of process `pid` (another node changed it). */
   forget(pid: number): void;
   /**
@@ -145,27 +149,38 @@ export interface ClusterStore {
    * on the database, after this node's pending writes. False when another node queued it first (or
    * this node's lease was ended), so that of two nodes sent `run` at once only one runs it.
    */
-  claimRun(pid: number, runs: number): boolean;
-  /** Resolves once this node's writes so far are committed, and so read by every node. */
-  written(): Promise<void>;
+  claimRun(pid: number, runs: number): Promise<boolean>;
 }
 
+/** Whether a store can take writes now, for `/healthz` and 503 answers. */
+export type StoreHealth =
+  | { ok: true }
+  | {
+      ok: false;
+      /** `STORE_UNAVAILABLE`: the database cannot be reached or written (disk full, read-only, gone). */
+      code: 'STORE_UNAVAILABLE';
+      message: string;
+    };
+
 /**
- * Where the process manager keeps process records, runs, outputs, logs and the event log. Calls are
- * synchronous (the manager owns the live state; a durable store may batch its writes, as long as reads
- * see every earlier write). The in-memory store is {@link createMemoryStore}; the SQLite and PostgreSQL
- * stores implement the same interface.
+ * Where the process manager keeps process records, runs, outputs, logs and the event log.
+ *
+ * Writes are synchronous calls that queue the change (the manager owns the live state; a durable store
+ * commits them in batches, in call order); {@link ProcessStore.committed} resolves once they are
+ * durable, and callers acknowledge a create or a signal only then. Reads are asynchronous and see
+ * every earlier write. The in-memory store is {@link createMemoryStore}; the SQL store
+ * (`openSqlStore`, SQLite or PostgreSQL) implements the same interface.
  */
 export interface ProcessStore {
-  /** The highest pid and event seq ever stored (0 if none), so counters continue after a restart. */
+  /** The highest pid and event seq ever stored (0 if none), known since the store was opened. */
   counters(): { lastPid: number; lastSeq: number };
   /** Inserts or replaces a process record. */
   putProcess(record: StoredProcess): void;
   /** Updates the state, status and run count of a stored process. */
   updateProcess(pid: number, update: Pick<StoredProcess, 'state' | 'status' | 'runs'>): void;
-  getProcess(pid: number): StoredProcess | undefined;
+  getProcess(pid: number): Promise<StoredProcess | undefined>;
   /** Matching processes, newest (highest pid) first. */
-  listProcesses(filter: StoredProcessFilter): StoredProcess[];
+  listProcesses(filter: StoredProcessFilter): Promise<StoredProcess[]>;
   /** Deletes a process with its runs and events. */
   deleteProcess(pid: number): void;
   /** Starts run `run` of a process (outputs and logs empty). */
@@ -175,12 +190,21 @@ export interface ProcessStore {
   appendOutput(pid: number, run: number, seq: number, value: unknown): void;
   /** Appends console text to a run's stdout or stderr. */
   appendLog(pid: number, run: number, seq: number, stream: 'stdout' | 'stderr', text: string): void;
-  getRun(pid: number, run: number): StoredRun | undefined;
+  getRun(pid: number, run: number): Promise<StoredRun | undefined>;
   /** Appends an event to the log (events arrive with strictly increasing `seq`). */
   appendEvent(event: ServerEvent, route: EventRoute): void;
   /** Stored events with `seq > since` matching `filter`, in `seq` order. */
-  eventsSince(since: number, filter: StoredEventFilter): StoredEvent[];
-  /** Flushes pending writes and releases resources. */
+  eventsSince(since: number, filter: StoredEventFilter): Promise<StoredEvent[]>;
+  /**
+   * Resolves once every write queued so far is committed (durable). Writes are grouped: every caller
+   * waiting in one event-loop turn shares one commit.
+   * @throws StoreError `STORE_UNAVAILABLE` when the store cannot commit within its bounded wait (the
+   * writes stay queued and are retried; nothing is dropped).
+   */
+  committed(): Promise<void>;
+  /** Whether writes are being committed now (see {@link StoreHealth}). */
+  health(): StoreHealth;
+  /** Commits pending writes and releases resources. */
   close(): Promise<void>;
   /** Present when the store is shared by several nodes. */
   readonly cluster?: ClusterStore;
