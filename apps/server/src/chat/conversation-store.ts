@@ -3,17 +3,38 @@ import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
 import type { ChatMessage, ChatRole, ChatUsage } from '@mci/protocol';
 import { isMemoryPath, openDatabase } from '../store/open-database.ts';
 
+/** A row as a database answers it. */
+type Row = Record<string, unknown>;
+
 /**
- * What {@link ConversationStore} needs of a connection (`?` placeholders, `BEGIN`/`COMMIT`/`ROLLBACK`
- * through `exec`): node:sqlite's `DatabaseSync`, or the Postgres store's `sqlDatabase()`.
+ * What {@link ConversationStore} needs of a database (`?` placeholders): the SQLite connection of
+ * {@link sqliteConversations}, or the Postgres store's `conversationDatabase()`, which runs its
+ * statements after the process store's pending writes.
  */
 export interface ConversationDatabase {
-  prepare(sql: string): {
-    run(...params: SQLInputValue[]): { lastInsertRowid: number | bigint };
-    get(...params: SQLInputValue[]): Record<string, unknown> | undefined;
-    all(...params: SQLInputValue[]): Record<string, unknown>[];
+  /** The rows of one statement (an `INSERT ... RETURNING` answers its rows too). */
+  query(sql: string, params: SQLInputValue[]): Promise<Row[]>;
+  /** Runs `statements` in one transaction. */
+  transaction(statements: Array<{ sql: string; params: SQLInputValue[] }>): Promise<void>;
+}
+
+/** A {@link ConversationDatabase} over a node:sqlite connection (statements run at once). */
+export function sqliteConversations(db: DatabaseSync): ConversationDatabase {
+  return {
+    async query(sql, params) {
+      return db.prepare(sql).all(...params);
+    },
+    async transaction(statements) {
+      db.exec('BEGIN');
+      try {
+        for (const { sql, params } of statements) db.prepare(sql).run(...params);
+        db.exec('COMMIT');
+      } catch (error) {
+        db.exec('ROLLBACK');
+        throw error;
+      }
+    },
   };
-  exec(sql: string): void;
 }
 
 /** A stored conversation (its summary fields but `messageCount` and `running`). */
@@ -60,85 +81,77 @@ export class ConversationStore {
       this.#close = () => {};
     } else if (path === undefined || isMemoryPath(path)) {
       const opened = openDatabase(':memory:');
-      this.#db = opened.db;
+      this.#db = sqliteConversations(opened.db);
       this.#close = opened.close;
     } else {
       const db = new DatabaseSync(path, { timeout: 2000 });
-      this.#db = db;
+      this.#db = sqliteConversations(db);
       this.#close = () => db.close();
     }
   }
 
   /** Creates a conversation owned by `owner`. */
-  create(owner: string, title: string, model: string, autorun = true): ConversationRecord {
+  async create(owner: string, title: string, model: string, autorun = true): Promise<ConversationRecord> {
     const now = new Date().toISOString();
     const conversationId = randomUUID();
-    this.#db
-      .prepare(
-        'INSERT INTO conversations (id, owner, title, model, created_at, updated_at, autorun) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      )
-      .run(conversationId, owner, title, model, now, now, autorun ? 1 : 0);
+    await this.#db.query(
+      'INSERT INTO conversations (id, owner, title, model, created_at, updated_at, autorun) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      [conversationId, owner, title, model, now, now, autorun ? 1 : 0],
+    );
     return { conversationId, owner, title, model, createdAt: now, updatedAt: now, messageCount: 0, autorun };
   }
 
   /** One conversation, or `undefined`. */
-  get(conversationId: string): ConversationRecord | undefined {
-    const row = this.#db.prepare(`${SELECT_CONVERSATION} WHERE c.id = ?`).get(conversationId);
+  async get(conversationId: string): Promise<ConversationRecord | undefined> {
+    const [row] = await this.#db.query(`${SELECT_CONVERSATION} WHERE c.id = ?`, [conversationId]);
     return row ? toRecord(row) : undefined;
   }
 
   /** Conversations of `owner` (every one for `undefined`), most recently updated first. */
-  list(owner: string | undefined): ConversationRecord[] {
+  async list(owner: string | undefined): Promise<ConversationRecord[]> {
     const rows =
       owner === undefined
-        ? this.#db.prepare(`${SELECT_CONVERSATION} ORDER BY c.updated_at DESC, c.id`).all()
-        : this.#db
-            .prepare(`${SELECT_CONVERSATION} WHERE c.owner = ? ORDER BY c.updated_at DESC, c.id`)
-            .all(owner);
+        ? await this.#db.query(`${SELECT_CONVERSATION} ORDER BY c.updated_at DESC, c.id`, [])
+        : await this.#db.query(`${SELECT_CONVERSATION} WHERE c.owner = ? ORDER BY c.updated_at DESC, c.id`, [
+            owner,
+          ]);
     return rows.map(toRecord);
   }
 
-  rename(conversationId: string, title: string): void {
-    this.#db
-      .prepare('UPDATE conversations SET title = ?, updated_at = ? WHERE id = ?')
-      .run(title, new Date().toISOString(), conversationId);
+  async rename(conversationId: string, title: string): Promise<void> {
+    await this.#db.query('UPDATE conversations SET title = ?, updated_at = ? WHERE id = ?', [
+      title,
+      new Date().toISOString(),
+      conversationId,
+    ]);
   }
 
   /** Notes the model of the latest turn. */
-  setModel(conversationId: string, model: string): void {
-    this.#db.prepare('UPDATE conversations SET model = ? WHERE id = ?').run(model, conversationId);
+  async setModel(conversationId: string, model: string): Promise<void> {
+    await this.#db.query('UPDATE conversations SET model = ? WHERE id = ?', [model, conversationId]);
   }
 
   /** Sets whether the conversation's blocks run as written or wait for a `run` signal. */
-  setAutorun(conversationId: string, autorun: boolean): void {
-    this.#db
-      .prepare('UPDATE conversations SET autorun = ? WHERE id = ?')
-      .run(autorun ? 1 : 0, conversationId);
+  async setAutorun(conversationId: string, autorun: boolean): Promise<void> {
+    await this.#db.query('UPDATE conversations SET autorun = ? WHERE id = ?', [autorun ? 1 : 0, conversationId]);
   }
 
   /** Deletes a conversation with its messages. */
-  delete(conversationId: string): void {
-    this.#db.exec('BEGIN');
-    try {
-      this.#db.prepare('DELETE FROM chat_messages WHERE conversation_id = ?').run(conversationId);
-      this.#db.prepare('DELETE FROM conversations WHERE id = ?').run(conversationId);
-      this.#db.exec('COMMIT');
-    } catch (error) {
-      this.#db.exec('ROLLBACK');
-      throw error;
-    }
+  async delete(conversationId: string): Promise<void> {
+    await this.#db.transaction([
+      { sql: 'DELETE FROM chat_messages WHERE conversation_id = ?', params: [conversationId] },
+      { sql: 'DELETE FROM conversations WHERE id = ?', params: [conversationId] },
+    ]);
   }
 
   /** Stores a message (and touches its conversation); returns it as the wire shows it. */
-  addMessage(message: NewChatMessage): ChatMessage {
+  async addMessage(message: NewChatMessage): Promise<ChatMessage> {
     const now = new Date().toISOString();
     const pids = [...(message.pids ?? [])];
-    const { lastInsertRowid } = this.#db
-      .prepare(
-        `INSERT INTO chat_messages (conversation_id, role, text, model, step, pids, input_tokens, output_tokens, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
+    const [inserted] = await this.#db.query(
+      `INSERT INTO chat_messages (conversation_id, role, text, model, step, pids, input_tokens, output_tokens, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+      [
         message.conversationId,
         message.role,
         message.text,
@@ -148,10 +161,11 @@ export class ConversationStore {
         message.usage?.inputTokens ?? null,
         message.usage?.outputTokens ?? null,
         now,
-      );
-    this.#db.prepare('UPDATE conversations SET updated_at = ? WHERE id = ?').run(now, message.conversationId);
+      ],
+    );
+    await this.#db.query('UPDATE conversations SET updated_at = ? WHERE id = ?', [now, message.conversationId]);
     return {
-      id: Number(lastInsertRowid),
+      id: Number(inserted?.id),
       conversationId: message.conversationId,
       role: message.role,
       text: message.text,
@@ -164,11 +178,11 @@ export class ConversationStore {
   }
 
   /** The messages of a conversation, in order. */
-  messages(conversationId: string): ChatMessage[] {
-    return this.#db
-      .prepare('SELECT * FROM chat_messages WHERE conversation_id = ? ORDER BY id')
-      .all(conversationId)
-      .map(toMessage);
+  async messages(conversationId: string): Promise<ChatMessage[]> {
+    const rows = await this.#db.query('SELECT * FROM chat_messages WHERE conversation_id = ? ORDER BY id', [
+      conversationId,
+    ]);
+    return rows.map(toMessage);
   }
 
   close(): void {
@@ -178,8 +192,6 @@ export class ConversationStore {
 
 const SELECT_CONVERSATION = `SELECT c.*, (SELECT COUNT(*) FROM chat_messages m WHERE m.conversation_id = c.id) AS message_count
   FROM conversations c`;
-
-type Row = Record<string, unknown>;
 
 function toRecord(row: Row): ConversationRecord {
   return {

@@ -2,10 +2,19 @@
 const PID_BLOCK = 32;
 const SEQ_BLOCK = 1024;
 
-/** Reads one-row, one-column queries (an SQLite connection, or the Postgres store's bridge). */
-export interface CounterSource {
-  prepare(sql: string): { get(): Record<string, unknown> | undefined };
-}
+/**
+ * The one-value queries whose largest answer each counter continues after: its stored mark and the
+ * largest id in the tables that hold it.
+ */
+export const COUNTER_QUERIES = {
+  pid: ["SELECT value FROM counters WHERE name = 'pid'", 'SELECT max(pid) FROM processes'],
+  seq: [
+    "SELECT value FROM counters WHERE name = 'seq'",
+    'SELECT max(seq) FROM events',
+    'SELECT max(seq) FROM outputs',
+    'SELECT max(seq) FROM logs',
+  ],
+} as const;
 
 /** Stores a counter's high-water mark on disk at once (outside the write batch). */
 export type StoreCounter = (name: 'pid' | 'seq', value: number) => void;
@@ -22,20 +31,14 @@ export class IdCounters {
   #reservedPid: number;
   #reservedSeq: number;
 
-  /** Continues after the stored marks and the largest pid and seq in `db`. */
-  constructor(db: CounterSource, store: StoreCounter) {
+  /**
+   * Continues after `last`: the largest answers of {@link COUNTER_QUERIES} of the database.
+   * `store` writes a mark (at once on SQLite; queued ahead of later batches on PostgreSQL).
+   */
+  constructor(last: { lastPid: number; lastSeq: number }, store: StoreCounter) {
     this.#store = store;
-    const value = (sql: string) => Number(Object.values(db.prepare(sql).get() ?? {})[0] ?? 0);
-    this.#lastPid = this.#reservedPid = Math.max(
-      value("SELECT value FROM counters WHERE name = 'pid'"),
-      value('SELECT max(pid) FROM processes'),
-    );
-    this.#lastSeq = this.#reservedSeq = Math.max(
-      value("SELECT value FROM counters WHERE name = 'seq'"),
-      value('SELECT max(seq) FROM events'),
-      value('SELECT max(seq) FROM outputs'),
-      value('SELECT max(seq) FROM logs'),
-    );
+    this.#lastPid = this.#reservedPid = last.lastPid;
+    this.#lastSeq = this.#reservedSeq = last.lastSeq;
   }
 
   get last(): { lastPid: number; lastSeq: number } {

@@ -24,7 +24,7 @@ export interface RetentionOptions {
 /** A running retention job. */
 export interface Retention {
   /** Runs one sweep now (at most `batch` deletions); returns how many processes it deleted. */
-  sweep(now?: number): number;
+  sweep(now?: number): Promise<number>;
   /** Stops sweeping (idempotent). */
   stop(): void;
 }
@@ -47,7 +47,7 @@ const BATCH = 500;
  */
 export function startRetention(
   store: Pick<SqliteProcessStore, 'expiredProcesses' | 'deleteUnownedEvents'>,
-  remove: (pid: number) => void,
+  remove: (pid: number) => Promise<void> | void,
   options: RetentionOptions = {},
 ): Retention {
   const maxAgeMs = positive('maxAgeMs', options.maxAgeMs, DEFAULT_RETENTION_MAX_AGE_MS);
@@ -61,14 +61,14 @@ export function startRetention(
   let next: NodeJS.Timeout | undefined;
 
   /** One step: deletes up to BATCH expired processes; `more` when there may be others left. */
-  const step = (now: number): { deleted: number; more: boolean } => {
+  const step = async (now: number): Promise<{ deleted: number; more: boolean }> => {
     if (stopped) return { deleted: 0, more: false };
     const policy: ExpiryPolicy = { maxAgeMs, maxProcesses, maxBytes, limit: BATCH, now };
-    const expired = store.expiredProcesses(policy);
+    const expired = await store.expiredProcesses(policy);
     let deleted = 0;
     for (const pid of expired) {
       try {
-        remove(pid);
+        await remove(pid);
         deleted++;
       } catch {
         // It was run again (or deleted) since it was selected: not expired any more.
@@ -79,10 +79,10 @@ export function startRetention(
   };
   const schedule = (delayMs: number) => {
     if (stopped) return;
-    next = setTimeout(() => {
+    next = setTimeout(async () => {
       let more = false;
       try {
-        more = step(Date.now()).more;
+        more = (await step(Date.now())).more;
       } catch (error) {
         onError(error);
       }
@@ -92,7 +92,7 @@ export function startRetention(
   };
   schedule(0);
   return {
-    sweep: (now = Date.now()) => step(now).deleted,
+    sweep: async (now = Date.now()) => (await step(now)).deleted,
     stop() {
       stopped = true;
       clearTimeout(next);

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { ConfigError } from '../config/config-error.ts';
 import type { Principal, ProcessManager } from '../processes/process-manager-types.ts';
 import { isPostgresUrl, openPostgresStore } from './postgres/open-postgres-store.ts';
 import type { PostgresProcessStore } from './postgres/postgres-store.ts';
@@ -15,7 +16,7 @@ export const RETENTION_PRINCIPAL: Principal = { id: 'mci:retention', role: 'oper
  * the leases it ends; `undefined` when no `db` is given (the manager then keeps processes in memory).
  * @throws StoreError when the database cannot be opened.
  */
-export function openServerStore(
+export async function openServerStore(
   db: string | undefined,
   logger: Logger,
   settings: {
@@ -24,15 +25,24 @@ export function openServerStore(
     nodeLeaseMs?: number;
     onLeaseLost?: (node: string) => void;
   } = {},
-): SqliteProcessStore | PostgresProcessStore | undefined {
+): Promise<SqliteProcessStore | PostgresProcessStore | undefined> {
   const { node, cluster, nodeLeaseMs, onLeaseLost } = settings;
+  if (cluster && (db === undefined || !isPostgresUrl(db)))
+    throw new ConfigError(
+      'CONFIG_INVALID',
+      `--cluster needs a PostgreSQL database (--db postgres://...); ${db === undefined ? 'no --db was given' : `${db} is an SQLite file`}, which serves one node`,
+      { path: 'cluster' },
+    );
   if (db === undefined) return undefined;
-  const onError = (error: unknown) =>
-    logger.error({ err: error }, 'process store: a batch of writes failed and was lost');
+  const onError = (error: unknown) => logger.error({ err: error }, `process store: ${String(error)}`);
   const store = isPostgresUrl(db)
-    ? openPostgresStore({
+    ? await openPostgresStore({
         url: db,
         onError,
+        onRetrying: (error) =>
+          error === undefined
+            ? logger.info('process store: write batches commit again')
+            : logger.error({ err: error }, `process store: write batches fail and are retried: ${error}`),
         ...(cluster !== undefined && { cluster }),
         node: {
           ...(node !== undefined && { name: node }),
@@ -54,9 +64,11 @@ export function openServerStore(
           },
         },
       })
-    : openSqliteStore({ path: db, onError });
-  if (cluster && !isPostgresUrl(db))
-    logger.warn(`--cluster needs a postgres:// database; ${db} serves one node`);
+    : openSqliteStore({
+        path: db,
+        onError,
+        onRecovered: () => logger.info('process store: write batches commit again'),
+      });
   logger.info(
     {
       db: store.path,
@@ -78,8 +90,8 @@ export function startServerRetention(
   if (!store || options === false) return undefined;
   return startRetention(
     store,
-    (pid) => {
-      manager.delete(pid, RETENTION_PRINCIPAL);
+    async (pid) => {
+      await manager.delete(pid, RETENTION_PRINCIPAL);
       logger.debug({ pid }, `process ${pid} deleted by retention`);
     },
     {

@@ -69,11 +69,26 @@ export class SqlWriter {
     this.#batch.flush();
   }
 
-  /** Commits pending writes, runs `last` (still open), then refuses any further use. */
-  close(last: () => void): void {
+  /** Resolves once every write queued so far is committed (see {@link WriteBatcher.committed}). */
+  committed(): Promise<void> {
+    return this.#batch.committed();
+  }
+
+  /** The error of the last failed commit while writes wait to be retried. */
+  get failure(): unknown {
+    return this.#batch.failure;
+  }
+
+  /**
+   * Commits pending writes (drops them if the database still refuses: returns how many), runs `last`
+   * (still open), then refuses any further use.
+   */
+  close(last: () => void): number {
     this.#batch.flush();
-    last();
+    const dropped = this.#batch.failure === undefined ? 0 : this.#batch.abandon();
+    if (dropped === 0) last();
     this.#closed = true;
+    return dropped;
   }
 
   #assertOpen(): void {

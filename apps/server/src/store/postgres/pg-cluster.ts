@@ -1,4 +1,5 @@
 import type { ClusterHandlers, ClusterStore } from '../../processes/process-store.ts';
+import { StoreError } from '../store-error.ts';
 import type { PgBridge } from './pg-bridge.ts';
 import { leaseCheck } from './pg-node-lease.ts';
 import type { ClusterMessage, PgStatement } from './pg-protocol.ts';
@@ -31,19 +32,24 @@ export interface ClusterStoreHooks {
   flush(): void;
   /** Adds a statement (`?` placeholders) to the store's write batch. */
   write(sql: string, params: Array<string | number>): void;
-  read(sql: string, params: Array<string | number>): Array<Record<string, unknown>>;
+  read(sql: string, params: Array<string | number>): Promise<Array<Record<string, unknown>>>;
   forget(pid: number): void;
-  /** Sends the batch and resolves once every batch sent so far is committed. */
-  written(): Promise<void>;
 }
 
-/** A block of ids reserved with one `UPDATE ... RETURNING` on the shared counter `name`. */
+/**
+ * Ids reserved from the shared counter `name` in blocks (one `UPDATE ... RETURNING` each; the row
+ * lock makes the blocks of several nodes disjoint). The next block is reserved in the background
+ * once half of the current one is used, so taking an id never waits for the database.
+ */
 class IdBlock {
   readonly #bridge: PgBridge;
   readonly #name: 'pid' | 'seq';
   readonly #size: number;
   #next = 1;
   #last = 0;
+  /** The first id of a block reserved ahead, once its reservation has answered. */
+  #ahead: number | undefined;
+  #reserving: Promise<void> | undefined;
 
   constructor(bridge: PgBridge, name: 'pid' | 'seq', size: number) {
     this.#bridge = bridge;
@@ -51,17 +57,42 @@ class IdBlock {
     this.#size = size;
   }
 
+  /** Reserves the first block (before the first id is taken). @throws StoreError `STORE_UNAVAILABLE`. */
+  async start(): Promise<void> {
+    await this.#reserve();
+    this.#switch();
+  }
+
+  /** @throws StoreError `STORE_UNAVAILABLE` when no reserved id is left (the database is away). */
   take(): number {
-    if (this.#next > this.#last) {
-      // The row lock makes concurrent reservations of several nodes disjoint.
-      const row = this.#bridge.query(
-        'UPDATE counters SET value = value + $1 WHERE name = $2 RETURNING value',
-        [this.#size, this.#name],
-      )[0];
-      this.#last = Number(row?.value);
-      this.#next = this.#last - this.#size + 1;
-    }
+    if (this.#next > this.#last) this.#switch();
+    if (this.#next > this.#last)
+      throw new StoreError(
+        'STORE_UNAVAILABLE',
+        this.#bridge.url,
+        `no ${this.#name} is reserved: the process database ${this.#bridge.url} did not answer in time`,
+      );
+    if (this.#last - this.#next < this.#size / 2 && this.#ahead === undefined) void this.#reserve().catch(() => {});
     return this.#next++;
+  }
+
+  #switch(): void {
+    if (this.#ahead === undefined) return;
+    this.#next = this.#ahead;
+    this.#last = this.#ahead + this.#size - 1;
+    this.#ahead = undefined;
+  }
+
+  #reserve(): Promise<void> {
+    this.#reserving ??= this.#bridge
+      .query('UPDATE counters SET value = value + $1 WHERE name = $2 RETURNING value', [this.#size, this.#name])
+      .then((rows) => {
+        this.#ahead = Number(rows[0]?.value) - this.#size + 1;
+      })
+      .finally(() => {
+        this.#reserving = undefined;
+      });
+    return this.#reserving;
   }
 }
 
@@ -91,6 +122,11 @@ export class PgCluster implements ClusterStore {
     this.#eventIds = new IdBlock(bridge, 'seq', EVENT_ID_BLOCK);
   }
 
+  /** Reserves the first blocks of pids and event ids. @throws StoreError `STORE_UNAVAILABLE`. */
+  async start(): Promise<void> {
+    await Promise.all([this.#pids.start(), this.#eventIds.start()]);
+  }
+
   nextPid(): number {
     return this.#pids.take();
   }
@@ -99,17 +135,13 @@ export class PgCluster implements ClusterStore {
     return this.#eventIds.take();
   }
 
-  nodeOf(pid: number): string | undefined {
-    const row = this.#hooks.read("SELECT node FROM processes WHERE pid = ? AND state <> 'idle'", [pid])[0];
+  async nodeOf(pid: number): Promise<string | undefined> {
+    const row = (await this.#hooks.read("SELECT node FROM processes WHERE pid = ? AND state <> 'idle'", [pid]))[0];
     return typeof row?.node === 'string' ? row.node : undefined;
   }
 
-  written(): Promise<void> {
-    return this.#hooks.written();
-  }
-
-  claimRun(pid: number, runs: number): boolean {
-    const claimed = this.#hooks.read(
+  async claimRun(pid: number, runs: number): Promise<boolean> {
+    const claimed = await this.#hooks.read(
       `UPDATE processes SET state = 'queued', status = NULL, runs = runs + 1, node = ?
         WHERE pid = ? AND state = 'idle' AND runs = ?
           AND EXISTS (SELECT 1 FROM nodes WHERE name = ? AND stopped_at IS NULL)
@@ -127,13 +159,12 @@ export class PgCluster implements ClusterStore {
     return this.#queuedElsewhere;
   }
 
-  liveNodes(): string[] {
-    return this.#hooks
-      .read(
-        'SELECT name FROM nodes WHERE stopped_at IS NULL AND lease_until >= now() AND name <> ? ORDER BY name',
-        [this.node],
-      )
-      .map((row) => String(row.name));
+  async liveNodes(): Promise<string[]> {
+    const rows = await this.#hooks.read(
+      'SELECT name FROM nodes WHERE stopped_at IS NULL AND lease_until >= now() AND name <> ? ORDER BY name',
+      [this.node],
+    );
+    return rows.map((row) => String(row.name));
   }
 
   announceSurplus(): void {
@@ -153,9 +184,9 @@ export class PgCluster implements ClusterStore {
     this.#hooks.flush();
   }
 
-  attach(handlers: ClusterHandlers): { lastSeq: number } {
+  async attach(handlers: ClusterHandlers): Promise<{ lastSeq: number }> {
     this.#handlers = handlers;
-    return { lastSeq: this.#bridge.listen(this.node) };
+    return { lastSeq: await this.#bridge.listen(this.node) };
   }
 
   /** A message of the worker for this node (see {@link ClusterMessage}). */

@@ -155,12 +155,12 @@ const MIGRATION_LOCK = 0x4d434931;
  * @throws StoreError `STORE_TOO_NEW` when the database has a newer schema than this server knows,
  * `STORE_UNAVAILABLE` when it cannot be read or migrated.
  */
-export function migratePostgres(
+export async function migratePostgres(
   bridge: PgBridge,
   migrations: readonly PgMigration[] = PG_MIGRATIONS,
-): { from: number; to: number } {
+): Promise<{ from: number; to: number }> {
   const latest = migrations.at(-1)?.version ?? 0;
-  const [, , found] = bridge.call(
+  const [, , found] = await bridge.call(
     [
       { sql: 'SELECT pg_advisory_xact_lock($1)', params: [MIGRATION_LOCK] },
       {
@@ -191,6 +191,6 @@ export function migratePostgres(
           END $mci$`,
     params: [],
   }));
-  bridge.call([{ sql: 'SELECT pg_advisory_xact_lock($1)', params: [MIGRATION_LOCK] }, ...steps], true);
+  await bridge.call([{ sql: 'SELECT pg_advisory_xact_lock($1)', params: [MIGRATION_LOCK] }, ...steps], true);
   return { from, to: latest };
 }

@@ -11,7 +11,7 @@ export interface PgStatement {
 export type PgRequest =
   | { kind: 'tx'; id: number; statements: PgStatement[]; reply: boolean }
   | { kind: 'query'; id: number; statements: PgStatement[]; reply: true }
-  | { kind: 'lock'; id: number; key: number; reply: true }
+  | { kind: 'lock'; id: number; key: number; shared: boolean; reply: true }
   | {
       kind: 'lease';
       id: number;
@@ -47,13 +47,17 @@ export type ClusterMessage =
   | { type: 'take'; pids: number[] };
 
 /**
- * What the worker reports on its own: a batch acknowledged, or lost after its retries, or the
+ * What the worker reports: the answer to a request, a batch acknowledged, batches failing on connection
+ * errors and retried (`retrying`: the error, `null` once one commits again), a batch lost to an SQL
+ * error, the
  * database lock lost (its connection dropped and another server took the lock meanwhile), leases of
  * other nodes ended because they expired (with how many processes this node took over), this node's
  * lease ended by another node, and messages for a cluster.
  */
 export type PgNotice =
+  | { reply: PgReply }
   | { ack: number }
+  | { retrying: string | null }
   | { lost: number; error: string; writes: number }
   | { lockLost: string }
   | { nodesExpired: string[]; adopted: number }

@@ -20,11 +20,11 @@ import type { PgParam } from './pg-protocol.ts';
 // The Postgres store's filtered and multi-table reads, the counterparts of store-reads.ts. `read`
 // sends the pending writes first, so it sees them; `?` placeholders are numbered by the store.
 
-type Read = (sql: string, params: PgParam[]) => Array<Record<string, unknown>>;
+type Read = (sql: string, params: PgParam[]) => Promise<Array<Record<string, unknown>>>;
 type Row = Parameters<typeof toProcess>[0];
 
 /** The processes matching `filter`, newest first. */
-export function readPgProcesses(read: Read, filter: StoredProcessFilter): StoredProcess[] {
+export async function readPgProcesses(read: Read, filter: StoredProcessFilter): Promise<StoredProcess[]> {
   const where: string[] = [];
   const params: PgParam[] = [];
   if (filter.owner !== undefined) where.push('owner = ?') && params.push(filter.owner);
@@ -35,25 +35,25 @@ export function readPgProcesses(read: Read, filter: StoredProcessFilter): Stored
   if (filter.node !== undefined) where.push('node = ?') && params.push(filter.node);
   if (filter.streamId !== undefined) where.push('stream_id = ?') && params.push(filter.streamId);
   const sql = `SELECT * FROM processes${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY pid DESC`;
-  return read(sql, params).map((row) => toProcess(row as Row));
+  return (await read(sql, params)).map((row) => toProcess(row as Row));
 }
 
 /** A run with its outputs and logs, and the size of its encoded outputs (bytes); none if unknown. */
-export function readPgRun(
+export async function readPgRun(
   read: Read,
   pid: number,
   run: number,
-): { run: StoredRun; outputBytes: number } | undefined {
-  const row = read('SELECT * FROM runs WHERE pid = ? AND run = ?', [pid, run])[0];
+): Promise<{ run: StoredRun; outputBytes: number } | undefined> {
+  const row = (await read('SELECT * FROM runs WHERE pid = ? AND run = ?', [pid, run]))[0];
   if (!row) return undefined;
   let outputBytes = 0;
-  const outputs = read('SELECT value FROM outputs WHERE pid = ? AND run = ? ORDER BY seq', [pid, run]).map(
+  const outputs = (await read('SELECT value FROM outputs WHERE pid = ? AND run = ? ORDER BY seq', [pid, run])).map(
     (output) => {
       outputBytes += (output.value as Uint8Array).byteLength;
       return decodeValue(output.value as Uint8Array);
     },
   );
-  const logs = read('SELECT stream, text FROM logs WHERE pid = ? AND run = ? ORDER BY seq', [pid, run]);
+  const logs = await read('SELECT stream, text FROM logs WHERE pid = ? AND run = ? ORDER BY seq', [pid, run]);
   return { run: toRun(row as Row, outputs, logs as Row[]), outputBytes };
 }
 
@@ -140,31 +140,32 @@ export function decodePgEvents(rows: Array<Record<string, unknown>>): StoredEven
 }
 
 /** Replay: the rows of {@link pgEventsQuery}, decoded. */
-export function readPgEvents(
+export async function readPgEvents(
   read: Read,
   since: number,
   filter: StoredEventFilter,
   positions = false,
-): StoredEvent[] {
+): Promise<StoredEvent[]> {
   const { sql, params } = pgEventsQuery(since, filter, { positions });
   // Placeholders are already numbered: `?` does not occur in this statement.
-  return decodePgEvents(read(sql, params));
+  return decodePgEvents(await read(sql, params));
 }
 
 /** Idle processes to delete, oldest change first, at most `limit` (the rule of `readExpiredPids`). */
-export function readPgExpiredPids(
+export async function readPgExpiredPids(
   read: Read,
   cutoff: number,
   quota: { maxProcesses: number; maxBytes: number },
   limit: number,
-): number[] {
-  const pids = (sql: string, params: PgParam[]) => read(sql, params).map((row) => Number(row.pid));
-  const aged = pids(
+): Promise<number[]> {
+  const pids = async (sql: string, params: PgParam[]) =>
+    (await read(sql, params)).map((row) => Number(row.pid));
+  const aged = await pids(
     "SELECT pid FROM processes WHERE idle_since < ? AND state = 'idle' ORDER BY idle_since, pid LIMIT ?",
     [cutoff, limit],
   );
   if (aged.length >= limit) return aged;
-  const overCount = pids(
+  const overCount = await pids(
     `WITH over AS (
        SELECT owner, count(*) - ? AS excess FROM processes
         WHERE NOT (idle_since < ? AND state = 'idle')
@@ -179,7 +180,7 @@ export function readPgExpiredPids(
     [quota.maxProcesses, cutoff, quota.maxProcesses, cutoff, limit - aged.length],
   );
   if (!Number.isFinite(quota.maxBytes)) return aged.concat(overCount);
-  const overBytes = pids(
+  const overBytes = await pids(
     `WITH over AS (
        SELECT owner, sum(stored_bytes) - ? AS excess FROM processes
         WHERE NOT (idle_since < ? AND state = 'idle')
@@ -203,8 +204,8 @@ const iso = (column: string) =>
   `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ${column}`;
 
 /** Every row of `nodes`, by name, with whether its lease is held by the database clock. */
-export function readPgNodes(read: Read): ClusterNode[] {
-  const rows = read(
+export async function readPgNodes(read: Read): Promise<ClusterNode[]> {
+  const rows = await read(
     `SELECT name, ${['started_at', 'renewed_at', 'lease_until', 'stopped_at'].map(iso).join(', ')}, stopped_by,
        (stopped_at IS NULL AND lease_until >= now()) AS live
      FROM nodes ORDER BY name`,
@@ -222,10 +223,12 @@ export function readPgNodes(read: Read): ClusterNode[] {
 }
 
 /** The processes that are not idle, counted by the node that runs them and state (cluster mode). */
-export function readPgClusterProcesses(read: Read): Array<{ node: string; state: string; count: number }> {
-  return read(
+export async function readPgClusterProcesses(
+  read: Read,
+): Promise<Array<{ node: string; state: string; count: number }>> {
+  return (await read(
     `SELECT node, state, count(*) AS count FROM processes
       WHERE state <> 'idle' AND node IS NOT NULL GROUP BY node, state ORDER BY node, state`,
     [],
-  ).map((row) => ({ node: String(row.node), state: String(row.state), count: Number(row.count) }));
+  )).map((row) => ({ node: String(row.node), state: String(row.state), count: Number(row.count) }));
 }

@@ -16,16 +16,13 @@ const param = (value: SQLInputValue): PgParam => {
 };
 
 /**
- * The `prepare`/`exec` surface the conversation store uses, over the Postgres store's bridge: each
- * statement runs at once (after the process store's pending writes), `?` placeholders become `$n`;
- * between `exec('BEGIN')` and `exec('COMMIT')` writes are collected and committed as one transaction
- * (`ROLLBACK` drops them). An `INSERT` returns the new row's numeric `id` as `lastInsertRowid`.
+ * The conversation store's database over the Postgres store's bridge: each statement runs after the
+ * process store's pending writes, `?` placeholders become `$n`.
  * @throws StoreError `STORE_UNAVAILABLE` from the bridge when the database does not answer.
  */
 export class PgSqlDatabase implements ConversationDatabase {
   readonly #bridge: PgBridge;
   readonly #before: () => void;
-  #transaction: PgStatement[] | undefined;
 
   /** `before` runs ahead of each statement (the process store sends its pending writes). */
   constructor(bridge: PgBridge, before: () => void) {
@@ -33,42 +30,17 @@ export class PgSqlDatabase implements ConversationDatabase {
     this.#before = before;
   }
 
-  prepare(sql: string) {
-    const text = numbered(sql);
-    const rows = (params: SQLInputValue[], returning = '') => {
-      this.#before();
-      return this.#bridge.query(text + returning, params.map(param));
-    };
-    return {
-      run: (...params: SQLInputValue[]) => {
-        if (this.#transaction) {
-          this.#transaction.push({ sql: text, params: params.map(param) });
-          return { lastInsertRowid: 0 };
-        }
-        if (!/^\s*INSERT\b/i.test(sql)) {
-          rows(params);
-          return { lastInsertRowid: 0 };
-        }
-        const id = Number(rows(params, ' RETURNING *')[0]?.id);
-        return { lastInsertRowid: Number.isSafeInteger(id) ? id : 0 };
-      },
-      get: (...params: SQLInputValue[]) => rows(params)[0],
-      all: (...params: SQLInputValue[]) => rows(params),
-    };
+  query(sql: string, params: SQLInputValue[]): Promise<Array<Record<string, unknown>>> {
+    this.#before();
+    return this.#bridge.query(numbered(sql), params.map(param));
   }
 
-  exec(sql: string): void {
-    const command = sql.trim().toUpperCase();
-    if (command === 'BEGIN') this.#transaction = [];
-    else if (command === 'ROLLBACK') this.#transaction = undefined;
-    else if (command === 'COMMIT') {
-      const statements = this.#transaction ?? [];
-      this.#transaction = undefined;
-      this.#before();
-      this.#bridge.call(statements, true);
-    } else {
-      this.#before();
-      this.#bridge.call([{ sql, params: [] }]);
-    }
+  async transaction(statements: Array<{ sql: string; params: SQLInputValue[] }>): Promise<void> {
+    this.#before();
+    const numberedStatements: PgStatement[] = statements.map(({ sql, params }) => ({
+      sql: numbered(sql),
+      params: params.map(param),
+    }));
+    await this.#bridge.call(numberedStatements, true);
   }
 }

@@ -1,34 +1,44 @@
-import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import pg from 'pg';
 import { LEASE_LOST, NodeLease } from './pg-node-lease.ts';
 import type { ClusterMessage, PgNotice, PgReply, PgRequest, PgStatement } from './pg-protocol.ts';
 import { pgEventsQuery } from './pg-reads.ts';
 
 // The Postgres store's worker thread: it owns the `pg` pool and runs requests one after another, in
-// the order the main thread posted them, so a read sees every write posted before it. Answers to
-// synchronous requests go through `replies` and a counter in shared memory the main thread waits on
-// (Atomics.wait); batch acknowledgements and losses go to the parent port.
+// the order the main thread posted them, so a read sees every write posted before it. Answers,
+// batch acknowledgements and losses go to the parent port.
 
-const { url, poolSize, retryMs, shared, replies } = workerData as {
+const { url, poolSize, connectMs } = workerData as {
   url: string;
   poolSize: number;
-  retryMs: number;
-  shared: Int32Array;
-  replies: MessagePort;
+  connectMs: number;
 };
 
 // bigint columns (pids, seqs, epoch ms) stay well below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, Number);
-const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: retryMs });
+const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: connectMs });
 // A connection the server ended (restart, pg_terminate_backend) is dropped by the pool; the next
 // request opens a new one.
 pool.on('error', () => {});
 
-/** SQLSTATE classes after which the same transaction may succeed on a new connection. */
-const RETRYABLE = /^(08|57P|53)/;
-const isRetryable = (error: unknown) => {
+/**
+ * SQLSTATE classes after which the same transaction may succeed on a new connection (connection
+ * exceptions, the server shutting down or starting, insufficient resources, serialization failures).
+ * @see https://www.postgresql.org/docs/current/errcodes-appendix.html
+ */
+const RETRYABLE_SQLSTATE = /^(08|57P|53|40001|40P01)/;
+/** Node's own errors of a connection: `ECONNRESET`, `ECONNREFUSED`, `EPIPE`, `ETIMEDOUT`, ... */
+const NODE_ERRNO = /^E[A-Z0-9]+$/;
+
+/**
+ * Whether `error` is a failure of the connection rather than of the statements: an SQLSTATE of a
+ * retryable class, a Node errno code, or a `pg` error without a code (a connection that ended or
+ * timed out).
+ */
+export const isRetryable = (error: unknown): boolean => {
   const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' ? RETRYABLE.test(code) : error instanceof Error;
+  if (typeof code !== 'string') return error instanceof Error && !String(error.message).includes(LEASE_LOST);
+  return RETRYABLE_SQLSTATE.test(code) || NODE_ERRNO.test(code);
 };
 
 /** A statement with its `$n` parameters written in as literals (quoted by `pg`, bytes as hex). */
@@ -73,52 +83,75 @@ async function run(statements: PgStatement[], transaction: boolean) {
   }
 }
 
-/** Runs with retries on connection failures for up to `retryMs` (a transaction is all or nothing). */
+/** Whether the last request failed on its connection (reported once, until one succeeds). */
+let failing = false;
+
+/**
+ * Runs `statements`, again and again after connection failures (with back-off up to a second) until
+ * they succeed or the worker closes: a transaction is all or nothing, so a batch is never half
+ * written and never dropped because the database was away. The main thread hears that batches are
+ * being retried, and bounds how long its callers wait.
+ */
 async function runRetrying(statements: PgStatement[], transaction: boolean) {
-  const deadline = Date.now() + retryMs;
   for (let wait = 50; ; wait = Math.min(wait * 2, 1000)) {
     try {
-      return await run(statements, transaction);
+      const rows = await run(statements, transaction);
+      if (failing) {
+        failing = false;
+        parentPort!.postMessage({ retrying: null } satisfies PgNotice);
+      }
+      return rows;
     } catch (error) {
-      if (!isRetryable(error) || Date.now() + wait > deadline) throw error;
+      if (!isRetryable(error) || closing) throw error;
+      if (!failing) {
+        failing = true;
+        const message = error instanceof Error ? error.message || String((error as { code?: unknown }).code) : String(error);
+        parentPort!.postMessage({ retrying: message } satisfies PgNotice);
+      }
       await new Promise((resolve) => setTimeout(resolve, wait));
     }
   }
 }
 
 function answer(reply: PgReply) {
-  replies.postMessage(reply);
-  Atomics.add(shared, 0, 1);
-  Atomics.notify(shared, 0);
+  parentPort!.postMessage({ reply } satisfies PgNotice);
 }
 
 /** The connection holding the session-level advisory lock that marks the database as in use. */
 let holder: pg.Client | undefined;
 
-/** Takes the lock on a connection of its own; when that connection drops, takes it again. */
-async function lock(key: number): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: retryMs });
+/**
+ * Takes the advisory lock `key` on a connection of its own, exclusive or `shared`; when that connection
+ * drops, takes it again. @returns `'ok'`, or the mode another session holds it in.
+ */
+async function lock(key: number, shared: boolean): Promise<'ok' | 'exclusive' | 'shared'> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: connectMs });
   client.on('error', () => {});
   await client.connect();
-  const { rows } = await client.query('SELECT pg_try_advisory_lock($1) AS ok', [key]);
+  const take = shared ? 'pg_try_advisory_lock_shared' : 'pg_try_advisory_lock';
+  const { rows } = await client.query(`SELECT ${take}($1) AS ok`, [key]);
   if (!rows[0]?.ok) {
+    const held = await client.query(
+      "SELECT bool_or(mode = 'ExclusiveLock') AS exclusive FROM pg_locks WHERE locktype = 'advisory' AND objid = $1",
+      [key],
+    );
     await client.end();
-    return false;
+    return held.rows[0]?.exclusive ? 'exclusive' : 'shared';
   }
   holder = client;
   client.once('end', () => {
     if (holder !== client) return;
     holder = undefined;
-    void relock(key);
+    void relock(key, shared);
   });
-  return true;
+  return 'ok';
 }
 
-async function relock(key: number) {
+async function relock(key: number, shared: boolean) {
   for (let wait = 100; holder === undefined && !closing; wait = Math.min(wait * 2, 2000)) {
     await new Promise((resolve) => setTimeout(resolve, wait));
     try {
-      if (!(await lock(key))) {
+      if ((await lock(key, shared)) !== 'ok') {
         parentPort!.postMessage({ lockLost: 'another server took the database lock' } satisfies PgNotice);
         return;
       }
@@ -143,7 +176,7 @@ let fetchAgain = false;
 let poll: NodeJS.Timeout | undefined;
 
 async function listen(node: string): Promise<number> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: retryMs });
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: connectMs });
   client.on('error', () => {});
   await client.connect();
   const channel = client.escapeIdentifier(`mci_node:${node}`);
@@ -257,7 +290,7 @@ async function handle(request: PgRequest): Promise<void> {
   }
   if (request.kind === 'lock') {
     try {
-      answer({ id: request.id, rows: [[{ ok: await lock(request.key) }]] });
+      answer({ id: request.id, rows: [[{ held: await lock(request.key, request.shared) }]] });
     } catch (cause) {
       answer({ id: request.id, error: { message: cause instanceof Error ? cause.message : String(cause) } });
     }

@@ -6,6 +6,7 @@ import type {
   StoredProcess,
   StoredProcessFilter,
   StoredRun,
+  StoreHealth,
 } from '../../processes/process-store.ts';
 import { IdCounters } from '../id-counters.ts';
 import { RecordCache } from '../record-cache.ts';
@@ -35,12 +36,12 @@ export interface PostgresProcessStore extends SqliteProcessStore {
   /** This server's node name (its row in `nodes`). */
   readonly node: string;
   /** Every node that has used the database, by name. @throws StoreError `STORE_UNAVAILABLE`. */
-  nodes(): ClusterNode[];
+  nodes(): Promise<ClusterNode[]>;
   /**
    * The processes that are not idle, counted by the node that runs them and state (cluster mode).
    * @throws StoreError `STORE_UNAVAILABLE`.
    */
-  clusterProcesses(): Array<{ node: string; state: string; count: number }>;
+  clusterProcesses(): Promise<Array<{ node: string; state: string; count: number }>>;
 }
 
 type ProcessUpdate = Pick<StoredProcess, 'state' | 'status' | 'runs'> & { idleSince?: number };
@@ -66,6 +67,7 @@ export class PostgresStore implements PostgresProcessStore {
   readonly #pendingRuns: UpdateCoalescer<string, RunUpdate>;
   /** Bytes of outputs and logs written in the batch, added to `processes.stored_bytes` once per process. */
   readonly #pendingBytes: UpdateCoalescer<number, { bytes: number }>;
+  /** A read, sent after the pending writes so it sees them. */
   readonly #read = (sql: string, params: PgParam[]) => {
     this.flush();
     return this.#bridge.query(numbered(sql), params);
@@ -76,6 +78,7 @@ export class PostgresStore implements PostgresProcessStore {
     schema: { from: number; to: number },
     node: string,
     options: PostgresStoreOptions,
+    last: { lastPid: number; lastSeq: number },
   ) {
     this.#bridge = bridge;
     this.node = node;
@@ -94,10 +97,6 @@ export class PostgresStore implements PostgresProcessStore {
           flush: () => this.flush(),
           write: (sql, params) => this.#write(sql, params),
           read: (sql, params) => this.#read(sql, params),
-          written: () => {
-            this.flush();
-            return bridge.written();
-          },
           forget: (pid) => this.#cache.deleteProcess(pid),
         })
       : undefined;
@@ -109,10 +108,10 @@ export class PostgresStore implements PostgresProcessStore {
     });
     this.#counters = cluster
       ? undefined
-      : new IdCounters({ prepare: (sql) => ({ get: () => bridge.query(sql)[0] }) }, (name, value) => {
-          this.flush();
-          bridge.call([{ sql: 'UPDATE counters SET value = $1 WHERE name = $2', params: [value, name] }]);
-        });
+      : // A mark is its own transaction, queued ahead of the batches after it.
+        new IdCounters(last, (name, value) =>
+          bridge.post([{ sql: 'UPDATE counters SET value = $1 WHERE name = $2', params: [value, name] }]),
+        );
   }
 
   counters() {
@@ -126,10 +125,12 @@ export class PostgresStore implements PostgresProcessStore {
    */
   putProcess(record: StoredProcess): void {
     // What may throw comes first, so a refused record leaves nothing behind.
-    if (this.#bridge.pending >= this.#maxPending) {
-      this.flush();
-      this.#bridge.query('SELECT 1');
-    }
+    if (this.#bridge.pending >= this.#maxPending)
+      throw new StoreError(
+        'STORE_UNAVAILABLE',
+        this.path,
+        `the process database ${this.path} is ${this.#bridge.pending} write batches behind; retry later`,
+      );
     this.#counters?.usePid(record.pid);
     const columns = PROCESS_COLUMNS.join(', ');
     const updates = PROCESS_COLUMNS.slice(1)
@@ -168,17 +169,17 @@ export class PostgresStore implements PostgresProcessStore {
     });
   }
 
-  getProcess(pid: number): StoredProcess | undefined {
+  async getProcess(pid: number): Promise<StoredProcess | undefined> {
     const cached = this.#cache.getProcess(pid);
     if (cached) return cached;
-    const row = this.#read('SELECT * FROM processes WHERE pid = ?', [pid])[0];
+    const row = (await this.#read('SELECT * FROM processes WHERE pid = ?', [pid]))[0];
     if (!row) return undefined;
     const record = toProcess(row as Parameters<typeof toProcess>[0]);
     this.#cache.putProcess(record);
     return record;
   }
 
-  listProcesses(filter: StoredProcessFilter): StoredProcess[] {
+  async listProcesses(filter: StoredProcessFilter): Promise<StoredProcess[]> {
     return readPgProcesses(this.#read, filter);
   }
 
@@ -264,10 +265,10 @@ export class PostgresStore implements PostgresProcessStore {
     this.#data(seq, pid);
   }
 
-  getRun(pid: number, run: number): StoredRun | undefined {
+  async getRun(pid: number, run: number): Promise<StoredRun | undefined> {
     const cached = this.#cache.getRun(pid, run);
     if (cached) return cached;
-    const found = readPgRun(this.#read, pid, run);
+    const found = await readPgRun(this.#read, pid, run);
     if (!found) return undefined;
     this.#cache.putRun(found.run, found.outputBytes);
     return { ...found.run, outputs: [...found.run.outputs] };
@@ -303,11 +304,11 @@ export class PostgresStore implements PostgresProcessStore {
     );
   }
 
-  eventsSince(since: number, filter: StoredEventFilter): StoredEvent[] {
+  async eventsSince(since: number, filter: StoredEventFilter): Promise<StoredEvent[]> {
     return readPgEvents(this.#read, since, filter, this.cluster !== undefined);
   }
 
-  expiredProcesses(policy: ExpiryPolicy): number[] {
+  expiredProcesses(policy: ExpiryPolicy): Promise<number[]> {
     const cutoff = (policy.now ?? Date.now()) - policy.maxAgeMs;
     return readPgExpiredPids(
       this.#read,
@@ -321,11 +322,11 @@ export class PostgresStore implements PostgresProcessStore {
     return new PgSqlDatabase(this.#bridge, () => this.flush());
   }
 
-  nodes(): ClusterNode[] {
+  nodes(): Promise<ClusterNode[]> {
     return readPgNodes(this.#read);
   }
 
-  clusterProcesses(): Array<{ node: string; state: string; count: number }> {
+  clusterProcesses(): Promise<Array<{ node: string; state: string; count: number }>> {
     return readPgClusterProcesses(this.#read);
   }
 
@@ -349,6 +350,18 @@ export class PostgresStore implements PostgresProcessStore {
   flush(): void {
     this.#assertOpen();
     this.#queue.flush();
+  }
+
+  /** Sends the pending writes and resolves once every batch sent so far is committed. */
+  async committed(): Promise<void> {
+    if (this.#closed) return;
+    this.flush();
+    await this.#bridge.written();
+  }
+
+  health(): StoreHealth {
+    const health = this.#bridge.health();
+    return health.ok ? health : { ok: false, code: 'STORE_UNAVAILABLE', message: health.message };
   }
 
   async close(): Promise<void> {
