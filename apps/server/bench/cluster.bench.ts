@@ -53,9 +53,9 @@ class Path {
   }
 
   /** Creates `output(1 + 1)` and waits for its end, on the path's servers in turn. */
-  readonly job = () => {
+  readonly job = async () => {
     const { manager } = this.servers[this.#next++ % this.servers.length]!;
-    return manager.wait(manager.create({ code: program }, operator).pid, operator);
+    return manager.wait((await manager.create({ code: program }, operator)).pid, operator);
   };
 
   async round(): Promise<void> {
@@ -75,22 +75,35 @@ class Path {
  * reached a listener on each of `listeners`, once the process is over.
  */
 async function outputArrival(from: MciServer, listeners: MciServer[]): Promise<number[]> {
-  let pid: number | undefined;
-  const arrivals = listeners.map(
-    (server) =>
-      new Promise<number>((resolve) => {
-        const stop = server.manager.onEvent((event) => {
-          if (event.type !== 'output' || event.pid !== pid) return;
-          stop();
-          resolve(performance.now());
-        });
-      }),
-  );
+  const arrivals = listeners.map(outputTimes);
   const start = performance.now();
-  pid = from.manager.create({ code: program }, operator).pid;
-  const times = await Promise.all(arrivals);
+  // The output may reach a listener before the create is acknowledged (and its pid known).
+  const { pid } = await from.manager.create({ code: program }, operator);
+  const times = await Promise.all(arrivals.map((arrival) => arrival.of(pid)));
+  for (const arrival of arrivals) arrival.stop();
   await from.manager.wait(pid, operator);
   return times.map((t) => t - start);
+}
+
+/** When the first `output` event of each process reached `server`'s listeners (`performance.now()`). */
+function outputTimes(server: MciServer) {
+  const times = new Map<number, number>();
+  const waiters = new Map<number, (at: number) => void>();
+  const stop = server.manager.onEvent((event) => {
+    if (event.type !== 'output' || times.has(event.pid)) return;
+    const at = performance.now();
+    times.set(event.pid, at);
+    waiters.get(event.pid)?.(at);
+  });
+  return {
+    of: (pid: number) =>
+      new Promise<number>((resolve) => {
+        const at = times.get(pid);
+        if (at === undefined) waiters.set(pid, resolve);
+        else resolve(at);
+      }),
+    stop,
+  };
 }
 
 /**
@@ -98,19 +111,19 @@ async function outputArrival(from: MciServer, listeners: MciServer[]): Promise<n
  * from the signal until the process is idle on `runner`.
  */
 async function killTime(runner: MciServer, sender: MciServer): Promise<number> {
-  const { pid } = runner.manager.create({ code: 'while (true) {}', timeoutMs: 60_000 }, operator);
+  const { pid } = await runner.manager.create({ code: 'while (true) {}', timeoutMs: 60_000 }, operator);
   // The sender sees the process once the runner's write batch with its start is committed.
-  const seen = () => {
+  const seen = async () => {
     try {
-      return sender.manager.get(pid, operator).state === 'running';
+      return (await sender.manager.get(pid, operator)).state === 'running';
     } catch {
       return false;
     }
   };
-  while (runner.manager.get(pid, operator).state !== 'running' || !seen())
+  while ((await runner.manager.get(pid, operator)).state !== 'running' || !(await seen()))
     await new Promise((resolve) => setTimeout(resolve, 1));
   const start = performance.now();
-  sender.manager.signal(pid, 'kill', operator);
+  await sender.manager.signal(pid, 'kill', operator);
   await runner.manager.wait(pid, operator);
   return performance.now() - start;
 }

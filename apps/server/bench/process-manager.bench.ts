@@ -57,8 +57,9 @@ export default async function bench(): Promise<BenchResult[]> {
   const results: BenchResult[] = [];
   try {
     const direct = () => pool.execute({ code: program }).result;
-    const manager = createProcessManager({ pool });
-    const viaManager = () => manager.wait(manager.create({ code: program }, principal).pid, principal);
+    const manager = await createProcessManager({ pool });
+    const viaManager = async () =>
+      manager.wait((await manager.create({ code: program }, principal)).pid, principal);
 
     // Interleaved, so both see the same machine load (the CI box is shared).
     const { a: directLatency, b: managerLatency } = await interleaved(direct, viaManager, 800, 50);
@@ -114,9 +115,9 @@ export default async function bench(): Promise<BenchResult[]> {
         return { result: Promise.resolve(instantResult), kill() {} };
       },
     };
-    const bare = createProcessManager({ pool: instant });
+    const bare = await createProcessManager({ pool: instant });
     const bareLatency = await sample(
-      () => bare.wait(bare.create({ code: program }, principal).pid, principal),
+      async () => bare.wait((await bare.create({ code: program }, principal)).pid, principal),
       1000,
     );
     const instantLatency = await sample(() => instant.execute({ code: program }).result, 1000);
@@ -139,14 +140,14 @@ export default async function bench(): Promise<BenchResult[]> {
     );
     const tools = createToolRunner(await loadTools(join(dir, 'mci.yaml')));
     try {
-      const killer = createProcessManager({ pool, tools });
+      const killer = await createProcessManager({ pool, tools });
       for (const [label, code] of [
         ['tight loop', 'output(0);\nwhile (true) {}'],
         ['awaiting a slow cli tool', 'output(0);\nawait tools.slow({});'],
       ] as const) {
         const killLatency: number[] = [];
         for (let i = 0; i < 40; i++) {
-          const { pid } = killer.create({ code }, principal);
+          const { pid } = await killer.create({ code }, principal);
           await new Promise<void>((resolve) => {
             const off = killer.onEvent((event) => {
               if (event.type === 'output' && event.pid === pid) {
@@ -156,7 +157,7 @@ export default async function bench(): Promise<BenchResult[]> {
             });
           });
           const begin = performance.now();
-          killer.signal(pid, 'kill', principal);
+          await killer.signal(pid, 'kill', principal);
           await killer.wait(pid, principal);
           killLatency.push(performance.now() - begin);
         }

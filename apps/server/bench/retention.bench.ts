@@ -59,11 +59,22 @@ function expiredSummingRows(read: Read, cutoff: number, quota: Quota, limit: num
 }
 
 /** The baseline on Postgres (as {@link expiredSummingRows}). */
-function expiredSummingPgRows(read: PgRead, cutoff: number, quota: Quota, limit: number): number[] {
-  const chosen = readPgExpiredPids(read, cutoff, { ...quota, maxBytes: Number.POSITIVE_INFINITY }, limit);
+async function expiredSummingPgRows(
+  read: PgRead,
+  cutoff: number,
+  quota: Quota,
+  limit: number,
+): Promise<number[]> {
+  const chosen = await readPgExpiredPids(
+    read,
+    cutoff,
+    { ...quota, maxBytes: Number.POSITIVE_INFINITY },
+    limit,
+  );
   if (chosen.length >= limit) return chosen;
-  const overBytes = read(
-    `WITH sizes AS (
+  const overBytes = (
+    await read(
+      `WITH sizes AS (
        SELECT pid, sum(n) AS bytes FROM (
          SELECT pid, octet_length(value) AS n FROM outputs
          UNION ALL SELECT pid, octet_length(text) FROM logs
@@ -83,7 +94,8 @@ function expiredSummingPgRows(read: PgRead, cutoff: number, quota: Quota, limit:
          FROM processes p JOIN over o ON o.owner = p.owner LEFT JOIN sizes s ON s.pid = p.pid
         WHERE p.state = 'idle' AND p.idle_since >= ?
      ) ranked WHERE before < excess ORDER BY idle_since, pid LIMIT ?`,
-    [quota.maxBytes, cutoff, quota.maxBytes, cutoff, limit - chosen.length],
+      [quota.maxBytes, cutoff, quota.maxBytes, cutoff, limit - chosen.length],
+    )
   ).map((row) => Number(row.pid));
   return [...new Set([...chosen, ...overBytes])].slice(0, limit);
 }
@@ -111,10 +123,12 @@ function pgVersion3Rows(now: number): string {
   ].join(';\n');
 }
 
+type Rule = () => number[] | Promise<number[]>;
+
 /** Median ms of each rule over {@link ROUNDS} alternating rounds, after checking they select alike. */
-function race(label: string, rows: number, rules: { counted: () => number[]; summed: () => number[] }) {
-  const expected = rules.summed();
-  if (JSON.stringify(rules.counted()) !== JSON.stringify(expected))
+async function race(label: string, rows: number, rules: { counted: Rule; summed: Rule }) {
+  const expected = await rules.summed();
+  if (JSON.stringify(await rules.counted()) !== JSON.stringify(expected))
     throw new Error(`the two byte rules select different processes (${label})`);
   const times = { counted: [] as number[], summed: [] as number[] };
   for (let round = 0; round < ROUNDS; round++) {
@@ -122,7 +136,7 @@ function race(label: string, rows: number, rules: { counted: () => number[]; sum
       ? (['counted', 'summed'] as const)
       : (['summed', 'counted'] as const)) {
       const begin = performance.now();
-      rules[name]();
+      await rules[name]();
       times[name].push(performance.now() - begin);
     }
   }
@@ -178,13 +192,17 @@ async function sqliteSweeps(dir: string): Promise<BenchResult[]> {
   const read: Read = (sql) => db.prepare(sql);
   const cutoff = Date.now() - 7 * 86_400_000;
   try {
-    return Object.entries(QUOTAS).flatMap(([label, maxBytes]) => {
+    const results: BenchResult[] = [];
+    for (const [label, maxBytes] of Object.entries(QUOTAS)) {
       const quota = { maxProcesses: 100_000, maxBytes };
-      return race(`SQLite, ${label}`, rows, {
-        counted: () => readExpiredPids(read, cutoff, quota, LIMIT),
-        summed: () => expiredSummingRows(read, cutoff, quota, LIMIT),
-      });
-    });
+      results.push(
+        ...(await race(`SQLite, ${label}`, rows, {
+          counted: () => readExpiredPids(read, cutoff, quota, LIMIT),
+          summed: () => expiredSummingRows(read, cutoff, quota, LIMIT),
+        })),
+      );
+    }
+    return results;
   } finally {
     db.close();
   }
@@ -195,12 +213,12 @@ async function postgresSweeps(): Promise<BenchResult[]> {
   const now = Date.now();
   await adminQueryOn(db.url, pgVersion3Rows(now));
   const begin = performance.now();
-  const store = openPostgresStore({ url: db.url, timeoutMs: 300_000 });
+  const store = await openPostgresStore({ url: db.url, timeoutMs: 300_000 });
   const migrateMs = performance.now() - begin;
   try {
     const sql = store.sqlDatabase();
-    const read: PgRead = (text, params) => sql.prepare(text).all(...params);
-    const [{ bytes }] = read('SELECT sum(stored_bytes)::bigint AS bytes FROM processes', []) as [
+    const read: PgRead = (text, params) => sql.query(text, params);
+    const [{ bytes }] = (await read('SELECT sum(stored_bytes)::bigint AS bytes FROM processes', [])) as [
       { bytes: string },
     ];
     const rows = 2 * PROCESSES * ROWS_PER_KIND;
@@ -215,10 +233,10 @@ async function postgresSweeps(): Promise<BenchResult[]> {
     for (const [label, maxBytes] of Object.entries(QUOTAS)) {
       const quota = { maxProcesses: 100_000, maxBytes };
       results.push(
-        ...race(`Postgres, ${label}`, rows, {
+        ...(await race(`Postgres, ${label}`, rows, {
           counted: () => readPgExpiredPids(read, cutoff, quota, LIMIT),
           summed: () => expiredSummingPgRows(read, cutoff, quota, LIMIT),
-        }),
+        })),
       );
     }
     return results;

@@ -114,8 +114,8 @@ export default async function bench(): Promise<BenchResult[]> {
   const viaServer = (client = 0) => clients[client]!.create(program);
   // The process manager in the same process, without the transport: splits the overhead in two.
   const operator = { id: 'local', role: 'operator' } as const;
-  const viaManager = () =>
-    server.manager.wait(server.manager.create({ code: program }, operator).pid, operator);
+  const viaManager = async () =>
+    server.manager.wait((await server.manager.create({ code: program }, operator)).pid, operator);
 
   // Warm every worker on both paths.
   await loadTest(size, 1500, () => direct());

@@ -26,7 +26,7 @@ async function throughput(manager: ProcessManager, total: number, inFlight: numb
   const worker = async () => {
     while (started < total) {
       started++;
-      await manager.wait(manager.create({ code: program }, principal).pid, principal);
+      await manager.wait((await manager.create({ code: program }, principal)).pid, principal);
     }
   };
   await Promise.all(Array.from({ length: inFlight }, worker));
@@ -42,8 +42,8 @@ async function race(
   rounds: number,
 ) {
   const managers = {
-    memory: createProcessManager({ pool, store: stores.memory }),
-    sqlite: createProcessManager({ pool, store: stores.sqlite }),
+    memory: await createProcessManager({ pool, store: stores.memory }),
+    sqlite: await createProcessManager({ pool, store: stores.sqlite }),
   };
   const rates = { memory: [] as number[], sqlite: [] as number[] };
   await throughput(managers.memory, 100, inFlight); // warm-up

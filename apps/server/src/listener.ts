@@ -11,6 +11,7 @@ import type { ClusterStats } from './http/metrics.ts';
 import { createOriginPolicy, type OriginPolicy } from './http/origin-policy.ts';
 import type { McpHttp } from './mcp/http-sessions.ts';
 import type { ProcessManager } from './processes/process-manager-types.ts';
+import type { StoreHealth } from './processes/process-store.ts';
 import { createWsGateway } from './ws/ws-gateway.ts';
 
 /** What {@link listen} serves. */
@@ -44,7 +45,9 @@ export interface ListenOptions {
   /** The MCP endpoint, served at `/mcp`. */
   mcp?: McpHttp;
   /** The nodes of the PostgreSQL database, for `/metrics`. */
-  clusterStats?: () => ClusterStats;
+  clusterStats?: () => Promise<ClusterStats>;
+  /** Whether the durable store commits writes now, for `/healthz`. @default always ok */
+  storeHealth?: () => StoreHealth;
 }
 
 /** The HTTP API and the WebSocket gateway, listening on one port. */
@@ -92,6 +95,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     ...(options.chat && { chat: options.chat }),
     ...(options.mcp && { mcp: options.mcp }),
     ...(options.clusterStats && { clusterStats: options.clusterStats }),
+    ...(options.storeHealth && { storeHealth: options.storeHealth }),
   });
   const handle = getRequestListener(app.fetch);
   // Slow clients: headers within headersTimeoutMs, the whole request within requestTimeoutMs (then

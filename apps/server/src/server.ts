@@ -142,9 +142,9 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
   const file = options.file;
   const collection = await loadTools(file, options.env ? { env: options.env } : {});
   const runner: ToolRunner = createToolRunner(collection, options.env ? { env: options.env } : {});
-  let store: ReturnType<typeof openServerStore>;
+  let store: Awaited<ReturnType<typeof openServerStore>>;
   try {
-    store = openServerStore(options.db, logger, {
+    store = await openServerStore(options.db, logger, {
       ...(options.node !== undefined && { node: options.node }),
       ...(options.cluster !== undefined && { cluster: options.cluster }),
       ...(options.nodeLeaseMs !== undefined && { nodeLeaseMs: options.nodeLeaseMs }),
@@ -164,7 +164,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
     });
   let manager: ProcessManager;
   try {
-    manager = createProcessManager({
+    manager = await createProcessManager({
       pool,
       tools: runner,
       maxQueue: options.maxQueue ?? 1000,
@@ -226,12 +226,13 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
       logger,
       chat,
       mcp,
+      ...(store && { storeHealth: () => store.health() }),
       ...(store &&
         'nodes' in store && {
-          clusterStats: () => ({
+          clusterStats: async () => ({
             node: store.node,
-            nodes: store.nodes(),
-            ...(store.cluster && { processes: store.clusterProcesses() }),
+            nodes: await store.nodes(),
+            ...(store.cluster && { processes: await store.clusterProcesses() }),
           }),
         }),
     });

@@ -32,7 +32,7 @@ afterEach(async () => {
 
 async function setup(options: { store?: ProcessStore; maxCodeBytes?: number; streamIdleMs?: number } = {}) {
   const pool = new ManualPool(2);
-  const manager = createProcessManager({
+  const manager = await createProcessManager({
     pool,
     createIntentStream,
     ...(options.store && { store: options.store }),
@@ -94,8 +94,8 @@ describe('replay of a large log', () => {
     let reads = 0;
     const counted: ProcessStore = {
       ...store,
-      eventsSince(since, filter) {
-        const events = store.eventsSince(since, filter);
+      async eventsSince(since, filter) {
+        const events = await store.eventsSince(since, filter);
         reads++;
         largestRead = Math.max(largestRead, events.length);
         return events;
@@ -124,8 +124,8 @@ describe('replay of a large log', () => {
   it('reads a window of large events only up to its byte budget', async () => {
     const store = openSqliteStore({ path: ':memory:' });
     const readBytes: number[] = [];
-    const eventsSince: ProcessStore['eventsSince'] = (since, filter) => {
-      const events = store.eventsSince(since, filter);
+    const eventsSince: ProcessStore['eventsSince'] = async (since, filter) => {
+      const events = await store.eventsSince(since, filter);
       readBytes.push(
         events.reduce(
           (sum, { event }) => sum + (event.type === 'output' ? String(event.value).length : 0),
@@ -180,7 +180,7 @@ describe('output floods', () => {
       Array.from({ length: 1000 }, (_, i) => `line ${i}\n`).join(''),
     );
     expect(alice.messages.filter((m) => m.type === 'output')).toHaveLength(MAX_OUTPUT_EVENTS_PER_RUN);
-    const result = manager.getResult(1, { id: 'alice', role: 'client' });
+    const result = await manager.getResult(1, { id: 'alice', role: 'client' });
     expect(result.outputs).toHaveLength(MAX_OUTPUT_EVENTS_PER_RUN);
     expect(result).toMatchObject({
       truncated: true,
@@ -281,7 +281,7 @@ describe('streams of a hostile client', () => {
       text: '\n```ts exec=true\noutput(2)\n```\n',
     });
     await alice.until((m) => m.type === 'intent' && m.pid !== undefined);
-    expect(manager.list({}, { id: 'alice', role: 'client' })).toHaveLength(1);
+    expect(await manager.list({}, { id: 'alice', role: 'client' })).toHaveLength(1);
   });
 });
 

@@ -36,19 +36,19 @@ describe('Postgres store', () => {
   it('has the schema versions of the SQLite store, and migrates a new database once', async () => {
     expect(PG_MIGRATIONS.map((m) => m.version)).toEqual(MIGRATIONS.map((m) => m.version));
     const { url } = await fresh();
-    const first = openPostgresStore({ url });
+    const first = await openPostgresStore({ url });
     expect(first.schema).toEqual({ from: 0, to: SCHEMA_VERSION });
     await first.close();
-    const second = openPostgresStore({ url });
+    const second = await openPostgresStore({ url });
     expect(second.schema).toEqual({ from: SCHEMA_VERSION, to: SCHEMA_VERSION });
     await second.close();
   });
 
   it('refuses a database with a newer schema, naming both versions', async () => {
     const { url } = await fresh();
-    await openPostgresStore({ url }).close();
+    await (await openPostgresStore({ url })).close();
     await adminQueryOn(url, `UPDATE mci_schema SET version = ${SCHEMA_VERSION + 1}`);
-    expect(() => openPostgresStore({ url })).toThrow(
+    await expect(openPostgresStore({ url })).rejects.toThrow(
       expect.objectContaining({
         code: 'STORE_TOO_NEW',
         message: expect.stringContaining(
@@ -60,9 +60,9 @@ describe('Postgres store', () => {
 
   it('fails to open with STORE_UNAVAILABLE within its timeout when nothing answers', async () => {
     const started = Date.now();
-    expect(() =>
+    await expect(
       openPostgresStore({ url: 'postgres://postgres:secret@127.0.0.1:1/none', timeoutMs: 500 }),
-    ).toThrow(
+    ).rejects.toThrow(
       expect.objectContaining({ code: 'STORE_UNAVAILABLE', message: expect.not.stringContaining('secret') }),
     );
     expect(Date.now() - started).toBeLessThan(3000);
@@ -71,14 +71,16 @@ describe('Postgres store', () => {
   it('reconnects after its connections are terminated, losing no write', async () => {
     const { url, name } = await fresh();
     const errors: unknown[] = [];
-    const store = openPostgresStore({ url, onError: (error) => errors.push(error) });
+    const store = await openPostgresStore({ url, onError: (error) => errors.push(error) });
     for (let pid = 1; pid <= 50; pid++) store.putProcess(storedProcess(pid));
     store.flush();
     await adminQuery('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
     for (let pid = 51; pid <= 100; pid++) store.putProcess(storedProcess(pid));
     store.flush();
     await adminQuery('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
-    expect(store.listProcesses({}).map((p) => p.pid)).toEqual(Array.from({ length: 100 }, (_, i) => 100 - i));
+    expect((await store.listProcesses({})).map((p) => p.pid)).toEqual(
+      Array.from({ length: 100 }, (_, i) => 100 - i),
+    );
     await store.close();
     const rows = await adminQueryOn(url, 'SELECT count(*)::int AS n FROM processes');
     expect(rows.rows[0].n).toBe(100);
@@ -89,8 +91,8 @@ describe('Postgres store', () => {
 describe('Postgres store, one server per database', () => {
   it('refuses a second server on the same database with STORE_LOCKED until the first closes', async () => {
     const { url } = await fresh();
-    const first = openPostgresStore({ url });
-    expect(() => openPostgresStore({ url })).toThrow(
+    const first = await openPostgresStore({ url });
+    await expect(openPostgresStore({ url })).rejects.toThrow(
       expect.objectContaining({
         code: 'STORE_LOCKED',
         message: expect.stringContaining('in use by another mci serve'),
@@ -98,8 +100,8 @@ describe('Postgres store, one server per database', () => {
     );
     first.putProcess(storedProcess(1));
     await first.close();
-    const second = openPostgresStore({ url });
-    expect(second.getProcess(1)).toMatchObject({ pid: 1 });
+    const second = await openPostgresStore({ url });
+    expect(await second.getProcess(1)).toMatchObject({ pid: 1 });
     await second.close();
   });
 });
@@ -108,12 +110,12 @@ describe('Postgres store, cluster mode', () => {
   it('lets several nodes share a database; a node whose lease was ended writes nothing more', async () => {
     const { url } = await fresh();
     const lost: string[] = [];
-    const a = openPostgresStore({
+    const a = await openPostgresStore({
       url,
       cluster: true,
       node: { name: 'a', renewMs: 60_000, onLost: (n) => lost.push(n) },
     });
-    const b = openPostgresStore({ url, cluster: true, node: { name: 'b' } });
+    const b = await openPostgresStore({ url, cluster: true, node: { name: 'b' } });
     const pids = [a.cluster!.nextPid(), b.cluster!.nextPid()];
     expect(pids[0]).not.toBe(pids[1]);
     a.putProcess(storedProcess(pids[0]!));
@@ -137,12 +139,12 @@ describe('Postgres store, cluster mode', () => {
 describe('node leases', () => {
   it('holds a lease renewed by the database clock (also after pg_terminate_backend), released on close; a live name is refused', async () => {
     const { url, name } = await fresh();
-    const store = openPostgresStore({ url, node: { name: 'a', leaseMs: 1000, renewMs: 50 } });
+    const store = await openPostgresStore({ url, node: { name: 'a', leaseMs: 1000, renewMs: 50 } });
     expect(store.node).toBe('a');
-    const [first] = store.nodes();
+    const [first] = await store.nodes();
     expect(first).toMatchObject({ name: 'a', live: true });
     expect(Date.parse(first!.leaseUntil) - Date.parse(first!.renewedAt)).toBe(1000);
-    await expect.poll(() => store.nodes()[0]!.renewedAt).not.toBe(first!.renewedAt);
+    await expect.poll(async () => (await store.nodes())[0]!.renewedAt).not.toBe(first!.renewedAt);
     // Renewal goes on over new connections after the database ends the old ones.
     await adminQuery('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
     const after = (await rows(url, 'SELECT now()::text AS at'))[0]!.at as string;
@@ -152,16 +154,16 @@ describe('node leases', () => {
     await store.close();
     // A second store under the name is refused while the lease lives (the database lock is free).
     await adminQueryOn(url, "UPDATE nodes SET stopped_at = NULL, lease_until = now() + interval '1 hour'");
-    expect(() => openPostgresStore({ url, node: { name: 'a' } })).toThrow(
+    await expect(openPostgresStore({ url, node: { name: 'a' } })).rejects.toThrow(
       expect.objectContaining({
         code: 'STORE_LOCKED',
         message: expect.stringContaining('a live node named a'),
       }),
     );
     await adminQueryOn(url, "UPDATE nodes SET stopped_at = now(), stopped_by = 'a'");
-    const reopened = openPostgresStore({ url, node: { name: 'a' } });
-    expect(reopened.nodes()).toEqual([expect.objectContaining({ name: 'a', live: true })]);
-    expect(reopened.nodes()[0]).not.toHaveProperty('stoppedAt');
+    const reopened = await openPostgresStore({ url, node: { name: 'a' } });
+    expect(await reopened.nodes()).toEqual([expect.objectContaining({ name: 'a', live: true })]);
+    expect((await reopened.nodes())[0]).not.toHaveProperty('stoppedAt');
     await reopened.close();
     expect(await rows(url, 'SELECT name, stopped_by, lease_until <= now() AS over FROM nodes')).toEqual([
       { name: 'a', stopped_by: 'a', over: true },
@@ -170,7 +172,7 @@ describe('node leases', () => {
 
   it('ends the lease of a node that stopped without releasing it, once among several live nodes', async () => {
     const { url } = await fresh();
-    const store = openPostgresStore({ url, node: { name: 'first' } });
+    const store = await openPostgresStore({ url, node: { name: 'first' } });
     await store.close();
     // Nodes that died holding their leases: one expired, one still within its lease.
     await adminQueryOn(
@@ -222,7 +224,7 @@ describe('node leases', () => {
 describe('Postgres store retention', () => {
   it('selects the same expired processes as the SQLite store, and deletes unowned events', async () => {
     const { url } = await fresh();
-    const postgres = openPostgresStore({ url });
+    const postgres = await openPostgresStore({ url });
     const sqlite = openSqliteStore({ path: ':memory:' });
     try {
       for (const store of [postgres, sqlite]) {
@@ -243,15 +245,15 @@ describe('Postgres store retention', () => {
         { maxAgeMs: 3_600_000, maxProcesses: 1000, maxBytes: 20_000, limit: 100, now },
         { maxAgeMs: 3_600_000, maxProcesses: 5, maxBytes: 60_000, limit: 100, now },
       ])
-        expect(postgres.expiredProcesses(policy)).toEqual(sqlite.expiredProcesses(policy));
+        expect(await postgres.expiredProcesses(policy)).toEqual(await sqlite.expiredProcesses(policy));
       // alice: 20 idle + 1 running over a quota of 5 (16 go); bob: 10 idle (5 go).
       expect(
-        postgres.expiredProcesses({ maxAgeMs: 3_600_000, maxProcesses: 5, limit: 100, now }),
+        await postgres.expiredProcesses({ maxAgeMs: 3_600_000, maxProcesses: 5, limit: 100, now }),
       ).toHaveLength(21);
       // 200 bytes per pid each (UTF-8 bytes, not characters): bob 33,000 over 20,000 (3..21 go);
       // alice 66,200 with the running one over 20,000 (her oldest 18 go, up to pid 26).
       expect(
-        postgres.expiredProcesses({
+        await postgres.expiredProcesses({
           maxAgeMs: 3_600_000,
           maxProcesses: 1000,
           maxBytes: 20_000,
@@ -261,10 +263,10 @@ describe('Postgres store retention', () => {
       ).toHaveLength(25);
       postgres.deleteUnownedEvents(now + 1000);
       // Only the outputs and logs of processes are left.
-      expect(postgres.eventsSince(0, {}).filter(({ event }) => (event.type as string) === 'hello')).toEqual(
-        [],
-      );
-      expect(postgres.eventsSince(0, {})).toHaveLength(62);
+      expect(
+        (await postgres.eventsSince(0, {})).filter(({ event }) => (event.type as string) === 'hello'),
+      ).toEqual([]);
+      expect(await postgres.eventsSince(0, {})).toHaveLength(62);
     } finally {
       await postgres.close();
       await sqlite.close();
@@ -275,8 +277,8 @@ describe('Postgres store retention', () => {
 describe('Postgres store byte counts', () => {
   it('keeps the stored bytes of each process through outputs, logs, a run again, a replaced record and a delete', async () => {
     const { url } = await fresh();
-    const store = openPostgresStore({ url });
-    const expected = writeByteHistory(store);
+    const store = await openPostgresStore({ url });
+    const expected = await writeByteHistory(store);
     await store.close();
     await expectByteCounts(recountDatabase(url), expected);
   });
@@ -294,10 +296,10 @@ describe('Postgres store byte counts', () => {
         V3_ROWS.logs,
       ].join(';\n'),
     );
-    const store = openPostgresStore({ url });
+    const store = await openPostgresStore({ url });
     expect(store.schema).toEqual({ from: 3, to: SCHEMA_VERSION });
     const policy = { maxAgeMs: Date.now(), maxProcesses: 100, maxBytes: 10, limit: 100, now: 1000 };
-    expect(store.expiredProcesses(policy)).toEqual([1]);
+    expect(await store.expiredProcesses(policy)).toEqual([1]);
     await store.close();
     await expectByteCounts(recountDatabase(url), V3_ROWS.expected);
   });
@@ -306,16 +308,16 @@ describe('Postgres store byte counts', () => {
 describe('conversations in the Postgres store', () => {
   it('stores conversations and messages in Postgres, kept across a reopen; deletes with their messages', async () => {
     const { url } = await fresh();
-    let store = openPostgresStore({ url });
+    let store = await openPostgresStore({ url });
     let conversations = new ConversationStore(store.sqlDatabase());
-    const kept = conversations.create('alice', 'First', 'replay:x');
-    const gone = conversations.create('bob', 'Second', 'replay:x');
-    const first = conversations.addMessage({
+    const kept = await conversations.create('alice', 'First', 'replay:x');
+    const gone = await conversations.create('bob', 'Second', 'replay:x');
+    const first = await conversations.addMessage({
       conversationId: kept.conversationId,
       role: 'user',
       text: "it's 'quoted'",
     });
-    const second = conversations.addMessage({
+    const second = await conversations.addMessage({
       conversationId: kept.conversationId,
       role: 'assistant',
       text: 'ok',
@@ -323,20 +325,20 @@ describe('conversations in the Postgres store', () => {
       usage: { inputTokens: 3, outputTokens: 4 },
     });
     expect(second.id).toBeGreaterThan(first.id);
-    conversations.addMessage({ conversationId: gone.conversationId, role: 'user', text: 'bye' });
-    conversations.delete(gone.conversationId);
+    await conversations.addMessage({ conversationId: gone.conversationId, role: 'user', text: 'bye' });
+    await conversations.delete(gone.conversationId);
     conversations.close();
     await store.close();
 
-    store = openPostgresStore({ url });
+    store = await openPostgresStore({ url });
     conversations = new ConversationStore(store.sqlDatabase());
-    expect(conversations.get(gone.conversationId)).toBeUndefined();
-    expect(conversations.get(kept.conversationId)).toMatchObject({
+    expect(await conversations.get(gone.conversationId)).toBeUndefined();
+    expect(await conversations.get(kept.conversationId)).toMatchObject({
       owner: 'alice',
       title: 'First',
       messageCount: 2,
     });
-    expect(conversations.messages(kept.conversationId)).toMatchObject([
+    expect(await conversations.messages(kept.conversationId)).toMatchObject([
       { id: first.id, role: 'user', text: "it's 'quoted'" },
       { id: second.id, role: 'assistant', pids: [1, 2], usage: { inputTokens: 3, outputTokens: 4 } },
     ]);

@@ -15,7 +15,7 @@ afterEach(async () => {
 });
 
 async function setup(limits: Record<string, number>) {
-  const manager = createProcessManager({ pool: new ManualPool(1) });
+  const manager = await createProcessManager({ pool: new ManualPool(1) });
   const listener: Listener = await listen({
     manager,
     authenticator: createAuthenticator([]),

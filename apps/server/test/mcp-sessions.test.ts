@@ -14,7 +14,7 @@ import { makeToolFile } from './support/mcp-fixture.ts';
 
 const fixture = makeToolFile();
 const pool = createSandboxPool({ size: 1 });
-const manager = createProcessManager({ pool });
+const manager = await createProcessManager({ pool });
 afterAll(async () => {
   await manager.shutdown({ graceMs: 0 });
   await pool.close();

@@ -36,56 +36,45 @@ export interface ChatRequestContext {
  * Answers one `chat.*` request for a connection (see `@mci/protocol` chat.ts for each message).
  * @throws ServerError from the chat service; `CONFLICT` when the server has no chat service.
  */
-export function handleChatRequest(
-  request: ChatRequest,
-  context: ChatRequestContext,
-): Promise<void> | undefined {
+export function handleChatRequest(request: ChatRequest, context: ChatRequestContext): Promise<void> {
   const { chat, principal, reply } = context;
   if (!chat) throw new ServerError('CONFLICT', 'this server does not host conversations');
   const id = request.id;
   switch (request.type) {
-    case 'chat.start': {
-      const result = chat.start(principal, request, {
-        send: context.send,
-        stream: context.subscribe,
-      });
-      reply({ type: 'reply', id, request: request.type, result });
-      return;
-    }
-    case 'chat.cancel': {
-      const canceled = chat.cancel(principal, request.conversationId);
-      reply({
-        type: 'reply',
-        id,
-        request: request.type,
-        result: { conversationId: request.conversationId, canceled },
-      });
-      return;
-    }
+    case 'chat.start':
+      return chat
+        .start(principal, request, { send: context.send, stream: context.subscribe })
+        .then((result) => reply({ type: 'reply', id, request: request.type, result }));
+    case 'chat.cancel':
+      return chat.cancel(principal, request.conversationId).then((canceled) =>
+        reply({
+          type: 'reply',
+          id,
+          request: request.type,
+          result: { conversationId: request.conversationId, canceled },
+        }),
+      );
     case 'chat.list':
-      reply({
-        type: 'reply',
-        id,
-        request: request.type,
-        result: { conversations: chat.list(principal), models: chat.models() },
-      });
-      return;
+      return chat.list(principal).then((conversations) =>
+        reply({
+          type: 'reply',
+          id,
+          request: request.type,
+          result: { conversations, models: chat.models() },
+        }),
+      );
     case 'chat.get':
-      reply({
-        type: 'reply',
-        id,
-        request: request.type,
-        result: { ...chat.get(principal, request.conversationId), models: chat.models() },
-      });
-      return;
+      return chat
+        .get(principal, request.conversationId)
+        .then((found) =>
+          reply({ type: 'reply', id, request: request.type, result: { ...found, models: chat.models() } }),
+        );
     case 'chat.rename':
-      reply({
-        type: 'reply',
-        id,
-        request: request.type,
-        result: { conversation: chat.rename(principal, request.conversationId, request.title) },
-      });
-      return;
+      return chat
+        .rename(principal, request.conversationId, request.title)
+        .then((conversation) =>
+          reply({ type: 'reply', id, request: request.type, result: { conversation } }),
+        );
     case 'chat.delete':
       return chat.delete(principal, request.conversationId).then(() =>
         reply({

@@ -54,85 +54,103 @@ export class ChatService {
   }
 
   /**
-   * Stores `request.message` and starts a turn in the background; returns the conversation and the
-   * stored message at once. The turn's events go to `listener`.
+   * Stores `request.message` and starts a turn in the background; resolves with the conversation and
+   * the stored message. The turn starts on the next turn of the event loop (after the caller has
+   * replied); its events go to `listener`.
+   * @throws ServerError `SHUTTING_DOWN`, `NOT_FOUND`, `CONFLICT` (a turn of the conversation runs),
+   * `VALIDATION` (unknown model).
    */
-  start(
+  async start(
     principal: Principal,
     request: Pick<ChatStartRequest, 'conversationId' | 'model' | 'message' | 'autorun'>,
     listener: TurnListener,
-  ): { conversation: Conversation; message: ChatMessage } {
-    if (this.#closed) throw new ServerError('SHUTTING_DOWN', 'the server is shutting down');
+  ): Promise<{ conversation: Conversation; message: ChatMessage }> {
+    this.#checkOpen();
     const model = this.#model(request.model);
     const { store } = this.#options;
-    let record: ConversationRecord;
-    if (request.conversationId === undefined) {
-      record = store.create(principal.id, titleOf(request.message), model.name, request.autorun ?? true);
-    } else {
-      record = this.#visible(principal, request.conversationId);
-      if (this.#running.has(record.conversationId)) {
-        throw new ServerError('CONFLICT', `conversation ${record.conversationId} has a turn running`, {
-          path: 'conversationId',
-        });
-      }
-      if (record.model !== model.name) store.setModel(record.conversationId, model.name);
-      if (request.autorun !== undefined && record.autorun !== request.autorun) {
-        store.setAutorun(record.conversationId, request.autorun);
-      }
-    }
+    const record =
+      request.conversationId === undefined
+        ? await store.create(principal.id, titleOf(request.message), model.name, request.autorun ?? true)
+        : await this.#visible(principal, request.conversationId);
     const conversationId = record.conversationId;
-    const message = store.addMessage({ conversationId, role: 'user', text: request.message });
+    // Checked and taken in one step (no await between): one turn per conversation.
+    this.#checkOpen();
+    if (this.#running.has(conversationId)) {
+      throw new ServerError('CONFLICT', `conversation ${conversationId} has a turn running`, {
+        path: 'conversationId',
+      });
+    }
     const controller = new AbortController();
-    // The turn starts after this returns, so the caller's reply goes out before the turn's first event.
-    const done = Promise.resolve()
-      .then(() =>
-        this.#run(
+    let begin!: (run: boolean) => void;
+    const done = new Promise<boolean>((resolve) => {
+      begin = resolve;
+    })
+      .then((run) => {
+        if (!run) return;
+        return this.#run(
           principal,
           conversationId,
           model,
           request.autorun ?? record.autorun,
           controller.signal,
           listener,
-        ),
-      )
+        );
+      })
       .finally(() => this.#running.delete(conversationId));
     this.#running.set(conversationId, { controller, done });
-    return { conversation: this.#summary(this.#visible(principal, conversationId)), message };
+    let message: ChatMessage;
+    try {
+      if (record.model !== model.name) await store.setModel(conversationId, model.name);
+      if (request.autorun !== undefined && record.autorun !== request.autorun)
+        await store.setAutorun(conversationId, request.autorun);
+      message = await store.addMessage({ conversationId, role: 'user', text: request.message });
+    } catch (error) {
+      begin(false);
+      throw error;
+    }
+    setImmediate(() => begin(true));
+    return { conversation: this.#summary(await this.#visible(principal, conversationId)), message };
   }
 
-  /** Cancels the running turn of a conversation; false when none runs. */
-  cancel(principal: Principal, conversationId: string): boolean {
-    this.#visible(principal, conversationId);
+  /** Cancels the running turn of a conversation; resolves false when none runs. */
+  async cancel(principal: Principal, conversationId: string): Promise<boolean> {
+    await this.#visible(principal, conversationId);
     const turn = this.#running.get(conversationId);
     turn?.controller.abort(new Error('canceled'));
     return turn !== undefined;
   }
 
-  list(principal: Principal): Conversation[] {
+  async list(principal: Principal): Promise<Conversation[]> {
     const owner = principal.role === 'operator' ? undefined : principal.id;
-    return this.#options.store.list(owner).map((record) => this.#summary(record));
+    return (await this.#options.store.list(owner)).map((record) => this.#summary(record));
   }
 
-  get(principal: Principal, conversationId: string): { conversation: Conversation; messages: ChatMessage[] } {
-    const record = this.#visible(principal, conversationId);
-    return { conversation: this.#summary(record), messages: this.#options.store.messages(conversationId) };
+  async get(
+    principal: Principal,
+    conversationId: string,
+  ): Promise<{ conversation: Conversation; messages: ChatMessage[] }> {
+    const record = await this.#visible(principal, conversationId);
+    return {
+      conversation: this.#summary(record),
+      messages: await this.#options.store.messages(conversationId),
+    };
   }
 
-  rename(principal: Principal, conversationId: string, title: string): Conversation {
-    this.#visible(principal, conversationId);
-    this.#options.store.rename(conversationId, title);
-    return this.#summary(this.#visible(principal, conversationId));
+  async rename(principal: Principal, conversationId: string, title: string): Promise<Conversation> {
+    await this.#visible(principal, conversationId);
+    await this.#options.store.rename(conversationId, title);
+    return this.#summary(await this.#visible(principal, conversationId));
   }
 
   /** Cancels a running turn, waits for it, then deletes the conversation and its messages. */
   async delete(principal: Principal, conversationId: string): Promise<void> {
-    this.#visible(principal, conversationId);
+    await this.#visible(principal, conversationId);
     const turn = this.#running.get(conversationId);
     if (turn) {
       turn.controller.abort(new Error('deleted'));
       await turn.done;
     }
-    this.#options.store.delete(conversationId);
+    await this.#options.store.delete(conversationId);
   }
 
   /**
@@ -165,10 +183,17 @@ export class ChatService {
       }
     };
     const stored = new Map<number, ChatMessage[]>();
+    // Messages are stored and events sent one after another, in the order the turn makes them, so a
+    // `chat.step` carries its stored messages. A failed write stops the rest; the turn then fails.
+    let queue: Promise<void> = Promise.resolve();
+    const later = (work: () => void | Promise<void>) => {
+      queue = queue.then(work);
+      queue.catch(() => {}); // awaited when the turn ends
+    };
     const host = managerStreamHost(manager, principal, (streamId) => listener.stream(streamId), logger);
     let failed: AgentEvent | undefined;
     try {
-      const history = store.messages(conversationId);
+      const history = await store.messages(conversationId);
       await runTurn({
         host,
         model,
@@ -178,52 +203,61 @@ export class ChatService {
         ref: `chat-${conversationId}`,
         autorun,
         signal,
-        onMessage: (message) => {
-          const saved = store.addMessage({
-            conversationId,
-            role: message.role,
-            text: message.text,
-            step: message.step,
-            pids: message.pids,
-            ...(message.role === 'assistant' && { model: model.name }),
-            ...(message.role === 'assistant' && message.usage && { usage: message.usage }),
-          });
-          stored.set(message.step, [...(stored.get(message.step) ?? []), saved]);
-        },
+        onMessage: (message) =>
+          later(async () => {
+            const saved = await store.addMessage({
+              conversationId,
+              role: message.role,
+              text: message.text,
+              step: message.step,
+              pids: message.pids,
+              ...(message.role === 'assistant' && { model: model.name }),
+              ...(message.role === 'assistant' && message.usage && { usage: message.usage }),
+            });
+            stored.set(message.step, [...(stored.get(message.step) ?? []), saved]);
+          }),
         onEvent: (event) => {
           if (event.type === 'token') {
-            send({
-              type: 'chat.token',
-              conversationId,
-              step: event.step,
-              streamId: event.streamId,
-              text: event.text,
-            });
+            later(() =>
+              send({
+                type: 'chat.token',
+                conversationId,
+                step: event.step,
+                streamId: event.streamId,
+                text: event.text,
+              }),
+            );
           } else if (event.type === 'step') {
-            const [message, results] = stored.get(event.step) ?? [];
-            if (!message) return;
-            send({
-              type: 'chat.step',
-              conversationId,
-              step: event.step,
-              streamId: event.streamId,
-              message,
-              ...(results && { results }),
+            later(() => {
+              const [message, results] = stored.get(event.step) ?? [];
+              if (!message) return;
+              send({
+                type: 'chat.step',
+                conversationId,
+                step: event.step,
+                streamId: event.streamId,
+                message,
+                ...(results && { results }),
+              });
             });
           } else if (event.type === 'done') {
-            send({
-              type: 'chat.done',
-              conversationId,
-              reason: event.reason,
-              steps: event.steps,
-              usage: event.usage,
-            });
+            later(() =>
+              send({
+                type: 'chat.done',
+                conversationId,
+                reason: event.reason,
+                steps: event.steps,
+                usage: event.usage,
+              }),
+            );
           } else if (event.type === 'error') {
             failed = event;
           }
         },
       });
+      await queue;
     } catch (error) {
+      await queue.catch(() => {});
       const event = failed?.type === 'error' ? failed : undefined;
       const modelError = error instanceof ModelError ? error : undefined;
       logger?.warn(
@@ -261,8 +295,12 @@ export class ChatService {
     return model;
   }
 
-  #visible(principal: Principal, conversationId: string): ConversationRecord {
-    const record = this.#options.store.get(conversationId);
+  #checkOpen(): void {
+    if (this.#closed) throw new ServerError('SHUTTING_DOWN', 'the server is shutting down');
+  }
+
+  async #visible(principal: Principal, conversationId: string): Promise<ConversationRecord> {
+    const record = await this.#options.store.get(conversationId);
     if (!record || (principal.role !== 'operator' && record.owner !== principal.id)) {
       throw new ServerError('NOT_FOUND', `no conversation ${conversationId}`, { path: 'conversationId' });
     }

@@ -7,6 +7,7 @@ import { registerChatRoutes } from '../chat/chat-routes.ts';
 import type { ChatService } from '../chat/chat-service.ts';
 import type { McpHttp } from '../mcp/http-sessions.ts';
 import type { ProcessManager } from '../processes/process-manager-types.ts';
+import type { StoreHealth } from '../processes/process-store.ts';
 import { ServerError } from '../processes/server-error.ts';
 import { renderSandboxGlobals, type ToolDeclarationSource } from '../tools-dts/sandbox-globals-dts.ts';
 import { registerConsoleRoutes } from './console-routes.ts';
@@ -37,7 +38,12 @@ export interface HttpAppOptions {
   isShuttingDown: () => boolean;
   transportStats: () => TransportStats;
   /** The nodes of the PostgreSQL database, for `/metrics` (absent on SQLite and in memory). */
-  clusterStats?: () => ClusterStats;
+  clusterStats?: () => Promise<ClusterStats>;
+  /**
+   * Whether the durable store commits writes now: when it does not, `/healthz` answers 503
+   * `{ status: 'store_unavailable', message }`. @default always ok (the in-memory store)
+   */
+  storeHealth?: () => StoreHealth;
   /** Which `Host` names and page origins may use the API (see `createOriginPolicy`). */
   originPolicy: OriginPolicy;
   /** Where failures of the server's own (500 `INTERNAL`, values it could not encode) are logged. */
@@ -91,9 +97,12 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpEnv> {
     }),
   );
 
-  app.get('/healthz', (c) =>
-    options.isShuttingDown() ? c.json({ status: 'shutting_down' }, 503) : c.json({ status: 'ok' }),
-  );
+  app.get('/healthz', (c) => {
+    if (options.isShuttingDown()) return c.json({ status: 'shutting_down' }, 503);
+    const health = options.storeHealth?.() ?? { ok: true };
+    if (!health.ok) return c.json({ status: 'store_unavailable', message: health.message }, 503);
+    return c.json({ status: 'ok' });
+  });
 
   registerConsoleRoutes(app);
   app.use('*', async (c, next) => {
@@ -123,13 +132,13 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpEnv> {
   app.get('/tools.d.ts', (c) =>
     c.body(toolsDts, 200, { 'Content-Type': 'application/typescript; charset=utf-8' }),
   );
-  app.get('/metrics', (c) => {
+  app.get('/metrics', async (c) => {
     if (c.get('principal').role !== 'operator')
       throw new ServerError('FORBIDDEN', 'metrics are for operators');
     const metrics = renderMetrics(
       options.manager.stats(),
       options.transportStats(),
-      options.clusterStats?.(),
+      await options.clusterStats?.(),
     );
     return c.body(metrics, 200, {
       'Content-Type': 'text/plain; version=0.0.4; charset=utf-8',

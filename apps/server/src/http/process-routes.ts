@@ -19,8 +19,9 @@ import { parseOrThrow } from './validate.ts';
 /**
  * The process routes of the MCI process API: create (optionally `block`ing until idle), list, read,
  * delete, code/output/stdout/stderr/runs, and the run/kill signals. Bodies must be
- * `application/json`. A reply to a change waits until the change is committed, so that in a cluster
- * the client's next request sees it on any node.
+ * `application/json`. A reply to a change waits until the change is committed (the manager's
+ * create, signal and delete resolve only then), so that in a cluster the client's next request sees
+ * it on any node.
  */
 export function registerProcessRoutes(app: Hono<HttpEnv>, manager: ProcessManager, logger?: Logger): void {
   const json = (c: Context, body: unknown, status: ContentfulStatusCode = 200) =>
@@ -30,7 +31,7 @@ export function registerProcessRoutes(app: Hono<HttpEnv>, manager: ProcessManage
     const body = parseOrThrow(CreateProcessBodySchema, await readJson(c), 'body');
     const timeoutMs = body.timeoutMs !== undefined ? body.timeoutMs : body.timeout;
     const principal = c.get('principal');
-    const created = manager.create(
+    const created = await manager.create(
       {
         code: body.code,
         ...(body.lang !== undefined && { lang: body.lang }),
@@ -44,35 +45,37 @@ export function registerProcessRoutes(app: Hono<HttpEnv>, manager: ProcessManage
     );
     if (body.block && body.autorun !== false)
       return json(c, await finalResult(manager, created.pid, principal), 201);
-    await manager.committed();
     return c.json({ pid: created.pid }, 201);
   });
 
-  app.get('/processes', (c) => {
+  app.get('/processes', async (c) => {
     const query = parseOrThrow(ListQuerySchema, c.req.query(), 'query');
     const { status, ...rest } = query;
     const filter = { ...rest, ...(status !== undefined && { status: status === 'null' ? null : status }) };
-    return c.json({ processes: manager.list(filter, c.get('principal')) });
+    return c.json({ processes: await manager.list(filter, c.get('principal')) });
   });
 
-  app.get('/processes/:pid', (c) => c.json(manager.get(pid(c), c.get('principal'))));
+  app.get('/processes/:pid', async (c) => c.json(await manager.get(pid(c), c.get('principal'))));
 
   app.delete('/processes/:pid', async (c) => {
     const id = pid(c);
-    manager.delete(id, c.get('principal'));
-    await manager.committed();
+    await manager.delete(id, c.get('principal'));
     return c.json({ pid: id, deleted: true });
   });
 
-  app.get('/processes/:pid/code', (c) => text(c, manager.getCode(pid(c), c.get('principal'))));
-  app.get('/processes/:pid/output', (c) => {
-    const result = manager.getResult(pid(c), c.get('principal'));
+  app.get('/processes/:pid/code', async (c) => text(c, await manager.getCode(pid(c), c.get('principal'))));
+  app.get('/processes/:pid/output', async (c) => {
+    const result = await manager.getResult(pid(c), c.get('principal'));
     return json(c, { output: outputOf(result.outputs), outputs: result.outputs, run: result.run });
   });
-  app.get('/processes/:pid/stdout', (c) => text(c, manager.getResult(pid(c), c.get('principal')).stdout));
-  app.get('/processes/:pid/stderr', (c) => text(c, manager.getResult(pid(c), c.get('principal')).stderr));
-  app.get('/processes/:pid/runs/:n', (c) => {
-    return json(c, manager.getRun(pid(c), parsePid(c.req.param('n'), 'n'), c.get('principal')));
+  app.get('/processes/:pid/stdout', async (c) =>
+    text(c, (await manager.getResult(pid(c), c.get('principal'))).stdout),
+  );
+  app.get('/processes/:pid/stderr', async (c) =>
+    text(c, (await manager.getResult(pid(c), c.get('principal'))).stderr),
+  );
+  app.get('/processes/:pid/runs/:n', async (c) => {
+    return json(c, await manager.getRun(pid(c), parsePid(c.req.param('n'), 'n'), c.get('principal')));
   });
 
   app.post('/processes/:pid/signals/:signal', requireJson, async (c) => {
@@ -80,14 +83,13 @@ export function registerProcessRoutes(app: Hono<HttpEnv>, manager: ProcessManage
     const { signal } = parseOrThrow(SignalParamSchema, { signal: c.req.param('signal') }, 'path');
     const body = parseOrThrow(SignalBodySchema, await readJson(c, true), 'body');
     const principal = c.get('principal');
-    const snapshot = manager.signal(
+    const snapshot = await manager.signal(
       id,
       signal,
       principal,
       body.force === undefined ? undefined : { force: body.force },
     );
     if (signal === 'run' && body.block) return json(c, await finalResult(manager, id, principal));
-    await manager.committed();
     return c.json(snapshot);
   });
 }

@@ -23,7 +23,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { Principal, ProcessManager } from '../processes/process-manager-types.ts';
-import { ServerError } from '../processes/server-error.ts';
+import { ServerError, toServerError } from '../processes/server-error.ts';
+import { StoreError } from '../store/store-error.ts';
 import { renderSandboxGlobals } from '../tools-dts/sandbox-globals-dts.ts';
 import { directToolResult, runCodeResult } from './call-results.ts';
 import { type McpCallMetadata, mcpCallOf } from './process-task.ts';
@@ -115,8 +116,8 @@ export function createMciMcpServer(options: MciMcpServerOptions): MciMcpServer {
     definitions.push(mciToolDefinition(tool));
   }
 
-  const resultOf = (pid: number): CallToolResult => {
-    const result = manager.getResult(pid, principal);
+  const resultOf = async (pid: number): Promise<CallToolResult> => {
+    const result = await manager.getResult(pid, principal);
     return mcpCallOf(result.metadata)?.tool === RUN_CODE
       ? runCodeResult(result, maxText)
       : directToolResult(result, maxText);
@@ -202,38 +203,39 @@ export function createMciMcpServer(options: MciMcpServerOptions): MciMcpServer {
       principal: principal.id,
       ...(ttl !== undefined && { task: { ttl } }),
     };
+    const ref = (call.kind === 'run_code' ? call.ref : undefined) ?? `mcp:${options.sessionId}`;
+    const creating = manager.create(
+      call.kind === 'run_code'
+        ? {
+            code: call.code,
+            ref,
+            ...(call.timeoutMs !== undefined && { timeoutMs: call.timeoutMs }),
+            metadata: { mcp },
+          }
+        : { code: directCallCode(call.tool.name, call.args), lang: 'js', ref, metadata: { mcp } },
+      principal,
+    );
+    // What the process does while its creation is committed is relayed once it is watched.
+    const held = relay.hold();
     let pid: number;
     try {
-      const ref = (call.kind === 'run_code' ? call.ref : undefined) ?? `mcp:${options.sessionId}`;
-      const snapshot = manager.create(
-        call.kind === 'run_code'
-          ? {
-              code: call.code,
-              ref,
-              ...(call.timeoutMs !== undefined && { timeoutMs: call.timeoutMs }),
-              metadata: { mcp },
-            }
-          : { code: directCallCode(call.tool.name, call.args), lang: 'js', ref, metadata: { mcp } },
-        principal,
-      );
-      pid = snapshot.pid;
+      pid = (await creating).pid;
     } catch (error) {
+      relay.release(held);
       throw toMcpError(error);
     }
     const progressToken = extra._meta?.progressToken;
     if (task && ttl !== undefined) {
-      relay.watch(pid, { progressToken, task: { ttl } });
+      relay.watch(pid, { progressToken, task: { ttl } }, held);
       const created = await extra.taskStore?.createTask({ ttl, context: { pid } });
       if (!created) throw new McpError(ErrorCode.InternalError, 'tasks are not configured');
       return { task: created };
     }
-    relay.watch(pid, { progressToken, relatedRequestId: extra.requestId });
+    relay.watch(pid, { progressToken, relatedRequestId: extra.requestId }, held);
     const kill = () => {
-      try {
-        manager.signal(pid, 'kill', principal);
-      } catch {
+      manager.signal(pid, 'kill', principal).catch(() => {
         // Already idle: nothing to stop.
-      }
+      });
     };
     extra.signal.addEventListener('abort', kill, { once: true });
     let progressSent = 0;
@@ -256,7 +258,7 @@ export function createMciMcpServer(options: MciMcpServerOptions): MciMcpServer {
   );
 
   async function taskResult(taskId: string, signal: AbortSignal) {
-    const pid = taskStore.pidOf(taskId);
+    const pid = await taskStore.pidOf(taskId);
     if (pid === undefined) throw new McpError(ErrorCode.InvalidParams, `Task not found: ${taskId}`);
     const aborted = new Promise<never>((_, reject) => {
       const fail = () => reject(new McpError(ErrorCode.InvalidRequest, 'Request cancelled'));
@@ -264,7 +266,7 @@ export function createMciMcpServer(options: MciMcpServerOptions): MciMcpServer {
       else signal.addEventListener('abort', fail, { once: true });
     });
     await Promise.race([manager.wait(pid, principal), aborted]);
-    const result = resultOf(pid);
+    const result = await resultOf(pid);
     return { ...result, _meta: { ...result._meta, [RELATED_TASK_META_KEY]: { taskId } } };
   }
 
@@ -342,15 +344,18 @@ function directCallCode(name: string, args: Record<string, unknown>): string {
   return `output(await tools[${JSON.stringify(name)}](${JSON.stringify(args)}))`;
 }
 
-/** Server errors of process creation as MCP errors (bad input is -32602; a full queue -32603). */
+/**
+ * Errors of process creation as MCP errors: bad input is -32602; a full queue, an unavailable store
+ * and other server errors -32603, with the server's `code` in `data`.
+ */
 function toMcpError(error: unknown): McpError {
   if (error instanceof McpError) return error;
-  if (error instanceof ServerError) {
-    const invalid = error.code === 'VALIDATION' || error.code === 'CODE_TOO_LARGE';
-    return new McpError(invalid ? ErrorCode.InvalidParams : ErrorCode.InternalError, error.message, {
-      code: error.code,
-      ...(error.path !== undefined && { path: error.path }),
-    });
-  }
-  return new McpError(ErrorCode.InternalError, error instanceof Error ? error.message : String(error));
+  if (!(error instanceof ServerError || error instanceof StoreError))
+    return new McpError(ErrorCode.InternalError, error instanceof Error ? error.message : String(error));
+  const serverError = toServerError(error);
+  const invalid = serverError.code === 'VALIDATION' || serverError.code === 'CODE_TOO_LARGE';
+  return new McpError(invalid ? ErrorCode.InvalidParams : ErrorCode.InternalError, serverError.message, {
+    code: serverError.code,
+    ...(serverError.path !== undefined && { path: serverError.path }),
+  });
 }

@@ -2,6 +2,7 @@ import type {
   CreateTaskOptions,
   TaskStore,
 } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
+import type { ProcessSnapshot } from '@mci/protocol';
 import { ErrorCode, McpError, type Result, type Task } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal, ProcessManager } from '../processes/process-manager-types.ts';
 import { ServerError } from '../processes/server-error.ts';
@@ -18,13 +19,13 @@ export interface ProcessTaskStoreOptions {
   /** Whether `tasks/list` answers (false on HTTP without tokens, per the spec's security guidance). */
   listable: boolean;
   /** The MCP result of a finished process (run_code's or a direct tool's, after its metadata). */
-  resultOf: (pid: number) => Result;
+  resultOf: (pid: number) => Promise<Result>;
 }
 
 /** A {@link TaskStore} whose tasks are processes, plus the lookups the MCP server needs. */
 export interface ProcessTaskStore extends TaskStore {
   /** The pid of a task of this caller, or undefined (unknown, another caller's, not a task). */
-  pidOf(taskId: string): number | undefined;
+  pidOf(taskId: string): Promise<number | undefined>;
 }
 
 /**
@@ -38,12 +39,12 @@ export interface ProcessTaskStore extends TaskStore {
 export function createProcessTaskStore(options: ProcessTaskStoreOptions): ProcessTaskStore {
   const { manager, principal } = options;
 
-  const lookup = (taskId: string): Task | undefined => {
+  const lookup = async (taskId: string): Promise<Task | undefined> => {
     const pid = pidOfTaskId(taskId);
     if (pid === undefined) return undefined;
-    let snapshot: ReturnType<ProcessManager['get']>;
+    let snapshot: ProcessSnapshot;
     try {
-      snapshot = manager.get(pid, principal);
+      snapshot = await manager.get(pid, principal);
     } catch (error) {
       if (error instanceof ServerError && error.code === 'NOT_FOUND') return undefined;
       throw error;
@@ -53,35 +54,35 @@ export function createProcessTaskStore(options: ProcessTaskStoreOptions): Proces
     return taskOf(snapshot, call.task.ttl);
   };
 
-  const pidOf = (taskId: string) => (lookup(taskId) ? pidOfTaskId(taskId) : undefined);
+  const pidOf = async (taskId: string) => ((await lookup(taskId)) ? pidOfTaskId(taskId) : undefined);
 
   return {
     pidOf,
     async createTask(params: CreateTaskOptions): Promise<Task> {
       const pid = params.context?.pid;
-      const task = typeof pid === 'number' ? lookup(taskIdOf(pid)) : undefined;
+      const task = typeof pid === 'number' ? await lookup(taskIdOf(pid)) : undefined;
       if (!task) throw new McpError(ErrorCode.InternalError, 'a task is created from its process');
       return task;
     },
     async getTask(taskId) {
-      return lookup(taskId) ?? null;
+      return (await lookup(taskId)) ?? null;
     },
     async storeTaskResult() {
       throw new McpError(ErrorCode.InternalError, "a task's result is its process's result");
     },
     async getTaskResult(taskId) {
-      const pid = pidOf(taskId);
+      const pid = await pidOf(taskId);
       if (pid === undefined) throw new McpError(ErrorCode.InvalidParams, `Task not found: ${taskId}`);
       await manager.wait(pid, principal);
       return options.resultOf(pid);
     },
     async updateTaskStatus(taskId, status) {
-      const pid = pidOf(taskId);
+      const pid = await pidOf(taskId);
       if (pid === undefined) throw new McpError(ErrorCode.InvalidParams, `Task not found: ${taskId}`);
       if (status !== 'cancelled')
         throw new McpError(ErrorCode.InvalidParams, `a task's status follows its process (${status})`);
       try {
-        manager.signal(pid, 'kill', principal);
+        await manager.signal(pid, 'kill', principal);
       } catch (error) {
         // The process became idle since the caller's look-up: the task is terminal now.
         if (error instanceof ServerError && error.code === 'CONFLICT')
@@ -101,7 +102,7 @@ export function createProcessTaskStore(options: ProcessTaskStoreOptions): Proces
       const tasks: Task[] = [];
       let nextCursor: string | undefined;
       // Newest first: the cursor is the task id of the last task of the page.
-      for (const snapshot of manager.list({}, principal)) {
+      for (const snapshot of await manager.list({}, principal)) {
         if (snapshot.pid >= before) continue;
         const call = mcpCallOf(snapshot.metadata);
         if (!call?.task || call.principal !== principal.id) continue;

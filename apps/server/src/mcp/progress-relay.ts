@@ -1,4 +1,4 @@
-import { toJson } from '@mci/protocol';
+import { type ServerEvent, toJson } from '@mci/protocol';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { ProgressToken, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
@@ -22,6 +22,9 @@ interface Watch extends RelayTarget {
   progress: number;
 }
 
+/** Events of processes not watched yet, kept from {@link ProgressRelay.hold} until a watch takes them. */
+export type HeldEvents = ServerEvent[];
+
 const cut = (text: string) =>
   text.length > MAX_MESSAGE_CHARS ? `${text.slice(0, MAX_MESSAGE_CHARS)}… (${text.length} chars)` : text;
 
@@ -35,6 +38,7 @@ export class ProgressRelay {
   readonly #server: Server;
   readonly #logger: Logger | undefined;
   readonly #watches = new Map<number, Watch>();
+  readonly #holds = new Set<HeldEvents>();
   readonly #unsubscribe: () => void;
 
   constructor(options: { manager: ProcessManager; server: Server; logger?: Logger }) {
@@ -42,23 +46,47 @@ export class ProgressRelay {
     this.#logger = options.logger;
     this.#unsubscribe = options.manager.onEvent((event) => {
       if (!('pid' in event) || event.pid === undefined) return;
-      const watch = this.#watches.get(event.pid);
-      if (!watch) return;
-      if (event.type === 'output') this.#progress(watch, `output: ${cut(toJson(event.value))}`);
-      else if (event.type === 'log') {
-        const lines = event.text.endsWith('\n') ? event.text.slice(0, -1) : event.text;
-        for (const line of lines.split('\n')) this.#progress(watch, `${event.stream}: ${cut(line)}`);
-      } else if (event.type === 'process' && watch.task) {
-        this.#send({ method: 'notifications/tasks/status', params: taskOf(event, watch.task.ttl) }, watch);
-        if (event.state === 'idle') this.#watches.delete(event.pid);
-      }
+      if (this.#watches.has(event.pid)) this.#relay(event.pid, event);
+      else for (const held of this.#holds) held.push(event);
     });
   }
 
-  /** Starts relaying the events of `pid`. */
-  watch(pid: number, target: RelayTarget): void {
+  /**
+   * Starts keeping the events of processes not watched yet, for a process being created (its pid is
+   * known once its creation is committed): pass the result to {@link ProgressRelay.watch}, or to
+   * {@link ProgressRelay.release} when the creation failed.
+   */
+  hold(): HeldEvents {
+    const held: HeldEvents = [];
+    this.#holds.add(held);
+    return held;
+  }
+
+  /** Stops keeping events for `held`. */
+  release(held: HeldEvents): void {
+    this.#holds.delete(held);
+  }
+
+  /** Starts relaying the events of `pid`, first those of it in `held` (which is released). */
+  watch(pid: number, target: RelayTarget, held?: HeldEvents): void {
+    if (held) this.release(held);
     if (target.progressToken === undefined && !target.task) return;
     this.#watches.set(pid, { ...target, progress: 0 });
+    for (const event of held ?? []) if ('pid' in event && event.pid === pid) this.#relay(pid, event);
+  }
+
+  /** Relays one event of watched process `pid`. */
+  #relay(pid: number, event: ServerEvent): void {
+    const watch = this.#watches.get(pid);
+    if (!watch) return;
+    if (event.type === 'output') this.#progress(watch, `output: ${cut(toJson(event.value))}`);
+    else if (event.type === 'log') {
+      const lines = event.text.endsWith('\n') ? event.text.slice(0, -1) : event.text;
+      for (const line of lines.split('\n')) this.#progress(watch, `${event.stream}: ${cut(line)}`);
+    } else if (event.type === 'process' && watch.task) {
+      this.#send({ method: 'notifications/tasks/status', params: taskOf(event, watch.task.ttl) }, watch);
+      if (event.state === 'idle') this.#watches.delete(pid);
+    }
   }
 
   /** Stops relaying the events of `pid`; returns how many progress notifications were sent for it. */
@@ -72,6 +100,7 @@ export class ProgressRelay {
   close(): void {
     this.#unsubscribe();
     this.#watches.clear();
+    this.#holds.clear();
   }
 
   #progress(watch: Watch, message: string): void {

@@ -39,7 +39,7 @@ export interface McpStdioOptions {
 export async function serveMcpStdio(options: McpStdioOptions): Promise<void> {
   const names = new Set(options.tools.map((tool) => tool.name));
   const pool = createSandboxPool({ size: options.concurrency ?? 2, allowNet: options.allowNet ?? [] });
-  const manager = createProcessManager({
+  const manager = await createProcessManager({
     pool,
     // run_code sees the same (filtered) tools as the client does.
     tools: {

@@ -7,8 +7,10 @@ export interface AdoptedStreamHost {
   /** Puts a held process of the stream in the run queue; false when it is no longer waiting (killed). */
   release(pid: number): boolean;
   isIdle(pid: number): boolean;
-  result(pid: number): ProcessResult | undefined;
+  result(pid: number): Promise<ProcessResult | undefined>;
   emit(event: UnsequencedEvent, route: EventRoute): void;
+  /** Keeps the store open until `work` settles, and logs its failure. */
+  background(work: Promise<unknown>): void;
   readonly responsePipeBytes: number;
 }
 
@@ -71,7 +73,14 @@ export class AdoptedStream {
     if (this.#finished || this.#current !== undefined) return;
     if (!this.#pids.every((pid) => this.#host.isIdle(pid))) return;
     this.#finished = true;
-    const results = this.#pids.map((pid) => this.#host.result(pid)).filter((r) => r !== undefined);
+    this.#host.background(this.#sendResult());
+  }
+
+  /** Reads what the stream's processes did and emits `stream.result`. */
+  async #sendResult(): Promise<void> {
+    const results = (await Promise.all(this.#pids.map((pid) => this.#host.result(pid)))).filter(
+      (r) => r !== undefined,
+    );
     const processes: ProcessSnapshot[] = results.map(
       ({ outputs, stdout, stderr, truncated, ...snapshot }) => snapshot,
     );

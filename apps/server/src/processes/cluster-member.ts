@@ -3,7 +3,7 @@ import { AdoptedStream, type AdoptedStreamHost } from './adopted-stream.ts';
 import type { EventListener } from './process-manager-types.ts';
 import { liveProcessOf } from './process-recovery.ts';
 import type { StatsCounters } from './process-stats.ts';
-import type { ClusterStore, ProcessStore, StoredEvent, StoredProcess } from './process-store.ts';
+import type { ClusterStore, ProcessStore, StoredEvent, StoredProcess, StoredRun } from './process-store.ts';
 import type { LiveProcess } from './run-controller.ts';
 import { ServerError } from './server-error.ts';
 import type { Scheduler } from './scheduler.ts';
@@ -28,6 +28,9 @@ export interface ClusterMemberHost {
   /** Hands committed events to the node's listeners. */
   deliver(events: StoredEvent[]): void;
 }
+
+/** A process that is not idle as read from the database, with its latest run. */
+type StoredLiveProcess = { record: StoredProcess; run: StoredRun | undefined };
 
 /** The process manager's public side a {@link ClusterMember} uses: streams' results and events. */
 export type ClusterManager = AdoptedStreamHost & { onEvent(listener: EventListener): () => void };
@@ -61,9 +64,9 @@ export class ClusterMember {
    * Starts taking part: committed events, kill requests, offers and processes from other nodes.
    * @returns the seq of the last event committed before this node listened.
    */
-  start(): number {
+  async start(): Promise<number> {
     const { scheduler } = this.#host;
-    const { lastSeq } = this.#cluster.attach({
+    const { lastSeq } = await this.#cluster.attach({
       events: (events) => {
         for (const { event } of events)
           if (event.type === 'process' && event.state === 'idle') this.#handedOver.delete(event.pid);
@@ -75,7 +78,7 @@ export class ClusterMember {
         if (live) this.#host.kill(live);
         else if (next !== undefined) this.#cluster.sendKill(next, pid);
       },
-      adopted: (processes) => this.#adopt(processes),
+      adopted: (processes) => this.#background(this.#adopt(processes), 'processes of a stopped node'),
       surplus: (node) => {
         if (this.#host.accepting() && scheduler.free > 0 && scheduler.waiting === 0)
           this.#cluster.sendOffer(node, scheduler.free);
@@ -83,7 +86,7 @@ export class ClusterMember {
       offer: (node, slots) => {
         if (this.#host.accepting()) this.#transfer(node, this.#takeTransferable(slots));
       },
-      take: (pids) => this.#take(pids),
+      take: (pids) => this.#background(this.#take(pids), 'processes handed over'),
     });
     this.#surplusTimer = setInterval(() => {
       if (scheduler.waiting > 0) this.#cluster.announceSurplus();
@@ -105,8 +108,8 @@ export class ClusterMember {
    * Claims idle process `record` in the database for its next run on this node.
    * @throws ServerError `CONFLICT` when another node queued it first.
    */
-  claimRun(record: StoredProcess): void {
-    if (this.#cluster.claimRun(record.pid, record.runs)) return;
+  async claimRun(record: StoredProcess): Promise<void> {
+    if (await this.#cluster.claimRun(record.pid, record.runs)) return;
     this.#cluster.forget(record.pid);
     throw new ServerError(
       'CONFLICT',
@@ -118,8 +121,8 @@ export class ClusterMember {
    * Sends a kill for `pid` to the node that runs it, when that is another node.
    * @returns whether it was sent.
    */
-  killElsewhere(pid: number): boolean {
-    const node = this.#handedOver.get(pid) ?? this.#cluster.nodeOf(pid);
+  async killElsewhere(pid: number): Promise<boolean> {
+    const node = this.#handedOver.get(pid) ?? (await this.#cluster.nodeOf(pid));
     if (node === undefined || node === this.#cluster.node) return false;
     this.#cluster.sendKill(node, pid);
     return true;
@@ -127,7 +130,7 @@ export class ClusterMember {
 
   /** Resolves once process `pid`, run by another node (if by any), is idle. */
   idleElsewhere(pid: number): Promise<void> {
-    return new Promise<void>((resolve) => {
+    return new Promise<void>((resolve, reject) => {
       const stop = this.#manager.onEvent((event) => {
         if (event.type === 'process' && event.pid === pid && event.state === 'idle') done();
       });
@@ -137,7 +140,15 @@ export class ClusterMember {
       };
       // Listening first, so an end committed while the state is read is not missed.
       this.#cluster.forget(pid);
-      if (this.#cluster.nodeOf(pid) === undefined) done();
+      this.#cluster.nodeOf(pid).then(
+        (node) => {
+          if (node === undefined) done();
+        },
+        (error: unknown) => {
+          stop();
+          reject(error);
+        },
+      );
     });
   }
 
@@ -151,14 +162,15 @@ export class ClusterMember {
 
   /**
    * At shutdown: stops asking for slots, and hands the processes waiting here (but those of streams)
-   * to the other live nodes in turn, instead of letting them be canceled.
+   * to the other live nodes in turn, instead of letting them be canceled. The caller has paused the
+   * scheduler, so nothing waiting starts meanwhile.
    */
-  stop(): void {
+  async stop(): Promise<void> {
     clearInterval(this.#surplusTimer);
     if (this.#host.scheduler.waiting === 0) return;
     let nodes: string[];
     try {
-      nodes = this.#cluster.liveNodes();
+      nodes = await this.#cluster.liveNodes();
     } catch (error) {
       this.#host.logger?.warn(
         { err: error },
@@ -207,17 +219,26 @@ export class ClusterMember {
     this.#host.logger?.debug({ node, pids }, 'processes handed over');
   }
 
+  /** Runs `work` (a handler's reads of the database) in the background; logs its failure. */
+  #background(work: Promise<void>, what: string): void {
+    work.catch((error: unknown) => this.#host.logger?.error({ err: error }, `${what} could not be read`));
+  }
+
   /**
    * Queued processes handed over by another node: they run here. A node shutting down leaves them in
    * the database, where a live node takes them over once this node's lease is released.
    */
-  #take(pids: number[]): void {
-    if (!this.#host.accepting()) return;
+  async #take(pids: number[]): Promise<void> {
+    const found: StoredLiveProcess[] = [];
     for (const pid of pids) {
-      if (this.#host.live.has(pid)) continue;
-      const live = this.#load(pid);
-      if (live?.record.state !== 'queued') continue;
-      this.#handedOver.delete(pid);
+      const stored = this.#host.live.has(pid) ? undefined : await this.#read(pid);
+      if (stored?.record.state === 'queued') found.push(stored);
+    }
+    if (!this.#host.accepting()) return;
+    for (const stored of found) {
+      const live = this.#enter(stored);
+      if (!live) continue;
+      this.#handedOver.delete(live.record.pid);
       this.#host.scheduler.enqueue(live.record.owner, live);
     }
   }
@@ -226,14 +247,30 @@ export class ClusterMember {
    * Takes over processes of nodes that stopped: queued ones run here (a stream's one after another),
    * the runs of running ones end failed ("interrupted: node NAME stopped").
    */
-  #adopt(processes: Array<{ pid: number; node: string }>): void {
+  async #adopt(processes: Array<{ pid: number; node: string }>): Promise<void> {
+    // Reads first: the processes then become this node's in one step, no kill or event in between.
+    const found: Array<StoredLiveProcess & { node: string }> = [];
+    for (const { pid, node } of processes) {
+      const stored = this.#host.live.has(pid) ? undefined : await this.#read(pid);
+      if (stored) found.push({ ...stored, node });
+    }
+    const streamPids = new Map<string, number[]>();
+    for (const { record } of found) {
+      const streamId = record.metadata?.streamId;
+      if (streamId === undefined || streamPids.has(streamId)) continue;
+      streamPids.set(
+        streamId,
+        (await this.#store.listProcesses({ streamId })).map((stored) => stored.pid),
+      );
+    }
     const streams = new Map<string, LiveProcess[]>();
     const interrupted: Array<[LiveProcess, string]> = [];
-    for (const { pid, node } of processes) {
-      if (this.#host.live.has(pid)) continue;
-      const live = this.#load(pid);
+    for (const stored of found) {
+      const { node } = stored;
+      const live = this.#enter(stored);
       if (!live) continue;
       const { record } = live;
+      const { pid } = record;
       this.#host.logger?.warn({ pid, node }, `process ${pid} taken over from node ${node}, which stopped`);
       const streamId = record.metadata?.streamId;
       if (streamId !== undefined) streams.set(streamId, [...(streams.get(streamId) ?? []), live]);
@@ -247,7 +284,7 @@ export class ClusterMember {
       const stream = new AdoptedStream(
         this.#manager,
         { streamId, owner, ...(ref !== undefined && { ref }) },
-        this.#store.listProcesses({ streamId }).map((record) => record.pid),
+        streamPids.get(streamId) ?? [],
         lives.filter((live) => live.record.state === 'queued').map((live) => live.record.pid),
       );
       for (const live of lives) this.#adoptedStreams.set(live.record.pid, stream);
@@ -257,13 +294,19 @@ export class ClusterMember {
     for (const stream of adopted) stream.start();
   }
 
-  /** Reads process `pid` from the database into this node's live processes, unless it is idle. */
-  #load(pid: number): LiveProcess | undefined {
-    const record = this.#store.getProcess(pid);
+  /** Reads process `pid` and its latest run from the database, unless it is idle or gone. */
+  async #read(pid: number): Promise<StoredLiveProcess | undefined> {
+    const record = await this.#store.getProcess(pid);
     if (!record || record.state === 'idle') return undefined;
-    const live = liveProcessOf(record, this.#store.getRun(pid, record.runs));
+    return { record, run: await this.#store.getRun(pid, record.runs) };
+  }
+
+  /** Makes a process read with {@link ClusterMember.#read} live on this node, unless it already is. */
+  #enter({ record, run }: StoredLiveProcess): LiveProcess | undefined {
+    if (this.#host.live.has(record.pid)) return undefined;
+    const live = liveProcessOf(record, run);
     this.#host.stats.add(record.state, record.status);
-    this.#host.live.set(pid, live);
+    this.#host.live.set(record.pid, live);
     return live;
   }
 }

@@ -76,7 +76,7 @@ export class EventLog {
   }
 
   /** Stored events with `seq > since` matching `filter`, in order. */
-  since(since: number, filter: StoredEventFilter): ServerEvent[] {
-    return this.#store.eventsSince(since, filter).map((stored) => stored.event);
+  async since(since: number, filter: StoredEventFilter): Promise<ServerEvent[]> {
+    return (await this.#store.eventsSince(since, filter)).map((stored) => stored.event);
   }
 }

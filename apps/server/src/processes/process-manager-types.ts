@@ -130,7 +130,8 @@ export interface StreamResult {
 /**
  * An open stream (one model turn): push chunks of model output as they arrive, then end it. Closed
  * exec intents in ts/js become processes at once; `result` resolves when the stream has ended and
- * all its processes are idle (the same moment the `stream.result` event is sent).
+ * all its processes are idle, and their results are read from the store (the same moment the
+ * `stream.result` event is sent); it rejects when the store cannot be read.
  */
 export interface StreamHandle {
   readonly streamId: string;
@@ -174,39 +175,45 @@ export interface ProcessStats {
 
 /**
  * The process model of the server: creation, runs, signals, the fair queue, streams, the event log.
- * Methods throw {@link ServerError} (`VALIDATION`, `NOT_FOUND`, `CONFLICT`, `QUEUE_FULL`,
- * `CODE_TOO_LARGE`, `SHUTTING_DOWN`). Clients only see their own processes: another principal's pid is
- * `NOT_FOUND` for them; operators see all.
+ * Methods throw (or reject with) {@link ServerError} (`VALIDATION`, `NOT_FOUND`, `CONFLICT`,
+ * `QUEUE_FULL`, `CODE_TOO_LARGE`, `SHUTTING_DOWN`). Clients only see their own processes: another
+ * principal's pid is `NOT_FOUND` for them; operators see all.
+ *
+ * Reads go to the store and resolve asynchronously. A create, a signal or a delete takes effect at
+ * once and resolves once the store has committed it (`store.committed()`), so an answer is only given
+ * for a durable change; when the store cannot commit, the call rejects with `StoreError`
+ * `STORE_UNAVAILABLE` (the change stays queued in the store).
  */
 export interface ProcessManager {
-  /** Creates a process (queued, or idle with `autorun: false`) and returns its snapshot. */
-  create(input: CreateProcessInput, principal: Principal): ProcessSnapshot;
+  /** Creates a process (queued, or idle with `autorun: false`); resolves with its snapshot as created. */
+  create(input: CreateProcessInput, principal: Principal): Promise<ProcessSnapshot>;
   /**
    * `run`: only for an idle process (else `CONFLICT`); queues a new run. `kill`: queued -> idle/canceled
    * at once; running -> terminating -> idle/canceled; terminating -> no change; idle -> `CONFLICT`.
-   * `force` is accepted for MCI process API compatibility and has no effect.
+   * Run signals and deletes of one process are handled one after another: of two run signals sent at
+   * once, one queues a run and the other gets `CONFLICT`. Resolves with the snapshot right after the
+   * signal. `force` is accepted for MCI process API compatibility and has no effect.
    */
   signal(
     pid: number,
     signal: 'kill' | 'run',
     principal: Principal,
     options?: { force?: boolean },
-  ): ProcessSnapshot;
-  get(pid: number, principal: Principal): ProcessSnapshot;
+  ): Promise<ProcessSnapshot>;
+  get(pid: number, principal: Principal): Promise<ProcessSnapshot>;
   /** One run in full (`NOT_FOUND` for a run that does not exist). */
-  getRun(pid: number, run: number, principal: Principal): RunSnapshot;
+  getRun(pid: number, run: number, principal: Principal): Promise<RunSnapshot>;
   /** The snapshot with the latest run's outputs, stdout and stderr (empty if it never ran). */
-  getResult(pid: number, principal: Principal): ProcessResult;
-  getCode(pid: number, principal: Principal): string;
+  getResult(pid: number, principal: Principal): Promise<ProcessResult>;
+  getCode(pid: number, principal: Principal): Promise<string>;
   /** Visible processes matching `filter`, newest first. */
-  list(filter: ProcessFilter, principal: Principal): ProcessSnapshot[];
+  list(filter: ProcessFilter, principal: Principal): Promise<ProcessSnapshot[]>;
   /** Deletes an idle process with its runs and events (`CONFLICT` otherwise). */
-  delete(pid: number, principal: Principal): void;
+  delete(pid: number, principal: Principal): Promise<void>;
   /** Resolves with the snapshot once the process is idle (at once if it already is). */
   wait(pid: number, principal: Principal): Promise<ProcessSnapshot>;
-  /** Opens a stream (`CONFLICT` if the id is in use; `VALIDATION` for a bad ref). */
   /**
-   * Opens a stream. `autorun: false` creates its processes idle, each waiting for a `run` signal;
+   * Opens a stream (`CONFLICT` if the id is in use; `VALIDATION` for a bad ref). `autorun: false` creates its processes idle, each waiting for a `run` signal;
    * its result then follows once every one has run and ended (see {@link StreamHandle.stopWaiting}).
    */
   openStream(
@@ -220,17 +227,17 @@ export interface ProcessManager {
    * stored (an ended stream, or a stream of another node of a cluster).
    * @throws ServerError `NOT_FOUND`.
    */
-  checkStream(streamId: string, principal: Principal): void;
+  checkStream(streamId: string, principal: Principal): Promise<void>;
   /** Every event goes to every listener with its route; returns the unsubscribe function. */
   onEvent(listener: EventListener): () => void;
   /** Stored events with `seq > since` visible to `principal` and matching `filter`, in order. */
-  replay(since: number, filter: ReplayFilter, principal: Principal): ServerEvent[];
+  replay(since: number, filter: ReplayFilter, principal: Principal): Promise<ServerEvent[]>;
   /** The latest event seq (0 if none yet). */
   lastSeq(): number;
   /**
-   * Resolves once the changes made so far can be read on every node of a cluster (its write batch is
-   * committed); at once on a single server. Replies to creates and signals wait for it, so a client's
-   * next request sees them on any node.
+   * Resolves once the changes made so far are committed by the store (`store.committed()`): durable,
+   * and read by every node of a cluster. Creates, signals and deletes wait for it themselves.
+   * @throws StoreError `STORE_UNAVAILABLE` when the store cannot commit in its bounded wait.
    */
   committed(): Promise<void>;
   stats(): ProcessStats;

@@ -46,10 +46,10 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function setup(size: number, options: Partial<ProcessManagerOptions> = {}) {
+async function setup(size: number, options: Partial<ProcessManagerOptions> = {}) {
   const pool = createSandboxPool({ size });
   pools.push(pool);
-  const manager = createProcessManager({ pool, tools, ...options });
+  const manager = await createProcessManager({ pool, tools, ...options });
   const events: Array<{ event: ServerEvent; route: EventRoute }> = [];
   manager.onEvent((event, route) => events.push({ event, route }));
   return { manager, events };
@@ -73,20 +73,20 @@ function nextEvent(
 }
 
 describe('process manager over the real sandbox', () => {
-  let shared: ReturnType<typeof setup>;
-  beforeAll(() => {
-    shared = setup(2);
+  let shared: Awaited<ReturnType<typeof setup>>;
+  beforeAll(async () => {
+    shared = await setup(2);
   });
 
   it('goes queued -> running -> idle/success with outputs, logs and the return value', async () => {
     const { manager, events } = shared;
-    const { pid } = manager.create(
+    const { pid } = await manager.create(
       { code: 'console.log("hi");\noutput(1 + 1);\nreturn { done: true };' },
       alice,
     );
     const done = await manager.wait(pid, alice);
     expect(done).toMatchObject({ state: 'idle', status: 'success', run: 1 });
-    expect(manager.getResult(pid, alice)).toMatchObject({
+    expect(await manager.getResult(pid, alice)).toMatchObject({
       outputs: [2, { done: true }],
       stdout: 'hi\n',
       stderr: '',
@@ -106,9 +106,10 @@ describe('process manager over the real sandbox', () => {
 
   it('fails with the error and its line, times out, and runs again after each outcome', async () => {
     const { manager } = shared;
-    const failing = manager.create({ code: 'const a = 1;\nnull.boom();' }, alice).pid;
-    const sleeping = manager.create({ code: 'await new Promise(() => {});', timeoutMs: 300 }, alice).pid;
-    const fine = manager.create({ code: 'output("ok")' }, alice).pid;
+    const failing = (await manager.create({ code: 'const a = 1;\nnull.boom();' }, alice)).pid;
+    const sleeping = (await manager.create({ code: 'await new Promise(() => {});', timeoutMs: 300 }, alice))
+      .pid;
+    const fine = (await manager.create({ code: 'output("ok")' }, alice)).pid;
     expect(await manager.wait(failing, alice)).toMatchObject({
       status: 'failed',
       error: { name: 'TypeError', line: 2 },
@@ -116,38 +117,38 @@ describe('process manager over the real sandbox', () => {
     expect(await manager.wait(sleeping, alice)).toMatchObject({ status: 'timeout', timeoutMs: 300 });
     expect(await manager.wait(fine, alice)).toMatchObject({ status: 'success' });
     for (const pid of [failing, sleeping, fine]) {
-      expect(manager.signal(pid, 'run', alice, { force: true })).toMatchObject({ run: 2, runs: 2 });
+      expect(await manager.signal(pid, 'run', alice, { force: true })).toMatchObject({ run: 2, runs: 2 });
     }
     expect(await manager.wait(failing, alice)).toMatchObject({ status: 'failed', run: 2 });
     expect(await manager.wait(sleeping, alice)).toMatchObject({ status: 'timeout', run: 2 });
     expect(await manager.wait(fine, alice)).toMatchObject({ status: 'success', run: 2 });
-    expect(manager.getRun(fine, 1, alice).outputs).toEqual(['ok']);
-    expect(manager.getRun(fine, 2, alice).outputs).toEqual(['ok']);
-    expect(manager.getRun(failing, 1, alice).error?.message).toMatch(/null/);
+    expect((await manager.getRun(fine, 1, alice)).outputs).toEqual(['ok']);
+    expect((await manager.getRun(fine, 2, alice)).outputs).toEqual(['ok']);
+    expect((await manager.getRun(failing, 1, alice)).error?.message).toMatch(/null/);
   });
 
   it('kills a tight loop: terminating, then idle/canceled; then it can run again', async () => {
     const { manager, events } = shared;
-    const { pid } = manager.create({ code: 'output("start");\nwhile (true) {}' }, alice);
+    const { pid } = await manager.create({ code: 'output("start");\nwhile (true) {}' }, alice);
     await nextEvent(manager, events, (e) => e.type === 'output' && e.pid === pid);
     const killedAt = performance.now();
-    expect(manager.signal(pid, 'kill', alice).state).toBe('terminating');
+    expect((await manager.signal(pid, 'kill', alice)).state).toBe('terminating');
     expect(await manager.wait(pid, alice)).toMatchObject({ state: 'idle', status: 'canceled' });
     // Far below the 30 s timeout: the kill, not the timeout, ended it (the bench measures the latency).
     expect(performance.now() - killedAt).toBeLessThan(5000);
-    expect(() => manager.signal(pid, 'kill', alice)).toThrow(ServerError);
-    manager.signal(pid, 'run', alice);
+    await expect(manager.signal(pid, 'kill', alice)).rejects.toThrow(ServerError);
+    await manager.signal(pid, 'run', alice);
     await nextEvent(manager, events, (e) => e.type === 'output' && e.pid === pid && e.run === 2);
-    manager.signal(pid, 'kill', alice);
+    await manager.signal(pid, 'kill', alice);
     expect(await manager.wait(pid, alice)).toMatchObject({ status: 'canceled', run: 2 });
-    expect(manager.getRun(pid, 1, alice).outputs).toEqual(['start']);
+    expect((await manager.getRun(pid, 1, alice)).outputs).toEqual(['start']);
   });
 
   it('kills a run awaiting a slow cli tool, and the tool process with it', async () => {
     const { manager, events } = shared;
     const pidFile = join(dir, 'slow.pid');
     rmSync(pidFile, { force: true });
-    const { pid } = manager.create(
+    const { pid } = await manager.create(
       { code: 'console.log("calling");\nawait tools.slow({});\noutput("never")' },
       alice,
     );
@@ -157,9 +158,9 @@ describe('process manager over the real sandbox', () => {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     const toolPid = Number(readFileSync(pidFile, 'utf8').trim());
-    manager.signal(pid, 'kill', alice);
+    await manager.signal(pid, 'kill', alice);
     expect(await manager.wait(pid, alice)).toMatchObject({ status: 'canceled' });
-    expect(manager.getResult(pid, alice).outputs).toEqual([]);
+    expect((await manager.getResult(pid, alice)).outputs).toEqual([]);
     // The whole process group is killed; allow the OS a moment to reap it.
     const alive = () => {
       try {
@@ -175,12 +176,12 @@ describe('process manager over the real sandbox', () => {
 
   it('calls tools and reports tool events', async () => {
     const { manager, events } = shared;
-    const { pid } = manager.create(
+    const { pid } = await manager.create(
       { code: 'const r = await tools.echo({ word: "hey" });\noutput(r.content[0].text)' },
       alice,
     );
     expect(await manager.wait(pid, alice)).toMatchObject({ status: 'success' });
-    expect(manager.getResult(pid, alice).outputs).toEqual(['echo hey']);
+    expect((await manager.getResult(pid, alice)).outputs).toEqual(['echo hey']);
     const tool = events.find(({ event }) => event.type === 'tool' && event.pid === pid)?.event;
     expect(tool).toMatchObject({ type: 'tool', name: 'echo', isError: false });
   });
@@ -188,9 +189,12 @@ describe('process manager over the real sandbox', () => {
   it('replays exactly what a client missed since a seq', async () => {
     const { manager } = shared;
     const before = manager.lastSeq();
-    const { pid } = manager.create({ code: 'for (let i = 0; i < 5; i++) output(i)', ref: 'replay' }, bob);
+    const { pid } = await manager.create(
+      { code: 'for (let i = 0; i < 5; i++) output(i)', ref: 'replay' },
+      bob,
+    );
     await manager.wait(pid, bob);
-    const missed = manager.replay(before, { ref: 'replay' }, bob);
+    const missed = await manager.replay(before, { ref: 'replay' }, bob);
     expect(missed.map((e) => e.type)).toEqual([
       'process',
       'process',
@@ -202,34 +206,38 @@ describe('process manager over the real sandbox', () => {
       'process',
     ]);
     const middle = missed[3]!.seq;
-    expect(manager.replay(middle, { pid }, bob)).toEqual(missed.slice(4));
-    expect(manager.replay(before, { all: true }, alice).filter((e) => 'pid' in e && e.pid === pid)).toEqual(
-      [],
-    );
+    expect(await manager.replay(middle, { pid }, bob)).toEqual(missed.slice(4));
+    expect(
+      (await manager.replay(before, { all: true }, alice)).filter((e) => 'pid' in e && e.pid === pid),
+    ).toEqual([]);
   });
 });
 
 describe('scheduling over the real sandbox', () => {
   it('kills a queued process at once, and is fair across principals', async () => {
-    const { manager, events } = setup(1);
-    const blocker = manager.create({ code: 'output(0);\nwhile (true) {}' }, alice).pid;
-    const queued = [1, 2, 3].map((i) => manager.create({ code: `output(${i})` }, alice).pid);
-    const bobs = manager.create({ code: 'output("bob")' }, bob).pid;
+    const { manager, events } = await setup(1);
+    const blocker = (await manager.create({ code: 'output(0);\nwhile (true) {}' }, alice)).pid;
+    const queued: number[] = [];
+    for (const i of [1, 2, 3]) queued.push((await manager.create({ code: `output(${i})` }, alice)).pid);
+    const bobs = (await manager.create({ code: 'output("bob")' }, bob)).pid;
     await nextEvent(manager, events, (e) => e.type === 'output' && e.pid === blocker);
-    expect(manager.signal(queued[0]!, 'kill', alice)).toMatchObject({ state: 'idle', status: 'canceled' });
-    manager.signal(blocker, 'kill', alice);
+    expect(await manager.signal(queued[0]!, 'kill', alice)).toMatchObject({
+      state: 'idle',
+      status: 'canceled',
+    });
+    await manager.signal(blocker, 'kill', alice);
     for (const pid of [...queued, bobs]) await manager.wait(pid, pid === bobs ? bob : alice);
     const startOrder = events
       .filter(({ event }) => event.type === 'process' && event.state === 'running')
       .map(({ event }) => (event as { pid: number }).pid);
     // bob's single process runs before alice's backlog, not after it
     expect(startOrder).toEqual([blocker, queued[1], bobs, queued[2]]);
-    expect(manager.get(queued[0]!, alice).startedAt).toBeUndefined();
+    expect((await manager.get(queued[0]!, alice)).startedAt).toBeUndefined();
     await manager.shutdown({ graceMs: 1000 });
   });
 
   it('runs a stream: intents -> processes in order -> stream.result with the response pipe', async () => {
-    const { manager, events } = setup(2);
+    const { manager, events } = await setup(2);
     const stream = manager.openStream({ streamId: 'chat-1', ref: 'message-1' }, alice);
     const text = [
       'First I set things up.\n\n```ts exec=true\nconsole.log("one");\noutput({ step: 1 });\n```\n',
@@ -262,18 +270,15 @@ describe('scheduling over the real sandbox', () => {
       `${c}:idle`,
     ]);
     expect(result.text).toBe(
-      formatResults(
-        result.processes.map((p) => manager.getResult(p.pid, alice)),
-        {
-          rejected: [
-            {
-              index: 1,
-              lang: 'python',
-              reason: 'language "python" is not supported (use ts, typescript, js, javascript)',
-            },
-          ],
-        },
-      ),
+      formatResults(await Promise.all(result.processes.map((p) => manager.getResult(p.pid, alice))), {
+        rejected: [
+          {
+            index: 1,
+            lang: 'python',
+            reason: 'language "python" is not supported (use ts, typescript, js, javascript)',
+          },
+        ],
+      }),
     );
     expect(result.text).toContain('block 0 (pid');
     expect(result.text).toContain('output: {"step":1}\nstdout:\n| one');
@@ -292,17 +297,19 @@ describe('scheduling over the real sandbox', () => {
   });
 
   it('shuts down: refuses work, lets running processes finish, cancels the queue', async () => {
-    const { manager } = setup(1);
-    const running = manager.create(
-      { code: 'await new Promise((r) => setTimeout(r, 300));\noutput("finished")' },
-      alice,
+    const { manager } = await setup(1);
+    const running = (
+      await manager.create(
+        { code: 'await new Promise((r) => setTimeout(r, 300));\noutput("finished")' },
+        alice,
+      )
     ).pid;
-    const waiting = manager.create({ code: 'output("never")' }, alice).pid;
-    expect(manager.get(running, alice).state).toBe('running');
+    const waiting = (await manager.create({ code: 'output("never")' }, alice)).pid;
+    expect((await manager.get(running, alice)).state).toBe('running');
     await manager.shutdown({ graceMs: 20_000 });
-    expect(manager.get(running, alice)).toMatchObject({ status: 'success' });
-    expect(manager.getResult(running, alice).outputs).toEqual(['finished']);
-    expect(manager.get(waiting, alice)).toMatchObject({ status: 'canceled' });
-    expect(() => manager.create({ code: '1' }, alice)).toThrow(/shutting down/);
+    expect(await manager.get(running, alice)).toMatchObject({ status: 'success' });
+    expect((await manager.getResult(running, alice)).outputs).toEqual(['finished']);
+    expect(await manager.get(waiting, alice)).toMatchObject({ status: 'canceled' });
+    await expect(manager.create({ code: '1' }, alice)).rejects.toThrow(/shutting down/);
   });
 });

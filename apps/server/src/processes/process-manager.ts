@@ -44,12 +44,16 @@ import type { IntentStreamLimits, StreamHost, StreamSession } from './stream-ses
  *
  * When the store already holds processes (a durable store after a restart), pids and seqs continue
  * after the highest stored ones, queued processes are queued again in their original order, and runs
- * that were running end `failed` ("interrupted: the server stopped during this run").
+ * that were running end `failed` ("interrupted: the server stopped during this run"). It resolves
+ * once that is done (and, on a store shared by a cluster, once the node takes part in it).
  *
  * @throws RangeError for an invalid option (named in the message).
+ * @throws StoreError when the store cannot be read.
  */
-export function createProcessManager(options: ProcessManagerOptions): ProcessManager {
-  return new DefaultProcessManager(options);
+export async function createProcessManager(options: ProcessManagerOptions): Promise<ProcessManager> {
+  const manager = new DefaultProcessManager(options);
+  await manager.start();
+  return manager;
 }
 
 class DefaultProcessManager implements ProcessManager, StreamHost {
@@ -76,6 +80,13 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
   #lastPid: number;
   /** This node's part in a cluster, when its store is shared. */
   readonly #cluster: ClusterMember | undefined;
+  /**
+   * The run signal or delete under way for a pid, by pid: each reads the process, then changes it, so
+   * the next one for that pid waits for it and reads what it left.
+   */
+  readonly #claims = new Map<number, Promise<unknown>>();
+  /** Work that must end before the store closes (streams' results being read and sent). */
+  readonly #background = new Set<Promise<void>>();
   #accepting = true;
   #closing: Promise<void> | undefined;
 
@@ -105,35 +116,41 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
       this.#runs.start(live, this.#pool, this.#tools),
     );
     this.#lastPid = this.#store.counters().lastPid;
-    // After a restart on a durable store: queue queued processes again, end interrupted runs.
-    for (const live of recoverProcesses(this.#store, this.#stats)) {
+    const cluster = this.#store.cluster;
+    if (cluster) this.#cluster = new ClusterMember(cluster, this.#store, this, this.#clusterHost());
+  }
+
+  /** Recovers what a durable store holds after a restart, then takes part in the cluster, if any. */
+  async start(): Promise<void> {
+    // Queue queued processes again, end interrupted runs.
+    for (const live of await recoverProcesses(this.#store, this.#stats)) {
       this.#live.set(live.record.pid, live);
       if (live.record.state === 'queued') this.#scheduler.enqueue(live.record.owner, live);
       else this.#runs.interrupt(live);
     }
-    const cluster = this.#store.cluster;
-    if (cluster) {
-      this.#cluster = new ClusterMember(cluster, this.#store, this, this.#clusterHost());
-      this.#events.startAt(this.#cluster.start());
-    }
+    if (this.#cluster) this.#events.startAt(await this.#cluster.start());
   }
 
   // --- processes -------------------------------------------------------------------------------
 
-  create(input: CreateProcessInput, principal: Principal): ProcessSnapshot {
-    return this.#reader.snapshot(this.#create(input, principal, undefined, false));
+  async create(input: CreateProcessInput, principal: Principal): Promise<ProcessSnapshot> {
+    const created = this.#create(input, principal, undefined, false);
+    const snapshot = toSnapshot(created.record, created.run);
+    await this.#store.committed();
+    return snapshot;
   }
 
   createForStream(input: CreateProcessInput, session: StreamSession, hold: boolean): number {
-    return this.#create(input, session.principal, session, hold);
+    return this.#create(input, session.principal, session, hold).record.pid;
   }
 
+  /** Creates a process; returns its record and its run (undefined when it was created idle). */
   #create(
     input: CreateProcessInput,
     principal: Principal,
     session: StreamSession | undefined,
     hold: boolean,
-  ): number {
+  ): { record: StoredProcess; run: RunFields | undefined } {
     this.checkAccepting();
     const checked = checkProcessInput(this.#policy, input);
     const autorun = input.autorun ?? true;
@@ -152,83 +169,116 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     this.#stats.add('idle', null);
     this.#stats.processesCreated++;
     if (session) this.#streams.attach(record.pid, session);
-    if (autorun) this.#queueRun(record, hold);
-    else this.#emitProcess(record, undefined);
-    return record.pid;
+    if (autorun) return { record, run: this.#queueRun(record, hold).run };
+    this.#emitProcess(record, undefined);
+    return { record, run: undefined };
   }
 
-  signal(
+  async signal(
     pid: number,
     signal: 'kill' | 'run',
     principal: Principal,
     _options?: { force?: boolean },
-  ): ProcessSnapshot {
-    const record = this.#reader.visible(pid, principal);
+  ): Promise<ProcessSnapshot> {
     if (signal === 'run') {
-      this.checkAccepting();
-      if (record.state !== 'idle') {
-        throw new ServerError(
-          'CONFLICT',
-          `process ${pid} is ${record.state}: only an idle process can be run`,
-        );
-      }
-      this.#checkQueueRoom();
-      this.#cluster?.claimRun(record);
-      this.#queueRun(record, false);
-      return this.#reader.snapshot(pid);
+      const live = await this.#claim(pid, () => this.#run(pid, principal));
+      const snapshot = toSnapshot(live.record, live.run);
+      await this.#store.committed();
+      return snapshot;
     }
     if (signal !== 'kill') {
+      await this.#reader.visible(pid, principal);
       throw new ServerError('VALIDATION', `signal must be kill or run, got ${JSON.stringify(signal)}`, {
         path: 'signal',
       });
     }
-    const live = this.#live.get(pid);
+    // A live process is killed in the state it has when the signal arrives.
+    let live = this.#reader.live(pid, principal);
     if (!live) {
-      if (this.#cluster?.killElsewhere(pid)) return this.#reader.snapshot(pid);
+      await this.#reader.visible(pid, principal);
+      live = this.#live.get(pid);
+    }
+    let snapshot: ProcessSnapshot;
+    if (live) {
+      this.#kill(live);
+      snapshot = toSnapshot(live.record, live.run);
+    } else if (await this.#cluster?.killElsewhere(pid)) {
+      snapshot = await this.#reader.snapshot(pid);
+    } else {
       throw new ServerError('CONFLICT', `process ${pid} is idle: there is nothing to kill`);
     }
-    this.#kill(live);
-    return this.#reader.snapshot(pid);
+    await this.#store.committed();
+    return snapshot;
+  }
+
+  /** Queues a new run of idle process `pid` (a `run` signal); returns it live. */
+  async #run(pid: number, principal: Principal): Promise<LiveProcess> {
+    const record = await this.#reader.visible(pid, principal);
+    this.checkAccepting();
+    const state = this.#live.get(pid)?.record.state ?? record.state;
+    if (state !== 'idle') {
+      throw new ServerError('CONFLICT', `process ${pid} is ${state}: only an idle process can be run`);
+    }
+    this.#checkQueueRoom();
+    await this.#cluster?.claimRun(record);
+    return this.#queueRun(record, false);
   }
 
   committed(): Promise<void> {
-    return this.#store.cluster?.written() ?? Promise.resolve();
+    return this.#store.committed();
   }
 
-  get(pid: number, principal: Principal): ProcessSnapshot {
+  get(pid: number, principal: Principal): Promise<ProcessSnapshot> {
     return this.#reader.get(pid, principal);
   }
 
-  getRun(pid: number, run: number, principal: Principal): RunSnapshot {
+  getRun(pid: number, run: number, principal: Principal): Promise<RunSnapshot> {
     return this.#reader.getRun(pid, run, principal);
   }
 
-  getResult(pid: number, principal: Principal): ProcessResult {
+  getResult(pid: number, principal: Principal): Promise<ProcessResult> {
     return this.#reader.getResult(pid, principal);
   }
 
-  getCode(pid: number, principal: Principal): string {
-    return this.#reader.visible(pid, principal).code;
+  async getCode(pid: number, principal: Principal): Promise<string> {
+    return (await this.#reader.visible(pid, principal)).code;
   }
 
-  list(filter: ProcessFilter, principal: Principal): ProcessSnapshot[] {
+  list(filter: ProcessFilter, principal: Principal): Promise<ProcessSnapshot[]> {
     return this.#reader.list(filter, principal);
   }
 
-  delete(pid: number, principal: Principal): void {
-    const record = this.#reader.visible(pid, principal);
-    if (record.state !== 'idle') {
-      throw new ServerError(
-        'CONFLICT',
-        `process ${pid} is ${record.state}: only an idle process can be deleted`,
-      );
+  async delete(pid: number, principal: Principal): Promise<void> {
+    await this.#claim(pid, async () => {
+      const record = await this.#reader.visible(pid, principal);
+      const state = this.#live.get(pid)?.record.state ?? record.state;
+      if (state !== 'idle') {
+        throw new ServerError('CONFLICT', `process ${pid} is ${state}: only an idle process can be deleted`);
+      }
+      this.#store.deleteProcess(pid);
+      this.#stats.remove(record.state, record.status);
+    });
+    await this.#store.committed();
+  }
+
+  /**
+   * Runs `work` (a run signal or a delete of process `pid`: it reads the process, then changes it)
+   * after the one under way for that pid, if any, so each reads what the previous one left: of two
+   * run signals sent at once, the second finds the process queued.
+   */
+  async #claim<T>(pid: number, work: () => Promise<T>): Promise<T> {
+    const previous = this.#claims.get(pid);
+    const current = (previous ?? Promise.resolve()).then(work, work);
+    this.#claims.set(pid, current);
+    try {
+      return await current;
+    } finally {
+      if (this.#claims.get(pid) === current) this.#claims.delete(pid);
     }
-    this.#store.deleteProcess(pid);
-    this.#stats.remove(record.state, record.status);
   }
 
   async wait(pid: number, principal: Principal): Promise<ProcessSnapshot> {
-    this.#reader.visible(pid, principal);
+    await this.#reader.visible(pid, principal);
     const live = this.#live.get(pid);
     if (live) await new Promise<void>((resolve) => live.waiters.push(resolve));
     else if (this.#cluster) await this.#cluster.idleElsewhere(pid);
@@ -251,12 +301,12 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     return this.#streams.get(streamId, principal);
   }
 
-  checkStream(streamId: string, principal: Principal): void {
+  async checkStream(streamId: string, principal: Principal): Promise<void> {
     try {
       this.#streams.get(streamId, principal);
     } catch (error) {
       const owner = principal.role === 'operator' ? {} : { owner: principal.id };
-      if (this.#store.listProcesses({ streamId, ...owner }).length === 0) throw error;
+      if ((await this.#store.listProcesses({ streamId, ...owner })).length === 0) throw error;
     }
   }
 
@@ -272,8 +322,18 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     return !this.#live.has(pid);
   }
 
-  result(pid: number): ProcessResult | undefined {
+  result(pid: number): Promise<ProcessResult | undefined> {
     return this.#reader.result(pid);
+  }
+
+  background(work: Promise<unknown>): void {
+    const tracked: Promise<void> = work
+      .then(
+        () => {},
+        (error: unknown) => this.#logger?.error({ err: error }, 'a stream result could not be read'),
+      )
+      .finally(() => this.#background.delete(tracked));
+    this.#background.add(tracked);
   }
 
   checkAccepting(): void {
@@ -290,7 +350,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     return this.#events.listen(listener);
   }
 
-  replay(since: number, filter: ReplayFilter, principal: Principal): ServerEvent[] {
+  replay(since: number, filter: ReplayFilter, principal: Principal): Promise<ServerEvent[]> {
     return this.#reader.replay(since, filter, principal);
   }
 
@@ -313,8 +373,10 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
 
   async #shutdown(graceMs: number): Promise<void> {
     this.#streams.endAll();
-    this.#cluster?.stop();
+    await this.#cluster?.stop();
     await drainLive(this.#live, (live) => this.#kill(live), graceMs);
+    // Streams whose last process just ended send their results now.
+    while (this.#background.size > 0) await Promise.all(this.#background);
     await this.#store.close();
   }
 
@@ -346,8 +408,11 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     }
   }
 
-  /** Starts a new run of an idle process: queued, in the run queue unless `hold` (stream ordering). */
-  #queueRun(record: StoredProcess, hold: boolean): void {
+  /**
+   * Starts a new run of an idle process: queued, in the run queue unless `hold` (stream ordering).
+   * @returns the process, live (it may have ended already, when the pool refused it at once).
+   */
+  #queueRun(record: StoredProcess, hold: boolean): LiveProcess {
     const from = { state: record.state, status: record.status };
     record.runs++;
     record.state = 'queued';
@@ -363,6 +428,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     this.#live.set(record.pid, live);
     this.#transition(live, from);
     if (!hold) this.#scheduler.enqueue(record.owner, live);
+    return live;
   }
 
   #kill(live: LiveProcess): void {

@@ -27,11 +27,27 @@ export class ProcessReader {
    * The record of process `pid` if `principal` may see it.
    * @throws ServerError `NOT_FOUND` (no such process, or not the principal's).
    */
-  visible(pid: number, principal: Principal): StoredProcess {
-    const live = this.#live.get(pid);
+  async visible(pid: number, principal: Principal): Promise<StoredProcess> {
+    const live = this.live(pid, principal);
+    if (live) return live.record;
     // In a cluster another node may have changed or deleted the process since this node cached it.
-    if (!live) this.#store.cluster?.forget(pid);
-    const record = live?.record ?? (Number.isSafeInteger(pid) ? this.#store.getProcess(pid) : undefined);
+    this.#store.cluster?.forget(pid);
+    const record = Number.isSafeInteger(pid) ? await this.#store.getProcess(pid) : undefined;
+    return this.#checkVisible(pid, record, principal);
+  }
+
+  /**
+   * Process `pid` as it is now if it is live (not idle) and `principal` may see it; undefined when it
+   * is not live here.
+   * @throws ServerError `NOT_FOUND` (another principal's).
+   */
+  live(pid: number, principal: Principal): LiveProcess | undefined {
+    const live = this.#live.get(pid);
+    if (live) this.#checkVisible(pid, live.record, principal);
+    return live;
+  }
+
+  #checkVisible(pid: number, record: StoredProcess | undefined, principal: Principal): StoredProcess {
     if (!record || (principal.role !== 'operator' && record.owner !== principal.id)) {
       throw new ServerError('NOT_FOUND', `process ${pid} not found`, { path: 'pid' });
     }
@@ -42,19 +58,18 @@ export class ProcessReader {
    * The snapshot of process `pid` if `principal` may see it.
    * @throws ServerError `NOT_FOUND`.
    */
-  get(pid: number, principal: Principal): ProcessSnapshot {
-    this.visible(pid, principal);
-    return this.snapshot(pid);
+  async get(pid: number, principal: Principal): Promise<ProcessSnapshot> {
+    return this.#snapshotOf(await this.visible(pid, principal));
   }
 
   /**
    * The snapshot of process `pid` (no ownership check).
    * @throws ServerError `NOT_FOUND`.
    */
-  snapshot(pid: number): ProcessSnapshot {
+  async snapshot(pid: number): Promise<ProcessSnapshot> {
     const live = this.#live.get(pid);
     if (live) return toSnapshot(live.record, live.run);
-    const record = this.#store.getProcess(pid);
+    const record = await this.#store.getProcess(pid);
     if (!record) throw new ServerError('NOT_FOUND', `process ${pid} not found`, { path: 'pid' });
     return this.#snapshotOf(record);
   }
@@ -63,9 +78,9 @@ export class ProcessReader {
    * Run `run` of process `pid`, with its outputs and logs.
    * @throws ServerError `NOT_FOUND` (process not visible, or no such run).
    */
-  getRun(pid: number, run: number, principal: Principal): RunSnapshot {
-    this.visible(pid, principal);
-    const stored = Number.isSafeInteger(run) && run > 0 ? this.#store.getRun(pid, run) : undefined;
+  async getRun(pid: number, run: number, principal: Principal): Promise<RunSnapshot> {
+    await this.visible(pid, principal);
+    const stored = Number.isSafeInteger(run) && run > 0 ? await this.#store.getRun(pid, run) : undefined;
     if (!stored) throw new ServerError('NOT_FOUND', `process ${pid} has no run ${run}`, { path: 'run' });
     return toRunSnapshot(stored);
   }
@@ -75,16 +90,18 @@ export class ProcessReader {
    * `principal` may see it.
    * @throws ServerError `NOT_FOUND`.
    */
-  getResult(pid: number, principal: Principal): ProcessResult {
-    this.visible(pid, principal);
-    return this.result(pid)!;
+  async getResult(pid: number, principal: Principal): Promise<ProcessResult> {
+    await this.visible(pid, principal);
+    const result = await this.result(pid);
+    if (!result) throw new ServerError('NOT_FOUND', `process ${pid} not found`, { path: 'pid' });
+    return result;
   }
 
   /** The snapshot of process `pid` with its latest run's outputs and logs (no ownership check). */
-  result(pid: number): ProcessResult | undefined {
-    const record = this.#store.getProcess(pid);
+  async result(pid: number): Promise<ProcessResult | undefined> {
+    const record = await this.#store.getProcess(pid);
     if (!record) return undefined;
-    const run = record.runs > 0 ? this.#store.getRun(pid, record.runs) : undefined;
+    const run = record.runs > 0 ? await this.#store.getRun(pid, record.runs) : undefined;
     return {
       ...toSnapshot(record, run),
       outputs: run?.outputs ?? [],
@@ -98,30 +115,29 @@ export class ProcessReader {
    * The processes matching `filter` that `principal` may see, newest first.
    * @throws ServerError `VALIDATION` for a bad `ref`.
    */
-  list(filter: ProcessFilter, principal: Principal): ProcessSnapshot[] {
+  async list(filter: ProcessFilter, principal: Principal): Promise<ProcessSnapshot[]> {
     const ref = filter.ref === undefined ? undefined : normalizeRef(filter.ref);
-    return this.#store
-      .listProcesses({
-        ...(filter.state === undefined ? {} : { state: filter.state }),
-        ...(filter.status === undefined ? {} : { status: filter.status }),
-        ...(ref === undefined ? {} : { ref }),
-        ...(principal.role === 'operator' ? {} : { owner: principal.id }),
-      })
-      .map((record) => this.#snapshotOf(record));
+    const records = await this.#store.listProcesses({
+      ...(filter.state === undefined ? {} : { state: filter.state }),
+      ...(filter.status === undefined ? {} : { status: filter.status }),
+      ...(ref === undefined ? {} : { ref }),
+      ...(principal.role === 'operator' ? {} : { owner: principal.id }),
+    });
+    return Promise.all(records.map((record) => this.#snapshotOf(record)));
   }
 
   /**
    * Stored events with `seq > since` visible to `principal` and matching `filter`, in order.
    * @throws ServerError `VALIDATION` (bad `since` or `ref`, no filter given), `NOT_FOUND` (pid not visible).
    */
-  replay(since: number, filter: ReplayFilter, principal: Principal): ServerEvent[] {
+  async replay(since: number, filter: ReplayFilter, principal: Principal): Promise<ServerEvent[]> {
     if (!Number.isSafeInteger(since) || since < 0) {
       throw new ServerError('VALIDATION', 'since must be a non-negative integer', { path: 'since' });
     }
     if (filter.pid === undefined && filter.ref === undefined && !filter.all) {
       throw new ServerError('VALIDATION', 'give one of pid, ref or all', { path: 'pid' });
     }
-    if (filter.pid !== undefined) this.visible(filter.pid, principal);
+    if (filter.pid !== undefined) await this.visible(filter.pid, principal);
     const ref = filter.ref === undefined ? undefined : normalizeRef(filter.ref);
     return this.#events.since(since, {
       ...(filter.pid === undefined ? {} : { pid: filter.pid }),
@@ -132,9 +148,13 @@ export class ProcessReader {
     });
   }
 
-  #snapshotOf(record: StoredProcess): ProcessSnapshot {
+  /** The snapshot of `record`, from the live process when it is not idle. */
+  async #snapshotOf(record: StoredProcess): Promise<ProcessSnapshot> {
     const live = this.#live.get(record.pid);
     if (live) return toSnapshot(live.record, live.run);
-    return toSnapshot(record, record.runs > 0 ? this.#store.getRun(record.pid, record.runs) : undefined);
+    const run = record.runs > 0 ? await this.#store.getRun(record.pid, record.runs) : undefined;
+    // The process may have become live while its run was read.
+    const now = this.#live.get(record.pid);
+    return now ? toSnapshot(now.record, now.run) : toSnapshot(record, run);
   }
 }

@@ -9,20 +9,21 @@ import { runFieldsOf } from './snapshots.ts';
  * The caller queues the queued ones again and ends the others (their runs were interrupted). On a
  * store shared by a cluster only the processes of this node are read back.
  */
-export function recoverProcesses(store: ProcessStore, stats: StatsCounters): LiveProcess[] {
-  const stored = store.listProcesses(store.cluster ? { node: store.cluster.node } : {});
+export async function recoverProcesses(store: ProcessStore, stats: StatsCounters): Promise<LiveProcess[]> {
+  const stored = await store.listProcesses(store.cluster ? { node: store.cluster.node } : {});
   for (const record of stored) stats.add(record.state, record.status);
-  return stored
-    .filter((record) => record.state !== 'idle')
-    .map((record) => ({
-      record,
-      run: store.getRun(record.pid, record.runs),
-      // The seq of its latest event (a queued process's `queued` one) restores the queue order: a run
-      // signal queues an older pid after newer ones.
-      order: store.eventsSince(0, { pid: record.pid }).at(-1)?.event.seq ?? 0,
-    }))
-    .sort((a, b) => a.order - b.order || a.record.pid - b.record.pid)
-    .map(({ record, run }) => liveProcessOf(record, run));
+  const recovered: Array<{ live: LiveProcess; order: number }> = [];
+  for (const record of stored) {
+    if (record.state === 'idle') continue;
+    const run = await store.getRun(record.pid, record.runs);
+    // The seq of its latest event (a queued process's `queued` one) restores the queue order: a run
+    // signal queues an older pid after newer ones.
+    const order = (await store.eventsSince(0, { pid: record.pid })).at(-1)?.event.seq ?? 0;
+    recovered.push({ live: liveProcessOf(record, run), order });
+  }
+  return recovered
+    .sort((a, b) => a.order - b.order || a.live.record.pid - b.live.record.pid)
+    .map(({ live }) => live);
 }
 
 /** A stored process that is not idle, as the manager holds it (not held, no kill requested). */

@@ -85,7 +85,8 @@ export class StreamRegistry {
     this.#streams.set(key, session);
     open.add(session);
     this.#open.set(principal.id, open);
-    void session.result.then(() => this.#forget(session));
+    const forget = () => this.#forget(session);
+    void session.result.then(forget, forget);
     return session;
   }
 

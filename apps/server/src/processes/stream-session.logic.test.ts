@@ -24,9 +24,9 @@ const turn = [
   '```ts exec=true\noutput("cut off"',
 ].join('');
 
-function setup(size = 2) {
+async function setup(size = 2) {
   const pool = new ManualPool(size);
-  const manager = createProcessManager({ pool });
+  const manager = await createProcessManager({ pool });
   const events: Array<{ event: ServerEvent; route: EventRoute }> = [];
   manager.onEvent((event, route) => events.push({ event, route }));
   return { pool, manager, events };
@@ -47,7 +47,7 @@ function chunks(text: string, seed: number): string[] {
 describe('streams', () => {
   it('turns closed ts/js exec intents into processes run in order, rejects the rest, then sends stream.result', async () => {
     for (const seed of [1, 2, 3]) {
-      const { pool, manager, events } = setup(4);
+      const { pool, manager, events } = await setup(4);
       const stream = manager.openStream({ streamId: `turn-${seed}`, ref: ' msg-1 ' }, alice);
       for (const chunk of chunks(turn, seed)) stream.push(chunk);
       // Only the first block runs, though the pool has room: the stream's blocks run one after another.
@@ -90,7 +90,7 @@ describe('streams', () => {
         },
       ]);
       expect(intents[2]!.attributes).toEqual({ exec: true, timeout: '5000', title: 'second' });
-      expect(manager.get(2, alice)).toMatchObject({
+      expect(await manager.get(2, alice)).toMatchObject({
         ref: 'msg-1',
         metadata: {
           streamId: `turn-${seed}`,
@@ -109,7 +109,7 @@ describe('streams', () => {
         i.rejected ? [{ index: i.index, lang: i.lang, reason: i.rejected }] : [],
       );
       const expectedText = formatResults(
-        [1, 2, 3].map((pid) => manager.getResult(pid, alice)),
+        await Promise.all([1, 2, 3].map((pid) => manager.getResult(pid, alice))),
         { rejected },
       );
       expect(result.text).toBe(expectedText);
@@ -129,12 +129,12 @@ describe('streams', () => {
   });
 
   it('runs different streams and direct submissions concurrently', async () => {
-    const { pool, manager } = setup(3);
+    const { pool, manager } = await setup(3);
     const a = manager.openStream({ streamId: 'a' }, alice);
     const b = manager.openStream({ streamId: 'b' }, bob);
     a.push(fence('ts exec', 'a1') + fence('ts exec', 'a2'));
     b.push(fence('ts exec', 'b1'));
-    manager.create({ code: 'direct' }, alice);
+    await manager.create({ code: 'direct' }, alice);
     expect(pool.executions.map((e) => e.request.code)).toEqual(['a1', 'b1', 'direct']);
     a.end();
     b.end();
@@ -147,14 +147,14 @@ describe('streams', () => {
   });
 
   it('skips a waiting block that was killed, and a kill of the running block lets the next one run', async () => {
-    const { pool, manager } = setup(2);
+    const { pool, manager } = await setup(2);
     const stream = manager.openStream({ streamId: 's' }, alice);
     stream.push(fence('ts exec', 'one') + fence('ts exec', 'two') + fence('ts exec', 'three'));
     stream.end();
-    expect(manager.get(2, alice).state).toBe('queued');
-    expect(manager.signal(2, 'kill', alice)).toMatchObject({ state: 'idle', status: 'canceled' });
+    expect((await manager.get(2, alice)).state).toBe('queued');
+    expect(await manager.signal(2, 'kill', alice)).toMatchObject({ state: 'idle', status: 'canceled' });
     await pool.started(1);
-    manager.signal(1, 'kill', alice);
+    await manager.signal(1, 'kill', alice);
     const third = await pool.started(2);
     expect(third.request.code).toBe('three');
     third.finish();
@@ -164,7 +164,7 @@ describe('streams', () => {
   });
 
   it('ends at once when nothing runs, and refuses reuse, late pushes and strangers', async () => {
-    const { manager } = setup();
+    const { manager } = await setup();
     const stream = manager.openStream({ streamId: 'empty' }, alice);
     stream.push('just prose, ');
     stream.push('no code\n');
@@ -194,11 +194,11 @@ describe('streams', () => {
 
   it('rejects intents the server cannot take (queue full, shutting down) instead of failing the push', async () => {
     const pool = new ManualPool(1);
-    const manager = createProcessManager({ pool, maxQueue: 1 });
+    const manager = await createProcessManager({ pool, maxQueue: 1 });
     const events: ServerEvent[] = [];
     manager.onEvent((event) => events.push(event));
-    manager.create({ code: 'busy' }, bob);
-    manager.create({ code: 'queued' }, bob);
+    await manager.create({ code: 'busy' }, bob);
+    await manager.create({ code: 'queued' }, bob);
     const stream = manager.openStream({ streamId: 's' }, alice);
     stream.push(fence('ts exec', 'x'));
     stream.end();
@@ -211,7 +211,7 @@ describe('streams', () => {
   });
 
   it('ends open streams at shutdown: blocks not yet run are rejected, the result is still sent', async () => {
-    const { pool, manager } = setup(1);
+    const { pool, manager } = await setup(1);
     const stream = manager.openStream({ streamId: 's' }, alice);
     stream.push(fence('ts exec', 'one'));
     stream.push('```ts exec\noutput(2)\n```');

@@ -29,8 +29,13 @@ export interface StreamHost {
   release(pid: number): boolean;
   isIdle(pid: number): boolean;
   /** Snapshot plus latest run outputs and logs, or undefined for a deleted process. */
-  result(pid: number): ProcessResult | undefined;
+  result(pid: number): Promise<ProcessResult | undefined>;
   emit(event: DistributiveOmit<ServerEvent, 'seq'>, route: EventRoute): void;
+  /**
+   * Keeps the store open until `work` settles (a stream's result, read from the store once its
+   * processes are idle), and logs its failure.
+   */
+  background(work: Promise<unknown>): void;
   /** Throws `SHUTTING_DOWN` when the server no longer takes work. */
   checkAccepting(): void;
   readonly responsePipeBytes: number;
@@ -67,7 +72,7 @@ export class StreamSession implements StreamHandle {
   #ended = false;
   #finished = false;
   #lastActivityMs = performance.now();
-  #resolve!: (result: StreamResult) => void;
+  #resolve!: (result: Promise<StreamResult>) => void;
 
   constructor(
     host: StreamHost,
@@ -208,7 +213,19 @@ export class StreamSession implements StreamHandle {
     if (this.#waiting.size > 0) return;
     if (!this.#pids.every((pid) => this.#host.isIdle(pid))) return;
     this.#finished = true;
-    const results = this.#pids.map((pid) => this.#host.result(pid)).filter((r) => r !== undefined);
+    const sent = this.#sendResult();
+    this.#host.background(sent);
+    this.#resolve(sent);
+  }
+
+  /**
+   * Reads what the stream's processes did, emits `stream.result` and returns it.
+   * @throws StoreError when the store cannot be read (the stream's result then rejects).
+   */
+  async #sendResult(): Promise<StreamResult> {
+    const results = (await Promise.all(this.#pids.map((pid) => this.#host.result(pid)))).filter(
+      (r) => r !== undefined,
+    );
     const text = formatResults(results, { maxBytes: this.#host.responsePipeBytes, rejected: this.#rejected });
     const processes: ProcessSnapshot[] = results.map(
       ({ outputs, stdout, stderr, truncated, ...snapshot }) => snapshot,
@@ -227,7 +244,7 @@ export class StreamSession implements StreamHandle {
         streamId: this.streamId,
       },
     );
-    this.#resolve(result);
+    return result;
   }
 }
 

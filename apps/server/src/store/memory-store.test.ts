@@ -5,7 +5,7 @@ import { createMemoryStore } from './memory-store.ts';
 describeProcessStoreContract('memory', () => createMemoryStore());
 
 describe('memory store', () => {
-  it('keeps at most about maxEvents events, dropping the oldest', () => {
+  it('keeps at most about maxEvents events, dropping the oldest', async () => {
     const store = createMemoryStore({ maxEvents: 10 });
     for (let seq = 1; seq <= 100; seq++) {
       store.appendEvent(
@@ -13,11 +13,11 @@ describe('memory store', () => {
         { owner: 'a', pid: 1 },
       );
     }
-    const kept = store.eventsSince(0, {}).map((e) => e.event.seq);
+    const kept = (await store.eventsSince(0, {})).map((e) => e.event.seq);
     expect(kept.length).toBeGreaterThanOrEqual(10);
     expect(kept.length).toBeLessThanOrEqual(11);
     expect(kept.at(-1)).toBe(100);
-    expect(store.eventsSince(95, {}).map((e) => e.event.seq)).toEqual([96, 97, 98, 99, 100]);
+    expect((await store.eventsSince(95, {})).map((e) => e.event.seq)).toEqual([96, 97, 98, 99, 100]);
     expect(() => createMemoryStore({ maxEvents: 0 })).toThrow(/maxEvents/);
   });
 });

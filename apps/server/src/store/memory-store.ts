@@ -20,7 +20,8 @@ export interface MemoryStoreOptions {
 
 /**
  * A {@link ProcessStore} in memory: everything is lost when the server stops. The default store, and
- * the one unit tests of the process manager use.
+ * the one unit tests of the process manager use. Writes take effect at once, so `committed()`
+ * resolves at once and `health()` is always ok.
  */
 export function createMemoryStore(options: MemoryStoreOptions = {}): ProcessStore {
   const maxEvents = options.maxEvents ?? 100_000;
@@ -59,11 +60,11 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): ProcessStor
       record.status = update.status;
       record.runs = update.runs;
     },
-    getProcess: (pid) => {
+    async getProcess(pid) {
       const record = processes.get(pid);
       return record && { ...record };
     },
-    listProcesses(filter) {
+    async listProcesses(filter) {
       const found: StoredProcess[] = [];
       for (const record of processes.values()) if (matches(record, filter)) found.push({ ...record });
       return found.sort((a, b) => b.pid - a.pid);
@@ -97,7 +98,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): ProcessStor
       const target = runOf(pid, run);
       target[stream] += text;
     },
-    getRun(pid, run) {
+    async getRun(pid, run) {
       const found = runs.get(pid)?.[run - 1];
       return found && { ...found, outputs: [...found.outputs] };
     },
@@ -108,7 +109,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): ProcessStor
       if (events.length > maxEvents + Math.ceil(maxEvents / 10))
         events = events.slice(events.length - maxEvents);
     },
-    eventsSince(since, filter: StoredEventFilter) {
+    async eventsSince(since, filter: StoredEventFilter) {
       let start = lowerBound(events, since);
       const found: StoredEvent[] = [];
       let bytes = 0;
@@ -125,6 +126,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): ProcessStor
       }
       return found;
     },
+    async committed() {},
+    health: () => ({ ok: true }),
     async close() {},
   };
 }

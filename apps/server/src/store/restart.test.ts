@@ -54,32 +54,36 @@ describe('restart on the SQLite store', () => {
     const path = join(dir, 'restart.db');
     const before = crashable(openSqliteStore({ path }));
     const pool = new ManualPool(2);
-    const manager = createProcessManager({ pool: stuckKills(pool), store: before.store, concurrency: 2 });
+    const manager = await createProcessManager({
+      pool: stuckKills(pool),
+      store: before.store,
+      concurrency: 2,
+    });
     const seen: ServerEvent[] = [];
     manager.onEvent((event) => seen.push(event));
 
     // pid 1 finishes with outputs and logs.
-    manager.create({ code: 'done', ref: 'chat' }, alice);
+    await manager.create({ code: 'done', ref: 'chat' }, alice);
     const first = await pool.started(1);
     first.emit({ type: 'output', value: { answer: 42 } });
     first.emit({ type: 'log', stream: 'stdout', text: 'one\n' });
     first.finish();
     await manager.wait(1, alice);
     // pid 2 runs a long loop (partial output), pid 3 is being killed, pids 4 and 5 wait behind them.
-    manager.create({ code: 'loop' }, alice);
-    manager.create({ code: 'killed' }, root);
+    await manager.create({ code: 'loop' }, alice);
+    await manager.create({ code: 'killed' }, root);
     const running = await pool.started(2);
     running.emit({ type: 'output', value: 'partial' });
     running.emit({ type: 'log', stream: 'stderr', text: 'half' });
     // Sandbox events are delivered once per event-loop turn.
     await new Promise((resolve) => setImmediate(resolve));
     await pool.started(3);
-    manager.signal(3, 'kill', root);
-    manager.create({ code: 'queued a' }, alice);
-    manager.create({ code: 'queued b', autorun: false }, alice);
-    manager.create({ code: 'queued c' }, alice);
-    manager.signal(5, 'run', alice); // queued after 6: the queue order is 4, 6, 5
-    expect(manager.list({}, root).map((p) => [p.pid, p.state])).toEqual([
+    await manager.signal(3, 'kill', root);
+    await manager.create({ code: 'queued a' }, alice);
+    await manager.create({ code: 'queued b', autorun: false }, alice);
+    await manager.create({ code: 'queued c' }, alice);
+    await manager.signal(5, 'run', alice); // queued after 6: the queue order is 4, 6, 5
+    expect((await manager.list({}, root)).map((p) => [p.pid, p.state])).toEqual([
       [6, 'queued'],
       [5, 'queued'],
       [4, 'queued'],
@@ -92,18 +96,21 @@ describe('restart on the SQLite store', () => {
 
     const store = openSqliteStore({ path });
     const nextPool = new ManualPool(1);
-    const restarted = createProcessManager({ pool: nextPool, store, concurrency: 1 });
+    const restarted = await createProcessManager({ pool: nextPool, store, concurrency: 1 });
     try {
-      expect(restarted.get(1, alice)).toMatchObject({ state: 'idle', status: 'success', ref: 'chat' });
-      expect(restarted.getRun(1, 1, alice)).toMatchObject({ outputs: [{ answer: 42 }], stdout: 'one\n' });
+      expect(await restarted.get(1, alice)).toMatchObject({ state: 'idle', status: 'success', ref: 'chat' });
+      expect(await restarted.getRun(1, 1, alice)).toMatchObject({
+        outputs: [{ answer: 42 }],
+        stdout: 'one\n',
+      });
       for (const pid of [2, 3]) {
-        expect(restarted.get(pid, root)).toMatchObject({
+        expect(await restarted.get(pid, root)).toMatchObject({
           state: 'idle',
           status: 'failed',
           error: { message: 'interrupted: the server stopped during this run' },
         });
       }
-      expect(restarted.getRun(2, 1, alice)).toMatchObject({ outputs: ['partial'], stderr: 'half' });
+      expect(await restarted.getRun(2, 1, alice)).toMatchObject({ outputs: ['partial'], stderr: 'half' });
       // Queued ones run again in their original order, one at a time (concurrency 1 now).
       const order: string[] = [];
       for (let n = 1; n <= 3; n++) {
@@ -114,8 +121,8 @@ describe('restart on the SQLite store', () => {
       expect(order).toEqual(['queued a', 'queued c', 'queued b']);
       await restarted.wait(5, alice);
       // pids and seqs continue; replay from the last seq seen before the crash gives what happened since.
-      expect(restarted.create({ code: 'after' }, alice).pid).toBe(7);
-      const missed = restarted.replay(lastSeq, { all: true }, root);
+      expect((await restarted.create({ code: 'after' }, alice)).pid).toBe(7);
+      const missed = await restarted.replay(lastSeq, { all: true }, root);
       expect(missed.length).toBeGreaterThan(0);
       expect(missed[0]!.seq).toBe(lastSeq + 1);
       expect(
@@ -123,12 +130,13 @@ describe('restart on the SQLite store', () => {
           .filter((e) => e.type === 'process' && e.pid === 2)
           .map((e) => e.type === 'process' && e.status),
       ).toEqual(['failed']);
-      // An interrupted process can be run again: run 2, with run 1 still readable.
-      nextPool.started(4).then((execution) => execution.finish());
-      expect(restarted.signal(2, 'run', alice)).toMatchObject({ state: 'queued', run: 2 });
+      // An interrupted process can be run again: run 2 (queued behind pid 7), with run 1 still readable.
+      const after = await nextPool.started(4);
+      expect(await restarted.signal(2, 'run', alice)).toMatchObject({ state: 'queued', run: 2 });
+      after.finish();
       await nextPool.started(5).then((execution) => execution.finish());
       expect(await restarted.wait(2, alice)).toMatchObject({ state: 'idle', status: 'success', run: 2 });
-      expect(restarted.getRun(2, 1, alice)).toMatchObject({ status: 'failed', outputs: ['partial'] });
+      expect(await restarted.getRun(2, 1, alice)).toMatchObject({ status: 'failed', outputs: ['partial'] });
     } finally {
       await restarted.shutdown({ graceMs: 0 });
     }
@@ -137,20 +145,20 @@ describe('restart on the SQLite store', () => {
   it('retention deletes expired idle processes through the manager, so its counts follow', async () => {
     const store = openSqliteStore({ path: ':memory:' });
     const pool = new ManualPool(1);
-    const manager = createProcessManager({ pool, store });
-    for (let i = 0; i < 3; i++) manager.create({ code: `p${i}`, autorun: false }, alice);
-    manager.create({ code: 'runs' }, alice);
+    const manager = await createProcessManager({ pool, store });
+    for (let i = 0; i < 3; i++) await manager.create({ code: `p${i}`, autorun: false }, alice);
+    await manager.create({ code: 'runs' }, alice);
     await pool.started(1);
     const retention = startRetention(store, (pid) => manager.delete(pid, root), {
       maxAgeMs: 1000,
       intervalMs: 3_600_000,
     });
     try {
-      expect(retention.sweep(Date.now())).toBe(0);
-      expect(retention.sweep(Date.now() + 2000)).toBe(3);
-      expect(manager.list({}, root).map((p) => p.pid)).toEqual([4]);
+      expect(await retention.sweep(Date.now())).toBe(0);
+      expect(await retention.sweep(Date.now() + 2000)).toBe(3);
+      expect((await manager.list({}, root)).map((p) => p.pid)).toEqual([4]);
       expect(manager.stats().byState).toMatchObject({ idle: 0, running: 1 });
-      expect(() => manager.get(1, root)).toThrow(/not found/);
+      await expect(manager.get(1, root)).rejects.toThrow(/not found/);
     } finally {
       retention.stop();
       pool.executions[0]!.finish();

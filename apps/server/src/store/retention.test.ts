@@ -35,7 +35,7 @@ describe('retention', () => {
       // 1201 processes, 100 kept: 1101 expire, oldest first, 500 a step, on consecutive timer turns.
       await vi.waitFor(() => expect(removed.length).toBe(1100), { timeout: 10_000 });
       expect(removed.slice(0, 7)).toEqual([1, 2, 3, 4, 5, 6, 8]);
-      expect(store.listProcesses({ state: 'running' })).toHaveLength(1);
+      expect(await store.listProcesses({ state: 'running' })).toHaveLength(1);
     } finally {
       retention.stop();
       await store.close();
@@ -45,7 +45,7 @@ describe('retention', () => {
   it('reports a failing sweep and tries again at the next interval', async () => {
     const errors: unknown[] = [];
     const failing = {
-      expiredProcesses: (): number[] => {
+      expiredProcesses: async (): Promise<number[]> => {
         throw new Error('disk gone');
       },
       deleteUnownedEvents: () => {},
@@ -59,8 +59,8 @@ describe('retention', () => {
     }
   });
 
-  it('rejects options that are not positive', () => {
-    const store = { expiredProcesses: () => [], deleteUnownedEvents: () => {} };
+  it('rejects options that are not positive', async () => {
+    const store = { expiredProcesses: async () => [], deleteUnownedEvents: () => {} };
     expect(() => startRetention(store, () => {}, { maxAgeMs: 0 })).toThrow(
       /retention maxAgeMs must be positive/,
     );

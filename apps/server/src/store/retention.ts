@@ -65,15 +65,10 @@ export function startRetention(
     if (stopped) return { deleted: 0, more: false };
     const policy: ExpiryPolicy = { maxAgeMs, maxProcesses, maxBytes, limit: BATCH, now };
     const expired = await store.expiredProcesses(policy);
-    let deleted = 0;
-    for (const pid of expired) {
-      try {
-        await remove(pid);
-        deleted++;
-      } catch {
-        // It was run again (or deleted) since it was selected: not expired any more.
-      }
-    }
+    // All at once, so the deletions share one commit of the store. One that fails was run again (or
+    // deleted) since it was selected: it is not expired any more.
+    const removed = await Promise.allSettled(expired.map(async (pid) => remove(pid)));
+    const deleted = removed.filter((result) => result.status === 'fulfilled').length;
     store.deleteUnownedEvents(now - maxAgeMs);
     return { deleted, more: expired.length >= BATCH && deleted > 0 };
   };

@@ -60,10 +60,10 @@ describe('sqlite store', () => {
     const second = openSqliteStore({ path });
     expect(second.schema).toEqual({ from: SCHEMA_VERSION, to: SCHEMA_VERSION });
     expect(second.counters()).toEqual({ lastPid: 1, lastSeq: 11 });
-    expect(second.getProcess(1)).toEqual(
+    expect(await second.getProcess(1)).toEqual(
       record(1, { ref: 'chat-1', state: 'idle', status: 'success', runs: 1 }),
     );
-    const run = second.getRun(1, 1)!;
+    const run = (await second.getRun(1, 1))!;
     expect(run).toMatchObject({
       state: 'idle',
       status: 'success',
@@ -74,7 +74,7 @@ describe('sqlite store', () => {
     expect(run.outputs).toEqual([value]);
     expect(decodeOutputValue(run.outputs[0])).toEqual(original);
     // output and log events come back from the outputs and logs tables (stored once), with their route.
-    expect(second.eventsSince(0, { ref: 'chat-1' })).toEqual([
+    expect(await second.eventsSince(0, { ref: 'chat-1' })).toEqual([
       {
         event: { type: 'output', seq: 10, pid: 1, run: 1, ref: 'chat-1', value },
         route: { owner: 'alice', pid: 1, ref: 'chat-1' },
@@ -91,7 +91,7 @@ describe('sqlite store', () => {
     const store = openSqliteStore({ path: freshPath(), flushDelayMs: 60_000 });
     store.putProcess(record(7));
     store.updateProcess(7, { state: 'queued', status: null, runs: 1 });
-    expect(store.getProcess(7)).toMatchObject({ state: 'queued', runs: 1 });
+    expect(await store.getProcess(7)).toMatchObject({ state: 'queued', runs: 1 });
     await store.close();
   });
 
@@ -103,20 +103,20 @@ describe('sqlite store', () => {
     const now = Date.now();
     const day = 86_400_000;
     // Nothing is old yet; 7 processes, keep at most 4: the 3 oldest idle ones go (pid 2 is running).
-    expect(store.expiredProcesses({ maxAgeMs: day, maxProcesses: 4, limit: 100, now })).toEqual([1, 3, 4]);
-    expect(store.expiredProcesses({ maxAgeMs: day, maxProcesses: 4, limit: 2, now })).toEqual([1, 3]);
+    expect(await store.expiredProcesses({ maxAgeMs: day, maxProcesses: 4, limit: 100, now })).toEqual([1, 3, 4]);
+    expect(await store.expiredProcesses({ maxAgeMs: day, maxProcesses: 4, limit: 2, now })).toEqual([1, 3]);
     // A week later every idle one is too old; the running and queued ones stay.
     expect(
-      store.expiredProcesses({ maxAgeMs: day, maxProcesses: 100, limit: 100, now: now + 7 * day }),
+      await store.expiredProcesses({ maxAgeMs: day, maxProcesses: 100, limit: 100, now: now + 7 * day }),
     ).toEqual([1, 3, 4, 5, 6]);
-    expect(store.expiredProcesses({ maxAgeMs: day, maxProcesses: 100, limit: 100, now })).toEqual([]);
+    expect(await store.expiredProcesses({ maxAgeMs: day, maxProcesses: 100, limit: 100, now })).toEqual([]);
     await store.close();
   });
 
   it('keeps the stored bytes of each process through outputs, logs, a run again, a replaced record and a delete', async () => {
     const path = freshPath();
     const store = openSqliteStore({ path });
-    const expected = writeByteHistory(store);
+    const expected = await writeByteHistory(store);
     await store.close();
     await expectByteCounts(recountSqliteFile(path), expected);
   });
@@ -132,7 +132,7 @@ describe('sqlite store', () => {
     expect(store.schema).toEqual({ from: 3, to: SCHEMA_VERSION });
     // bob holds 2 bytes, alice 14: a quota of 10 takes alice's process only.
     const policy = { maxAgeMs: Date.now(), maxProcesses: 100, maxBytes: 10, limit: 100, now: 1000 };
-    expect(store.expiredProcesses(policy)).toEqual([1]);
+    expect(await store.expiredProcesses(policy)).toEqual([1]);
     await store.close();
     await expectByteCounts(recountSqliteFile(path), V3_ROWS.expected);
   });
@@ -142,9 +142,9 @@ describe('sqlite store', () => {
     const intent = { type: 'intent', seq: 1, streamId: 's', index: 0, lang: 'ts', attributes: {} } as const;
     store.appendEvent(intent, { owner: 'alice', streamId: 's' });
     store.deleteUnownedEvents(Date.now() - 60_000);
-    expect(store.eventsSince(0, {})).toHaveLength(1);
+    expect(await store.eventsSince(0, {})).toHaveLength(1);
     store.deleteUnownedEvents(Date.now() + 1);
-    expect(store.eventsSince(0, {})).toEqual([]);
+    expect(await store.eventsSince(0, {})).toEqual([]);
     expect(store.counters().lastSeq).toBe(1);
     await store.close();
   });
@@ -168,6 +168,6 @@ describe('sqlite store', () => {
     const store = openSqliteStore({ path: ':memory:' });
     await store.close();
     await store.close();
-    expect(() => store.getProcess(1)).toThrow(expect.objectContaining({ code: 'STORE_CLOSED' }));
+    await expect(store.getProcess(1)).rejects.toThrow(expect.objectContaining({ code: 'STORE_CLOSED' }));
   });
 });

@@ -4,6 +4,7 @@ import {
   errorBody,
   type OverflowMessage,
   parseClientMessage,
+  type ProcessSnapshot,
   type ReplyMessage,
   type RequestId,
   type ServerEvent,
@@ -15,7 +16,7 @@ import type { WebSocket } from 'ws';
 import type { Principal } from '../auth/principal.ts';
 import { handleChatRequest } from '../chat/chat-requests.ts';
 import type { ChatService } from '../chat/chat-service.ts';
-import type { ProcessManager } from '../processes/process-manager-types.ts';
+import type { CreateProcessInput, ProcessManager } from '../processes/process-manager-types.ts';
 import type { EventRoute } from '../processes/process-store.ts';
 import { toServerError } from '../processes/server-error.ts';
 import { replayStored } from './replay.ts';
@@ -69,8 +70,11 @@ export class Connection {
   private readonly limits: ConnectionLimits;
   private readonly logger: Logger | undefined;
   private readonly chat: ChatService | undefined;
-  /** Events routed while a `process.create` runs, before the new pid is known. */
-  private capture: Array<{ event: ServerEvent; route: EventRoute }> | undefined;
+  /**
+   * One list per `process.create` under way: the events this connection may see but did not send
+   * while it runs, before the new pid is known (and followed).
+   */
+  private readonly captures = new Set<Array<{ event: ServerEvent; route: EventRoute }>>();
 
   constructor(
     socket: WebSocket,
@@ -120,9 +124,9 @@ export class Connection {
   /** Called for every event of the server; forwards those this connection follows and may see. */
   onEvent(event: ServerEvent, route: EventRoute): void {
     if (!this.visible(route)) return;
-    if (this.capture) this.capture.push({ event, route });
     this.subscriptions.learn(event);
     if (this.subscriptions.matches(event, route)) this.deliver(event);
+    else for (const captured of this.captures) captured.push({ event, route });
   }
 
   /** Sends an error reply (also used by the gateway for binary frames). */
@@ -136,49 +140,28 @@ export class Connection {
     switch (request.type) {
       case 'process.create': {
         const { type: _type, id: _id, ...input } = request;
-        this.capture = [];
-        let captured: Array<{ event: ServerEvent; route: EventRoute }>;
-        let snapshot: ReturnType<ProcessManager['create']>;
-        try {
-          snapshot = this.manager.create(input, principal);
-        } finally {
-          captured = this.capture;
-          this.capture = undefined;
-        }
-        this.subscriptions.add({ pid: snapshot.pid });
-        this.reply({ type: 'reply', id, request: request.type, result: { process: snapshot } });
-        // Events the manager emitted inside create(), before the pid was known to be ours.
-        for (const { event, route } of captured) if (route.pid === snapshot.pid) this.deliver(event);
-        return;
+        return this.create(input, id);
       }
       case 'process.signal': {
         const options = request.force === undefined ? undefined : { force: request.force };
-        const process = this.manager.signal(request.pid, request.signal, principal, options);
-        this.reply({ type: 'reply', id, request: request.type, result: { process } });
-        return;
+        return this.manager.signal(request.pid, request.signal, principal, options).then((process) => {
+          this.reply({ type: 'reply', id, request: request.type, result: { process } });
+        });
       }
       case 'process.get':
-        this.reply({
-          type: 'reply',
-          id,
-          request: request.type,
-          result: { process: this.manager.get(request.pid, principal) },
+        return this.manager.get(request.pid, principal).then((process) => {
+          this.reply({ type: 'reply', id, request: request.type, result: { process } });
         });
-        return;
       case 'process.list': {
         const { state, status, ref } = request;
         const filter = { ...(state && { state }), ...(status && { status }), ...(ref && { ref }) };
-        this.reply({
-          type: 'reply',
-          id,
-          request: request.type,
-          result: { processes: this.manager.list(filter, principal) },
+        return this.manager.list(filter, principal).then((processes) => {
+          this.reply({ type: 'reply', id, request: request.type, result: { processes } });
         });
-        return;
       }
       case 'subscribe': {
         const target = toTarget(request);
-        this.checkTarget(target);
+        const since = request.since;
         const done = (replayed: number) =>
           this.reply({
             type: 'reply',
@@ -186,12 +169,11 @@ export class Connection {
             request: request.type,
             result: { subscription: target, replayed, seq: this.manager.lastSeq() },
           });
-        if (request.since === undefined) {
+        return this.checkTarget(target).then(async () => {
+          if (since !== undefined) return done(await this.catchUp(target, since));
           this.subscriptions.add(target);
           done(0);
-          return;
-        }
-        return this.catchUp(target, request.since).then(done);
+        });
       }
       case 'unsubscribe': {
         const target = toTarget(request);
@@ -232,10 +214,28 @@ export class Connection {
     }
   }
 
+  /**
+   * Creates a process, follows it and replies once the manager has (once the store committed it),
+   * then sends the events of the process this connection got meanwhile, before it followed the pid.
+   */
+  private async create(input: CreateProcessInput, id: RequestId | undefined): Promise<void> {
+    const captured: Array<{ event: ServerEvent; route: EventRoute }> = [];
+    this.captures.add(captured);
+    let snapshot: ProcessSnapshot;
+    try {
+      snapshot = await this.manager.create(input, this.principal);
+    } finally {
+      this.captures.delete(captured);
+    }
+    this.subscriptions.add({ pid: snapshot.pid });
+    this.reply({ type: 'reply', id, request: 'process.create', result: { process: snapshot } });
+    for (const { event, route } of captured) if (route.pid === snapshot.pid) this.deliver(event, true);
+  }
+
   /** @throws ServerError NOT_FOUND for a pid or stream the principal cannot see. */
-  private checkTarget(target: SubscriptionTarget): void {
-    if ('pid' in target) this.manager.get(target.pid, this.principal);
-    if ('streamId' in target) this.manager.checkStream(target.streamId, this.principal);
+  private async checkTarget(target: SubscriptionTarget): Promise<void> {
+    if ('pid' in target) await this.manager.get(target.pid, this.principal);
+    if ('streamId' in target) await this.manager.checkStream(target.streamId, this.principal);
   }
 
   /** Replays the stored events of `target` after `since`, then follows it live (see {@link replayStored}). */
@@ -265,9 +265,13 @@ export class Connection {
     return this.principal.role === 'operator' || route.owner === this.principal.id;
   }
 
-  /** Sends one event unless the socket is backed up; returns false when it overflowed instead. */
-  private deliver(event: ServerEvent): boolean {
-    if (event.seq <= this.lastSeq) return true;
+  /**
+   * Sends one event unless the socket is backed up; returns false when it overflowed instead. An
+   * event at or below the last seq sent is a repeat and is skipped, unless it is `late`: one this
+   * connection held back (never sent) until it followed its process.
+   */
+  private deliver(event: ServerEvent, late = false): boolean {
+    if (event.seq <= this.lastSeq && !late) return true;
     if (this.socket.readyState !== this.socket.OPEN) return false;
     if (this.socket.bufferedAmount > this.limits.maxBufferedBytes) {
       this.overflow();

@@ -27,7 +27,8 @@ export interface ReplaySink {
  * `sink.follow()`. The log is read in windows of at most {@link REPLAY_WINDOW} seqs and
  * {@link REPLAY_WINDOW_BYTES} bytes, each a bounded read of the store, with a turn of the event loop
  * between windows so other requests are served; the next window starts after the last event read.
- * The last read and the switch to live happen in one tick, so nothing falls between. Exactly the
+ * The check that every event up to the latest seq was read and the switch to live happen in one
+ * tick, so nothing falls between. Exactly the
  * stored events are sent: a connection that already got some of them through another subscription
  * can drop the repeats by seq (docs/protocol.md). Resolves with how many were sent (without calling
  * `follow` when the socket closed first).
@@ -48,9 +49,13 @@ export async function replayStored(
     const last = manager.lastSeq();
     if (cursor >= last) break;
     const through = Math.min(cursor + REPLAY_WINDOW, last);
-    const read = manager.replay(cursor, { ...filter, through, maxBytes: REPLAY_WINDOW_BYTES }, principal);
+    const read = await manager.replay(
+      cursor,
+      { ...filter, through, maxBytes: REPLAY_WINDOW_BYTES },
+      principal,
+    );
     const events =
-      'streamId' in target ? streamEvents(manager, principal, read, target.streamId, streamPids) : read;
+      'streamId' in target ? await streamEvents(manager, principal, read, target.streamId, streamPids) : read;
     for (const event of events) {
       if (sink.backedUp() && !(await sink.drained())) return sent;
       if (!sink.open()) return sent;
@@ -66,18 +71,18 @@ export async function replayStored(
 }
 
 /** The events of stream `streamId`; `pids` remembers which processes belong to it across windows. */
-function streamEvents(
+async function streamEvents(
   manager: ProcessManager,
   principal: Principal,
   events: ServerEvent[],
   streamId: string,
   pids: Map<number, boolean>,
-): ServerEvent[] {
-  const pidOfStream = (pid: number) => {
+): Promise<ServerEvent[]> {
+  const pidOfStream = async (pid: number) => {
     let ours = pids.get(pid);
     if (ours === undefined) {
       try {
-        ours = manager.get(pid, principal).metadata?.streamId === streamId;
+        ours = (await manager.get(pid, principal)).metadata?.streamId === streamId;
       } catch {
         // Deleted since: its events cannot belong to a live stream view.
         ours = false;
@@ -86,13 +91,15 @@ function streamEvents(
     }
     return ours;
   };
-  return events.filter((event) => {
-    if (event.type === 'intent' || event.type === 'stream.result') return event.streamId === streamId;
-    if (event.type === 'process') {
-      const ours = event.metadata?.streamId === streamId;
+  const found: ServerEvent[] = [];
+  for (const event of events) {
+    let ours: boolean;
+    if (event.type === 'intent' || event.type === 'stream.result') ours = event.streamId === streamId;
+    else if (event.type === 'process') {
+      ours = event.metadata?.streamId === streamId;
       if (ours) pids.set(event.pid, true);
-      return ours;
-    }
-    return pidOfStream(event.pid);
-  });
+    } else ours = await pidOfStream(event.pid);
+    if (ours) found.push(event);
+  }
+  return found;
 }

@@ -23,7 +23,7 @@ async function setup(
 ) {
   const pool = new ManualPool(options.size ?? 2);
   // No output rate budget: the overflow test floods a paused reader with 25 MB of outputs.
-  const manager = createProcessManager({ pool, createIntentStream, outputBytesPerSecond: 1 << 30 });
+  const manager = await createProcessManager({ pool, createIntentStream, outputBytesPerSecond: 1 << 30 });
   const limits = LimitsSchema.parse({ maxBufferedBytes: options.maxBufferedBytes ?? 1 << 22 });
   const listener: Listener = await listen({
     manager,
@@ -166,7 +166,7 @@ describe('WebSocket gateway', () => {
     const raw = (slow.socket as unknown as { _socket: { pause(): void; resume(): void } })._socket;
     raw.pause();
     const operator = { id: 'local', role: 'operator' } as const;
-    manager.create({ code: 'x' }, operator);
+    await manager.create({ code: 'x' }, operator);
     const execution = await pool.started(1);
     const big = 'y'.repeat(64 * 1024);
     for (let i = 0; i < 400; i++) execution.emit({ type: 'output', value: big });
@@ -186,7 +186,7 @@ describe('WebSocket gateway', () => {
     });
     const resumed = slow.messages.slice(from).filter((m) => 'seq' in m);
     expect([...delivered, ...resumed].map((m) => (m as { seq: number }).seq)).toEqual(
-      manager.replay(0, { all: true }, operator).map((event) => event.seq),
+      (await manager.replay(0, { all: true }, operator)).map((event) => event.seq),
     );
   });
 
@@ -195,7 +195,7 @@ describe('WebSocket gateway', () => {
     const client = await connect(listener.wsUrl);
     await client.send({ type: 'subscribe', all: true });
     const operator = { id: 'local', role: 'operator' } as const;
-    manager.create({ code: 'x' }, operator);
+    await manager.create({ code: 'x' }, operator);
     const execution = await pool.started(1);
     await client.until((m) => m.type === 'process' && m.state === 'running');
     // Counts the writes that reach the server side of the connection's socket (Node calls `_writev`

@@ -17,7 +17,7 @@ const queued = { state: 'queued', status: null, queuedAt: '2026-01-01T00:00:00.0
  * leftovers, starts a later run, replaces a record and deletes a process; then expects the byte quota
  * to select by the bytes left. Returns the bytes each remaining process holds (pid -> bytes).
  */
-export function writeByteHistory(store: SqliteProcessStore): Map<number, number> {
+export async function writeByteHistory(store: SqliteProcessStore): Promise<Map<number, number>> {
   store.putProcess(record(1, 'alice'));
   store.putProcess(record(2, 'alice'));
   store.putProcess(record(3, 'bob'));
@@ -46,11 +46,12 @@ export function writeByteHistory(store: SqliteProcessStore): Map<number, number>
     limit: 100,
     now,
   });
-  const expired = (maxBytes: number) => store.expiredProcesses(policy(maxBytes)).sort((a, b) => a - b);
-  expect(expired(100)).toEqual([]);
-  expect(expired(99)).toEqual([3]);
-  expect(expired(6)).toEqual([1, 3]);
-  expect(expired(7)).toEqual([3]);
+  const expired = async (maxBytes: number) =>
+    (await store.expiredProcesses(policy(maxBytes))).sort((a, b) => a - b);
+  expect(await expired(100)).toEqual([]);
+  expect(await expired(99)).toEqual([3]);
+  expect(await expired(6)).toEqual([1, 3]);
+  expect(await expired(7)).toEqual([3]);
   return new Map([
     [1, 7],
     [3, 100],

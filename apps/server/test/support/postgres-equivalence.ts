@@ -40,7 +40,7 @@ export function describePostgresEquivalence(numRuns: number): void {
 
     it('with the default cache', { timeout: 240_000 }, async () => {
       const { url } = await fresh();
-      await openPostgresStore({ url }).close();
+      await (await openPostgresStore({ url })).close();
       await fc.assert(
         fc.asyncProperty(storeOps, async (list) => {
           await empty(url);
@@ -54,7 +54,7 @@ export function describePostgresEquivalence(numRuns: number): void {
       timeout: 240_000,
     }, async () => {
       const { url } = await fresh();
-      await openPostgresStore({ url }).close();
+      await (await openPostgresStore({ url })).close();
       await fc.assert(
         fc.asyncProperty(storeOps, async (list) => {
           await empty(url);

@@ -34,10 +34,10 @@ export function describeProcessStoreContract(
     it('starts empty with zero counters', async () => {
       const s = await open();
       expect(s.counters()).toEqual({ lastPid: 0, lastSeq: 0 });
-      expect(s.listProcesses({})).toEqual([]);
-      expect(s.getProcess(1)).toBeUndefined();
-      expect(s.getRun(1, 1)).toBeUndefined();
-      expect(s.eventsSince(0, {})).toEqual([]);
+      expect(await s.listProcesses({})).toEqual([]);
+      expect(await s.getProcess(1)).toBeUndefined();
+      expect(await s.getRun(1, 1)).toBeUndefined();
+      expect(await s.eventsSince(0, {})).toEqual([]);
     });
 
     it('stores, updates, filters (newest first) and deletes process records', async () => {
@@ -47,29 +47,29 @@ export function describeProcessStoreContract(
       );
       s.putProcess(record(2, { owner: 'bob', ref: 'r' }));
       s.putProcess(record(3, { state: 'queued', runs: 1 }));
-      expect(s.getProcess(1)).toEqual(
+      expect(await s.getProcess(1)).toEqual(
         record(1, { ref: 'r', metadata: { streamId: 's', intentIndex: 0, attributes: { exec: true } } }),
       );
       s.updateProcess(2, { state: 'idle', status: 'failed', runs: 3 });
-      expect(s.getProcess(2)).toMatchObject({ status: 'failed', runs: 3, owner: 'bob' });
-      expect(s.listProcesses({}).map((p) => p.pid)).toEqual([3, 2, 1]);
-      expect(s.listProcesses({ owner: 'alice' }).map((p) => p.pid)).toEqual([3, 1]);
-      expect(s.listProcesses({ ref: 'r' }).map((p) => p.pid)).toEqual([2, 1]);
-      expect(s.listProcesses({ state: 'queued' }).map((p) => p.pid)).toEqual([3]);
-      expect(s.listProcesses({ status: null }).map((p) => p.pid)).toEqual([3, 1]);
-      expect(s.listProcesses({ status: 'failed', owner: 'bob' }).map((p) => p.pid)).toEqual([2]);
+      expect(await s.getProcess(2)).toMatchObject({ status: 'failed', runs: 3, owner: 'bob' });
+      expect((await s.listProcesses({})).map((p) => p.pid)).toEqual([3, 2, 1]);
+      expect((await s.listProcesses({ owner: 'alice' })).map((p) => p.pid)).toEqual([3, 1]);
+      expect((await s.listProcesses({ ref: 'r' })).map((p) => p.pid)).toEqual([2, 1]);
+      expect((await s.listProcesses({ state: 'queued' })).map((p) => p.pid)).toEqual([3]);
+      expect((await s.listProcesses({ status: null })).map((p) => p.pid)).toEqual([3, 1]);
+      expect((await s.listProcesses({ status: 'failed', owner: 'bob' })).map((p) => p.pid)).toEqual([2]);
       expect(s.counters().lastPid).toBe(3);
       s.deleteProcess(3);
-      expect(s.getProcess(3)).toBeUndefined();
+      expect(await s.getProcess(3)).toBeUndefined();
       expect(s.counters().lastPid).toBe(3);
     });
 
     it('returns copies: changing a returned record does not change the store', async () => {
       const s = await open();
       s.putProcess(record(1));
-      const copy = s.getProcess(1)!;
+      const copy = (await s.getProcess(1))!;
       copy.state = 'running';
-      expect(s.getProcess(1)!.state).toBe('idle');
+      expect((await s.getProcess(1))!.state).toBe('idle');
     });
 
     it('keeps runs with their outputs (in order), logs, error and timestamps', async () => {
@@ -91,7 +91,7 @@ export function describeProcessStoreContract(
         truncated: true,
       });
       s.insertRun(1, 2, { state: 'queued', status: null, queuedAt: '2026-01-01T00:00:04.000Z' });
-      expect(s.getRun(1, 1)).toEqual({
+      expect(await s.getRun(1, 1)).toEqual({
         pid: 1,
         run: 1,
         state: 'idle',
@@ -106,7 +106,7 @@ export function describeProcessStoreContract(
         stderr: 'warn',
         truncated: true,
       });
-      expect(s.getRun(1, 2)).toEqual({
+      expect(await s.getRun(1, 2)).toEqual({
         pid: 1,
         run: 2,
         state: 'queued',
@@ -116,9 +116,9 @@ export function describeProcessStoreContract(
         stdout: '',
         stderr: '',
       });
-      expect(s.getRun(1, 3)).toBeUndefined();
+      expect(await s.getRun(1, 3)).toBeUndefined();
       s.deleteProcess(1);
-      expect(s.getRun(1, 1)).toBeUndefined();
+      expect(await s.getRun(1, 1)).toBeUndefined();
     });
 
     it('logs events in seq order and filters them by seq, owner, pid and ref', async () => {
@@ -145,17 +145,18 @@ export function describeProcessStoreContract(
       ];
       s.putProcess(record(1));
       for (const [i, event] of events.entries()) s.appendEvent(event, routes[i]!);
-      const seqs = (since: number, filter = {}) => s.eventsSince(since, filter).map((e) => e.event.seq);
-      expect(s.eventsSince(0, {})).toEqual(events.map((event, i) => ({ event, route: routes[i] })));
-      expect(seqs(2)).toEqual([3, 4]);
-      expect(seqs(4)).toEqual([]);
-      expect(seqs(0, { owner: 'alice' })).toEqual([1, 3, 4]);
-      expect(seqs(0, { pid: 1 })).toEqual([1, 4]);
-      expect(seqs(1, { ref: 'x' })).toEqual([3, 4]);
-      expect(seqs(0, { owner: 'bob', ref: 'x' })).toEqual([]);
+      const seqs = async (since: number, filter = {}) =>
+        (await s.eventsSince(since, filter)).map((e) => e.event.seq);
+      expect(await s.eventsSince(0, {})).toEqual(events.map((event, i) => ({ event, route: routes[i] })));
+      expect(await seqs(2)).toEqual([3, 4]);
+      expect(await seqs(4)).toEqual([]);
+      expect(await seqs(0, { owner: 'alice' })).toEqual([1, 3, 4]);
+      expect(await seqs(0, { pid: 1 })).toEqual([1, 4]);
+      expect(await seqs(1, { ref: 'x' })).toEqual([3, 4]);
+      expect(await seqs(0, { owner: 'bob', ref: 'x' })).toEqual([]);
       expect(s.counters().lastSeq).toBe(4);
       s.deleteProcess(1);
-      expect(seqs(0)).toEqual([2, 3]);
+      expect(await seqs(0)).toEqual([2, 3]);
       expect(s.counters()).toEqual({ lastPid: 1, lastSeq: 4 });
     });
 
@@ -170,14 +171,14 @@ export function describeProcessStoreContract(
             : { type: 'log', seq, pid: 1, run: 1, stream: 'stdout', text };
         s.appendEvent(event, { owner: 'alice', pid: 1 });
       }
-      const seqs = (since: number, filter: StoredEventFilter) =>
-        s.eventsSince(since, filter).map((e) => e.event.seq);
-      expect(seqs(0, { maxBytes: 2500 })).toEqual([1, 2, 3]);
-      expect(seqs(3, { maxBytes: 2500 })).toEqual([4, 5, 6]);
-      expect(seqs(0, { maxBytes: 1 })).toEqual([1]);
-      expect(seqs(0, { maxBytes: 2500, through: 2 })).toEqual([1, 2]);
-      expect(seqs(1, { maxBytes: 2500, owner: 'bob' })).toEqual([]);
-      expect(seqs(0, { maxBytes: 10 ** 6 })).toEqual([1, 2, 3, 4, 5, 6]);
+      const seqs = async (since: number, filter: StoredEventFilter) =>
+        (await s.eventsSince(since, filter)).map((e) => e.event.seq);
+      expect(await seqs(0, { maxBytes: 2500 })).toEqual([1, 2, 3]);
+      expect(await seqs(3, { maxBytes: 2500 })).toEqual([4, 5, 6]);
+      expect(await seqs(0, { maxBytes: 1 })).toEqual([1]);
+      expect(await seqs(0, { maxBytes: 2500, through: 2 })).toEqual([1, 2]);
+      expect(await seqs(1, { maxBytes: 2500, owner: 'bob' })).toEqual([]);
+      expect(await seqs(0, { maxBytes: 10 ** 6 })).toEqual([1, 2, 3, 4, 5, 6]);
     });
   });
 }

@@ -80,16 +80,18 @@ export const storeOps = fc.array(
 ) as fc.Arbitrary<Op[]>;
 
 /** Everything a store answers, for comparison. */
-function contents(store: ProcessStore) {
-  const processes = store.listProcesses({});
+async function contents(store: ProcessStore) {
+  const processes = await store.listProcesses({});
   return {
     counters: store.counters(),
     processes,
-    byGet: processes.map((p) => store.getProcess(p.pid)),
-    runs: processes.flatMap((p) => Array.from({ length: p.runs }, (_, i) => store.getRun(p.pid, i + 1))),
-    owned: store.listProcesses({ owner: 'a', status: null }).map((p) => p.pid),
-    events: store.eventsSince(0, {}),
-    byRef: store.eventsSince(1, { ref: 'r1', owner: 'b' }),
+    byGet: await Promise.all(processes.map((p) => store.getProcess(p.pid))),
+    runs: await Promise.all(
+      processes.flatMap((p) => Array.from({ length: p.runs }, (_, i) => store.getRun(p.pid, i + 1))),
+    ),
+    owned: (await store.listProcesses({ owner: 'a', status: null })).map((p) => p.pid),
+    events: await store.eventsSince(0, {}),
+    byRef: await store.eventsSince(1, { ref: 'r1', owner: 'b' }),
   };
 }
 
@@ -113,12 +115,12 @@ export const RECOUNT_SQL = (length: (column: string) => string) => `
  */
 export async function checkEquivalence(
   ops: Op[],
-  open: () => ProcessStore,
+  open: () => ProcessStore | Promise<ProcessStore>,
   commitMs: number,
   recount: ByteRecount,
 ): Promise<void> {
   const model = createMemoryStore();
-  let store = open();
+  let store = await open();
   const live: Array<{ pid: number; owner: string; ref?: string; runs: number }> = [];
   let seq = 0;
   const both = (fn: (s: ProcessStore) => void) => {
@@ -244,20 +246,22 @@ export async function checkEquivalence(
           break;
         case 'reopen':
           await store.close();
-          store = open();
+          store = await open();
           break;
       }
       if (chosen) {
         // The hot-path reads: through the cache, with writes still waiting.
-        expect(store.getProcess(chosen.pid)).toEqual(model.getProcess(chosen.pid));
+        expect(await store.getProcess(chosen.pid)).toEqual(await model.getProcess(chosen.pid));
         if (chosen.runs)
-          expect(store.getRun(chosen.pid, chosen.runs)).toEqual(model.getRun(chosen.pid, chosen.runs));
+          expect(await store.getRun(chosen.pid, chosen.runs)).toEqual(
+            await model.getRun(chosen.pid, chosen.runs),
+          );
       }
     }
-    expect(contents(store)).toEqual(contents(model));
+    expect(await contents(store)).toEqual(await contents(model));
     await store.close();
-    store = open();
-    expect(contents(store)).toEqual(contents(model));
+    store = await open();
+    expect(await contents(store)).toEqual(await contents(model));
   } finally {
     await store.close();
   }
