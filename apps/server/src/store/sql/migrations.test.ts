@@ -1,0 +1,429 @@
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { fileURLToPath } from 'node:url';
+import type { Kysely } from 'kysely';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freshDatabase } from '../../../test/support/postgres.ts';
+import { MIGRATIONS as OLD_SQLITE_MIGRATIONS, migrate as oldSqliteMigrate } from '../migrations.ts';
+import type { PgBridge } from '../postgres/pg-bridge.ts';
+import { migratePostgres as oldPostgresMigrate, PG_MIGRATIONS } from '../postgres/pg-migrations.ts';
+import { postgresKysely, postgresPool, sqliteKysely } from './connect.ts';
+import { POSTGRES, SQLITE } from './engine.ts';
+import { APPLICATION_ID, MIGRATIONS, type Migration, migrate, SCHEMA_VERSION } from './migrations.ts';
+import type { Database } from './tables.ts';
+
+// The one list of migrations builds, in each engine, exactly the schema the two lists it replaces
+// built, and opens their databases (the schema-6 fixtures) without changing them.
+
+const FIXTURES = fileURLToPath(new URL('../../../test/fixtures/schema-6/', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'mci-sql-migrations-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+type Row = Record<string, unknown>;
+
+const rejection = async (promise: Promise<unknown>) => {
+  try {
+    await promise;
+  } catch (error) {
+    return error as { name: string; code: string; message: string; path: string };
+  }
+  throw new Error('expected a rejection');
+};
+
+// ---------------------------------------------------------------------------------------- SQLite
+
+/** Runs the new `migrate` on an open SQLite connection. */
+async function migrateSqlite(db: DatabaseSync, label = ':memory:', migrations?: readonly Migration[]) {
+  const kysely = sqliteKysely(db);
+  try {
+    return await migrate(kysely, SQLITE, label, migrations);
+  } finally {
+    await kysely.destroy();
+  }
+}
+
+const pragmaRows = (db: DatabaseSync, pragma: string) => db.prepare(`PRAGMA ${pragma}`).all() as Row[];
+const quoted = (name: unknown) => `"${String(name).replaceAll('"', '""')}"`;
+/** SQL text without identifier quotes, with one space between tokens, in lower case. */
+const normalized = (text: unknown) =>
+  String(text)
+    .replaceAll('"', '')
+    .replace(/\s+/g, ' ')
+    .replace(/\( /g, '(')
+    .replace(/ \)/g, ')')
+    .toLowerCase()
+    .trim();
+
+/**
+ * What SQLite knows of the schema, as structure rather than text (the schema builder quotes names
+ * and writes keywords in lower case): every object, each table's columns (declared type, NOT NULL,
+ * default, key position), whether it is `WITHOUT ROWID` or `AUTOINCREMENT`, each index's columns,
+ * uniqueness, origin and `WHERE` clause, and the version and application id.
+ */
+function sqliteSchema(db: DatabaseSync) {
+  const objects = db
+    .prepare('SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY name')
+    .all() as Row[];
+  return {
+    userVersion: pragmaRows(db, 'user_version')[0]?.user_version,
+    applicationId: pragmaRows(db, 'application_id')[0]?.application_id,
+    objects: objects.map(({ type, name, tbl_name, sql }) => {
+      if (type === 'table') {
+        const [list] = pragmaRows(db, `table_list(${quoted(name)})`);
+        return {
+          type,
+          name,
+          withoutRowid: list?.wr,
+          strict: list?.strict,
+          autoincrement: /\bautoincrement\b/i.test(String(sql)),
+          columns: pragmaRows(db, `table_xinfo(${quoted(name)})`).map((c) => ({
+            ...c,
+            type: String(c.type).toLowerCase(),
+          })),
+          indexes: pragmaRows(db, `index_list(${quoted(name)})`).map(({ seq: _, ...index }) => index),
+        };
+      }
+      if (type === 'index') {
+        const where = sql === null ? null : (normalized(sql).match(/ where (.*)$/)?.[1] ?? null);
+        return {
+          type,
+          name,
+          table: tbl_name,
+          where,
+          columns: pragmaRows(db, `index_xinfo(${quoted(name)})`),
+        };
+      }
+      return { type, name, table: tbl_name, sql: normalized(sql) };
+    }),
+  };
+}
+
+const sqliteRows = (db: DatabaseSync, table: string) =>
+  db.prepare(`SELECT * FROM ${quoted(table)} ORDER BY 1, 2`).all() as Row[];
+
+const sha256 = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
+
+describe('SQLite', () => {
+  it('builds the schema the old list builds', async () => {
+    const built = new DatabaseSync(':memory:');
+    const old = new DatabaseSync(':memory:');
+    expect(await migrateSqlite(built)).toEqual({ from: 0, to: SCHEMA_VERSION });
+    expect(oldSqliteMigrate(old, ':memory:')).toEqual({ from: 0, to: SCHEMA_VERSION });
+    const schema = sqliteSchema(built);
+    expect(schema).toEqual(sqliteSchema(old));
+    expect(schema.userVersion).toBe(6);
+    expect(schema.applicationId).toBe(APPLICATION_ID);
+    expect(schema.objects.find((o) => o.name === 'runs')).toMatchObject({ withoutRowid: 1 });
+    expect(schema.objects.find((o) => o.name === 'chat_messages')).toMatchObject({ autoincrement: true });
+    expect(schema.objects.find((o) => o.name === 'processes_ref')).toMatchObject({
+      where: 'ref is not null',
+    });
+    expect(sqliteRows(built, 'counters')).toEqual(sqliteRows(old, 'counters'));
+  });
+
+  it('fills processes.stored_bytes at version 4 as the old list does', async () => {
+    const built = new DatabaseSync(':memory:');
+    const old = new DatabaseSync(':memory:');
+    for (const db of [built, old]) {
+      oldSqliteMigrate(db, ':memory:', OLD_SQLITE_MIGRATIONS.slice(0, 3));
+      db.exec(`
+        INSERT INTO processes VALUES (1, 'o', 'c', 'js', NULL, 't', 1, 1, NULL, NULL, 'idle', NULL, 1, 0),
+                                     (2, 'o', 'c', 'js', NULL, 't', 1, 1, NULL, NULL, 'idle', NULL, 1, 0),
+                                     (3, 'o', 'c', 'js', NULL, 't', 1, 1, NULL, NULL, 'idle', NULL, 0, 0);
+        INSERT INTO outputs VALUES (1, 1, 1, X'7B2261223A317D'), (2, 2, 1, X'00FF');
+        INSERT INTO logs VALUES (3, 1, 1, 'stdout', 'héllo ✓'), (4, 2, 1, 'stderr', '');
+      `);
+    }
+    expect(await migrateSqlite(built)).toEqual({ from: 3, to: 6 });
+    oldSqliteMigrate(old, ':memory:');
+    const bytes = (db: DatabaseSync) =>
+      db.prepare('SELECT pid, stored_bytes FROM processes ORDER BY pid').all();
+    expect(bytes(built)).toEqual([
+      { pid: 1, stored_bytes: 7 + 10 },
+      { pid: 2, stored_bytes: 2 },
+      { pid: 3, stored_bytes: 0 },
+    ]);
+    expect(bytes(built)).toEqual(bytes(old));
+    expect(sqliteSchema(built)).toEqual(sqliteSchema(old));
+  });
+
+  it('opens the schema-6 fixture in place and changes nothing', async () => {
+    const path = join(dir, 'schema-6.db');
+    copyFileSync(join(FIXTURES, 'mci.db'), path);
+    const before = sha256(path);
+    const db = new DatabaseSync(path);
+    const schema = sqliteSchema(db);
+    const rows = Object.fromEntries(
+      ['processes', 'runs', 'outputs', 'logs', 'events', 'counters'].map((t) => [t, sqliteRows(db, t)]),
+    );
+    expect(await migrateSqlite(db, path)).toEqual({ from: 6, to: 6 });
+    expect(sqliteSchema(db)).toEqual(schema);
+    expect(Object.fromEntries(Object.keys(rows).map((t) => [t, sqliteRows(db, t)]))).toEqual(rows);
+    db.close();
+    expect(sha256(path)).toBe(before);
+
+    const built = new DatabaseSync(':memory:');
+    await migrateSqlite(built);
+    expect(sqliteSchema(built)).toEqual(schema);
+  });
+
+  it('refuses an SQLite database of another application, and changes nothing', async () => {
+    const otherId = new DatabaseSync(':memory:');
+    otherId.exec('PRAGMA application_id = 42');
+    const noId = new DatabaseSync(':memory:');
+    noId.exec('CREATE TABLE notes (text TEXT)');
+    for (const db of [otherId, noId]) {
+      const error = await rejection(migrateSqlite(db, '/data/other.db'));
+      expect(error).toMatchObject({ name: 'StoreError', code: 'STORE_FOREIGN', path: '/data/other.db' });
+      expect(error.message).toBe(
+        '/data/other.db is an SQLite database of another application, not an MCI process database; pass another --db',
+      );
+      expect(error.message).toBe(
+        (await rejection((async () => oldSqliteMigrate(db, '/data/other.db'))())).message,
+      );
+      expect(pragmaRows(db, 'user_version')).toEqual([{ user_version: 0 }]);
+      expect(db.prepare("SELECT name FROM sqlite_schema WHERE name = 'processes'").get()).toBeUndefined();
+    }
+  });
+
+  it('refuses a database of a newer server with the message of the old list', async () => {
+    const db = new DatabaseSync(':memory:');
+    db.exec(`PRAGMA application_id = ${APPLICATION_ID}; PRAGMA user_version = 99`);
+    const error = await rejection(migrateSqlite(db, '/data/mci.db'));
+    expect(error).toMatchObject({ name: 'StoreError', code: 'STORE_TOO_NEW', path: '/data/mci.db' });
+    expect(error.message).toBe(
+      'the process database /data/mci.db has schema version 99, newer than this server supports (6); upgrade mci, or pass another --db',
+    );
+    expect(error.message).toBe(
+      (await rejection((async () => oldSqliteMigrate(db, '/data/mci.db'))())).message,
+    );
+  });
+
+  it('rolls a failing migration back', async () => {
+    const db = new DatabaseSync(':memory:');
+    await migrateSqlite(db);
+    const failing: Migration = {
+      version: 7,
+      description: 'fails halfway',
+      async up(trx) {
+        await trx.schema.createTable('halfway').addColumn('x', 'integer').execute();
+        throw new Error('step failed');
+      },
+    };
+    await expect(migrateSqlite(db, ':memory:', [...MIGRATIONS, failing])).rejects.toThrow('step failed');
+    expect(pragmaRows(db, 'user_version')).toEqual([{ user_version: 6 }]);
+    expect(db.prepare("SELECT name FROM sqlite_schema WHERE name = 'halfway'").get()).toBeUndefined();
+    expect(db.isTransaction).toBe(false);
+  });
+});
+
+// ------------------------------------------------------------------------------------ PostgreSQL
+
+/** Runs `body` with a Kysely on the database at `url`. */
+async function withKysely<T>(url: string, body: (db: Kysely<Database>) => Promise<T>): Promise<T> {
+  const pool = postgresPool(url);
+  const db = postgresKysely(pool);
+  try {
+    return await body(db);
+  } finally {
+    await db.destroy();
+    await pool.end();
+  }
+}
+
+const migratePg = (url: string, migrations?: readonly Migration[]) =>
+  withKysely(url, (db) => migrate(db, POSTGRES, url, migrations));
+
+/**
+ * Runs the old PostgreSQL migrations: `migratePostgres` on a bridge that runs its statements on one
+ * `pg` client (the store's bridge runs them the same way on a worker thread).
+ */
+function migratePgOld(url: string, migrations = PG_MIGRATIONS) {
+  return withClient(url, (client) => {
+    const bridge: Pick<PgBridge, 'url' | 'call'> = {
+      url,
+      async call(statements, transaction = false) {
+        if (transaction) await client.query('BEGIN');
+        try {
+          const results = [];
+          for (const { sql, params } of statements) results.push((await client.query(sql, params)).rows);
+          if (transaction) await client.query('COMMIT');
+          return results;
+        } catch (error) {
+          if (transaction) await client.query('ROLLBACK');
+          throw error;
+        }
+      },
+    };
+    return oldPostgresMigrate(bridge as PgBridge, migrations);
+  });
+}
+
+async function withClient<T>(url: string, body: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await body(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * What PostgreSQL knows of the schema: columns (type, nullability, default), indexes, constraints,
+ * sequences, the functions of the schema and the `counters` and `mci_schema` rows.
+ */
+function postgresSchema(url: string) {
+  return withClient(url, async (client) => {
+    const rows = async (text: string) => (await client.query(text)).rows as Row[];
+    return {
+      columns: await rows(`
+        SELECT table_name, column_name, ordinal_position, data_type, is_nullable, column_default
+          FROM information_schema.columns WHERE table_schema = 'public' ORDER BY table_name, ordinal_position`),
+      indexes: await rows(
+        `SELECT tablename, indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' ORDER BY indexname`,
+      ),
+      constraints: await rows(`
+        SELECT conrelid::regclass::text AS "table", conname, contype, pg_get_constraintdef(oid) AS def
+          FROM pg_constraint WHERE connamespace = 'public'::regnamespace ORDER BY conname`),
+      sequences: await rows(`
+        SELECT sequence_name, data_type, start_value, increment, pg_get_serial_sequence('chat_messages', 'id') AS owned
+          FROM information_schema.sequences WHERE sequence_schema = 'public' ORDER BY sequence_name`),
+      functions: await rows(`
+        SELECT proname, pg_get_function_arguments(p.oid) AS args, pg_get_function_result(p.oid) AS result,
+               l.lanname, p.provolatile, p.prosrc
+          FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
+         WHERE pronamespace = 'public'::regnamespace ORDER BY proname`),
+      counters: await rows('SELECT name, value FROM counters ORDER BY name'),
+      version: await rows('SELECT one, version FROM mci_schema'),
+    };
+  });
+}
+
+/** A digest of every row of every table of the schema. */
+function postgresRows(url: string) {
+  return withClient(url, async (client) => {
+    const { rows: tables } = await client.query<{ tablename: string }>(
+      "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename",
+    );
+    const digests: Record<string, unknown> = {};
+    for (const { tablename } of tables) {
+      const { rows } = await client.query(
+        `SELECT count(*) AS n, md5(coalesce(string_agg(t::text, E'\\n' ORDER BY t::text), '')) AS digest FROM ${quoted(tablename)} t`,
+      );
+      digests[tablename] = rows[0];
+    }
+    return digests;
+  });
+}
+
+describe('PostgreSQL', () => {
+  it('builds the schema the old list builds', async () => {
+    await using built = await freshDatabase();
+    await using old = await freshDatabase();
+    expect(await migratePg(built.url)).toEqual({ from: 0, to: SCHEMA_VERSION });
+    expect(await migratePgOld(old.url)).toEqual({ from: 0, to: SCHEMA_VERSION });
+    const schema = await postgresSchema(built.url);
+    expect(schema).toEqual(await postgresSchema(old.url));
+    expect(schema.counters).toEqual([
+      { name: 'pid', value: '0' },
+      { name: 'pos', value: '0' },
+      { name: 'seq', value: '0' },
+    ]);
+    expect(schema.version).toEqual([{ one: true, version: 6 }]);
+    expect(schema.functions.map((f) => f.proname)).toEqual(['mci_check_lease']);
+    expect(schema.indexes.find((i) => i.indexname === 'processes_live')?.indexdef).toBe(
+      "CREATE INDEX processes_live ON public.processes USING btree (node) WHERE (state <> 'idle'::text)",
+    );
+  });
+
+  it('fills processes.stored_bytes at version 4 as the old list does', async () => {
+    await using built = await freshDatabase();
+    await using old = await freshDatabase();
+    for (const { url } of [built, old]) {
+      await migratePgOld(url, PG_MIGRATIONS.slice(0, 3));
+      await withClient(url, (client) =>
+        client.query(`
+          INSERT INTO processes VALUES (1, 'o', 'c', 'js', NULL, 't', 1, 1, NULL, NULL, 'idle', NULL, 1, 0),
+                                       (2, 'o', 'c', 'js', NULL, 't', 1, 1, NULL, NULL, 'idle', NULL, 1, 0),
+                                       (3, 'o', 'c', 'js', NULL, 't', 1, 1, NULL, NULL, 'idle', NULL, 0, 0);
+          INSERT INTO outputs VALUES (1, 1, 1, '\\x7b2261223a317d'), (2, 2, 1, '\\x00ff');
+          INSERT INTO logs VALUES (3, 1, 1, 'stdout', 'héllo ✓'), (4, 2, 1, 'stderr', '');`),
+      );
+    }
+    expect(await migratePg(built.url)).toEqual({ from: 3, to: 6 });
+    await migratePgOld(old.url);
+    const bytes = (url: string) =>
+      withClient(
+        url,
+        async (client) => (await client.query('SELECT pid, stored_bytes FROM processes ORDER BY pid')).rows,
+      );
+    expect(await bytes(built.url)).toEqual([
+      { pid: '1', stored_bytes: String(7 + 10) },
+      { pid: '2', stored_bytes: '2' },
+      { pid: '3', stored_bytes: '0' },
+    ]);
+    expect(await bytes(built.url)).toEqual(await bytes(old.url));
+    expect(await postgresSchema(built.url)).toEqual(await postgresSchema(old.url));
+  });
+
+  it('opens the schema-6 fixture in place and changes nothing', async () => {
+    await using fixture = await freshDatabase();
+    execFileSync('psql', ['-v', 'ON_ERROR_STOP=1', '-q', '-f', join(FIXTURES, 'postgres.sql'), fixture.url], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    const schema = await postgresSchema(fixture.url);
+    const rows = await postgresRows(fixture.url);
+    expect(await migratePg(fixture.url)).toEqual({ from: 6, to: 6 });
+    expect(await postgresSchema(fixture.url)).toEqual(schema);
+    expect(await postgresRows(fixture.url)).toEqual(rows);
+
+    await using built = await freshDatabase();
+    await migratePg(built.url);
+    const { counters: _, ...structure } = schema;
+    expect(await postgresSchema(built.url)).toMatchObject(structure);
+  });
+
+  it('refuses a database of a newer server with the message of the old list', async () => {
+    await using db = await freshDatabase();
+    await migratePg(db.url);
+    await withClient(db.url, (client) => client.query('UPDATE mci_schema SET version = 99'));
+    const error = await rejection(migratePg(db.url));
+    expect(error).toMatchObject({ name: 'StoreError', code: 'STORE_TOO_NEW', path: db.url });
+    expect(error.message).toBe(
+      `the process database ${db.url} has schema version 99, newer than this server supports (6); upgrade mci on every node, or pass another --db`,
+    );
+    expect(error.message).toBe((await rejection(migratePgOld(db.url))).message);
+  });
+
+  it('migrates a new database once when two servers start at the same time', async () => {
+    await using db = await freshDatabase();
+    await using alone = await freshDatabase();
+    const results = await Promise.all([migratePg(db.url), migratePg(db.url), migratePg(db.url)]);
+    for (const result of results) expect(result.to).toBe(SCHEMA_VERSION);
+    await migratePg(alone.url);
+    expect(await postgresSchema(db.url)).toEqual(await postgresSchema(alone.url));
+  });
+
+  it('rolls a failing migration back', async () => {
+    await using db = await freshDatabase();
+    await migratePg(db.url);
+    const failing: Migration = {
+      version: 7,
+      description: 'fails halfway',
+      async up(trx) {
+        await trx.schema.createTable('halfway').addColumn('x', 'integer').execute();
+        throw new Error('step failed');
+      },
+    };
+    await expect(migratePg(db.url, [...MIGRATIONS, failing])).rejects.toThrow('step failed');
+    const schema = await postgresSchema(db.url);
+    expect(schema.version).toEqual([{ one: true, version: 6 }]);
+    expect(schema.columns.some((c) => c.table_name === 'halfway')).toBe(false);
+  });
+});

@@ -1,0 +1,414 @@
+import { type CreateTableBuilder, type Generated, type Kysely, sql, type Transaction } from 'kysely';
+import { StoreError } from '../store-error.ts';
+import type { Engine } from './engine.ts';
+import type { Database, Db } from './tables.ts';
+
+/**
+ * `PRAGMA application_id` of an MCI process database in SQLite ("MCI1"), so a foreign SQLite file is
+ * refused; in PostgreSQL, the key of the advisory lock that serialises migrations.
+ */
+export const APPLICATION_ID = 0x4d434931;
+
+/** One step of the schema; `version` n turns a version n-1 database into a version n one. */
+export interface Migration {
+  version: number;
+  description: string;
+  /** Changes the schema of `db` (a transaction) for `engine`. */
+  // biome-ignore lint/suspicious/noExplicitAny: a step sees the tables of its version, not today's `Database`.
+  up(db: Kysely<any>, engine: Engine): Promise<void>;
+}
+
+/**
+ * SQLite keeps a table whose key is not one integer in the b-tree of that key (`WITHOUT ROWID`);
+ * PostgreSQL has no such choice.
+ * @see https://sqlite.org/withoutrowid.html
+ */
+function withoutRowid<T extends CreateTableBuilder<string, string>>(engine: Engine, table: T): T {
+  return engine.kind === 'sqlite' ? (table.modifyEnd(sql`without rowid`) as T) : table;
+}
+
+/**
+ * Refuses a node whose lease ended (cluster writes call it first). The body's text, indentation
+ * included, is the one `pg_proc.prosrc` holds in databases at version 6.
+ */
+const CHECK_LEASE = sql`CREATE FUNCTION mci_check_lease(node text) RETURNS void LANGUAGE plpgsql AS $fn$
+        BEGIN
+          IF NOT EXISTS (SELECT 1 FROM nodes WHERE name = node AND stopped_at IS NULL FOR SHARE) THEN
+            RAISE EXCEPTION 'mci: node lease lost';
+          END IF;
+        END $fn$`;
+
+/**
+ * The schema for every engine, versioned in code (column types from `engine.types`). Append a
+ * migration to change it; never edit a released one.
+ *
+ * Output values and log text live in `outputs` and `logs` with their event `seq`; the `events` table
+ * holds the other events, and `output`/`log` events are rebuilt from those two tables on replay, so no
+ * output is stored twice. `processes.stored_bytes` is the size of a process's `outputs` values plus its
+ * `logs` texts (UTF-8), kept by the store as it writes and deletes them.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'processes, runs, outputs, logs, events, counters',
+    async up(db, engine) {
+      const { id, blob, real } = engine.types;
+      await db.schema
+        .createTable('processes')
+        .addColumn('pid', id, (c) => c.primaryKey())
+        .addColumn('owner', 'text', (c) => c.notNull())
+        .addColumn('code', 'text', (c) => c.notNull())
+        .addColumn('lang', 'text', (c) => c.notNull())
+        .addColumn('ref', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('timeout_ms', 'integer', (c) => c.notNull())
+        .addColumn('memory_limit_mb', 'integer', (c) => c.notNull())
+        .addColumn('metadata', 'text')
+        .addColumn('stream_id', 'text')
+        .addColumn('state', 'text', (c) => c.notNull())
+        .addColumn('status', 'text')
+        .addColumn('runs', 'integer', (c) => c.notNull())
+        .addColumn('idle_since', id, (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('processes_owner').on('processes').columns(['owner', 'pid']).execute();
+      await db.schema
+        .createIndex('processes_ref')
+        .on('processes')
+        .columns(['ref', 'pid'])
+        .where('ref', 'is not', null)
+        .execute();
+      await db.schema.createIndex('processes_idle_since').on('processes').column('idle_since').execute();
+      await withoutRowid(
+        engine,
+        db.schema
+          .createTable('runs')
+          .addColumn('pid', id, (c) => c.notNull())
+          .addColumn('run', 'integer', (c) => c.notNull())
+          .addColumn('state', 'text', (c) => c.notNull())
+          .addColumn('status', 'text')
+          .addColumn('queued_at', 'text')
+          .addColumn('started_at', 'text')
+          .addColumn('ended_at', 'text')
+          .addColumn('duration_ms', real)
+          .addColumn('error', 'text')
+          .addColumn('truncated', 'integer')
+          .addPrimaryKeyConstraint('runs_pkey', ['pid', 'run']),
+      ).execute();
+      await db.schema
+        .createTable('outputs')
+        .addColumn('seq', id, (c) => c.primaryKey())
+        .addColumn('pid', id, (c) => c.notNull())
+        .addColumn('run', 'integer', (c) => c.notNull())
+        .addColumn('value', blob, (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('outputs_run').on('outputs').columns(['pid', 'run']).execute();
+      await db.schema
+        .createTable('logs')
+        .addColumn('seq', id, (c) => c.primaryKey())
+        .addColumn('pid', id, (c) => c.notNull())
+        .addColumn('run', 'integer', (c) => c.notNull())
+        .addColumn('stream', 'text', (c) => c.notNull())
+        .addColumn('text', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('logs_run').on('logs').columns(['pid', 'run']).execute();
+      await db.schema
+        .createTable('events')
+        .addColumn('seq', id, (c) => c.primaryKey())
+        .addColumn('owner', 'text', (c) => c.notNull())
+        .addColumn('pid', id)
+        .addColumn('ref', 'text')
+        .addColumn('stream_id', 'text')
+        .addColumn('at', id, (c) => c.notNull())
+        .addColumn('body', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('events_pid')
+        .on('events')
+        .column('pid')
+        .where('pid', 'is not', null)
+        .execute();
+      await db.schema
+        .createIndex('events_unowned_at')
+        .on('events')
+        .column('at')
+        .where(sql.ref('pid'), 'is', null)
+        .execute();
+      await withoutRowid(
+        engine,
+        db.schema
+          .createTable('counters')
+          .addColumn('name', 'text', (c) => c.primaryKey())
+          .addColumn('value', id, (c) => c.notNull()),
+      ).execute();
+      await db
+        .insertInto('counters')
+        .values([
+          { name: 'pid', value: 0 },
+          { name: 'seq', value: 0 },
+        ])
+        .execute();
+    },
+  },
+  {
+    version: 2,
+    description: 'conversations and their messages (server-hosted chat)',
+    async up(db, engine) {
+      await db.schema
+        .createTable('conversations')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('owner', 'text', (c) => c.notNull())
+        .addColumn('title', 'text', (c) => c.notNull())
+        .addColumn('model', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('conversations_owner')
+        .on('conversations')
+        .columns(['owner', 'updated_at'])
+        .execute();
+      // Message ids the database assigns, never reused: SQLite's AUTOINCREMENT rowid, PostgreSQL's bigserial.
+      const sqlite = engine.kind === 'sqlite';
+      await db.schema
+        .createTable('chat_messages')
+        .addColumn('id', sqlite ? 'integer' : 'bigserial', (c) =>
+          sqlite ? c.primaryKey().autoIncrement() : c.primaryKey(),
+        )
+        .addColumn('conversation_id', 'text', (c) => c.notNull())
+        .addColumn('role', 'text', (c) => c.notNull())
+        .addColumn('text', 'text', (c) => c.notNull())
+        .addColumn('model', 'text')
+        .addColumn('step', 'integer')
+        .addColumn('pids', 'text', (c) => c.notNull())
+        .addColumn('input_tokens', 'integer')
+        .addColumn('output_tokens', 'integer')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('chat_messages_conversation')
+        .on('chat_messages')
+        .columns(['conversation_id', 'id'])
+        .execute();
+    },
+  },
+  {
+    version: 3,
+    description: 'a conversation runs its blocks automatically (1) or on a run signal (0)',
+    async up(db) {
+      await db.schema
+        .alterTable('conversations')
+        .addColumn('autorun', 'integer', (c) => c.notNull().defaultTo(1))
+        .execute();
+    },
+  },
+  {
+    version: 4,
+    description: 'processes.stored_bytes: bytes of the outputs and logs of a process (for retention)',
+    async up(db, engine) {
+      await db.schema
+        .alterTable('processes')
+        .addColumn('stored_bytes', engine.types.id, (c) => c.notNull().defaultTo(0))
+        .execute();
+      const data = db
+        .selectFrom('outputs')
+        .select(['pid', engine.byteLength(sql.ref('value')).as('n')])
+        .unionAll(db.selectFrom('logs').select(['pid', engine.byteLength(sql.ref('text')).as('n')]));
+      const sizes = db
+        .selectFrom(data.as('data'))
+        .select(['pid', (eb) => eb.fn.sum('n').as('bytes')])
+        .groupBy('pid');
+      await db
+        .updateTable('processes')
+        .from(sizes.as('sizes'))
+        .set((eb) => ({ stored_bytes: eb.ref('sizes.bytes') }))
+        .whereRef('sizes.pid', '=', 'processes.pid')
+        .execute();
+    },
+  },
+  {
+    version: 5,
+    description: 'node leases (used by servers sharing a PostgreSQL database; empty in SQLite)',
+    async up(db, engine) {
+      const { time } = engine.types;
+      await db.schema
+        .createTable('nodes')
+        .addColumn('name', 'text', (c) => c.primaryKey())
+        .addColumn('started_at', time, (c) => c.notNull())
+        .addColumn('renewed_at', time, (c) => c.notNull())
+        .addColumn('lease_until', time, (c) => c.notNull())
+        .addColumn('stopped_at', time)
+        .addColumn('stopped_by', 'text')
+        .execute();
+    },
+  },
+  {
+    version: 6,
+    description:
+      'processes.node and the event log positions (used by servers sharing a PostgreSQL database; unused in SQLite)',
+    async up(db, engine) {
+      await db.schema.alterTable('processes').addColumn('node', 'text').execute();
+      await db.schema
+        .createTable('event_log')
+        .addColumn('pos', engine.types.id, (c) => c.primaryKey())
+        .addColumn('seq', engine.types.id, (c) => c.notNull())
+        .addColumn('node', 'text', (c) => c.notNull())
+        .execute();
+      // PostgreSQL only: what a cluster reads and locks (its live processes, event positions by seq,
+      // the `pos` counter, the lease check). SQLite databases at version 6 have none of these.
+      if (engine.kind === 'postgres') {
+        await db.schema
+          .createIndex('processes_live')
+          .on('processes')
+          .column('node')
+          .where(sql.ref('state'), '<>', 'idle')
+          .execute();
+        await db.schema.createIndex('event_log_seq').on('event_log').column('seq').execute();
+        await db
+          .insertInto('counters')
+          .values({ name: 'pos', value: 0 })
+          .onConflict((c) => c.column('name').doNothing())
+          .execute();
+        await CHECK_LEASE.execute(db);
+      }
+    },
+  },
+];
+
+/** The schema version this server writes. */
+export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;
+
+/** Where a database keeps its schema version: the one engine-specific part of {@link migrate}. */
+interface Ledger {
+  /**
+   * The version of the database before migrating (0 for a new one).
+   * @throws StoreError `STORE_FOREIGN` for a database of something else.
+   */
+  found(db: Kysely<Database>, label: string): Promise<number>;
+  /** First in a step's transaction: waits for the steps of other servers, then reads the version. */
+  lock(trx: Transaction<Database>): Promise<number>;
+  /** Last in a step's transaction: records `version`. */
+  record(trx: Transaction<Database>, version: number): Promise<void>;
+  /** What to do about a database of a newer server (the end of the `STORE_TOO_NEW` message). */
+  advice: string;
+}
+
+/** A number PRAGMA of SQLite (`user_version`, `application_id`). */
+async function pragma(db: Db, name: 'user_version' | 'application_id'): Promise<number> {
+  const { rows } = await sql<Record<string, unknown>>`PRAGMA ${sql.raw(name)}`.execute(db);
+  return Number(Object.values(rows[0] ?? {})[0] ?? 0);
+}
+
+/**
+ * SQLite: the version is `PRAGMA user_version`; `PRAGMA application_id` marks the file as MCI's.
+ * @see https://sqlite.org/pragma.html#pragma_user_version
+ */
+const SQLITE_LEDGER: Ledger = {
+  async found(db, label) {
+    const version = await pragma(db, 'user_version');
+    const applicationId = await pragma(db, 'application_id');
+    const { rows } = await sql`SELECT 1 FROM sqlite_schema WHERE type = 'table' LIMIT 1`.execute(db);
+    if (applicationId !== APPLICATION_ID && (applicationId !== 0 || rows.length > 0)) {
+      throw new StoreError(
+        'STORE_FOREIGN',
+        label,
+        `${label} is an SQLite database of another application, not an MCI process database; pass another --db`,
+      );
+    }
+    return version;
+  },
+  async lock(trx) {
+    // Setting a header field is a write: the transaction holds the write lock from here, as
+    // `BEGIN IMMEDIATE` would.
+    await sql`PRAGMA application_id = ${sql.lit(APPLICATION_ID)}`.execute(trx);
+    return pragma(trx, 'user_version');
+  },
+  async record(trx, version) {
+    await sql`PRAGMA user_version = ${sql.lit(version)}`.execute(trx);
+  },
+  advice: 'upgrade mci, or pass another --db',
+};
+
+/** The one-row table of the schema version in PostgreSQL. */
+type SchemaTable = {
+  mci_schema: { one: Generated<boolean>; version: number };
+};
+
+/**
+ * PostgreSQL: the version is the row of `mci_schema`; every read and change of it holds the
+ * transaction-scoped advisory lock {@link APPLICATION_ID}, so nodes starting together migrate one
+ * after another and the later ones find the steps done.
+ * @see https://www.postgresql.org/docs/current/explicit-locking.html#ADVISORY-LOCKS
+ */
+const POSTGRES_LEDGER: Ledger = {
+  found(db) {
+    return db.transaction().execute(async (trx) => {
+      await sql`SELECT pg_advisory_xact_lock(${APPLICATION_ID})`.execute(trx);
+      await trx.schema
+        .createTable('mci_schema')
+        .ifNotExists()
+        .addColumn('one', 'boolean', (c) => c.primaryKey().defaultTo(true).check(sql`one`))
+        .addColumn('version', 'integer', (c) => c.notNull())
+        .execute();
+      return postgresVersion(trx);
+    });
+  },
+  async lock(trx) {
+    await sql`SELECT pg_advisory_xact_lock(${APPLICATION_ID})`.execute(trx);
+    return postgresVersion(trx);
+  },
+  async record(trx, version) {
+    await trx
+      .withTables<SchemaTable>()
+      .insertInto('mci_schema')
+      .values({ version })
+      .onConflict((c) => c.column('one').doUpdateSet({ version }))
+      .execute();
+  },
+  advice: 'upgrade mci on every node, or pass another --db',
+};
+
+async function postgresVersion(trx: Transaction<Database>): Promise<number> {
+  const row = await trx
+    .withTables<SchemaTable>()
+    .selectFrom('mci_schema')
+    .select('version')
+    .executeTakeFirst();
+  return row?.version ?? 0;
+}
+
+/**
+ * Brings the database to the latest version of `migrations`, one transaction per step (a failing
+ * step is rolled back and thrown). Each step reads the version again in its transaction and is
+ * skipped when another server did it meanwhile. Errors of the database itself are thrown as they are.
+ * @param label the SQLite path or the PostgreSQL URL (without its password), named in messages.
+ * @param migrations the steps to apply. @default {@link MIGRATIONS}
+ * @returns the version found and the version now.
+ * @throws StoreError `STORE_TOO_NEW` for a database of a newer server, `STORE_FOREIGN` for an SQLite
+ * database of something else.
+ */
+export async function migrate(
+  db: Kysely<Database>,
+  engine: Engine,
+  label: string,
+  migrations: readonly Migration[] = MIGRATIONS,
+): Promise<{ from: number; to: number }> {
+  const ledger = engine.kind === 'sqlite' ? SQLITE_LEDGER : POSTGRES_LEDGER;
+  const latest = migrations.at(-1)?.version ?? 0;
+  const from = await ledger.found(db, label);
+  if (from > latest) {
+    throw new StoreError(
+      'STORE_TOO_NEW',
+      label,
+      `the process database ${label} has schema version ${from}, newer than this server supports (${latest}); ${ledger.advice}`,
+    );
+  }
+  for (const migration of migrations) {
+    if (migration.version <= from) continue;
+    await db.transaction().execute(async (trx) => {
+      if ((await ledger.lock(trx)) >= migration.version) return;
+      await migration.up(trx, engine);
+      await ledger.record(trx, migration.version);
+    });
+  }
+  return { from, to: Math.max(from, latest) };
+}
