@@ -25,6 +25,7 @@ import type {
   ReplayFilter,
   StreamHandle,
 } from './process-manager-types.ts';
+import { PidTurns } from './pid-turns.ts';
 import { ProcessReader } from './process-reader.ts';
 import { ClusterMember, type ClusterMemberHost } from './cluster-member.ts';
 import { recoverProcesses } from './process-recovery.ts';
@@ -81,10 +82,10 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
   /** This node's part in a cluster, when its store is shared. */
   readonly #cluster: ClusterMember | undefined;
   /**
-   * The run signal or delete under way for a pid, by pid: each reads the process, then changes it, so
-   * the next one for that pid waits for it and reads what it left.
+   * Run signals and deletes, one after another per pid: each reads the process, then changes it, so
+   * of two run signals sent at once the second finds the process queued.
    */
-  readonly #claims = new Map<number, Promise<unknown>>();
+  readonly #turns = new PidTurns();
   /** Work that must end before the store closes (streams' results being read and sent). */
   readonly #background = new Set<Promise<void>>();
   #accepting = true;
@@ -181,7 +182,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     _options?: { force?: boolean },
   ): Promise<ProcessSnapshot> {
     if (signal === 'run') {
-      const live = await this.#claim(pid, () => this.#run(pid, principal));
+      const live = await this.#turns.run(pid, () => this.#run(pid, principal));
       const snapshot = toSnapshot(live.record, live.run);
       await this.#store.committed();
       return snapshot;
@@ -249,7 +250,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
   }
 
   async delete(pid: number, principal: Principal): Promise<void> {
-    await this.#claim(pid, async () => {
+    await this.#turns.run(pid, async () => {
       const record = await this.#reader.visible(pid, principal);
       const state = this.#live.get(pid)?.record.state ?? record.state;
       if (state !== 'idle') {
@@ -259,22 +260,6 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
       this.#stats.remove(record.state, record.status);
     });
     await this.#store.committed();
-  }
-
-  /**
-   * Runs `work` (a run signal or a delete of process `pid`: it reads the process, then changes it)
-   * after the one under way for that pid, if any, so each reads what the previous one left: of two
-   * run signals sent at once, the second finds the process queued.
-   */
-  async #claim<T>(pid: number, work: () => Promise<T>): Promise<T> {
-    const previous = this.#claims.get(pid);
-    const current = (previous ?? Promise.resolve()).then(work, work);
-    this.#claims.set(pid, current);
-    try {
-      return await current;
-    } finally {
-      if (this.#claims.get(pid) === current) this.#claims.delete(pid);
-    }
   }
 
   async wait(pid: number, principal: Principal): Promise<ProcessSnapshot> {
