@@ -5,6 +5,7 @@ import type { LevelWithSilent } from 'pino';
 import { createAuthenticator, type TokenGrant } from './auth/authenticator.ts';
 import { isLoopbackHost } from './auth/loopback.ts';
 import type { ChatService } from './chat/chat-service.ts';
+import { ConversationStore } from './chat/conversation-store.ts';
 import { type ChatSettings, createChatService } from './chat/create-chat-service.ts';
 import { ConfigError } from './config/config-error.ts';
 import { type Limits, LimitsSchema } from './config/config-schema.ts';
@@ -193,8 +194,8 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
       settings: options.chat ?? {},
       manager,
       tools: runner.list(),
-      // Conversations live in the process database: the SQLite file, or the Postgres store's connection.
-      dbPath: store && 'sqlDatabase' in store ? store.sqlDatabase() : store?.path,
+      // Conversations live in the process database, or in memory without one.
+      conversations: store ? new ConversationStore(store.tables) : await ConversationStore.inMemory(),
       logger,
     });
   } catch (error) {
@@ -227,14 +228,16 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
       chat,
       mcp,
       ...(store && { storeHealth: () => store.health() }),
-      ...(store &&
-        'nodes' in store && {
-          clusterStats: async () => ({
-            node: store.node,
-            nodes: await store.nodes(),
-            ...(store.cluster && { processes: await store.clusterProcesses() }),
-          }),
-        }),
+      ...(store?.nodes && {
+        clusterStats: async () => {
+          const nodes = store.nodes!;
+          return {
+            node: nodes.node,
+            nodes: await nodes.list(),
+            ...(nodes.processes && { processes: await nodes.processes() }),
+          };
+        },
+      }),
     });
   } catch (error) {
     await chat.close();

@@ -1,11 +1,12 @@
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConversationStore } from '../src/chat/conversation-store.ts';
-import { MIGRATIONS, SCHEMA_VERSION } from '../src/store/migrations.ts';
-import { openPostgresStore } from '../src/store/postgres/open-postgres-store.ts';
-import { PG_MIGRATIONS } from '../src/store/postgres/pg-migrations.ts';
-import { NodeLease } from '../src/store/postgres/pg-node-lease.ts';
-import { openSqliteStore } from '../src/store/sqlite-store.ts';
+import { NodeLease } from '../src/cluster/node-lease.ts';
+import { postgresKysely, postgresPool } from '../src/store/sql/connect.ts';
+import { POSTGRES } from '../src/store/sql/engine.ts';
+import { MIGRATIONS, migrate, SCHEMA_VERSION } from '../src/store/sql/migrations.ts';
+import { openPostgresStore } from '../src/store/sql/open-postgres.ts';
+import { openSqliteStore } from '../src/store/sql/open-sqlite.ts';
 import { expectByteCounts, V3_ROWS, writeByteHistory } from './support/byte-counts.ts';
 import { adminQuery, adminQueryOn, freshDatabase } from './support/postgres.ts';
 import { describePostgresEquivalence, recountDatabase } from './support/postgres-equivalence.ts';
@@ -33,8 +34,7 @@ describeProcessStoreContract('postgres, per-turn batches, a cache of one', async
 describePostgresEquivalence(4);
 
 describe('Postgres store', () => {
-  it('has the schema versions of the SQLite store, and migrates a new database once', async () => {
-    expect(PG_MIGRATIONS.map((m) => m.version)).toEqual(MIGRATIONS.map((m) => m.version));
+  it('migrates a new database once', async () => {
     const { url } = await fresh();
     const first = await openPostgresStore({ url });
     expect(first.schema).toEqual({ from: 0, to: SCHEMA_VERSION });
@@ -140,11 +140,11 @@ describe('node leases', () => {
   it('holds a lease renewed by the database clock (also after pg_terminate_backend), released on close; a live name is refused', async () => {
     const { url, name } = await fresh();
     const store = await openPostgresStore({ url, node: { name: 'a', leaseMs: 1000, renewMs: 50 } });
-    expect(store.node).toBe('a');
-    const [first] = await store.nodes();
+    expect(store.nodes!.node).toBe('a');
+    const [first] = await store.nodes!.list();
     expect(first).toMatchObject({ name: 'a', live: true });
     expect(Date.parse(first!.leaseUntil) - Date.parse(first!.renewedAt)).toBe(1000);
-    await expect.poll(async () => (await store.nodes())[0]!.renewedAt).not.toBe(first!.renewedAt);
+    await expect.poll(async () => (await store.nodes!.list())[0]!.renewedAt).not.toBe(first!.renewedAt);
     // Renewal goes on over new connections after the database ends the old ones.
     await adminQuery('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
     const after = (await rows(url, 'SELECT now()::text AS at'))[0]!.at as string;
@@ -162,8 +162,8 @@ describe('node leases', () => {
     );
     await adminQueryOn(url, "UPDATE nodes SET stopped_at = now(), stopped_by = 'a'");
     const reopened = await openPostgresStore({ url, node: { name: 'a' } });
-    expect(await reopened.nodes()).toEqual([expect.objectContaining({ name: 'a', live: true })]);
-    expect((await reopened.nodes())[0]).not.toHaveProperty('stoppedAt');
+    expect(await reopened.nodes!.list()).toEqual([expect.objectContaining({ name: 'a', live: true })]);
+    expect((await reopened.nodes!.list())[0]).not.toHaveProperty('stoppedAt');
     await reopened.close();
     expect(await rows(url, 'SELECT name, stopped_by, lease_until <= now() AS over FROM nodes')).toEqual([
       { name: 'a', stopped_by: 'a', over: true },
@@ -225,7 +225,7 @@ describe('Postgres store retention', () => {
   it('selects the same expired processes as the SQLite store, and deletes unowned events', async () => {
     const { url } = await fresh();
     const postgres = await openPostgresStore({ url });
-    const sqlite = openSqliteStore({ path: ':memory:' });
+    const sqlite = await openSqliteStore({ path: ':memory:' });
     try {
       for (const store of [postgres, sqlite]) {
         for (let pid = 1; pid <= 30; pid++)
@@ -285,16 +285,17 @@ describe('Postgres store byte counts', () => {
 
   it('counts the bytes of the processes of a version 3 database when it migrates it', async () => {
     const { url } = await fresh();
+    const pool = postgresPool(url);
+    await migrate(
+      postgresKysely(pool),
+      POSTGRES,
+      url,
+      MIGRATIONS.filter((m) => m.version <= 3),
+    );
+    await pool.end();
     await adminQueryOn(
       url,
-      [
-        ...PG_MIGRATIONS.filter((m) => m.version <= 3).map((m) => m.sql),
-        'CREATE TABLE mci_schema (one boolean PRIMARY KEY DEFAULT true CHECK (one), version integer NOT NULL)',
-        'INSERT INTO mci_schema (version) VALUES (3)',
-        V3_ROWS.processes,
-        V3_ROWS.outputs((hex) => `decode('${hex}', 'hex')`),
-        V3_ROWS.logs,
-      ].join(';\n'),
+      [V3_ROWS.processes, V3_ROWS.outputs((hex) => `decode('${hex}', 'hex')`), V3_ROWS.logs].join(';\n'),
     );
     const store = await openPostgresStore({ url });
     expect(store.schema).toEqual({ from: 3, to: SCHEMA_VERSION });
@@ -309,7 +310,7 @@ describe('conversations in the Postgres store', () => {
   it('stores conversations and messages in Postgres, kept across a reopen; deletes with their messages', async () => {
     const { url } = await fresh();
     let store = await openPostgresStore({ url });
-    let conversations = new ConversationStore(store.sqlDatabase());
+    let conversations = new ConversationStore(store.tables);
     const kept = await conversations.create('alice', 'First', 'replay:x');
     const gone = await conversations.create('bob', 'Second', 'replay:x');
     const first = await conversations.addMessage({
@@ -331,7 +332,7 @@ describe('conversations in the Postgres store', () => {
     await store.close();
 
     store = await openPostgresStore({ url });
-    conversations = new ConversationStore(store.sqlDatabase());
+    conversations = new ConversationStore(store.tables);
     expect(await conversations.get(gone.conversationId)).toBeUndefined();
     expect(await conversations.get(kept.conversationId)).toMatchObject({
       owner: 'alice',

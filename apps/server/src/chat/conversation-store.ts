@@ -1,40 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
+import type { Kysely } from 'kysely';
 import type { ChatMessage, ChatRole, ChatUsage } from '@mci/protocol';
-import { isMemoryPath, openDatabase } from '../store/open-database.ts';
-
-/** A row as a database answers it. */
-type Row = Record<string, unknown>;
+import { openDatabase } from '../store/sql/sqlite-file.ts';
+import type { Database } from '../store/sql/tables.ts';
 
 /**
- * What {@link ConversationStore} needs of a database (`?` placeholders): the SQLite connection of
- * {@link sqliteConversations}, or the Postgres store's `conversationDatabase()`, which runs its
- * statements after the process store's pending writes.
+ * The tables of the process database that conversations live in: a Kysely connection to it, and
+ * `afterWrites`, which resolves once the process store's pending writes are committed (a message
+ * refers to processes by pid). The SQL store's `tables`.
  */
-export interface ConversationDatabase {
-  /** The rows of one statement (an `INSERT ... RETURNING` answers its rows too). */
-  query(sql: string, params: SQLInputValue[]): Promise<Row[]>;
-  /** Runs `statements` in one transaction. */
-  transaction(statements: Array<{ sql: string; params: SQLInputValue[] }>): Promise<void>;
-}
-
-/** A {@link ConversationDatabase} over a node:sqlite connection (statements run at once). */
-export function sqliteConversations(db: DatabaseSync): ConversationDatabase {
-  return {
-    async query(sql, params) {
-      return db.prepare(sql).all(...params);
-    },
-    async transaction(statements) {
-      db.exec('BEGIN');
-      try {
-        for (const { sql, params } of statements) db.prepare(sql).run(...params);
-        db.exec('COMMIT');
-      } catch (error) {
-        db.exec('ROLLBACK');
-        throw error;
-      }
-    },
-  };
+export interface ConversationTables {
+  db: Kysely<Database>;
+  afterWrites(): Promise<void>;
 }
 
 /** A stored conversation (its summary fields but `messageCount` and `running`). */
@@ -63,109 +40,117 @@ export interface NewChatMessage {
 
 /**
  * Conversations and their messages in the `conversations` and `chat_messages` tables of the process
- * database (schema versions 2 and 3), so they survive restarts. Writes are immediate (one row per message:
- * a few per model answer). Without a database file they live in an in-memory SQLite database.
+ * database (schema versions 2 and 3), so they survive restarts. Writes are immediate (one row per
+ * message: a few per model answer). Without a database they live in an in-memory SQLite database.
  */
 export class ConversationStore {
-  readonly #db: ConversationDatabase;
+  readonly #db: Kysely<Database>;
+  readonly #afterWrites: () => Promise<void>;
   readonly #close: () => void;
 
-  /**
-   * Opens the tables in the migrated process database at `path` (a second connection beside the
-   * process store's, which took the lock and applied the migrations), or a private in-memory one;
-   * or uses `path` as the connection when it is one (the Postgres store's, which it keeps open).
-   */
-  constructor(path: string | ConversationDatabase | undefined) {
-    if (typeof path === 'object') {
-      this.#db = path;
-      this.#close = () => {};
-    } else if (path === undefined || isMemoryPath(path)) {
-      const opened = openDatabase(':memory:');
-      this.#db = sqliteConversations(opened.db);
-      this.#close = opened.close;
-    } else {
-      const db = new DatabaseSync(path, { timeout: 2000 });
-      this.#db = sqliteConversations(db);
-      this.#close = () => db.close();
-    }
+  /** Uses the process database's `tables` (`close` releases what else the store holds). */
+  constructor(tables: ConversationTables, close: () => void = () => {}) {
+    this.#db = tables.db;
+    this.#afterWrites = tables.afterWrites;
+    this.#close = close;
+  }
+
+  /** A store in a private in-memory SQLite database (a server without a process database). */
+  static async inMemory(): Promise<ConversationStore> {
+    const opened = await openDatabase(':memory:');
+    return new ConversationStore({ db: opened.kysely, afterWrites: async () => {} }, opened.close);
   }
 
   /** Creates a conversation owned by `owner`. */
   async create(owner: string, title: string, model: string, autorun = true): Promise<ConversationRecord> {
     const now = new Date().toISOString();
     const conversationId = randomUUID();
-    await this.#db.query(
-      'INSERT INTO conversations (id, owner, title, model, created_at, updated_at, autorun) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      [conversationId, owner, title, model, now, now, autorun ? 1 : 0],
-    );
+    await this.#db
+      .insertInto('conversations')
+      .values({
+        id: conversationId,
+        owner,
+        title,
+        model,
+        created_at: now,
+        updated_at: now,
+        autorun: autorun ? 1 : 0,
+      })
+      .execute();
     return { conversationId, owner, title, model, createdAt: now, updatedAt: now, messageCount: 0, autorun };
   }
 
   /** One conversation, or `undefined`. */
   async get(conversationId: string): Promise<ConversationRecord | undefined> {
-    const [row] = await this.#db.query(`${SELECT_CONVERSATION} WHERE c.id = ?`, [conversationId]);
+    const row = await this.#selectConversations().where('c.id', '=', conversationId).executeTakeFirst();
     return row ? toRecord(row) : undefined;
   }
 
   /** Conversations of `owner` (every one for `undefined`), most recently updated first. */
   async list(owner: string | undefined): Promise<ConversationRecord[]> {
-    const rows =
-      owner === undefined
-        ? await this.#db.query(`${SELECT_CONVERSATION} ORDER BY c.updated_at DESC, c.id`, [])
-        : await this.#db.query(`${SELECT_CONVERSATION} WHERE c.owner = ? ORDER BY c.updated_at DESC, c.id`, [
-            owner,
-          ]);
+    let query = this.#selectConversations();
+    if (owner !== undefined) query = query.where('c.owner', '=', owner);
+    const rows = await query.orderBy('c.updated_at', 'desc').orderBy('c.id').execute();
     return rows.map(toRecord);
   }
 
   async rename(conversationId: string, title: string): Promise<void> {
-    await this.#db.query('UPDATE conversations SET title = ?, updated_at = ? WHERE id = ?', [
-      title,
-      new Date().toISOString(),
-      conversationId,
-    ]);
+    await this.#db
+      .updateTable('conversations')
+      .set({ title, updated_at: new Date().toISOString() })
+      .where('id', '=', conversationId)
+      .execute();
   }
 
   /** Notes the model of the latest turn. */
   async setModel(conversationId: string, model: string): Promise<void> {
-    await this.#db.query('UPDATE conversations SET model = ? WHERE id = ?', [model, conversationId]);
+    await this.#db.updateTable('conversations').set({ model }).where('id', '=', conversationId).execute();
   }
 
   /** Sets whether the conversation's blocks run as written or wait for a `run` signal. */
   async setAutorun(conversationId: string, autorun: boolean): Promise<void> {
-    await this.#db.query('UPDATE conversations SET autorun = ? WHERE id = ?', [autorun ? 1 : 0, conversationId]);
+    await this.#db
+      .updateTable('conversations')
+      .set({ autorun: autorun ? 1 : 0 })
+      .where('id', '=', conversationId)
+      .execute();
   }
 
   /** Deletes a conversation with its messages. */
   async delete(conversationId: string): Promise<void> {
-    await this.#db.transaction([
-      { sql: 'DELETE FROM chat_messages WHERE conversation_id = ?', params: [conversationId] },
-      { sql: 'DELETE FROM conversations WHERE id = ?', params: [conversationId] },
-    ]);
+    await this.#db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('chat_messages').where('conversation_id', '=', conversationId).execute();
+      await trx.deleteFrom('conversations').where('id', '=', conversationId).execute();
+    });
   }
 
   /** Stores a message (and touches its conversation); returns it as the wire shows it. */
   async addMessage(message: NewChatMessage): Promise<ChatMessage> {
     const now = new Date().toISOString();
     const pids = [...(message.pids ?? [])];
-    const [inserted] = await this.#db.query(
-      `INSERT INTO chat_messages (conversation_id, role, text, model, step, pids, input_tokens, output_tokens, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-      [
-        message.conversationId,
-        message.role,
-        message.text,
-        message.model ?? null,
-        message.step ?? null,
-        JSON.stringify(pids),
-        message.usage?.inputTokens ?? null,
-        message.usage?.outputTokens ?? null,
-        now,
-      ],
-    );
-    await this.#db.query('UPDATE conversations SET updated_at = ? WHERE id = ?', [now, message.conversationId]);
+    if (pids.length > 0) await this.#afterWrites();
+    const inserted = await this.#db
+      .insertInto('chat_messages')
+      .values({
+        conversation_id: message.conversationId,
+        role: message.role,
+        text: message.text,
+        model: message.model ?? null,
+        step: message.step ?? null,
+        pids: JSON.stringify(pids),
+        input_tokens: message.usage?.inputTokens ?? null,
+        output_tokens: message.usage?.outputTokens ?? null,
+        created_at: now,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await this.#db
+      .updateTable('conversations')
+      .set({ updated_at: now })
+      .where('id', '=', message.conversationId)
+      .execute();
     return {
-      id: Number(inserted?.id),
+      id: Number(inserted.id),
       conversationId: message.conversationId,
       role: message.role,
       text: message.text,
@@ -179,19 +164,34 @@ export class ConversationStore {
 
   /** The messages of a conversation, in order. */
   async messages(conversationId: string): Promise<ChatMessage[]> {
-    const rows = await this.#db.query('SELECT * FROM chat_messages WHERE conversation_id = ? ORDER BY id', [
-      conversationId,
-    ]);
+    const rows = await this.#db
+      .selectFrom('chat_messages')
+      .selectAll()
+      .where('conversation_id', '=', conversationId)
+      .orderBy('id')
+      .execute();
     return rows.map(toMessage);
   }
 
   close(): void {
     this.#close();
   }
+
+  #selectConversations() {
+    return this.#db
+      .selectFrom('conversations as c')
+      .selectAll('c')
+      .select((eb) =>
+        eb
+          .selectFrom('chat_messages as m')
+          .select((m) => m.fn.countAll<number>().as('n'))
+          .whereRef('m.conversation_id', '=', 'c.id')
+          .as('message_count'),
+      );
+  }
 }
 
-const SELECT_CONVERSATION = `SELECT c.*, (SELECT COUNT(*) FROM chat_messages m WHERE m.conversation_id = c.id) AS message_count
-  FROM conversations c`;
+type Row = Record<string, unknown>;
 
 function toRecord(row: Row): ConversationRecord {
   return {

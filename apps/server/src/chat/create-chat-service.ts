@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { ProcessManager } from '../processes/process-manager-types.ts';
 import { renderSandboxGlobals, type ToolDeclarationSource } from '../tools-dts/sandbox-globals-dts.ts';
 import { ChatService } from './chat-service.ts';
-import { ConversationStore } from './conversation-store.ts';
+import type { ConversationStore } from './conversation-store.ts';
 
 /** The chat settings of the server (`mci serve --model`, `--model-url`, `--system`, `--max-steps`). */
 export interface ChatSettings {
@@ -19,15 +19,14 @@ export interface ChatSettings {
 
 /**
  * Builds the server's {@link ChatService}: its models, the system prompt from the tools' declarations
- * (the text of `GET /tools.d.ts`), and the conversation tables in the process database at `dbPath`
- * (in memory without one).
+ * (the text of `GET /tools.d.ts`), and its conversation store.
  * @throws ModelError for a bad model name, a missing key, or an unreadable replay transcript.
  */
 export async function createChatService(options: {
   settings: ChatSettings;
   manager: ProcessManager;
   tools: readonly ToolDeclarationSource[];
-  dbPath: ConstructorParameters<typeof ConversationStore>[0];
+  conversations: ConversationStore;
   logger?: Logger;
 }): Promise<ChatService> {
   const { settings, logger } = options;
@@ -42,7 +41,7 @@ export async function createChatService(options: {
   }
   return new ChatService({
     manager: options.manager,
-    store: new ConversationStore(options.dbPath),
+    store: options.conversations,
     models,
     system: settings.system ?? prompt.text,
     ...(settings.maxSteps !== undefined && { maxSteps: settings.maxSteps }),

@@ -21,8 +21,9 @@ export type StoreCounter = (name: 'pid' | 'seq', value: number) => void;
 
 /**
  * The last pid and event seq handed out, and their high-water marks on disk. Events reach clients
- * before their batch commits, so a mark is stored ahead of use, a block at a time: after a crash the
- * counters continue past anything a client may have seen (they may skip ahead; they never repeat).
+ * before their batch commits, so a mark is stored ahead of use, a block at a time, half a block
+ * before it is reached: after a crash the counters continue past anything a client may have seen
+ * (they may skip ahead by up to a block and a half; they never repeat).
  */
 export class IdCounters {
   readonly #store: StoreCounter;
@@ -45,14 +46,27 @@ export class IdCounters {
     return { lastPid: this.#lastPid, lastSeq: this.#lastSeq };
   }
 
-  usePid(pid: number): void {
-    if (pid > this.#lastPid) this.#lastPid = pid;
-    if (pid > this.#reservedPid) this.#reservedPid = this.#reserve('pid', pid + PID_BLOCK - 1);
+  /**
+   * Reserves a block of each past the last ids (before the first is handed out), so a mark is stored
+   * ahead of every id from the start.
+   */
+  reserveAhead(): void {
+    this.#reservedPid = this.#reserve('pid', this.#lastPid + PID_BLOCK);
+    this.#reservedSeq = this.#reserve('seq', this.#lastSeq + SEQ_BLOCK);
   }
 
+  /** Notes pid `pid` as handed out; the next block is reserved once half of the current one is used. */
+  usePid(pid: number): void {
+    if (pid > this.#lastPid) this.#lastPid = pid;
+    if (pid > this.#reservedPid - PID_BLOCK / 2)
+      this.#reservedPid = this.#reserve('pid', Math.max(pid, this.#reservedPid) + PID_BLOCK);
+  }
+
+  /** Notes seq `seq` as handed out; the next block is reserved once half of the current one is used. */
   useSeq(seq: number): void {
     if (seq > this.#lastSeq) this.#lastSeq = seq;
-    if (seq > this.#reservedSeq) this.#reservedSeq = this.#reserve('seq', seq + SEQ_BLOCK - 1);
+    if (seq > this.#reservedSeq - SEQ_BLOCK / 2)
+      this.#reservedSeq = this.#reserve('seq', Math.max(seq, this.#reservedSeq) + SEQ_BLOCK);
   }
 
   /** A clean stop: the next start continues exactly after the last pid and seq handed out. */

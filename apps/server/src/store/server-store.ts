@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/config-error.ts';
 import type { Principal, ProcessManager } from '../processes/process-manager-types.ts';
-import { isPostgresUrl, openPostgresStore } from './postgres/open-postgres-store.ts';
-import type { PostgresProcessStore } from './postgres/postgres-store.ts';
+import { isPostgresUrl, openPostgresStore } from './sql/open-postgres.ts';
+import { openSqliteStore } from './sql/open-sqlite.ts';
+import type { SqlProcessStore } from './sql/sql-store.ts';
 import { type Retention, type RetentionOptions, startRetention } from './retention.ts';
-import { openSqliteStore, type SqliteProcessStore } from './sqlite-store.ts';
 
 /** Who deletes expired processes (an operator, so every process is visible to it). */
 export const RETENTION_PRINCIPAL: Principal = { id: 'mci:retention', role: 'operator' };
@@ -25,7 +25,7 @@ export async function openServerStore(
     nodeLeaseMs?: number;
     onLeaseLost?: (node: string) => void;
   } = {},
-): Promise<SqliteProcessStore | PostgresProcessStore | undefined> {
+): Promise<SqlProcessStore | undefined> {
   const { node, cluster, nodeLeaseMs, onLeaseLost } = settings;
   if (cluster && (db === undefined || !isPostgresUrl(db)))
     throw new ConfigError(
@@ -35,14 +35,12 @@ export async function openServerStore(
     );
   if (db === undefined) return undefined;
   const onError = (error: unknown) => logger.error({ err: error }, `process store: ${String(error)}`);
+  const onRecovered = () => logger.info('process store: write batches commit again');
   const store = isPostgresUrl(db)
     ? await openPostgresStore({
         url: db,
         onError,
-        onRetrying: (error) =>
-          error === undefined
-            ? logger.info('process store: write batches commit again')
-            : logger.error({ err: error }, `process store: write batches fail and are retried: ${error}`),
+        onRecovered,
         ...(cluster !== undefined && { cluster }),
         node: {
           ...(node !== undefined && { name: node }),
@@ -64,16 +62,12 @@ export async function openServerStore(
           },
         },
       })
-    : openSqliteStore({
-        path: db,
-        onError,
-        onRecovered: () => logger.info('process store: write batches commit again'),
-      });
+    : await openSqliteStore({ path: db, onError, onRecovered });
   logger.info(
     {
       db: store.path,
       schema: store.schema,
-      ...('node' in store && { node: store.node, cluster: store.cluster !== undefined }),
+      ...(store.nodes && { node: store.nodes.node, cluster: store.cluster !== undefined }),
     },
     'process store open',
   );
@@ -82,7 +76,7 @@ export async function openServerStore(
 
 /** Starts retention on the server's store (none without a store, or with `options: false`). */
 export function startServerRetention(
-  store: SqliteProcessStore | undefined,
+  store: SqlProcessStore | undefined,
   manager: Pick<ProcessManager, 'delete'>,
   options: RetentionOptions | false | undefined,
   logger: Logger,

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, describe, it } from 'vitest';
-import { openPostgresStore } from '../../src/store/postgres/open-postgres-store.ts';
+import { openPostgresStore } from '../../src/store/sql/open-postgres.ts';
 import { adminQueryOn, freshDatabase } from './postgres.ts';
 import { type ByteRecount, checkEquivalence, RECOUNT_SQL, storeOps } from './store-equivalence.ts';
 

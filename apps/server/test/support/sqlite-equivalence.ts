@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import fc from 'fast-check';
 import { afterAll, describe, it } from 'vitest';
-import { openSqliteStore } from '../../src/store/sqlite-store.ts';
+import { openSqliteStore } from '../../src/store/sql/open-sqlite.ts';
 import { type ByteRecount, checkEquivalence, RECOUNT_SQL, storeOps } from './store-equivalence.ts';
 
 /** Reads the byte counts of the (closed) database at `path`. */

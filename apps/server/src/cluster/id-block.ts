@@ -1,0 +1,69 @@
+import type pg from 'pg';
+import { StoreError } from '../store/store-error.ts';
+
+/**
+ * Ids reserved from the shared counter `name` of a cluster's database in blocks (one
+ * `UPDATE ... RETURNING` each; the row lock makes the blocks of several nodes disjoint). The next
+ * block is reserved in the background once half of the current one is used, so taking an id never
+ * waits for the database.
+ */
+export class IdBlock {
+  readonly #pool: pg.Pool;
+  readonly #name: 'pid' | 'seq';
+  readonly #size: number;
+  readonly #label: string;
+  #next = 1;
+  #last = 0;
+  /** The first id of a block reserved ahead, once its reservation has answered. */
+  #ahead: number | undefined;
+  #reserving: Promise<void> | undefined;
+
+  constructor(pool: pg.Pool, name: 'pid' | 'seq', size: number, label: string) {
+    this.#pool = pool;
+    this.#name = name;
+    this.#size = size;
+    this.#label = label;
+  }
+
+  /** Reserves the first block (before the first id is taken). @throws the database's error. */
+  async start(): Promise<void> {
+    await this.#reserve();
+    this.#switch();
+  }
+
+  /** @throws StoreError `STORE_UNAVAILABLE` when no reserved id is left (the database is away). */
+  take(): number {
+    if (this.#next > this.#last) this.#switch();
+    if (this.#next > this.#last)
+      throw new StoreError(
+        'STORE_UNAVAILABLE',
+        this.#label,
+        `no ${this.#name} is reserved: the process database ${this.#label} did not answer in time`,
+      );
+    if (this.#last - this.#next < this.#size / 2 && this.#ahead === undefined)
+      void this.#reserve().catch(() => {});
+    return this.#next++;
+  }
+
+  #switch(): void {
+    if (this.#ahead === undefined) return;
+    this.#next = this.#ahead;
+    this.#last = this.#ahead + this.#size - 1;
+    this.#ahead = undefined;
+  }
+
+  #reserve(): Promise<void> {
+    this.#reserving ??= this.#pool
+      .query<{ value: number }>('UPDATE counters SET value = value + $1 WHERE name = $2 RETURNING value', [
+        this.#size,
+        this.#name,
+      ])
+      .then(({ rows }) => {
+        this.#ahead = Number(rows[0]?.value) - this.#size + 1;
+      })
+      .finally(() => {
+        this.#reserving = undefined;
+      });
+    return this.#reserving;
+  }
+}

@@ -1,0 +1,139 @@
+import type { Generated, Kysely, Transaction } from 'kysely';
+
+// The tables of the process database as Kysely sees them, the same in SQLite and PostgreSQL. Column
+// types are what both drivers answer: integers as numbers (PostgreSQL `bigint` is parsed as a
+// number: every id and epoch-ms value stays below 2^53), bytes as `Uint8Array` (a `Buffer` from pg),
+// booleans as 0/1 integers, times as ISO 8601 text (but the `nodes` lease times, PostgreSQL only).
+
+/** One row per process. `stored_bytes`: bytes of its stored outputs (JSON) and logs (UTF-8). */
+export interface ProcessesTable {
+  pid: number;
+  owner: string;
+  code: string;
+  lang: string;
+  ref: string | null;
+  created_at: string;
+  timeout_ms: number;
+  memory_limit_mb: number;
+  /** JSON text of the process metadata. */
+  metadata: string | null;
+  stream_id: string | null;
+  state: string;
+  status: string | null;
+  runs: number;
+  /** ms since the epoch of its last change to idle (retention reads it). */
+  idle_since: number;
+  stored_bytes: Generated<number>;
+  /** The cluster node that runs it (PostgreSQL clusters; null elsewhere). */
+  node: string | null;
+}
+
+/** One row per run of a process. */
+export interface RunsTable {
+  pid: number;
+  run: number;
+  state: string;
+  status: string | null;
+  queued_at: string | null;
+  started_at: string | null;
+  ended_at: string | null;
+  duration_ms: number | null;
+  /** JSON text of the run's `RunError`. */
+  error: string | null;
+  /** 1 when outputs or logs were dropped past the run's limits. */
+  truncated: number | null;
+}
+
+/** Output values in the output encoding of `@mci/protocol` (UTF-8 JSON), keyed by their event seq. */
+export interface OutputsTable {
+  seq: number;
+  pid: number;
+  run: number;
+  value: Uint8Array;
+}
+
+/** Console text of runs, keyed by their event seq. */
+export interface LogsTable {
+  seq: number;
+  pid: number;
+  run: number;
+  stream: string;
+  text: string;
+}
+
+/** Every event but outputs and logs (rebuilt from their tables on replay), with its route. */
+export interface EventsTable {
+  seq: number;
+  owner: string;
+  pid: number | null;
+  ref: string | null;
+  stream_id: string | null;
+  /** ms since the epoch. */
+  at: number;
+  /** JSON text of the event. */
+  body: string;
+}
+
+/** Reserved id marks: `pid`, `seq`, and (clusters) `pos`, the last position in `event_log`. */
+export interface CountersTable {
+  name: string;
+  value: number;
+}
+
+export interface ConversationsTable {
+  id: string;
+  owner: string;
+  title: string;
+  model: string;
+  created_at: string;
+  updated_at: string;
+  autorun: Generated<number>;
+}
+
+export interface ChatMessagesTable {
+  id: Generated<number>;
+  conversation_id: string;
+  role: string;
+  text: string;
+  model: string | null;
+  step: number | null;
+  /** JSON array of pids. */
+  pids: string;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  created_at: string;
+}
+
+/** Node leases (PostgreSQL; times are `timestamptz`, empty in SQLite). */
+export interface NodesTable {
+  name: string;
+  started_at: Date | string;
+  renewed_at: Date | string;
+  lease_until: Date | string;
+  stopped_at: Date | string | null;
+  stopped_by: string | null;
+}
+
+/** A cluster's event log order: `pos` is an event's position, `seq` its id in the event tables. */
+export interface EventLogTable {
+  pos: number;
+  seq: number;
+  node: string;
+}
+
+/** The process database. */
+export interface Database {
+  processes: ProcessesTable;
+  runs: RunsTable;
+  outputs: OutputsTable;
+  logs: LogsTable;
+  events: EventsTable;
+  counters: CountersTable;
+  conversations: ConversationsTable;
+  chat_messages: ChatMessagesTable;
+  nodes: NodesTable;
+  event_log: EventLogTable;
+}
+
+/** A connection to the process database, or a transaction on one. */
+export type Db = Kysely<Database> | Transaction<Database>;
