@@ -14,7 +14,7 @@ import type { Principal, ProcessManager } from '../src/processes/process-manager
 import type { ProcessStore } from '../src/processes/process-store.ts';
 import type { ExecutionResult } from '@mci/sandbox';
 import type { ExecutionPool } from '../src/processes/process-manager-types.ts';
-import { openSqliteStore } from '../src/store/sqlite-store.ts';
+import { openSqliteStore } from '../src/store/sql/open-sqlite.ts';
 
 const principal: Principal = { id: 'bench', role: 'operator' };
 const program = 'output(1 + 1)';
@@ -68,7 +68,7 @@ export default async function bench(): Promise<BenchResult[]> {
       pool,
       {
         memory: createMemoryStore(),
-        sqlite: openSqliteStore({ path: join(dir, 'real.db') }),
+        sqlite: await openSqliteStore({ path: join(dir, 'real.db') }),
       },
       600,
       size * 4,
@@ -107,7 +107,7 @@ export default async function bench(): Promise<BenchResult[]> {
       instant,
       {
         memory: createMemoryStore(),
-        sqlite: openSqliteStore({ path: join(dir, 'bare.db') }),
+        sqlite: await openSqliteStore({ path: join(dir, 'bare.db') }),
       },
       5000,
       size * 4,

@@ -52,16 +52,16 @@ export { createServer } from './server.ts';
 export type { MemoryStoreOptions } from './store/memory-store.ts';
 // Process model: the manager, the in-memory store, errors
 export { createMemoryStore } from './store/memory-store.ts';
-export type { Migration } from './store/migrations.ts';
-export { MIGRATIONS, SCHEMA_VERSION } from './store/migrations.ts';
-export type { OpenDatabase } from './store/open-database.ts';
-export { defaultDbPath, openDatabase } from './store/open-database.ts';
+export type { Migration } from './store/sql/migrations.ts';
+export { MIGRATIONS, SCHEMA_VERSION } from './store/sql/migrations.ts';
+export type { PostgresStoreOptions } from './store/sql/open-postgres.ts';
+export { isPostgresUrl, openPostgresStore } from './store/sql/open-postgres.ts';
+export type { SqliteStoreOptions } from './store/sql/open-sqlite.ts';
+export { openSqliteStore } from './store/sql/open-sqlite.ts';
+export type { ExpiryPolicy, NodesView, SqlProcessStore, SqlStoreOptions } from './store/sql/sql-store.ts';
+export { defaultDbPath } from './store/sql/sqlite-file.ts';
 export type { Retention, RetentionOptions } from './store/retention.ts';
 export { startRetention } from './store/retention.ts';
-// Durable storage types
-export type { ExpiryPolicy, SqliteProcessStore, SqliteStoreOptions } from './store/sqlite-store.ts';
-// Durable storage: the SQLite process store, its migrations, retention, errors
-export { openSqliteStore } from './store/sqlite-store.ts';
 export type { StoreErrorCode } from './store/store-error.ts';
 export { StoreError } from './store/store-error.ts';
 export type { ToolDeclarationSource } from './tools-dts/sandbox-globals-dts.ts';

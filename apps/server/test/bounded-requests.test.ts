@@ -12,7 +12,7 @@ import { EVENTS_PER_TURN } from '../src/processes/run-controller.ts';
 import { MAX_OUTPUT_EVENTS_PER_RUN } from '../src/processes/run-output-limits.ts';
 import { DEFAULT_MAX_OPEN_STREAMS } from '../src/processes/stream-registry.ts';
 import { createMemoryStore } from '../src/store/memory-store.ts';
-import { openSqliteStore } from '../src/store/sqlite-store.ts';
+import { openSqliteStore } from '../src/store/sql/open-sqlite.ts';
 import { REPLAY_WINDOW, REPLAY_WINDOW_BYTES } from '../src/ws/replay.ts';
 import { ManualPool } from './support/manual-pool.ts';
 
@@ -122,7 +122,7 @@ describe('replay of a large log', () => {
   });
 
   it('reads a window of large events only up to its byte budget', async () => {
-    const store = openSqliteStore({ path: ':memory:' });
+    const store = await openSqliteStore({ path: ':memory:' });
     const readBytes: number[] = [];
     const eventsSince: ProcessStore['eventsSince'] = async (since, filter) => {
       const events = await store.eventsSince(since, filter);

@@ -2,7 +2,7 @@ import { mkdtempSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openSqliteStore } from '../src/store/sqlite-store.ts';
+import { openSqliteStore } from '../src/store/sql/open-sqlite.ts';
 import { repoRoot, spawnMci } from '@mci/test-support';
 
 // `mci serve` on a damaged database: exit 1 naming the file, what is wrong and what to do, and the
@@ -13,7 +13,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function damagedDatabase(): Promise<string> {
   const path = join(dir, 'mci.db');
-  const store = openSqliteStore({ path });
+  const store = await openSqliteStore({ path });
   for (let pid = 1; pid <= 300; pid++) {
     store.putProcess({
       pid,

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConversationStore } from '../src/chat/conversation-store.ts';
 import type { ProcessStore } from '../src/processes/process-store.ts';
-import { openPostgresStore } from '../src/store/postgres/open-postgres-store.ts';
-import { openSqliteStore } from '../src/store/sqlite-store.ts';
+import { openPostgresStore } from '../src/store/sql/open-postgres.ts';
+import { openSqliteStore } from '../src/store/sql/open-sqlite.ts';
 import { freshDatabase } from './support/postgres.ts';
 
 // Databases written by the store of an earlier release (schema version 6): today's store opens them
@@ -70,11 +70,11 @@ describe('a schema-6 database of an earlier release', () => {
     directories.push(dir);
     const path = join(dir, 'mci.db');
     copyFileSync(new URL('mci.db', FIXTURES), path);
-    const store = openSqliteStore({ path });
+    const store = await openSqliteStore({ path });
     try {
       expect(store.schema.from).toBe(6);
       expectSameRecords(await readAll(store));
-      const conversations = new ConversationStore(path);
+      const conversations = new ConversationStore(store.tables);
       try {
         expect(JSON.parse(JSON.stringify(await readConversations(conversations, 'sqlite')))).toEqual(
           expected.conversations.sqlite,
@@ -100,7 +100,7 @@ describe('a schema-6 database of an earlier release', () => {
     try {
       expect(store.schema.from).toBe(6);
       expectSameRecords(await readAll(store));
-      const conversations = new ConversationStore(store.sqlDatabase());
+      const conversations = new ConversationStore(store.tables);
       expect(JSON.parse(JSON.stringify(await readConversations(conversations, 'postgres')))).toEqual(
         expected.conversations.postgres,
       );

@@ -8,7 +8,8 @@ import { createProcessManager } from '../processes/process-manager.ts';
 import type { ExecutionPool, Principal } from '../processes/process-manager-types.ts';
 import type { ProcessStore } from '../processes/process-store.ts';
 import { startRetention } from './retention.ts';
-import { openSqliteStore, type SqliteProcessStore } from './sqlite-store.ts';
+import { openSqliteStore } from './sql/open-sqlite.ts';
+import type { SqlProcessStore } from './sql/sql-store.ts';
 
 // Restart semantics through the process manager's public API, over a pool the test drives. The same
 // story with a real `mci serve` killed with SIGKILL is in test/crash-restart.test.ts.
@@ -19,7 +20,7 @@ const alice: Principal = { id: 'alice', role: 'client' };
 const root: Principal = { id: 'root', role: 'operator' };
 
 /** A store that stops persisting at `crash()`, as if the server died there (later writes are lost). */
-function crashable(store: SqliteProcessStore): { store: ProcessStore; crash(): Promise<void> } {
+function crashable(store: SqlProcessStore): { store: ProcessStore; crash(): Promise<void> } {
   let crashed = false;
   const proxy = new Proxy(store, {
     get(target, key) {
@@ -52,7 +53,7 @@ function stuckKills(pool: ManualPool): ExecutionPool {
 describe('restart on the SQLite store', () => {
   it('re-queues queued processes in order, fails interrupted runs, keeps outputs, continues pids and seqs', async () => {
     const path = join(dir, 'restart.db');
-    const before = crashable(openSqliteStore({ path }));
+    const before = crashable(await openSqliteStore({ path }));
     const pool = new ManualPool(2);
     const manager = await createProcessManager({
       pool: stuckKills(pool),
@@ -94,7 +95,7 @@ describe('restart on the SQLite store', () => {
     const lastSeq = seen.at(-1)!.seq;
     await before.crash();
 
-    const store = openSqliteStore({ path });
+    const store = await openSqliteStore({ path });
     const nextPool = new ManualPool(1);
     const restarted = await createProcessManager({ pool: nextPool, store, concurrency: 1 });
     try {
@@ -143,7 +144,7 @@ describe('restart on the SQLite store', () => {
   });
 
   it('retention deletes expired idle processes through the manager, so its counts follow', async () => {
-    const store = openSqliteStore({ path: ':memory:' });
+    const store = await openSqliteStore({ path: ':memory:' });
     const pool = new ManualPool(1);
     const manager = await createProcessManager({ pool, store });
     for (let i = 0; i < 3; i++) await manager.create({ code: `p${i}`, autorun: false }, alice);

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { StoredProcess } from '../processes/process-store.ts';
 import { startRetention } from './retention.ts';
-import { openSqliteStore } from './sqlite-store.ts';
+import { openSqliteStore } from './sql/open-sqlite.ts';
 
 const record = (pid: number, state: StoredProcess['state'] = 'idle'): StoredProcess => ({
   pid,
@@ -18,7 +18,7 @@ const record = (pid: number, state: StoredProcess['state'] = 'idle'): StoredProc
 
 describe('retention', () => {
   it('sweeps at start and keeps sweeping a backlog in steps, skipping what cannot be deleted', async () => {
-    const store = openSqliteStore({ path: ':memory:' });
+    const store = await openSqliteStore({ path: ':memory:' });
     for (let pid = 1; pid <= 1200; pid++) store.putProcess(record(pid));
     store.putProcess(record(1201, 'running'));
     const removed: number[] = [];

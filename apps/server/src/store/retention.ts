@@ -1,4 +1,4 @@
-import type { ExpiryPolicy, SqliteProcessStore } from './sqlite-store.ts';
+import type { ExpiryPolicy, SqlProcessStore } from './sql/sql-store.ts';
 
 /** Options of {@link startRetention}. */
 export interface RetentionOptions {
@@ -46,7 +46,7 @@ const BATCH = 500;
  * @throws RangeError for a non-positive option.
  */
 export function startRetention(
-  store: Pick<SqliteProcessStore, 'expiredProcesses' | 'deleteUnownedEvents'>,
+  store: Pick<SqlProcessStore, 'expiredProcesses' | 'deleteUnownedEvents'>,
   remove: (pid: number) => Promise<void> | void,
   options: RetentionOptions = {},
 ): Retention {

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import type { StoredProcess } from '../../src/processes/process-store.ts';
-import type { SqliteProcessStore } from '../../src/store/sqlite-store.ts';
+import type { SqlProcessStore } from '../../src/store/sql/sql-store.ts';
 import type { ByteRecount } from './store-equivalence.ts';
 import { storedProcess } from './stored-process.ts';
 
@@ -17,7 +17,7 @@ const queued = { state: 'queued', status: null, queuedAt: '2026-01-01T00:00:00.0
  * leftovers, starts a later run, replaces a record and deletes a process; then expects the byte quota
  * to select by the bytes left. Returns the bytes each remaining process holds (pid -> bytes).
  */
-export async function writeByteHistory(store: SqliteProcessStore): Promise<Map<number, number>> {
+export async function writeByteHistory(store: SqlProcessStore): Promise<Map<number, number>> {
   store.putProcess(record(1, 'alice'));
   store.putProcess(record(2, 'alice'));
   store.putProcess(record(3, 'bob'));

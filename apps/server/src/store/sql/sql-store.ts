@@ -252,6 +252,7 @@ export class SqlStore implements SqlProcessStore {
   }
 
   async getProcess(pid: number): Promise<StoredProcess | undefined> {
+    this.#assertOpen();
     const cached = this.#cache.getProcess(pid);
     if (cached) return cached;
     await this.#committer.committed();
@@ -263,6 +264,7 @@ export class SqlStore implements SqlProcessStore {
   }
 
   async listProcesses(filter: StoredProcessFilter): Promise<StoredProcess[]> {
+    this.#assertOpen();
     await this.#committer.committed();
     return readProcesses(this.#db, filter);
   }
@@ -297,6 +299,7 @@ export class SqlStore implements SqlProcessStore {
   }
 
   async getRun(pid: number, run: number): Promise<StoredRun | undefined> {
+    this.#assertOpen();
     const cached = this.#cache.getRun(pid, run);
     if (cached) return cached;
     await this.#committer.committed();
@@ -331,11 +334,13 @@ export class SqlStore implements SqlProcessStore {
   }
 
   async eventsSince(since: number, filter: StoredEventFilter): Promise<StoredEvent[]> {
+    this.#assertOpen();
     await this.#committer.committed();
     return readEvents(this.#db, this.#parts.engine, since, filter, { positions: this.cluster !== undefined });
   }
 
   async expiredProcesses(policy: ExpiryPolicy): Promise<number[]> {
+    this.#assertOpen();
     await this.#committer.committed();
     const cutoff = (policy.now ?? Date.now()) - policy.maxAgeMs;
     return readExpiredPids(
@@ -401,6 +406,12 @@ export class SqlStore implements SqlProcessStore {
       await this.#db.destroy();
       await this.#parts.close();
     }
+  }
+
+  /** @throws StoreError `STORE_CLOSED` after {@link SqlStore.close}. */
+  #assertOpen(): void {
+    if (this.#closed)
+      throw new StoreError('STORE_CLOSED', this.path, `the process database ${this.path} is closed`);
   }
 
   #data(seq: number, pid: number): void {

@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { decodeOutputValue, encodeOutputValue } from '@mci/protocol';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { expectByteCounts, V3_ROWS, writeByteHistory } from '../../test/support/byte-counts.ts';
-import { recountSqliteFile } from '../../test/support/sqlite-equivalence.ts';
-import { describeProcessStoreContract } from '../../test/support/store-contract.ts';
-import { storedProcess } from '../../test/support/stored-process.ts';
+import { expectByteCounts, V3_ROWS, writeByteHistory } from '../../../test/support/byte-counts.ts';
+import { recountSqliteFile } from '../../../test/support/sqlite-equivalence.ts';
+import { describeProcessStoreContract } from '../../../test/support/store-contract.ts';
+import { storedProcess } from '../../../test/support/stored-process.ts';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations.ts';
-import { openDatabase } from './open-database.ts';
-import { openSqliteStore } from './sqlite-store.ts';
+import { openSqliteStore } from './open-sqlite.ts';
+import { openDatabase } from './sqlite-file.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'mci-store-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -28,7 +28,7 @@ const record = storedProcess;
 describe('sqlite store', () => {
   it('keeps everything across a close and reopen, and counters continue exactly', async () => {
     const path = freshPath();
-    const first = openSqliteStore({ path });
+    const first = await openSqliteStore({ path });
     expect(first.schema).toEqual({ from: 0, to: SCHEMA_VERSION });
     first.putProcess(record(1, { ref: 'chat-1', state: 'idle', status: 'success', runs: 1 }));
     first.insertRun(1, 1, { state: 'queued', status: null, queuedAt: '2026-01-01T00:00:01.000Z' });
@@ -57,7 +57,7 @@ describe('sqlite store', () => {
     });
     await first.close();
 
-    const second = openSqliteStore({ path });
+    const second = await openSqliteStore({ path });
     expect(second.schema).toEqual({ from: SCHEMA_VERSION, to: SCHEMA_VERSION });
     expect(second.counters()).toEqual({ lastPid: 1, lastSeq: 11 });
     expect(await second.getProcess(1)).toEqual(
@@ -88,7 +88,7 @@ describe('sqlite store', () => {
   });
 
   it('reads see writes still waiting for their batch', async () => {
-    const store = openSqliteStore({ path: freshPath(), flushDelayMs: 60_000 });
+    const store = await openSqliteStore({ path: freshPath(), flushDelayMs: 60_000 });
     store.putProcess(record(7));
     store.updateProcess(7, { state: 'queued', status: null, runs: 1 });
     expect(await store.getProcess(7)).toMatchObject({ state: 'queued', runs: 1 });
@@ -96,14 +96,16 @@ describe('sqlite store', () => {
   });
 
   it('expires idle processes past the age or the count, oldest change first, never live ones', async () => {
-    const store = openSqliteStore({ path: ':memory:' });
+    const store = await openSqliteStore({ path: ':memory:' });
     for (let pid = 1; pid <= 6; pid++)
       store.putProcess(record(pid, { state: pid === 2 ? 'running' : 'idle' }));
     store.putProcess(record(7, { state: 'queued' }));
     const now = Date.now();
     const day = 86_400_000;
     // Nothing is old yet; 7 processes, keep at most 4: the 3 oldest idle ones go (pid 2 is running).
-    expect(await store.expiredProcesses({ maxAgeMs: day, maxProcesses: 4, limit: 100, now })).toEqual([1, 3, 4]);
+    expect(await store.expiredProcesses({ maxAgeMs: day, maxProcesses: 4, limit: 100, now })).toEqual([
+      1, 3, 4,
+    ]);
     expect(await store.expiredProcesses({ maxAgeMs: day, maxProcesses: 4, limit: 2, now })).toEqual([1, 3]);
     // A week later every idle one is too old; the running and queued ones stay.
     expect(
@@ -115,7 +117,7 @@ describe('sqlite store', () => {
 
   it('keeps the stored bytes of each process through outputs, logs, a run again, a replaced record and a delete', async () => {
     const path = freshPath();
-    const store = openSqliteStore({ path });
+    const store = await openSqliteStore({ path });
     const expected = await writeByteHistory(store);
     await store.close();
     await expectByteCounts(recountSqliteFile(path), expected);
@@ -123,12 +125,12 @@ describe('sqlite store', () => {
 
   it('counts the bytes of the processes of a version 3 database when it migrates it', async () => {
     const path = freshPath();
-    const old = openDatabase(path, { migrations: MIGRATIONS.filter((m) => m.version <= 3) });
+    const old = await openDatabase(path, { migrations: MIGRATIONS.filter((m) => m.version <= 3) });
     old.db.exec(V3_ROWS.processes);
     old.db.exec(V3_ROWS.outputs((hex) => `X'${hex}'`));
     old.db.exec(V3_ROWS.logs);
     old.close();
-    const store = openSqliteStore({ path });
+    const store = await openSqliteStore({ path });
     expect(store.schema).toEqual({ from: 3, to: SCHEMA_VERSION });
     // bob holds 2 bytes, alice 14: a quota of 10 takes alice's process only.
     const policy = { maxAgeMs: Date.now(), maxProcesses: 100, maxBytes: 10, limit: 100, now: 1000 };
@@ -138,7 +140,7 @@ describe('sqlite store', () => {
   });
 
   it('deletes unowned events (intents, stream results) by age', async () => {
-    const store = openSqliteStore({ path: ':memory:' });
+    const store = await openSqliteStore({ path: ':memory:' });
     const intent = { type: 'intent', seq: 1, streamId: 's', index: 0, lang: 'ts', attributes: {} } as const;
     store.appendEvent(intent, { owner: 'alice', streamId: 's' });
     store.deleteUnownedEvents(Date.now() - 60_000);
@@ -151,7 +153,7 @@ describe('sqlite store', () => {
 
   it('checkpoints the WAL into the database file on a worker thread; other readers can look', async () => {
     const path = freshPath();
-    const store = openSqliteStore({ path, checkpointIntervalMs: 20 });
+    const store = await openSqliteStore({ path, checkpointIntervalMs: 20 });
     const empty = statSync(path).size;
     for (let pid = 1; pid <= 200; pid++) store.putProcess(record(pid, { code: 'x'.repeat(1000) }));
     store.flush();
@@ -165,7 +167,7 @@ describe('sqlite store', () => {
   });
 
   it('refuses use after close', async () => {
-    const store = openSqliteStore({ path: ':memory:' });
+    const store = await openSqliteStore({ path: ':memory:' });
     await store.close();
     await store.close();
     await expect(store.getProcess(1)).rejects.toThrow(expect.objectContaining({ code: 'STORE_CLOSED' }));
