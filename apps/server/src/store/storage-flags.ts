@@ -1,6 +1,6 @@
 import { type Env, readEnv, readEnvBoolean, readEnvNumber } from '../config/read-setting.ts';
 import type { ServerOptions } from '../server.ts';
-import { defaultDbPath } from './open-database.ts';
+import { defaultDbPath } from './sql/sqlite-file.ts';
 
 /** The storage flags of `mci serve`, as the command line gives them. */
 export interface StorageFlags {
