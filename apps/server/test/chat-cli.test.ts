@@ -153,7 +153,7 @@ describe('mci chat', { timeout: 60_000 }, () => {
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     expect(code).toBe(130);
     expect(stderr).toContain('(stopped: canceled');
-    expect(server.manager.get(pid, { id: 'local', role: 'operator' })).toMatchObject({
+    expect(await server.manager.get(pid, { id: 'local', role: 'operator' })).toMatchObject({
       state: 'idle',
       status: 'canceled',
     });

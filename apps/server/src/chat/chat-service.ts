@@ -81,10 +81,9 @@ export class ChatService {
       });
     }
     const controller = new AbortController();
-    let begin!: (run: boolean) => void;
-    const done = new Promise<boolean>((resolve) => {
-      begin = resolve;
-    })
+    // Resolved with whether the turn runs, once the message is stored and the reply is ready.
+    const begin = Promise.withResolvers<boolean>();
+    const done = begin.promise
       .then((run) => {
         if (!run) return;
         return this.#run(
@@ -98,18 +97,18 @@ export class ChatService {
       })
       .finally(() => this.#running.delete(conversationId));
     this.#running.set(conversationId, { controller, done });
-    let message: ChatMessage;
     try {
       if (record.model !== model.name) await store.setModel(conversationId, model.name);
       if (request.autorun !== undefined && record.autorun !== request.autorun)
         await store.setAutorun(conversationId, request.autorun);
-      message = await store.addMessage({ conversationId, role: 'user', text: request.message });
+      const message = await store.addMessage({ conversationId, role: 'user', text: request.message });
+      const conversation = this.#summary(await this.#visible(principal, conversationId));
+      setImmediate(() => begin.resolve(true));
+      return { conversation, message };
     } catch (error) {
-      begin(false);
+      begin.resolve(false);
       throw error;
     }
-    setImmediate(() => begin(true));
-    return { conversation: this.#summary(await this.#visible(principal, conversationId)), message };
   }
 
   /** Cancels the running turn of a conversation; resolves false when none runs. */
