@@ -4,6 +4,14 @@ import { LRUCache } from 'lru-cache';
 import pg from 'pg';
 import type { Database } from './tables.ts';
 
+/** A statement that does nothing (see the ROLLBACK in {@link sqliteKysely}). */
+const NO_OP = {
+  reader: false,
+  all: () => [],
+  run: () => ({ changes: 0, lastInsertRowid: 0 }),
+  iterate: () => [][Symbol.iterator](),
+};
+
 /** Prepared statements kept per SQLite connection, by their SQL. */
 const STATEMENTS = 500;
 
@@ -29,6 +37,9 @@ export function sqliteKysely(db: DatabaseSync): Kysely<Database> {
       database: {
         close() {},
         prepare(text) {
+          // SQLite rolls a transaction back by itself after some errors (SQLITE_FULL, SQLITE_IOERR);
+          // a second ROLLBACK would fail and hide the error that caused it.
+          if (text === 'rollback' && !db.isTransaction) return NO_OP;
           const { statement, reader } = prepare(text);
           return {
             reader,
