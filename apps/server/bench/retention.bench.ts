@@ -1,129 +1,105 @@
 // Retention's sweep over a large store: one `expiredProcesses` selection (age, count and byte quota)
 // over 2,000 processes of two principals with 250 outputs and 250 log lines each (1,000,000 output and
 // log rows), with the byte quota read from `processes.stored_bytes` (the stores' rule) and, as the
-// baseline, summed from every output and log row at each sweep. Both run on one connection of the same
-// database, in alternating rounds: an SQLite file filled through the store, and a PostgreSQL database
-// filled as a version 3 database and migrated by the store (the migration's backfill is timed too).
+// baseline, summed from every output and log row at each sweep. Both read the same database through
+// the same connection, in alternating rounds: an SQLite file filled through the store (read through
+// one read-only connection), and a PostgreSQL database filled as a version 3 database and migrated by
+// the store (the migration's backfill is timed too; both rules read through the store's pool).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { DatabaseSync } from 'node:sqlite';
+import { type Kysely, sql } from 'kysely';
 import { type BenchResult, compared, percentile } from '../../../bench/lib.ts';
-import { openPostgresStore } from '../src/store/postgres/open-postgres-store.ts';
-import { PG_MIGRATIONS } from '../src/store/postgres/pg-migrations.ts';
-import { readPgExpiredPids } from '../src/store/postgres/pg-reads.ts';
-import { openSqliteStore } from '../src/store/sqlite-store.ts';
-import { readExpiredPids } from '../src/store/store-reads.ts';
+import { postgresKysely, postgresPool, sqliteKysely } from '../src/store/sql/connect.ts';
+import { type Engine, POSTGRES, SQLITE } from '../src/store/sql/engine.ts';
+import { MIGRATIONS, migrate } from '../src/store/sql/migrations.ts';
+import { openPostgresStore } from '../src/store/sql/open-postgres.ts';
+import { openSqliteStore } from '../src/store/sql/open-sqlite.ts';
+import { readExpiredPids } from '../src/store/sql/reads.ts';
+import type { Database } from '../src/store/sql/tables.ts';
 import { adminQueryOn, freshDatabase } from '../test/support/postgres.ts';
 
 const PROCESSES = 2000;
 const ROWS_PER_KIND = 250;
 const ROUNDS = 7;
+/** Processes idle for longer than this expire by age (none of the bench's do). */
+const MAX_AGE_MS = 7 * 86_400_000;
 
-type Read = (sql: string) => StatementSync;
-type PgRead = Parameters<typeof readPgExpiredPids>[0];
 type Quota = { maxProcesses: number; maxBytes: number };
 
 /**
  * The baseline: the byte rule measured by summing the sizes of every `outputs` and `logs` row of the
- * principals (the age and count rules are the store's).
+ * principals (the age and count rules are the store's), one statement for both engines.
  */
-function expiredSummingRows(read: Read, cutoff: number, quota: Quota, limit: number): number[] {
-  const chosen = readExpiredPids(read, cutoff, { ...quota, maxBytes: Number.POSITIVE_INFINITY }, limit);
-  if (chosen.length >= limit) return chosen;
-  const overBytes = read(
-    `WITH sizes AS (
-       SELECT pid, sum(n) AS bytes FROM (
-         SELECT pid, length(value) AS n FROM outputs
-         UNION ALL SELECT pid, length(CAST(text AS BLOB)) FROM logs
-       ) GROUP BY pid
-     ),
-     over AS (
-       SELECT p.owner, sum(coalesce(s.bytes, 0)) - ? AS excess
-         FROM processes p LEFT JOIN sizes s ON s.pid = p.pid
-        WHERE NOT (p.idle_since < ? AND p.state = 'idle')
-        GROUP BY p.owner HAVING excess > 0
-     )
-     SELECT pid FROM (
-       SELECT p.pid, p.idle_since, o.excess,
-              coalesce(sum(coalesce(s.bytes, 0)) OVER (
-                PARTITION BY p.owner ORDER BY p.idle_since, p.pid
-                ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
-         FROM processes p JOIN over o ON o.owner = p.owner LEFT JOIN sizes s ON s.pid = p.pid
-        WHERE p.state = 'idle' AND p.idle_since >= ?
-     ) WHERE before < excess ORDER BY idle_since, pid LIMIT ?`,
-  )
-    .all(quota.maxBytes, cutoff, cutoff, limit - chosen.length)
-    .map((row) => row.pid as number);
-  return [...new Set([...chosen, ...overBytes])].slice(0, limit);
-}
-
-/** The baseline on Postgres (as {@link expiredSummingRows}). */
-async function expiredSummingPgRows(
-  read: PgRead,
+async function expiredSummingRows(
+  db: Kysely<Database>,
+  engine: Engine,
   cutoff: number,
   quota: Quota,
   limit: number,
 ): Promise<number[]> {
-  const chosen = await readPgExpiredPids(
-    read,
-    cutoff,
-    { ...quota, maxBytes: Number.POSITIVE_INFINITY },
-    limit,
-  );
+  const chosen = await readExpiredPids(db, cutoff, { ...quota, maxBytes: Number.POSITIVE_INFINITY }, limit);
   if (chosen.length >= limit) return chosen;
-  const overBytes = (
-    await read(
-      `WITH sizes AS (
-       SELECT pid, sum(n) AS bytes FROM (
-         SELECT pid, octet_length(value) AS n FROM outputs
-         UNION ALL SELECT pid, octet_length(text) FROM logs
-       ) data GROUP BY pid
-     ),
-     over AS (
-       SELECT p.owner, sum(coalesce(s.bytes, 0)) - ? AS excess
-         FROM processes p LEFT JOIN sizes s ON s.pid = p.pid
-        WHERE NOT (p.idle_since < ? AND p.state = 'idle')
-        GROUP BY p.owner HAVING sum(coalesce(s.bytes, 0)) - ? > 0
-     )
-     SELECT pid FROM (
-       SELECT p.pid, p.idle_since, o.excess,
-              coalesce(sum(coalesce(s.bytes, 0)) OVER (
-                PARTITION BY p.owner ORDER BY p.idle_since, p.pid
-                ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
-         FROM processes p JOIN over o ON o.owner = p.owner LEFT JOIN sizes s ON s.pid = p.pid
-        WHERE p.state = 'idle' AND p.idle_since >= ?
-     ) ranked WHERE before < excess ORDER BY idle_since, pid LIMIT ?`,
-      [quota.maxBytes, cutoff, quota.maxBytes, cutoff, limit - chosen.length],
+  const { rows } = await sql<{ pid: number }>`
+    WITH sizes AS (
+      SELECT pid, sum(n) AS bytes FROM (
+        SELECT pid, ${engine.byteLength(sql.ref('value'))} AS n FROM outputs
+        UNION ALL SELECT pid, ${engine.byteLength(sql.ref('text'))} FROM logs
+      ) data GROUP BY pid
+    ),
+    over AS (
+      SELECT p.owner, sum(coalesce(s.bytes, 0)) - ${quota.maxBytes} AS excess
+        FROM processes p LEFT JOIN sizes s ON s.pid = p.pid
+       WHERE NOT (p.idle_since < ${cutoff} AND p.state = 'idle')
+       GROUP BY p.owner HAVING sum(coalesce(s.bytes, 0)) - ${quota.maxBytes} > 0
     )
-  ).map((row) => Number(row.pid));
-  return [...new Set([...chosen, ...overBytes])].slice(0, limit);
+    SELECT pid FROM (
+      SELECT p.pid, p.idle_since, o.excess,
+             coalesce(sum(coalesce(s.bytes, 0)) OVER (
+               PARTITION BY p.owner ORDER BY p.idle_since, p.pid
+               ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
+        FROM processes p JOIN over o ON o.owner = p.owner LEFT JOIN sizes s ON s.pid = p.pid
+       WHERE p.state = 'idle' AND p.idle_since >= ${cutoff}
+    ) ranked WHERE before < excess ORDER BY idle_since, pid LIMIT ${limit - chosen.length}`.execute(db);
+  return [...new Set([...chosen, ...rows.map((row) => Number(row.pid))])].slice(0, limit);
 }
 
-/** A version 3 Postgres database (no `stored_bytes`) with the bench's processes, outputs and logs. */
-function pgVersion3Rows(now: number): string {
+/**
+ * Makes the database at `url` a version 3 one (no `stored_bytes`) holding the bench's processes,
+ * outputs and logs.
+ */
+async function pgVersion3(url: string, now: number): Promise<void> {
+  const pool = postgresPool(url);
+  const db = postgresKysely(pool);
+  try {
+    await migrate(db, POSTGRES, url, MIGRATIONS.slice(0, 3));
+  } finally {
+    await db.destroy();
+    await pool.end();
+  }
   const half = PROCESSES * ROWS_PER_KIND;
-  return [
-    ...PG_MIGRATIONS.filter((m) => m.version <= 3).map((m) => m.sql),
-    'CREATE TABLE mci_schema (one boolean PRIMARY KEY DEFAULT true CHECK (one), version integer NOT NULL)',
-    'INSERT INTO mci_schema (version) VALUES (3)',
-    `INSERT INTO processes (pid, owner, code, lang, created_at, timeout_ms, memory_limit_mb, state, status, runs, idle_since)
-       SELECT g, CASE WHEN g % 2 = 0 THEN 'alice' ELSE 'bob' END, 'output(' || g || ')', 'ts', '2026-01-01T00:00:00.000Z',
-              1000, 64, 'idle', 'success', 1, ${now} FROM generate_series(1, ${PROCESSES}) g`,
-    `INSERT INTO runs (pid, run, state, status) SELECT g, 1, 'idle', 'success' FROM generate_series(1, ${PROCESSES}) g`,
-    `INSERT INTO outputs (seq, pid, run, value)
-       SELECT 2 * g - 1, (g - 1) / ${ROWS_PER_KIND} + 1, 1, convert_to('"output ' || lpad(g::text, 12, '0') || '"', 'UTF8')
-         FROM generate_series(1, ${half}) g`,
-    `INSERT INTO logs (seq, pid, run, stream, text)
-       SELECT 2 * g, (g - 1) / ${ROWS_PER_KIND} + 1, 1, 'stdout', 'log line ' || lpad(g::text, 10, '0') || chr(10)
-         FROM generate_series(1, ${half}) g`,
-    `UPDATE counters SET value = ${2 * half} WHERE name = 'seq'`,
-    `UPDATE counters SET value = ${PROCESSES} WHERE name = 'pid'`,
-    'ANALYZE',
-  ].join(';\n');
+  await adminQueryOn(
+    url,
+    [
+      `INSERT INTO processes (pid, owner, code, lang, created_at, timeout_ms, memory_limit_mb, state, status, runs, idle_since)
+         SELECT g, CASE WHEN g % 2 = 0 THEN 'alice' ELSE 'bob' END, 'output(' || g || ')', 'ts', '2026-01-01T00:00:00.000Z',
+                1000, 64, 'idle', 'success', 1, ${now} FROM generate_series(1, ${PROCESSES}) g`,
+      `INSERT INTO runs (pid, run, state, status) SELECT g, 1, 'idle', 'success' FROM generate_series(1, ${PROCESSES}) g`,
+      `INSERT INTO outputs (seq, pid, run, value)
+         SELECT 2 * g - 1, (g - 1) / ${ROWS_PER_KIND} + 1, 1, convert_to('"output ' || lpad(g::text, 12, '0') || '"', 'UTF8')
+           FROM generate_series(1, ${half}) g`,
+      `INSERT INTO logs (seq, pid, run, stream, text)
+         SELECT 2 * g, (g - 1) / ${ROWS_PER_KIND} + 1, 1, 'stdout', 'log line ' || lpad(g::text, 10, '0') || chr(10)
+           FROM generate_series(1, ${half}) g`,
+      `UPDATE counters SET value = ${2 * half} WHERE name = 'seq'`,
+      `UPDATE counters SET value = ${PROCESSES} WHERE name = 'pid'`,
+      'ANALYZE',
+    ].join(';\n'),
+  );
 }
 
-type Rule = () => number[] | Promise<number[]>;
+type Rule = () => Promise<number[]>;
 
 /** Median ms of each rule over {@link ROUNDS} alternating rounds, after checking they select alike. */
 async function race(label: string, rows: number, rules: { counted: Rule; summed: Rule }) {
@@ -159,7 +135,7 @@ const LIMIT = 500;
 
 /** Fills the store at `path` through its API: outputs and logs of 20 characters. */
 async function fill(path: string): Promise<number> {
-  const store = openSqliteStore({ path });
+  const store = await openSqliteStore({ path });
   let seq = 0;
   for (let pid = 1; pid <= PROCESSES; pid++) {
     store.putProcess({
@@ -179,7 +155,8 @@ async function fill(path: string): Promise<number> {
       store.appendOutput(pid, 1, ++seq, `output ${String(i).padStart(12, '0')}`);
       store.appendLog(pid, 1, ++seq, 'stdout', `log line ${String(i).padStart(10, '0')}\n`);
     }
-    store.flush();
+    // One batch per process, committed before the next (the store refuses writes far behind).
+    await store.committed();
   }
   await store.close();
   return seq;
@@ -188,41 +165,42 @@ async function fill(path: string): Promise<number> {
 async function sqliteSweeps(dir: string): Promise<BenchResult[]> {
   const path = join(dir, 'mci.db');
   const rows = await fill(path);
-  const db = new DatabaseSync(path, { readOnly: true });
-  const read: Read = (sql) => db.prepare(sql);
-  const cutoff = Date.now() - 7 * 86_400_000;
+  const file = new DatabaseSync(path, { readOnly: true });
+  const db = sqliteKysely(file);
+  const cutoff = Date.now() - MAX_AGE_MS;
   try {
     const results: BenchResult[] = [];
     for (const [label, maxBytes] of Object.entries(QUOTAS)) {
       const quota = { maxProcesses: 100_000, maxBytes };
       results.push(
         ...(await race(`SQLite, ${label}`, rows, {
-          counted: () => readExpiredPids(read, cutoff, quota, LIMIT),
-          summed: () => expiredSummingRows(read, cutoff, quota, LIMIT),
+          counted: () => readExpiredPids(db, cutoff, quota, LIMIT),
+          summed: () => expiredSummingRows(db, SQLITE, cutoff, quota, LIMIT),
         })),
       );
     }
     return results;
   } finally {
-    db.close();
+    await db.destroy();
+    file.close();
   }
 }
 
 async function postgresSweeps(): Promise<BenchResult[]> {
-  await using db = await freshDatabase();
+  await using database = await freshDatabase();
   const now = Date.now();
-  await adminQueryOn(db.url, pgVersion3Rows(now));
+  await pgVersion3(database.url, now);
   const begin = performance.now();
-  const store = await openPostgresStore({ url: db.url, timeoutMs: 300_000 });
+  const store = await openPostgresStore({ url: database.url, timeoutMs: 300_000 });
   const migrateMs = performance.now() - begin;
   try {
-    const sql = store.sqlDatabase();
-    const read: PgRead = (text, params) => sql.query(text, params);
-    const [{ bytes }] = (await read('SELECT sum(stored_bytes)::bigint AS bytes FROM processes', [])) as [
-      { bytes: string },
-    ];
+    const db = store.tables.db;
+    const { bytes } = await db
+      .selectFrom('processes')
+      .select((eb) => eb.fn.sum<number>('stored_bytes').as('bytes'))
+      .executeTakeFirstOrThrow();
     const rows = 2 * PROCESSES * ROWS_PER_KIND;
-    const cutoff = now - 7 * 86_400_000;
+    const cutoff = now - MAX_AGE_MS;
     const results: BenchResult[] = [
       {
         name: `Postgres migration to version 4 (stored_bytes of ${PROCESSES} processes, ${rows} rows, ${bytes} bytes)`,
@@ -234,8 +212,8 @@ async function postgresSweeps(): Promise<BenchResult[]> {
       const quota = { maxProcesses: 100_000, maxBytes };
       results.push(
         ...(await race(`Postgres, ${label}`, rows, {
-          counted: () => readPgExpiredPids(read, cutoff, quota, LIMIT),
-          summed: () => expiredSummingPgRows(read, cutoff, quota, LIMIT),
+          counted: () => store.expiredProcesses({ ...quota, maxAgeMs: MAX_AGE_MS, limit: LIMIT, now }),
+          summed: () => expiredSummingRows(db, POSTGRES, cutoff, quota, LIMIT),
         })),
       );
     }

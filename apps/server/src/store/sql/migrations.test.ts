@@ -8,17 +8,17 @@ import { fileURLToPath } from 'node:url';
 import type { Kysely } from 'kysely';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freshDatabase } from '../../../test/support/postgres.ts';
-import { MIGRATIONS as OLD_SQLITE_MIGRATIONS, migrate as oldSqliteMigrate } from '../migrations.ts';
-import type { PgBridge } from '../postgres/pg-bridge.ts';
-import { migratePostgres as oldPostgresMigrate, PG_MIGRATIONS } from '../postgres/pg-migrations.ts';
+import { V3_ROWS } from '../../../test/support/byte-counts.ts';
+import { adminQueryOn, freshDatabase } from '../../../test/support/postgres.ts';
 import { postgresKysely, postgresPool, sqliteKysely } from './connect.ts';
 import { POSTGRES, SQLITE } from './engine.ts';
 import { APPLICATION_ID, MIGRATIONS, type Migration, migrate, SCHEMA_VERSION } from './migrations.ts';
 import type { Database } from './tables.ts';
 
-// The one list of migrations builds, in each engine, exactly the schema the two lists it replaces
-// built, and opens their databases (the schema-6 fixtures) without changing them.
+// The list of migrations builds, in each engine, exactly the schema of the schema-6 fixtures
+// (databases the store of commit c2fa757 wrote, see test/fixtures/schema-6/README.md), fills
+// `stored_bytes` at version 4 with the sizes V3_ROWS expects, refuses other databases with the
+// messages of docs/storage.md and docs/cluster.md, and opens the fixtures without changing them.
 
 const FIXTURES = fileURLToPath(new URL('../../../test/fixtures/schema-6/', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'mci-sql-migrations-'));
@@ -108,14 +108,32 @@ const sqliteRows = (db: DatabaseSync, table: string) =>
 
 const sha256 = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
 
+/** A copy of the schema-6 SQLite fixture, at `name` in the test's directory. */
+function sqliteFixture(name: string): string {
+  const path = join(dir, name);
+  copyFileSync(join(FIXTURES, 'mci.db'), path);
+  return path;
+}
+
+/** The schema of the schema-6 SQLite fixture. */
+function sqliteFixtureSchema() {
+  const db = new DatabaseSync(sqliteFixture('schema.db'), { readOnly: true });
+  try {
+    return sqliteSchema(db);
+  } finally {
+    db.close();
+  }
+}
+
+/** What V3_ROWS expects in `processes.stored_bytes` after version 4, by pid. */
+const expectedBytes = [...V3_ROWS.expected].map(([pid, bytes]) => ({ pid, stored_bytes: bytes }));
+
 describe('SQLite', () => {
-  it('builds the schema the old list builds', async () => {
+  it('builds the schema of the schema-6 fixture', async () => {
     const built = new DatabaseSync(':memory:');
-    const old = new DatabaseSync(':memory:');
     expect(await migrateSqlite(built)).toEqual({ from: 0, to: SCHEMA_VERSION });
-    expect(oldSqliteMigrate(old, ':memory:')).toEqual({ from: 0, to: SCHEMA_VERSION });
     const schema = sqliteSchema(built);
-    expect(schema).toEqual(sqliteSchema(old));
+    expect(schema).toEqual(sqliteFixtureSchema());
     expect(schema.userVersion).toBe(6);
     expect(schema.applicationId).toBe(APPLICATION_ID);
     expect(schema.objects.find((o) => o.name === 'runs')).toMatchObject({ withoutRowid: 1 });
@@ -123,38 +141,25 @@ describe('SQLite', () => {
     expect(schema.objects.find((o) => o.name === 'processes_ref')).toMatchObject({
       where: 'ref is not null',
     });
-    expect(sqliteRows(built, 'counters')).toEqual(sqliteRows(old, 'counters'));
+    expect(sqliteRows(built, 'counters')).toEqual([
+      { name: 'pid', value: 0 },
+      { name: 'seq', value: 0 },
+    ]);
   });
 
-  it('fills processes.stored_bytes at version 4 as the old list does', async () => {
-    const built = new DatabaseSync(':memory:');
-    const old = new DatabaseSync(':memory:');
-    for (const db of [built, old]) {
-      oldSqliteMigrate(db, ':memory:', OLD_SQLITE_MIGRATIONS.slice(0, 3));
-      db.exec(`
-        INSERT INTO processes VALUES (1, 'o', 'c', 'js', NULL, 't', 1, 1, NULL, NULL, 'idle', NULL, 1, 0),
-                                     (2, 'o', 'c', 'js', NULL, 't', 1, 1, NULL, NULL, 'idle', NULL, 1, 0),
-                                     (3, 'o', 'c', 'js', NULL, 't', 1, 1, NULL, NULL, 'idle', NULL, 0, 0);
-        INSERT INTO outputs VALUES (1, 1, 1, X'7B2261223A317D'), (2, 2, 1, X'00FF');
-        INSERT INTO logs VALUES (3, 1, 1, 'stdout', 'héllo ✓'), (4, 2, 1, 'stderr', '');
-      `);
-    }
-    expect(await migrateSqlite(built)).toEqual({ from: 3, to: 6 });
-    oldSqliteMigrate(old, ':memory:');
-    const bytes = (db: DatabaseSync) =>
-      db.prepare('SELECT pid, stored_bytes FROM processes ORDER BY pid').all();
-    expect(bytes(built)).toEqual([
-      { pid: 1, stored_bytes: 7 + 10 },
-      { pid: 2, stored_bytes: 2 },
-      { pid: 3, stored_bytes: 0 },
-    ]);
-    expect(bytes(built)).toEqual(bytes(old));
-    expect(sqliteSchema(built)).toEqual(sqliteSchema(old));
+  it('fills processes.stored_bytes at version 4 with the sizes of outputs and logs', async () => {
+    const db = new DatabaseSync(':memory:');
+    expect(await migrateSqlite(db, ':memory:', MIGRATIONS.slice(0, 3))).toEqual({ from: 0, to: 3 });
+    db.exec(V3_ROWS.processes);
+    db.exec(V3_ROWS.outputs((hex) => `X'${hex}'`));
+    db.exec(V3_ROWS.logs);
+    expect(await migrateSqlite(db)).toEqual({ from: 3, to: 6 });
+    expect(db.prepare('SELECT pid, stored_bytes FROM processes ORDER BY pid').all()).toEqual(expectedBytes);
+    expect(sqliteSchema(db)).toEqual(sqliteFixtureSchema());
   });
 
   it('opens the schema-6 fixture in place and changes nothing', async () => {
-    const path = join(dir, 'schema-6.db');
-    copyFileSync(join(FIXTURES, 'mci.db'), path);
+    const path = sqliteFixture('schema-6.db');
     const before = sha256(path);
     const db = new DatabaseSync(path);
     const schema = sqliteSchema(db);
@@ -166,10 +171,6 @@ describe('SQLite', () => {
     expect(Object.fromEntries(Object.keys(rows).map((t) => [t, sqliteRows(db, t)]))).toEqual(rows);
     db.close();
     expect(sha256(path)).toBe(before);
-
-    const built = new DatabaseSync(':memory:');
-    await migrateSqlite(built);
-    expect(sqliteSchema(built)).toEqual(schema);
   });
 
   it('refuses an SQLite database of another application, and changes nothing', async () => {
@@ -183,24 +184,18 @@ describe('SQLite', () => {
       expect(error.message).toBe(
         '/data/other.db is an SQLite database of another application, not an MCI process database; pass another --db',
       );
-      expect(error.message).toBe(
-        (await rejection((async () => oldSqliteMigrate(db, '/data/other.db'))())).message,
-      );
       expect(pragmaRows(db, 'user_version')).toEqual([{ user_version: 0 }]);
       expect(db.prepare("SELECT name FROM sqlite_schema WHERE name = 'processes'").get()).toBeUndefined();
     }
   });
 
-  it('refuses a database of a newer server with the message of the old list', async () => {
+  it('refuses a database of a newer server, and says what to do', async () => {
     const db = new DatabaseSync(':memory:');
     db.exec(`PRAGMA application_id = ${APPLICATION_ID}; PRAGMA user_version = 99`);
     const error = await rejection(migrateSqlite(db, '/data/mci.db'));
     expect(error).toMatchObject({ name: 'StoreError', code: 'STORE_TOO_NEW', path: '/data/mci.db' });
     expect(error.message).toBe(
       'the process database /data/mci.db has schema version 99, newer than this server supports (6); upgrade mci, or pass another --db',
-    );
-    expect(error.message).toBe(
-      (await rejection((async () => oldSqliteMigrate(db, '/data/mci.db'))())).message,
     );
   });
 
@@ -238,31 +233,6 @@ async function withKysely<T>(url: string, body: (db: Kysely<Database>) => Promis
 
 const migratePg = (url: string, migrations?: readonly Migration[]) =>
   withKysely(url, (db) => migrate(db, POSTGRES, url, migrations));
-
-/**
- * Runs the old PostgreSQL migrations: `migratePostgres` on a bridge that runs its statements on one
- * `pg` client (the store's bridge runs them the same way on a worker thread).
- */
-function migratePgOld(url: string, migrations = PG_MIGRATIONS) {
-  return withClient(url, (client) => {
-    const bridge: Pick<PgBridge, 'url' | 'call'> = {
-      url,
-      async call(statements, transaction = false) {
-        if (transaction) await client.query('BEGIN');
-        try {
-          const results = [];
-          for (const { sql, params } of statements) results.push((await client.query(sql, params)).rows);
-          if (transaction) await client.query('COMMIT');
-          return results;
-        } catch (error) {
-          if (transaction) await client.query('ROLLBACK');
-          throw error;
-        }
-      },
-    };
-    return oldPostgresMigrate(bridge as PgBridge, migrations);
-  });
-}
 
 async function withClient<T>(url: string, body: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
@@ -322,15 +292,33 @@ function postgresRows(url: string) {
   });
 }
 
+/** A fresh database holding the schema-6 PostgreSQL fixture (a pg_dump, restored with psql). */
+async function postgresFixture() {
+  const fixture = await freshDatabase();
+  execFileSync(
+    'psql',
+    ['-v', 'ON_ERROR_STOP=1', '-q', '-d', fixture.url, '-f', join(FIXTURES, 'postgres.sql')],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
+  return fixture;
+}
+
+/** The schema of the schema-6 PostgreSQL fixture, without its `counters` (the records' pids and seqs). */
+async function postgresFixtureStructure() {
+  await using fixture = await postgresFixture();
+  const { counters: _, ...structure } = await postgresSchema(fixture.url);
+  return structure;
+}
+
 describe('PostgreSQL', () => {
-  it('builds the schema the old list builds', async () => {
+  it('builds the schema of the schema-6 fixture', async () => {
     await using built = await freshDatabase();
-    await using old = await freshDatabase();
     expect(await migratePg(built.url)).toEqual({ from: 0, to: SCHEMA_VERSION });
-    expect(await migratePgOld(old.url)).toEqual({ from: 0, to: SCHEMA_VERSION });
-    const schema = await postgresSchema(built.url);
-    expect(schema).toEqual(await postgresSchema(old.url));
-    expect(schema.counters).toEqual([
+    const { counters, ...schema } = await postgresSchema(built.url);
+    expect(schema).toEqual(await postgresFixtureStructure());
+    expect(counters).toEqual([
       { name: 'pid', value: '0' },
       { name: 'pos', value: '0' },
       { name: 'seq', value: '0' },
@@ -342,54 +330,32 @@ describe('PostgreSQL', () => {
     );
   });
 
-  it('fills processes.stored_bytes at version 4 as the old list does', async () => {
-    await using built = await freshDatabase();
-    await using old = await freshDatabase();
-    for (const { url } of [built, old]) {
-      await migratePgOld(url, PG_MIGRATIONS.slice(0, 3));
-      await withClient(url, (client) =>
-        client.query(`
-          INSERT INTO processes VALUES (1, 'o', 'c', 'js', NULL, 't', 1, 1, NULL, NULL, 'idle', NULL, 1, 0),
-                                       (2, 'o', 'c', 'js', NULL, 't', 1, 1, NULL, NULL, 'idle', NULL, 1, 0),
-                                       (3, 'o', 'c', 'js', NULL, 't', 1, 1, NULL, NULL, 'idle', NULL, 0, 0);
-          INSERT INTO outputs VALUES (1, 1, 1, '\\x7b2261223a317d'), (2, 2, 1, '\\x00ff');
-          INSERT INTO logs VALUES (3, 1, 1, 'stdout', 'héllo ✓'), (4, 2, 1, 'stderr', '');`),
-      );
-    }
-    expect(await migratePg(built.url)).toEqual({ from: 3, to: 6 });
-    await migratePgOld(old.url);
-    const bytes = (url: string) =>
-      withClient(
-        url,
-        async (client) => (await client.query('SELECT pid, stored_bytes FROM processes ORDER BY pid')).rows,
-      );
-    expect(await bytes(built.url)).toEqual([
-      { pid: '1', stored_bytes: String(7 + 10) },
-      { pid: '2', stored_bytes: '2' },
-      { pid: '3', stored_bytes: '0' },
-    ]);
-    expect(await bytes(built.url)).toEqual(await bytes(old.url));
-    expect(await postgresSchema(built.url)).toEqual(await postgresSchema(old.url));
+  it('fills processes.stored_bytes at version 4 with the sizes of outputs and logs', async () => {
+    await using db = await freshDatabase();
+    expect(await migratePg(db.url, MIGRATIONS.slice(0, 3))).toEqual({ from: 0, to: 3 });
+    await adminQueryOn(
+      db.url,
+      [V3_ROWS.processes, V3_ROWS.outputs((hex) => `decode('${hex}', 'hex')`), V3_ROWS.logs].join(';\n'),
+    );
+    expect(await migratePg(db.url)).toEqual({ from: 3, to: 6 });
+    const bytes = await withKysely(db.url, (kysely) =>
+      kysely.selectFrom('processes').select(['pid', 'stored_bytes']).orderBy('pid').execute(),
+    );
+    expect(bytes).toEqual(expectedBytes);
+    const { counters: _, ...structure } = await postgresSchema(db.url);
+    expect(structure).toEqual(await postgresFixtureStructure());
   });
 
   it('opens the schema-6 fixture in place and changes nothing', async () => {
-    await using fixture = await freshDatabase();
-    execFileSync('psql', ['-v', 'ON_ERROR_STOP=1', '-q', '-f', join(FIXTURES, 'postgres.sql'), fixture.url], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    await using fixture = await postgresFixture();
     const schema = await postgresSchema(fixture.url);
     const rows = await postgresRows(fixture.url);
     expect(await migratePg(fixture.url)).toEqual({ from: 6, to: 6 });
     expect(await postgresSchema(fixture.url)).toEqual(schema);
     expect(await postgresRows(fixture.url)).toEqual(rows);
-
-    await using built = await freshDatabase();
-    await migratePg(built.url);
-    const { counters: _, ...structure } = schema;
-    expect(await postgresSchema(built.url)).toMatchObject(structure);
   });
 
-  it('refuses a database of a newer server with the message of the old list', async () => {
+  it('refuses a database of a newer server, and says what to do on every node', async () => {
     await using db = await freshDatabase();
     await migratePg(db.url);
     await withClient(db.url, (client) => client.query('UPDATE mci_schema SET version = 99'));
@@ -398,7 +364,6 @@ describe('PostgreSQL', () => {
     expect(error.message).toBe(
       `the process database ${db.url} has schema version 99, newer than this server supports (6); upgrade mci on every node, or pass another --db`,
     );
-    expect(error.message).toBe((await rejection(migratePgOld(db.url))).message);
   });
 
   it('migrates a new database once when two servers start at the same time', async () => {
