@@ -114,6 +114,14 @@ export class ClusterNode implements ClusterStore {
     return this.#pids.take();
   }
 
+  pidAvailable(): boolean {
+    return this.#pids.available();
+  }
+
+  pidReady(): Promise<void> {
+    return this.#pids.ready();
+  }
+
   nextEventId(): number {
     return this.#eventIds.take();
   }

@@ -45,6 +45,28 @@ export class IdBlock {
     return this.#next++;
   }
 
+  /** Whether {@link IdBlock.take} has an id to give at once. */
+  available(): boolean {
+    return this.#next <= this.#last || this.#ahead !== undefined;
+  }
+
+  /**
+   * Resolves once an id can be taken (at once unless a burst used every reserved id).
+   * @throws StoreError `STORE_UNAVAILABLE` when the reservation fails.
+   */
+  async ready(): Promise<void> {
+    try {
+      while (!this.available()) await this.#reserve();
+    } catch (error) {
+      throw new StoreError(
+        'STORE_UNAVAILABLE',
+        this.#label,
+        `cannot reserve a ${this.#name} in the process database ${this.#label}: ${(error as Error).message}`,
+        { cause: error },
+      );
+    }
+  }
+
   #switch(): void {
     if (this.#ahead === undefined) return;
     this.#next = this.#ahead;

@@ -135,6 +135,9 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
   // --- processes -------------------------------------------------------------------------------
 
   async create(input: CreateProcessInput, principal: Principal): Promise<ProcessSnapshot> {
+    const cluster = this.#store.cluster;
+    // A burst of creates may use every pid a cluster node reserved: wait for the next block.
+    if (cluster) while (!cluster.pidAvailable()) await cluster.pidReady();
     const created = this.#create(input, principal, undefined, false);
     const snapshot = toSnapshot(created.record, created.run);
     await this.#store.committed();

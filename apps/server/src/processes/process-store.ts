@@ -115,6 +115,13 @@ export interface ClusterStore {
    * reserved (the database is away).
    */
   nextPid(): number;
+  /** Whether {@link ClusterStore.nextPid} has a pid to give at once. */
+  pidAvailable(): boolean;
+  /**
+   * Resolves once a pid is reserved (at once unless a burst of creates used every reserved pid).
+   * @throws StoreError `STORE_UNAVAILABLE` when the database cannot reserve one.
+   */
+  pidReady(): Promise<void>;
   /**
    * A new event id, unique across the cluster: the key of the event's row until it commits and gets
    * its `seq` (its position in the cluster's event log). Ids are reserved ahead of use.

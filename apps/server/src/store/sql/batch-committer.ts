@@ -36,7 +36,8 @@ interface Waiter {
 /**
  * Collects writes into {@link WriteSet}s and commits them one after another, in order: the set being
  * filled is sealed after `flushDelayMs`, or at the end of the event-loop turn when someone waits for
- * it ({@link BatchCommitter.committed}: every caller of one turn shares one commit). A set whose
+ * it ({@link BatchCommitter.committed}: every caller of one turn shares one commit), or, while a commit
+ * is under way, when it ends (group commit: the slower the database, the larger the batches). A set whose
  * commit fails on an error that may pass (a lost connection, a full disk, a read-only file system)
  * stays at the head of the queue and is tried again with back-off until it commits; nothing behind it
  * commits first, so the database never holds a later write without an earlier one.
@@ -95,9 +96,9 @@ export class BatchCommitter {
     for (const waiter of this.#fillingWaiters.splice(0)) waiter.resolve();
   }
 
-  /** Sets sealed and not yet committed (the one being committed included). */
+  /** Writes not yet committed (those being committed included). */
   get pending(): number {
-    return this.#sealed.length;
+    return this.#sealed.reduce((sum, { set }) => sum + set.size, this.#filling.size);
   }
 
   /**
@@ -113,7 +114,7 @@ export class BatchCommitter {
       return this.#failure instanceof Error ? this.#failure.message : String(this.#failure);
     const oldest = this.#sealed[0];
     if (oldest && Date.now() - oldest.since > this.#timeoutMs)
-      return `no write committed for ${Date.now() - oldest.since} ms`;
+      return `a batch has waited ${Date.now() - oldest.since} ms to commit`;
     return undefined;
   }
 
@@ -194,7 +195,12 @@ export class BatchCommitter {
     this.#timer = delayMs > 0 ? setTimeout(seal, delayMs) : setImmediate(seal);
   }
 
+  /**
+   * Seals the set being filled and starts committing it, unless a commit is under way: then the set
+   * goes on filling and is sealed when that commit ends, so batches grow while commits are slow.
+   */
   #seal(): void {
+    if (this.#running) return;
     if (this.#filling.size > 0) {
       this.#sealed.push({ set: this.#filling, waiters: this.#fillingWaiters, since: Date.now() });
       this.#filling = new WriteSet();
@@ -225,6 +231,12 @@ export class BatchCommitter {
       }
       this.#sealed.shift();
       for (const waiter of head.waiters) waiter.resolve();
+      if (this.#sealed.length === 0 && this.#filling.size > 0) {
+        this.#clearTimer();
+        this.#sealed.push({ set: this.#filling, waiters: this.#fillingWaiters, since: Date.now() });
+        this.#filling = new WriteSet();
+        this.#fillingWaiters = [];
+      }
       if (this.#failure !== undefined) {
         if (this.#attempts >= REPORT_AFTER) this.#options.onRecovered?.();
         this.#failure = undefined;

@@ -114,8 +114,8 @@ export interface SqlStoreOptions {
    * unavailable. Batches that fail on an error that may pass are retried until they commit. @default 5000
    */
   timeoutMs?: number;
-  /** Batches waiting to commit past which a new process is refused with `STORE_UNAVAILABLE`. @default 64 */
-  maxPendingBatches?: number;
+  /** Writes waiting to commit past which a new process is refused with `STORE_UNAVAILABLE`. @default 100000 */
+  maxPendingWrites?: number;
   /** Limits of the cache of recently used records and runs. @default { processes: 2000, bytes: 33554432 } */
   cache?: { processes?: number; bytes?: number };
   /**
@@ -164,7 +164,7 @@ export class SqlStore implements SqlProcessStore {
     this.schema = parts.schema;
     this.cluster = parts.cluster;
     this.nodes = parts.nodes;
-    this.#maxPending = options.maxPendingBatches ?? 64;
+    this.#maxPending = options.maxPendingWrites ?? 100_000;
     this.#onError = options.onError ?? ((error) => process.emitWarning(`process store: ${String(error)}`));
     this.#cache = new RecordCache(
       options.cache?.processes ?? CACHE_PROCESSES,
@@ -214,7 +214,7 @@ export class SqlStore implements SqlProcessStore {
       throw new StoreError(
         'STORE_UNAVAILABLE',
         this.path,
-        `the process database ${this.path} is ${this.#committer.pending} write batches behind; retry later`,
+        `the process database ${this.path} is ${this.#committer.pending} writes behind; retry later`,
       );
     this.#counters?.usePid(record.pid);
     this.#committer.write((set) =>

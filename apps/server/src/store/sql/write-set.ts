@@ -263,26 +263,22 @@ export class WriteSet {
     const runs = [...this.#runs.values()];
     const keys = runs.map(({ pid, run }) => ({ pid, run }));
     const leftovers = () => engine.rowset(keys, { pid: 'integer', run: 'integer' }, 'k');
+    // Row-value IN lets both engines look each key up in the (pid, run) index of outputs and logs.
+    const ofKeys = (table: 'o' | 'l') =>
+      sql`${sql.ref(`${table}.pid`)} = processes.pid AND (${sql.ref(`${table}.pid`)}, ${sql.ref(`${table}.run`)}) IN (SELECT pid, run FROM ${leftovers()})`;
     await db
       .updateTable('processes')
       .set({
         stored_bytes: sql`processes.stored_bytes
-          - coalesce((SELECT sum(${engine.byteLength(sql.ref('o.value'))}) FROM outputs o JOIN ${leftovers()} ON o.pid = k.pid AND o.run = k.run WHERE o.pid = processes.pid), 0)
-          - coalesce((SELECT sum(${engine.byteLength(sql.ref('l.text'))}) FROM logs l JOIN ${leftovers()} ON l.pid = k.pid AND l.run = k.run WHERE l.pid = processes.pid), 0)`,
+          - coalesce((SELECT sum(${engine.byteLength(sql.ref('o.value'))}) FROM outputs o WHERE ${ofKeys('o')}), 0)
+          - coalesce((SELECT sum(${engine.byteLength(sql.ref('l.text'))}) FROM logs l WHERE ${ofKeys('l')}), 0)`,
       })
       .where(sql<boolean>`pid IN (SELECT pid FROM ${leftovers()})`)
       .execute();
     for (const table of ['outputs', 'logs'] as const)
       await db
         .deleteFrom(table)
-        .where((eb) =>
-          eb.exists(
-            eb
-              .selectFrom(leftovers() as never)
-              .select(sql`1`.as('one'))
-              .where(sql<boolean>`k.pid = ${sql.ref(`${table}.pid`)} AND k.run = ${sql.ref(`${table}.run`)}`),
-          ),
-        )
+        .where(sql<boolean>`(pid, run) IN (SELECT pid, run FROM ${leftovers()})`)
         .execute();
     for (const rows of chunks(runs, engine))
       await db
