@@ -6,14 +6,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ExecutionResult } from '@mci/sandbox';
 import { createSandboxPool } from '@mci/sandbox';
 import { type BenchResult, compared, percentile } from '../../../bench/lib.ts';
-import { createMemoryStore } from '../src/store/memory-store.ts';
 import { createProcessManager } from '../src/processes/process-manager.ts';
-import type { Principal, ProcessManager } from '../src/processes/process-manager-types.ts';
+import type { ExecutionPool, Principal, ProcessManager } from '../src/processes/process-manager-types.ts';
 import type { ProcessStore } from '../src/processes/process-store.ts';
-import type { ExecutionResult } from '@mci/sandbox';
-import type { ExecutionPool } from '../src/processes/process-manager-types.ts';
+import { createMemoryStore } from '../src/store/memory-store.ts';
 import { openSqliteStore } from '../src/store/sql/open-sqlite.ts';
 
 const principal: Principal = { id: 'bench', role: 'operator' };

@@ -52,6 +52,8 @@ export { createServer } from './server.ts';
 export type { MemoryStoreOptions } from './store/memory-store.ts';
 // Process model: the manager, the in-memory store, errors
 export { createMemoryStore } from './store/memory-store.ts';
+export type { Retention, RetentionOptions } from './store/retention.ts';
+export { startRetention } from './store/retention.ts';
 export type { Migration } from './store/sql/migrations.ts';
 export { MIGRATIONS, SCHEMA_VERSION } from './store/sql/migrations.ts';
 export type { PostgresStoreOptions } from './store/sql/open-postgres.ts';
@@ -60,8 +62,6 @@ export type { SqliteStoreOptions } from './store/sql/open-sqlite.ts';
 export { openSqliteStore } from './store/sql/open-sqlite.ts';
 export type { ExpiryPolicy, NodesView, SqlProcessStore, SqlStoreOptions } from './store/sql/sql-store.ts';
 export { defaultDbPath } from './store/sql/sqlite-file.ts';
-export type { Retention, RetentionOptions } from './store/retention.ts';
-export { startRetention } from './store/retention.ts';
 export type { StoreErrorCode } from './store/store-error.ts';
 export { StoreError } from './store/store-error.ts';
 export type { ToolDeclarationSource } from './tools-dts/sandbox-globals-dts.ts';

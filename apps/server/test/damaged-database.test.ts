@@ -1,9 +1,9 @@
 import { mkdtempSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { repoRoot, spawnMci } from '@mci/test-support';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../src/store/sql/open-sqlite.ts';
-import { repoRoot, spawnMci } from '@mci/test-support';
 
 // `mci serve` on a damaged database: exit 1 naming the file, what is wrong and what to do, and the
 // lock released (a second start says the same, not "in use").

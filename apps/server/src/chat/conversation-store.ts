@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import type { ChatMessage, ChatRole, ChatUsage } from '@mci/protocol';
+import type { Kysely } from 'kysely';
 import { openDatabase } from '../store/sql/sqlite-file.ts';
 import type { Database } from '../store/sql/tables.ts';
 

@@ -8,49 +8,12 @@ import type {
   StoredRun,
 } from '../processes/process-store.ts';
 
-// How records become SQLite rows and back. Output values are stored in the output encoding of
+// How stored rows become records. Output values are stored in the output encoding of
 // @mci/protocol (JSON text as UTF-8 bytes), like everything else; rows written with V8's serializer
 // (they start with its 0xFF version tag) are read and encoded the same way.
 
 type SqlValue = string | number | null | Uint8Array;
 type Row = Record<string, SqlValue>;
-
-/** The `processes` columns in insert order. */
-export const PROCESS_COLUMNS = [
-  'pid',
-  'owner',
-  'code',
-  'lang',
-  'ref',
-  'created_at',
-  'timeout_ms',
-  'memory_limit_mb',
-  'metadata',
-  'stream_id',
-  'state',
-  'status',
-  'runs',
-  'idle_since',
-] as const;
-
-export function processRow(record: StoredProcess, now: number): SqlValue[] {
-  return [
-    record.pid,
-    record.owner,
-    record.code,
-    record.lang,
-    record.ref ?? null,
-    record.createdAt,
-    record.timeoutMs,
-    record.memoryLimitMb,
-    record.metadata === undefined ? null : JSON.stringify(record.metadata),
-    record.metadata?.streamId ?? null,
-    record.state,
-    record.status,
-    record.runs,
-    now,
-  ];
-}
 
 export function toProcess(row: Row): StoredProcess {
   const record: StoredProcess = {
@@ -68,32 +31,6 @@ export function toProcess(row: Row): StoredProcess {
   if (row.ref !== null) record.ref = row.ref as string;
   if (row.metadata !== null) record.metadata = JSON.parse(row.metadata as string);
   return record;
-}
-
-const orNull = (value: unknown) => (value ?? null) as string | number | null;
-
-/** Each {@link RunUpdate} field with its column and encoder, in a fixed order. */
-const RUN_FIELDS: ReadonlyArray<readonly [keyof RunUpdate, string, (value: unknown) => SqlValue]> = [
-  ['state', 'state', orNull],
-  ['status', 'status', orNull],
-  ['queuedAt', 'queued_at', orNull],
-  ['startedAt', 'started_at', orNull],
-  ['endedAt', 'ended_at', orNull],
-  ['durationMs', 'duration_ms', orNull],
-  ['error', 'error', (value) => (value === undefined ? null : JSON.stringify(value))],
-  ['truncated', 'truncated', (value) => (value === undefined ? null : value ? 1 : 0)],
-];
-
-/** The columns and values of a run update, in a stable order (so statements can be cached by columns). */
-export function runAssignments(update: RunUpdate): { columns: string[]; values: SqlValue[] } {
-  const columns: string[] = [];
-  const values: SqlValue[] = [];
-  for (const [field, column, encode] of RUN_FIELDS) {
-    if (!(field in update)) continue;
-    columns.push(column);
-    values.push(encode(update[field]));
-  }
-  return { columns, values };
 }
 
 export function toRun(row: Row, outputs: unknown[], logs: Row[]): StoredRun {

@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/config-error.ts';
 import type { Principal, ProcessManager } from '../processes/process-manager-types.ts';
+import { type Retention, type RetentionOptions, startRetention } from './retention.ts';
 import { isPostgresUrl, openPostgresStore } from './sql/open-postgres.ts';
 import { openSqliteStore } from './sql/open-sqlite.ts';
 import type { SqlProcessStore } from './sql/sql-store.ts';
-import { type Retention, type RetentionOptions, startRetention } from './retention.ts';
 
 /** Who deletes expired processes (an operator, so every process is visible to it). */
 export const RETENTION_PRINCIPAL: Principal = { id: 'mci:retention', role: 'operator' };

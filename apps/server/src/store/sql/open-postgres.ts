@@ -7,8 +7,8 @@ import { StoreError } from '../store-error.ts';
 import { postgresKysely, postgresPool } from './connect.ts';
 import { POSTGRES } from './engine.ts';
 import { migrate } from './migrations.ts';
-import { DatabaseLock } from './postgres-lock.ts';
 import { isRetryable, redactUrl } from './postgres-errors.ts';
+import { DatabaseLock } from './postgres-lock.ts';
 import { readClusterProcesses, readNodes } from './reads.ts';
 import { type SqlProcessStore, SqlStore, type SqlStoreOptions } from './sql-store.ts';
 

@@ -2,9 +2,9 @@ import { renameSync, rmSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { startCheckpointer } from '../checkpointer.ts';
 import { COUNTER_QUERIES } from '../id-counters.ts';
-import { defaultDbPath, isMemoryPath, openDatabase } from './sqlite-file.ts';
 import { SQLITE } from './engine.ts';
 import { type SqlProcessStore, SqlStore, type SqlStoreOptions } from './sql-store.ts';
+import { defaultDbPath, isMemoryPath, openDatabase } from './sqlite-file.ts';
 
 /** Options of {@link openSqliteStore}. */
 export interface SqliteStoreOptions extends SqlStoreOptions {

@@ -1,3 +1,4 @@
+import type { ServerEvent } from '@mci/protocol';
 import type { Kysely } from 'kysely';
 import type {
   ClusterStore,
@@ -11,7 +12,6 @@ import type {
   StoredRun,
   StoreHealth,
 } from '../../processes/process-store.ts';
-import type { ServerEvent } from '@mci/protocol';
 import { IdCounters } from '../id-counters.ts';
 import { RecordCache } from '../record-cache.ts';
 import { encodeValue, toProcess } from '../row-codec.ts';

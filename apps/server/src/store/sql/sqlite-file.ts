@@ -2,13 +2,13 @@ import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { type Env, readEnv } from '../../config/read-setting.ts';
 import type { Kysely } from 'kysely';
+import { type Env, readEnv } from '../../config/read-setting.ts';
+import { corruptError, openError, StoreError } from '../store-error.ts';
 import { sqliteKysely } from './connect.ts';
 import { SQLITE } from './engine.ts';
 import { MIGRATIONS, type Migration, migrate } from './migrations.ts';
 import type { Database } from './tables.ts';
-import { corruptError, openError, StoreError } from '../store-error.ts';
 
 /**
  * The process database when none is given (`mci serve` without `--db` or `MCI_DB`, `openSqliteStore`
