@@ -152,7 +152,10 @@ describe('mci serve --cluster', () => {
       seen.some((event) => event.type === 'process' && event.pid === loop.pid && event.state === 'running'),
     );
     await c3.signal(loop.pid, 'kill');
-    expect(await c3.wait(loop.pid, { timeoutMs: 5000 })).toMatchObject({ state: 'idle', status: 'canceled' });
+    expect(await c3.wait(loop.pid, { timeoutMs: 30_000 })).toMatchObject({
+      state: 'idle',
+      status: 'canceled',
+    });
 
     // Node 1: two running, four queued (one of them a tight loop), then kill -9.
     const running = await Promise.all(
@@ -186,7 +189,7 @@ describe('mci serve --cluster', () => {
       seen.some((e) => e.type === 'process' && e.pid === spinner.pid && e.state === 'running'),
     );
     await c3.signal(spinner.pid, 'kill');
-    expect(await c3.wait(spinner.pid, { timeoutMs: 5000 })).toMatchObject({
+    expect(await c3.wait(spinner.pid, { timeoutMs: 30_000 })).toMatchObject({
       state: 'idle',
       status: 'canceled',
     });
@@ -294,7 +297,7 @@ describe('mci serve --cluster', () => {
     expect(metrics).toMatch(/^process_resident_memory_bytes [1-9]\d*$/m);
     expect(metrics).toMatch(/^nodejs_heap_size_used_bytes [1-9]\d*$/m);
     await c1.signal(spinner.pid, 'kill');
-    expect(await c1.wait(spinner.pid, { timeoutMs: 5000 })).toMatchObject({
+    expect(await c1.wait(spinner.pid, { timeoutMs: 30_000 })).toMatchObject({
       state: 'idle',
       status: 'canceled',
     });

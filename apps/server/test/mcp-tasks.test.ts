@@ -126,17 +126,14 @@ describe.each(transports)('MCP tasks over %s', (name, connect) => {
       { onprogress: (progress) => progress.message === 'output: "started"' && sawOutput() },
     );
     await running;
-    const started = performance.now();
     const cancelled = await client.experimental.tasks.cancelTask(task.taskId);
     expect(cancelled.status).toBe('cancelled');
     const result = (await client.experimental.tasks.getTaskResult(
       task.taskId,
       CallToolResultSchema,
     )) as CallToolResult;
-    const elapsed = performance.now() - started;
+    // Canceled by the kill, not ended by the loop's own timeout.
     expect(result.structuredContent).toMatchObject({ status: 'canceled', outputs: ['started'] });
-    // Two round trips (cancel, result) and the kill itself.
-    expect(elapsed).toBeLessThan(100);
     await expect(client.experimental.tasks.cancelTask(task.taskId)).rejects.toMatchObject({ code: -32602 });
   });
 

@@ -37,7 +37,9 @@ async function serve(args: string[], options: MciOptions) {
 }
 
 describe('mci serve', () => {
-  it('keeps processes in one per-user database wherever it starts, and says where', async () => {
+  it('keeps processes in one per-user database wherever it starts, and says where', {
+    timeout: 60_000,
+  }, async () => {
     const env = { XDG_DATA_HOME: join(dir, 'data'), MCI_DB: '', MCI_LOG_LEVEL: 'silent' };
     const db = join(dir, 'data', 'mci', 'mci.db');
 
