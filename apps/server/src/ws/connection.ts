@@ -169,11 +169,19 @@ export class Connection {
             request: request.type,
             result: { subscription: target, replayed, seq: this.manager.lastSeq() },
           });
-        return this.checkTarget(target).then(async () => {
-          if (since !== undefined) return done(await this.catchUp(target, since));
-          this.subscriptions.add(target);
-          done(0);
-        });
+        if (since !== undefined)
+          return this.checkTarget(target).then(async () => done(await this.catchUp(target, since)));
+        // Followed from the moment the request arrives, as the check reads the store (events go only
+        // to a connection whose principal may see them); a target that is not found is dropped again.
+        const followed = this.subscriptions.has(target);
+        this.subscriptions.add(target);
+        return this.checkTarget(target).then(
+          () => done(0),
+          (error: unknown) => {
+            if (!followed) this.subscriptions.remove(target);
+            throw error;
+          },
+        );
       }
       case 'unsubscribe': {
         const target = toTarget(request);

@@ -19,6 +19,14 @@ export class Subscriptions {
     else this.all = true;
   }
 
+  /** Whether `target` is followed. */
+  has(target: SubscriptionTarget): boolean {
+    if ('pid' in target) return this.pids.has(target.pid);
+    if ('ref' in target) return this.refs.has(target.ref);
+    if ('streamId' in target) return this.streams.has(target.streamId);
+    return this.all;
+  }
+
   remove(target: SubscriptionTarget): void {
     if ('pid' in target) this.pids.delete(target.pid);
     else if ('ref' in target) this.refs.delete(target.ref);

@@ -9,6 +9,8 @@ import { LimitsSchema } from '../config/config-schema.ts';
 import { createOriginPolicy } from '../http/origin-policy.ts';
 import { type Listener, listen } from '../listener.ts';
 import { createProcessManager } from '../processes/process-manager.ts';
+import type { ProcessStore } from '../processes/process-store.ts';
+import { createMemoryStore } from '../store/memory-store.ts';
 
 // The WebSocket transport over real sockets, with the real process manager and a manual sandbox pool
 // (the test decides when executions emit and end), so routing, replay and overflow are deterministic.
@@ -19,11 +21,22 @@ afterEach(async () => {
 });
 
 async function setup(
-  options: { tokens?: TokenGrant[]; maxBufferedBytes?: number; size?: number; heartbeatMs?: number } = {},
+  options: {
+    tokens?: TokenGrant[];
+    maxBufferedBytes?: number;
+    size?: number;
+    heartbeatMs?: number;
+    store?: ProcessStore;
+  } = {},
 ) {
   const pool = new ManualPool(options.size ?? 2);
   // No output rate budget: the overflow test floods a paused reader with 25 MB of outputs.
-  const manager = await createProcessManager({ pool, createIntentStream, outputBytesPerSecond: 1 << 30 });
+  const manager = await createProcessManager({
+    pool,
+    createIntentStream,
+    outputBytesPerSecond: 1 << 30,
+    ...(options.store && { store: options.store }),
+  });
   const limits = LimitsSchema.parse({ maxBufferedBytes: options.maxBufferedBytes ?? 1 << 22 });
   const listener: Listener = await listen({
     manager,
@@ -73,6 +86,33 @@ class Client {
   }
 }
 
+/** A memory store whose next process read can be held, as a database read takes a while. */
+function slowReads() {
+  const memory = createMemoryStore();
+  let next: { reading: PromiseWithResolvers<void>; released: PromiseWithResolvers<void> } | undefined;
+  const store: ProcessStore = {
+    ...memory,
+    async getProcess(pid) {
+      const held = next;
+      next = undefined;
+      if (held) {
+        held.reading.resolve();
+        await held.released.promise;
+      }
+      return memory.getProcess(pid);
+    },
+  };
+  return {
+    store,
+    /** Holds the next read until `release()`; `reading` resolves once it began. */
+    holdNext() {
+      const held = { reading: Promise.withResolvers<void>(), released: Promise.withResolvers<void>() };
+      next = held;
+      return { reading: held.reading.promise, release: () => held.released.resolve() };
+    },
+  };
+}
+
 async function connect(url: string) {
   const client = new Client(url);
   await client.until((m) => m.type === 'hello');
@@ -80,6 +120,27 @@ async function connect(url: string) {
 }
 
 describe('WebSocket gateway', () => {
+  it('follows a target from the moment subscribe arrives, while the target is read from the store', async () => {
+    const reads = slowReads();
+    const { pool, manager, listener } = await setup({ store: reads.store });
+    const operator = { id: 'local', role: 'operator' } as const;
+    const { pid } = await manager.create({ code: 'x', autorun: false }, operator);
+    const client = await connect(listener.wsUrl);
+    const held = reads.holdNext();
+    const subscribed = client.send({ type: 'subscribe', pid });
+    await held.reading;
+    await manager.signal(pid, 'run', operator);
+    held.release();
+    expect(await subscribed).toMatchObject({ type: 'reply', request: 'subscribe' });
+    (await pool.started(1)).finish();
+    await client.until((m) => m.type === 'process' && m.state === 'idle');
+    expect(client.types(1).filter((type) => type.startsWith('process:'))).toEqual([
+      'process:queued',
+      'process:running',
+      'process:idle',
+    ]);
+  });
+
   it('subscribes a connection to what it creates: reply first, then every event of the process', async () => {
     const { pool, listener } = await setup();
     const client = await connect(listener.wsUrl);
