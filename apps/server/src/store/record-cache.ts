@@ -42,6 +42,16 @@ export class RecordCache {
     return found && { ...found, outputs: [...found.outputs] };
   }
 
+  /**
+   * Whether run `run` of process `pid` is cached (so it was stored before); `undefined` when the
+   * cache knows nothing of the process.
+   */
+  hasRun(pid: number, run: number): boolean | undefined {
+    const entry = this.#entries.get(pid);
+    if (!entry?.record) return undefined;
+    return entry.runs.has(run);
+  }
+
   /** A record known in full (just written, or just read from the database). */
   putProcess(record: StoredProcess): void {
     const entry = this.#entry(record.pid);

@@ -34,6 +34,8 @@ export interface Engine {
     columns: Readonly<Record<keyof T & string, RowsetType>>,
     alias: string,
   ): AliasedRawBuilder<T, string>;
+  /** A text as its UTF-8 bytes (a blob). */
+  bytes(text: RawBuilder<unknown>): RawBuilder<Uint8Array>;
   /** The size in bytes of a text (as UTF-8) or blob value. */
   byteLength(value: RawBuilder<unknown>): RawBuilder<number>;
   /** The larger of two SQL values (`max(a, b)` in SQLite, `greatest(a, b)` in PostgreSQL). */
@@ -56,6 +58,7 @@ export const SQLITE: Engine = {
   },
   greatest: (a, b) => sql<number>`max(${a}, ${b})`,
   byteLength: (value) => sql<number>`length(CAST(${value} AS BLOB))`,
+  bytes: (text) => sql<Uint8Array>`CAST(${text} AS BLOB)`,
 };
 
 /** PostgreSQL 13+. */
@@ -73,4 +76,5 @@ export const POSTGRES: Engine = {
   },
   greatest: (a, b) => sql<number>`greatest(${a}, ${b})`,
   byteLength: (value) => sql<number>`octet_length(${value})`,
+  bytes: (text) => sql<Uint8Array>`convert_to(${text}, 'UTF8')`,
 };

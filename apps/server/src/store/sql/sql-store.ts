@@ -14,7 +14,7 @@ import type {
 } from '../../processes/process-store.ts';
 import { IdCounters } from '../id-counters.ts';
 import { RecordCache } from '../record-cache.ts';
-import { encodeValue, toProcess } from '../row-codec.ts';
+import { toProcess } from '../row-codec.ts';
 import { StoreError } from '../store-error.ts';
 import { BatchCommitter } from './batch-committer.ts';
 import type { Engine } from './engine.ts';
@@ -276,7 +276,11 @@ export class SqlStore implements SqlProcessStore {
 
   insertRun(pid: number, run: number, init: RunUpdate): void {
     const fields = { state: 'queued' as const, status: null, ...init };
-    this.#committer.write((set) => set.putRun({ pid, run, state: fields.state, ...runColumns(fields) }));
+    // A run not seen before (the usual case) has left nothing in the database to replace.
+    const replacing = this.#cache.hasRun(pid, run) !== false;
+    this.#committer.write((set) =>
+      set.putRun({ pid, run, state: fields.state, ...runColumns(fields) }, replacing),
+    );
     this.#cache.putRun({ pid, run, ...fields, outputs: [], stdout: '', stderr: '' }, 0);
   }
 
@@ -286,9 +290,9 @@ export class SqlStore implements SqlProcessStore {
   }
 
   appendOutput(pid: number, run: number, seq: number, value: unknown): void {
-    const encoded = encodeValue(value);
-    this.#committer.write((set) => set.addOutput({ seq, pid, run, value: encoded }));
-    this.#cache.appendOutput(pid, run, value, encoded.byteLength);
+    const json = JSON.stringify(value);
+    this.#committer.write((set) => set.addOutput({ seq, pid, run, json }));
+    this.#cache.appendOutput(pid, run, value, Buffer.byteLength(json));
     this.#data(seq, pid);
   }
 

@@ -1,7 +1,7 @@
-import { type Insertable, sql } from 'kysely';
+import { type CompiledQuery, type Insertable, sql } from 'kysely';
 import type { RunUpdate } from '../../processes/process-store.ts';
-import type { Engine } from './engine.ts';
-import type { Db, EventsTable, LogsTable, OutputsTable, ProcessesTable, RunsTable } from './tables.ts';
+import type { Engine, RowsetType } from './engine.ts';
+import type { Db, EventsTable, LogsTable, ProcessesTable, RunsTable } from './tables.ts';
 
 /** The fields of a process that change as it goes, and when it last became idle (epoch ms). */
 export interface ProcessChange {
@@ -38,8 +38,10 @@ export class WriteSet {
   readonly #processes = new Map<number, Insertable<ProcessesTable>>();
   readonly #processChanges = new Map<number, ProcessChange>();
   readonly #runs = new Map<string, Insertable<RunsTable>>();
+  /** Runs started again over what a run with their number may have left in the database. */
+  readonly #replaced = new Map<string, { pid: number; run: number }>();
   readonly #runChanges = new Map<string, { pid: number; run: number } & RunChange>();
-  #outputs: Array<Insertable<OutputsTable>> = [];
+  #outputs: OutputRow[] = [];
   #logs: Array<Insertable<LogsTable>> = [];
   #events: Array<Insertable<EventsTable>> = [];
   readonly #bytes = new Map<number, number>();
@@ -82,16 +84,20 @@ export class WriteSet {
     });
   }
 
-  /** Starts run `run` (replacing any leftovers of a run with that number, here and in the database). */
-  putRun(row: Insertable<RunsTable>): void {
+  /**
+   * Starts run `run`, replacing any leftovers of a run with that number here and, when `replacing`
+   * (the run may have been stored before), in the database.
+   */
+  putRun(row: Insertable<RunsTable>, replacing: boolean): void {
     this.#writes++;
     const key = runKey(row.pid, row.run);
     this.#runs.set(key, row);
+    if (replacing) this.#replaced.set(key, { pid: row.pid, run: row.run });
     this.#runChanges.delete(key);
     const leftover = (data: { pid: number; run: number }) => data.pid === row.pid && data.run === row.run;
     if (!this.#outputs.some(leftover) && !this.#logs.some(leftover)) return;
     let bytes = 0;
-    for (const output of this.#outputs) if (leftover(output)) bytes += output.value.byteLength;
+    for (const output of this.#outputs) if (leftover(output)) bytes += Buffer.byteLength(output.json);
     for (const log of this.#logs) if (leftover(log)) bytes += Buffer.byteLength(log.text);
     this.#outputs = this.#outputs.filter((output) => !leftover(output));
     this.#logs = this.#logs.filter((log) => !leftover(log));
@@ -106,10 +112,11 @@ export class WriteSet {
     else this.#runChanges.set(key, { ...this.#runChanges.get(key), ...change, pid, run });
   }
 
-  addOutput(row: Insertable<OutputsTable>): void {
+  /** Adds an output: `json`, its value in the output encoding as JSON text (stored as UTF-8 bytes). */
+  addOutput(row: OutputRow): void {
     this.#writes++;
     this.#outputs.push(row);
-    this.#bytes.set(row.pid, (this.#bytes.get(row.pid) ?? 0) + row.value.byteLength);
+    this.#bytes.set(row.pid, (this.#bytes.get(row.pid) ?? 0) + Buffer.byteLength(row.json));
   }
 
   addLog(row: Insertable<LogsTable>, bytes: number): void {
@@ -134,6 +141,7 @@ export class WriteSet {
     this.#processes.delete(pid);
     this.#processChanges.delete(pid);
     for (const [key, row] of this.#runs) if (row.pid === pid) this.#runs.delete(key);
+    for (const [key, row] of this.#replaced) if (row.pid === pid) this.#replaced.delete(key);
     for (const [key, row] of this.#runChanges) if (row.pid === pid) this.#runChanges.delete(key);
     this.#outputs = this.#outputs.filter((row) => row.pid !== pid);
     this.#logs = this.#logs.filter((row) => row.pid !== pid);
@@ -173,55 +181,37 @@ export class WriteSet {
   async commit(db: Db, engine: Engine, node?: WriteSetNode): Promise<void> {
     await node?.before(db);
     if (this.#deleted.size > 0) await this.#deleteProcesses(db, engine);
-    const processes = [...this.#processes.values()].map((row) => ({ ...row, node: node?.name ?? null }));
-    for (const rows of chunks(processes, engine)) {
-      await db
-        .insertInto('processes')
-        .values(rows)
-        .onConflict((conflict) =>
-          conflict.column('pid').doUpdateSet((eb) => {
-            // A replaced record keeps its `stored_bytes`: its outputs and logs stay.
-            const set: Record<string, unknown> = {};
-            for (const column of Object.keys(rows[0]!))
-              if (column !== 'pid') set[column] = eb.ref(`excluded.${column}` as never);
-            return set;
-          }),
-        )
-        .execute();
-    }
-    if (this.#runs.size > 0) await this.#putRuns(db, engine);
-    if (this.#processChanges.size > 0) await this.#changeProcesses(db, engine, node?.name);
-    if (this.#runChanges.size > 0) await this.#changeRuns(db, engine);
-    for (const rows of chunks(this.#outputs, engine))
-      await db
-        .insertInto('outputs')
-        .values(rows)
-        .onConflict((c) => c.column('seq').doUpdateSet(excludedOf(['pid', 'run', 'value'])))
-        .execute();
-    for (const rows of chunks(this.#logs, engine))
-      await db
-        .insertInto('logs')
-        .values(rows)
-        .onConflict((c) => c.column('seq').doUpdateSet(excludedOf(['pid', 'run', 'stream', 'text'])))
-        .execute();
-    for (const rows of chunks(this.#events, engine))
-      await db
-        .insertInto('events')
-        .values(rows)
-        .onConflict((c) =>
-          c.column('seq').doUpdateSet(excludedOf(['owner', 'pid', 'ref', 'stream_id', 'at', 'body'])),
-        )
-        .execute();
-    if (this.#bytes.size > 0) {
-      const rows = [...this.#bytes].map(([pid, bytes]) => ({ pid, bytes }));
-      const u = engine.rowset(rows, { pid: 'integer', bytes: 'integer' }, 'u');
-      await db
-        .updateTable('processes')
-        .from(u as never)
-        .set({ stored_bytes: sql`processes.stored_bytes + u.bytes` })
-        .where(sql<boolean>`processes.pid = u.pid`)
-        .execute();
-    }
+    const statements = statementsOf(db, engine);
+    const run = (statement: CompiledQuery, rows: readonly unknown[]) =>
+      rows.length === 0 ? undefined : db.executeQuery({ ...statement, parameters: [JSON.stringify(rows)] });
+    await run(
+      statements.putProcesses,
+      [...this.#processes.values()].map((row) => ({ ...row, node: node?.name ?? null })),
+    );
+    if (this.#replaced.size > 0) await this.#deleteLeftovers(db, engine);
+    await run(statements.putRuns, [...this.#runs.values()].map(fullRun));
+    await run(
+      statements.changeProcesses,
+      [...this.#processChanges].map(([pid, change]) => ({
+        pid,
+        state: change.state,
+        status: change.status,
+        runs: change.runs,
+        idle_since: change.idleSince ?? null,
+        node: node?.name ?? null,
+      })),
+    );
+    await run(
+      statements.changeRuns,
+      [...this.#runChanges.values()].map((change) => ({ ...NO_RUN_CHANGE, ...change })),
+    );
+    await run(statements.putOutputs, this.#outputs);
+    await run(statements.putLogs, this.#logs);
+    await run(statements.putEvents, this.#events);
+    await run(
+      statements.addBytes,
+      [...this.#bytes].map(([pid, bytes]) => ({ pid, bytes })),
+    );
     if (this.#unownedBefore !== undefined) {
       await db.deleteFrom('events').where('pid', 'is', null).where('at', '<', this.#unownedBefore).execute();
     }
@@ -258,11 +248,10 @@ export class WriteSet {
       await db.deleteFrom(table).where(sql<boolean>`pid IN (SELECT pid FROM ${deleted()})`).execute();
   }
 
-  /** Inserts the set's new runs over any leftovers of runs with their numbers (outputs, logs, bytes). */
-  async #putRuns(db: Db, engine: Engine): Promise<void> {
-    const runs = [...this.#runs.values()];
-    const keys = runs.map(({ pid, run }) => ({ pid, run }));
-    const leftovers = () => engine.rowset(keys, { pid: 'integer', run: 'integer' }, 'k');
+  /** Deletes what runs started again may have left in the database (outputs, logs, their bytes). */
+  async #deleteLeftovers(db: Db, engine: Engine): Promise<void> {
+    const leftovers = () =>
+      engine.rowset([...this.#replaced.values()], { pid: 'integer', run: 'integer' }, 'k');
     // Row-value IN lets both engines look each key up in the (pid, run) index of outputs and logs.
     const ofKeys = (table: 'o' | 'l') =>
       sql`${sql.ref(`${table}.pid`)} = processes.pid AND (${sql.ref(`${table}.pid`)}, ${sql.ref(`${table}.run`)}) IN (SELECT pid, run FROM ${leftovers()})`;
@@ -280,102 +269,6 @@ export class WriteSet {
         .deleteFrom(table)
         .where(sql<boolean>`(pid, run) IN (SELECT pid, run FROM ${leftovers()})`)
         .execute();
-    for (const rows of chunks(runs, engine))
-      await db
-        .insertInto('runs')
-        .values(rows.map(fullRun))
-        .onConflict((c) =>
-          c
-            .columns(['pid', 'run'])
-            .doUpdateSet(
-              excludedOf([
-                'state',
-                'status',
-                'queued_at',
-                'started_at',
-                'ended_at',
-                'duration_ms',
-                'error',
-                'truncated',
-              ]),
-            ),
-        )
-        .execute();
-  }
-
-  async #changeProcesses(db: Db, engine: Engine, node: string | undefined): Promise<void> {
-    const rows = [...this.#processChanges].map(([pid, change]) => ({
-      pid,
-      state: change.state,
-      status: change.status,
-      runs: change.runs,
-      idle_since: change.idleSince ?? null,
-    }));
-    const u = engine.rowset(
-      rows,
-      { pid: 'integer', state: 'text', status: 'text', runs: 'integer', idle_since: 'integer' },
-      'u',
-    );
-    await db
-      .updateTable('processes')
-      .from(u as never)
-      .set({
-        state: sql`u.state`,
-        status: sql`u.status`,
-        runs: sql`u.runs`,
-        idle_since: sql`coalesce(u.idle_since, processes.idle_since)`,
-        ...(node !== undefined && { node }),
-      })
-      .where(sql<boolean>`processes.pid = u.pid`)
-      .execute();
-  }
-
-  async #changeRuns(db: Db, engine: Engine): Promise<void> {
-    const rows = [...this.#runChanges.values()].map((change) => ({ ...fullRun(change), ...change }));
-    const u = engine.rowset(
-      rows.map((row) => ({
-        pid: row.pid,
-        run: row.run,
-        state: row.state ?? null,
-        status: row.status ?? null,
-        queued_at: row.queued_at ?? null,
-        started_at: row.started_at ?? null,
-        ended_at: row.ended_at ?? null,
-        duration_ms: row.duration_ms ?? null,
-        error: row.error ?? null,
-        truncated: row.truncated ?? null,
-      })),
-      {
-        pid: 'integer',
-        run: 'integer',
-        state: 'text',
-        status: 'text',
-        queued_at: 'text',
-        started_at: 'text',
-        ended_at: 'text',
-        duration_ms: 'real',
-        error: 'text',
-        truncated: 'integer',
-      },
-      'u',
-    );
-    // A run's fields are only ever set, never cleared, after the run is inserted: absent stays as is.
-    const keep = (column: string) => sql`coalesce(${sql.ref(`u.${column}`)}, ${sql.ref(`runs.${column}`)})`;
-    await db
-      .updateTable('runs')
-      .from(u as never)
-      .set({
-        state: keep('state'),
-        status: keep('status'),
-        queued_at: keep('queued_at'),
-        started_at: keep('started_at'),
-        ended_at: keep('ended_at'),
-        duration_ms: keep('duration_ms'),
-        error: keep('error'),
-        truncated: keep('truncated'),
-      } as never)
-      .where(sql<boolean>`runs.pid = u.pid AND runs.run = u.run`)
-      .execute();
   }
 }
 
@@ -395,20 +288,190 @@ function fullRun(row: Partial<RunsTable> & { pid: number; run: number }): Insert
   };
 }
 
-/** `SET column = excluded.column` for each of `columns` (an upsert's new values). */
-function excludedOf<T extends string>(columns: T[]) {
-  return (eb: { ref(name: string): unknown }) =>
-    Object.fromEntries(columns.map((column) => [column, eb.ref(`excluded.${column}`)])) as never;
+/** An output to store: its value in the output encoding, as JSON text. */
+export interface OutputRow {
+  seq: number;
+  pid: number;
+  run: number;
+  json: string;
 }
 
-/** `rows` cut into multi-row statements under the engine's bound-parameter limit. */
-function chunks<T extends object>(rows: readonly T[], engine: Engine): T[][] {
-  if (rows.length === 0) return [];
-  const perRow = Object.keys(rows[0]!).length + 1;
-  const size = Math.max(1, Math.floor(engine.maxParams / perRow));
-  const out: T[][] = [];
-  for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size));
-  return out;
+/** A run change with every column (absent ones null: unchanged, see `changeRuns`). */
+const NO_RUN_CHANGE = {
+  state: null,
+  status: null,
+  queued_at: null,
+  started_at: null,
+  ended_at: null,
+  duration_ms: null,
+  error: null,
+  truncated: null,
+};
+
+const PROCESS_ROW = {
+  pid: 'integer',
+  owner: 'text',
+  code: 'text',
+  lang: 'text',
+  ref: 'text',
+  created_at: 'text',
+  timeout_ms: 'integer',
+  memory_limit_mb: 'integer',
+  metadata: 'text',
+  stream_id: 'text',
+  state: 'text',
+  status: 'text',
+  runs: 'integer',
+  idle_since: 'integer',
+  node: 'text',
+} as const satisfies Record<string, RowsetType>;
+
+const RUN_ROW = {
+  pid: 'integer',
+  run: 'integer',
+  state: 'text',
+  status: 'text',
+  queued_at: 'text',
+  started_at: 'text',
+  ended_at: 'text',
+  duration_ms: 'real',
+  error: 'text',
+  truncated: 'integer',
+} as const satisfies Record<string, RowsetType>;
+
+/** The statements of every batch, compiled once per engine: each takes its rows as one JSON parameter. */
+type Statements = Record<
+  | 'putProcesses'
+  | 'putRuns'
+  | 'changeProcesses'
+  | 'changeRuns'
+  | 'putOutputs'
+  | 'putLogs'
+  | 'putEvents'
+  | 'addBytes',
+  CompiledQuery
+>;
+
+const compiled = new Map<string, Statements>();
+
+/** The {@link Statements} of `engine`, compiled with `db`'s dialect the first time. */
+function statementsOf(db: Db, engine: Engine): Statements {
+  let statements = compiled.get(engine.kind);
+  if (!statements) {
+    statements = compileStatements(db, engine);
+    compiled.set(engine.kind, statements);
+  }
+  return statements;
+}
+
+function compileStatements(db: Db, engine: Engine): Statements {
+  const rows = <T extends Record<string, RowsetType>>(columns: T) => engine.rowset([], columns as never, 'r');
+  const ref = (column: string) => sql.ref(`r.${column}`);
+  /** `INSERT INTO table (columns) SELECT ... FROM rows ON CONFLICT (keys) DO UPDATE SET the others`. */
+  const upsert = (
+    table: 'processes' | 'runs' | 'outputs' | 'logs' | 'events',
+    columns: Record<string, RowsetType>,
+    keys: string[],
+    value: (column: string) => unknown = ref,
+    stored: string[] = Object.keys(columns),
+  ) =>
+    db
+      .insertInto(table)
+      .columns(stored as never)
+      .expression(
+        db
+          .selectFrom(rows(columns) as never)
+          .select(stored.map((column) => sql`${value(column)}`.as(column)) as never)
+          // SQLite needs a WHERE before ON CONFLICT in an INSERT ... SELECT (a parsing ambiguity).
+          .where(sql<boolean>`true`) as never,
+      )
+      .onConflict((conflict) =>
+        conflict
+          .columns(keys as never)
+          .doUpdateSet(
+            Object.fromEntries(
+              stored
+                .filter((column) => !keys.includes(column))
+                .map((column) => [column, sql.ref(`excluded.${column}`)]),
+            ) as never,
+          ),
+      )
+      .compile();
+  // A run's fields are only ever set, never cleared, after the run is inserted: absent stays as is.
+  const keep = (column: string) => sql`coalesce(${sql.ref(`u.${column}`)}, ${sql.ref(`runs.${column}`)})`;
+  return {
+    // A replaced record keeps its `stored_bytes`: its outputs and logs stay.
+    putProcesses: upsert('processes', PROCESS_ROW, ['pid']),
+    putRuns: upsert('runs', RUN_ROW, ['pid', 'run']),
+    changeProcesses: db
+      .updateTable('processes')
+      .from(
+        engine.rowset(
+          [],
+          {
+            pid: 'integer',
+            state: 'text',
+            status: 'text',
+            runs: 'integer',
+            idle_since: 'integer',
+            node: 'text',
+          },
+          'u',
+        ) as never,
+      )
+      .set({
+        state: sql`u.state`,
+        status: sql`u.status`,
+        runs: sql`u.runs`,
+        idle_since: sql`coalesce(u.idle_since, processes.idle_since)`,
+        node: sql`coalesce(u.node, processes.node)`,
+      })
+      .where(sql<boolean>`processes.pid = u.pid`)
+      .compile(),
+    changeRuns: db
+      .updateTable('runs')
+      .from(engine.rowset([], RUN_ROW, 'u') as never)
+      .set(
+        Object.fromEntries(
+          Object.keys(RUN_ROW)
+            .filter((column) => column !== 'pid' && column !== 'run')
+            .map((column) => [column, keep(column)]),
+        ) as never,
+      )
+      .where(sql<boolean>`runs.pid = u.pid AND runs.run = u.run`)
+      .compile(),
+    putOutputs: upsert(
+      'outputs',
+      { seq: 'integer', pid: 'integer', run: 'integer', json: 'text' },
+      ['seq'],
+      (column) => (column === 'value' ? engine.bytes(ref('json')) : ref(column)),
+      ['seq', 'pid', 'run', 'value'],
+    ),
+    putLogs: upsert(
+      'logs',
+      { seq: 'integer', pid: 'integer', run: 'integer', stream: 'text', text: 'text' },
+      ['seq'],
+    ),
+    putEvents: upsert(
+      'events',
+      {
+        seq: 'integer',
+        owner: 'text',
+        pid: 'integer',
+        ref: 'text',
+        stream_id: 'text',
+        at: 'integer',
+        body: 'text',
+      },
+      ['seq'],
+    ),
+    addBytes: db
+      .updateTable('processes')
+      .from(engine.rowset([], { pid: 'integer', bytes: 'integer' }, 'u') as never)
+      .set({ stored_bytes: sql`processes.stored_bytes + u.bytes` })
+      .where(sql<boolean>`processes.pid = u.pid`)
+      .compile(),
+  };
 }
 
 /** The columns of the run fields of a {@link RunUpdate}, as stored. */
