@@ -1,8 +1,8 @@
-import { type Kysely, sql } from 'kysely';
+import { type CompiledQuery, type Kysely, sql } from 'kysely';
 import type pg from 'pg';
 import type { ClusterHandlers, ClusterStore } from '../processes/process-store.ts';
 import type { Engine } from '../store/sql/engine.ts';
-import type { Database, Db } from '../store/sql/tables.ts';
+import type { Database } from '../store/sql/tables.ts';
 import type { WriteSet, WriteSetNode } from '../store/sql/write-set.ts';
 import { IdBlock } from './id-block.ts';
 import { NodeBus, nodeChannel } from './node-bus.ts';
@@ -88,10 +88,8 @@ export class ClusterNode implements ClusterStore {
     this.writes = {
       name,
       // The lease row stays share-locked to the commit: a lease ended by another node lets no write through.
-      before: async (db: Db) => {
-        await sql`SELECT mci_check_lease(${name})`.execute(db);
-      },
-      after: (db: Db, seqs: number[]) => positionEvents(db, name, seqs),
+      before: sql`SELECT mci_check_lease(${name})`.compile(options.db),
+      after: (seqs: number[]) => positionEvents(options.db, name, seqs),
     };
   }
 
@@ -247,9 +245,10 @@ export class ClusterNode implements ClusterStore {
  * event before it. Seqs that already have a position are skipped, so a batch tried again after its
  * commit was lost with its connection positions nothing twice.
  */
-async function positionEvents(db: Db, node: string, seqs: number[]): Promise<void> {
-  if (seqs.length === 0) return;
-  await sql`WITH fresh AS (
+function positionEvents(db: Kysely<Database>, node: string, seqs: number[]): CompiledQuery[] {
+  if (seqs.length === 0) return [];
+  return [
+    sql`WITH fresh AS (
       SELECT t.seq, row_number() OVER (ORDER BY t.ord) AS ord
         FROM unnest(${seqs}::bigint[]) WITH ORDINALITY AS t(seq, ord)
        WHERE NOT EXISTS (SELECT 1 FROM event_log g WHERE g.seq = t.seq)
@@ -258,6 +257,7 @@ async function positionEvents(db: Db, node: string, seqs: number[]): Promise<voi
       RETURNING value - (SELECT count(*) FROM fresh) AS first
     )
     INSERT INTO event_log (pos, seq, node)
-      SELECT base.first + fresh.ord, fresh.seq, ${node} FROM base, fresh`.execute(db);
-  await sql`SELECT pg_notify('mci_events', '')`.execute(db);
+      SELECT base.first + fresh.ord, fresh.seq, ${node} FROM base, fresh`.compile(db),
+    sql`SELECT pg_notify('mci_events', '')`.compile(db),
+  ];
 }

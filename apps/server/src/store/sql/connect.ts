@@ -73,6 +73,8 @@ export function postgresPool(url: string, options: PostgresPoolOptions = {}): pg
     connectionString: url,
     max: options.size ?? 4,
     connectionTimeoutMillis: options.connectMs ?? 5000,
+    // Queries sent together on one client go out without waiting for each answer (a batch's statements).
+    pipeline: true,
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
         oid === pg.types.builtins.INT8

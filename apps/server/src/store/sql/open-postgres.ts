@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
-import { sql } from 'kysely';
+import { type CompiledQuery, sql } from 'kysely';
+import type pg from 'pg';
 import { ClusterNode, MAX_NODE_NAME_BYTES } from '../../cluster/cluster-node.ts';
 import { LEASE_LOST, NodeLease } from '../../cluster/node-lease.ts';
 import { COUNTER_QUERIES } from '../id-counters.ts';
@@ -141,6 +142,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       counters,
       ...(node && { cluster: node }),
       retryable: isRetryable,
+      send: (statements) => sendPipelined(pool, statements),
       // Another node ended this node's lease: the database refuses its batches from now on.
       dropped: (error) => {
         if (!String((error as Error)?.message).includes(LEASE_LOST)) return false;
@@ -196,4 +198,29 @@ function lockedError(url: string, cluster: boolean, held: 'exclusive' | 'shared'
         ? `the process database ${url} is in use by an mci serve without --cluster; stop it, or start every server on this database with --cluster (see docs/cluster.md)`
         : `the process database ${url} is in use by another mci serve; one server per database unless every one runs with --cluster (see docs/cluster.md)`;
   return new StoreError('STORE_LOCKED', url, message);
+}
+
+/**
+ * Runs `statements` in one transaction on one connection, sent together without waiting for each
+ * answer (the pool's clients are in `pg`'s pipeline mode): one round trip for the batch. A failing statement aborts the
+ * transaction, the ones after it fail, and the closing `COMMIT` rolls it back.
+ * @throws the first statement's error.
+ */
+async function sendPipelined(pool: pg.Pool, statements: CompiledQuery[]): Promise<void> {
+  const client = await pool.connect();
+  let broken = false;
+  try {
+    const answers = await Promise.allSettled([
+      client.query('BEGIN'),
+      ...statements.map((statement) => client.query(statement.sql, statement.parameters as unknown[])),
+      client.query('COMMIT'),
+    ]);
+    const failed = answers.find((answer) => answer.status === 'rejected');
+    if (failed) {
+      broken = isRetryable(failed.reason);
+      throw failed.reason;
+    }
+  } finally {
+    client.release(broken);
+  }
 }

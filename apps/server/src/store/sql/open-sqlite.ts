@@ -98,6 +98,10 @@ export async function openSqliteStore(options: SqliteStoreOptions = {}): Promise
     schema: opened.schema,
     counters,
     retryable: passing,
+    send: (statements) =>
+      opened.kysely.transaction().execute(async (trx) => {
+        for (const statement of statements) await trx.executeQuery(statement);
+      }),
     problem: () => moved,
     options: { ...options, onError },
     async close() {

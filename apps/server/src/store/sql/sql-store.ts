@@ -1,5 +1,5 @@
 import type { ServerEvent } from '@mci/protocol';
-import type { Kysely } from 'kysely';
+import type { CompiledQuery, Kysely } from 'kysely';
 import type {
   ClusterStore,
   EventRoute,
@@ -89,6 +89,12 @@ export interface SqlStoreParts {
   counters: { lastPid: number; lastSeq: number };
   /** A cluster node: its pids and event ids, and what each of its batches adds (lease check, log positions). */
   cluster?: ClusterStore & { writes: WriteSetNode; nodeOf(pid: number): Promise<string | undefined> };
+  /**
+   * Runs a batch's statements in one transaction, in order: on SQLite one after another, on
+   * PostgreSQL sent together on one connection (pipelined), so a batch costs one round trip.
+   * @throws the database's error; the transaction is rolled back.
+   */
+  send(statements: CompiledQuery[]): Promise<void>;
   /** Whether an error of a commit may pass if the batch is tried again (a lost connection, a full disk). */
   retryable(error: unknown): boolean;
   /** Why the store cannot be trusted apart from failed commits (a deleted file), if it cannot. */
@@ -173,7 +179,7 @@ export class SqlStore implements SqlProcessStore {
     const node = parts.cluster?.writes;
     this.#committer = new BatchCommitter({
       label,
-      commit: (set) => db.transaction().execute((trx) => set.commit(trx, engine, node)),
+      commit: (set) => parts.send(set.statements(db, engine, node)),
       retryable: parts.retryable,
       ...(options.flushDelayMs !== undefined && { flushDelayMs: options.flushDelayMs }),
       ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),

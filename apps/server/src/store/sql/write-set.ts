@@ -18,10 +18,10 @@ type RunChange = Partial<Omit<RunsTable, 'pid' | 'run'>>;
 export interface WriteSetNode {
   /** The node's name: written as `processes.node` of the processes it creates and changes. */
   name: string;
-  /** Statements that run first in the transaction (the node's lease check). */
-  before(db: Db): Promise<void>;
+  /** The statement that runs first in the transaction (the node's lease check). */
+  before: CompiledQuery;
   /** Statements that run last, given the seqs of the set's events in order (their log positions). */
-  after(db: Db, eventSeqs: number[]): Promise<void>;
+  after(eventSeqs: number[]): CompiledQuery[];
 }
 
 /** The key of a run in the maps of a set. */
@@ -29,10 +29,11 @@ const runKey = (pid: number, run: number) => `${pid}:${run}`;
 
 /**
  * The writes of one batch, merged by row: a process inserted and changed three times in a batch is
- * one row of one `INSERT`, and every kind of write is one set-based statement for all its rows (a
- * multi-row `INSERT ... ON CONFLICT`, or an `UPDATE ... FROM` a {@link Engine.rowset}), so a batch
- * costs the same few statements whatever it holds. {@link WriteSet.commit} writes it in one
- * transaction; a set that failed can be committed again as it is.
+ * one row of one `INSERT`, and every kind of write is one set-based statement for all its rows (an
+ * `INSERT ... SELECT ... ON CONFLICT` or an `UPDATE ... FROM` a {@link Engine.rowset}, compiled once
+ * and given the rows as one JSON parameter), so a batch costs the same few statements whatever it
+ * holds. {@link WriteSet.statements} are run in one transaction by the engine's opener; a set that
+ * failed can be written again as it is.
  */
 export class WriteSet {
   readonly #processes = new Map<number, Insertable<ProcessesTable>>();
@@ -175,22 +176,25 @@ export class WriteSet {
   }
 
   /**
-   * Writes the set in `db` (a transaction). With `node`, the node's lease is checked first, its name
-   * is written on the processes it changes, and its `after` runs last.
+   * The statements that write the set, in order, to run in one transaction (`db` compiles them; it
+   * runs nothing). With `node`, the node's lease check comes first, its name is written on the
+   * processes it changes, and its last statements (the events' log positions) come last.
    */
-  async commit(db: Db, engine: Engine, node?: WriteSetNode): Promise<void> {
-    await node?.before(db);
-    if (this.#deleted.size > 0) await this.#deleteProcesses(db, engine);
+  statements(db: Db, engine: Engine, node?: WriteSetNode): CompiledQuery[] {
+    const out: CompiledQuery[] = [];
+    if (node) out.push(node.before);
+    if (this.#deleted.size > 0) out.push(...this.#deleteProcesses(db, engine));
     const statements = statementsOf(db, engine);
-    const run = (statement: CompiledQuery, rows: readonly unknown[]) =>
-      rows.length === 0 ? undefined : db.executeQuery({ ...statement, parameters: [JSON.stringify(rows)] });
-    await run(
+    const add = (statement: CompiledQuery, rows: readonly unknown[]) => {
+      if (rows.length > 0) out.push({ ...statement, parameters: [JSON.stringify(rows)] });
+    };
+    add(
       statements.putProcesses,
       [...this.#processes.values()].map((row) => ({ ...row, node: node?.name ?? null })),
     );
-    if (this.#replaced.size > 0) await this.#deleteLeftovers(db, engine);
-    await run(statements.putRuns, [...this.#runs.values()].map(fullRun));
-    await run(
+    if (this.#replaced.size > 0) out.push(...this.#deleteLeftovers(db, engine));
+    add(statements.putRuns, [...this.#runs.values()].map(fullRun));
+    add(
       statements.changeProcesses,
       [...this.#processChanges].map(([pid, change]) => ({
         pid,
@@ -201,74 +205,84 @@ export class WriteSet {
         node: node?.name ?? null,
       })),
     );
-    await run(
+    add(
       statements.changeRuns,
       [...this.#runChanges.values()].map((change) => ({ ...NO_RUN_CHANGE, ...change })),
     );
-    await run(statements.putOutputs, this.#outputs);
-    await run(statements.putLogs, this.#logs);
-    await run(statements.putEvents, this.#events);
-    await run(
+    add(statements.putOutputs, this.#outputs);
+    add(statements.putLogs, this.#logs);
+    add(statements.putEvents, this.#events);
+    add(
       statements.addBytes,
       [...this.#bytes].map(([pid, bytes]) => ({ pid, bytes })),
     );
-    if (this.#unownedBefore !== undefined) {
-      await db.deleteFrom('events').where('pid', 'is', null).where('at', '<', this.#unownedBefore).execute();
-    }
+    if (this.#unownedBefore !== undefined)
+      out.push(
+        db.deleteFrom('events').where('pid', 'is', null).where('at', '<', this.#unownedBefore).compile(),
+      );
     for (const [name, value] of this.#counters)
-      await db.updateTable('counters').set({ value }).where('name', '=', name).execute();
+      out.push(db.updateTable('counters').set({ value }).where('name', '=', name).compile());
     for (const [to, pids] of this.#handedOver) {
       const u = engine.rowset(
         pids.map((pid) => ({ pid })),
         { pid: 'integer' },
         'u',
       );
-      await db
-        .updateTable('processes')
-        .set({ node: to })
-        .where(sql<boolean>`pid IN (SELECT pid FROM ${u})`)
-        .execute();
+      out.push(
+        db
+          .updateTable('processes')
+          .set({ node: to })
+          .where(sql<boolean>`pid IN (SELECT pid FROM ${u})`)
+          .compile(),
+      );
     }
     for (const { channel, payload } of this.#notices)
-      await sql`SELECT pg_notify(${channel}, ${payload})`.execute(db);
-    await node?.after(db, this.#eventOrder);
+      out.push(sql`SELECT pg_notify(${channel}, ${payload})`.compile(db));
+    if (node) out.push(...node.after(this.#eventOrder));
+    return out;
   }
 
-  async #deleteProcesses(db: Db, engine: Engine): Promise<void> {
+  #deleteProcesses(db: Db, engine: Engine): CompiledQuery[] {
     const rows = [...this.#deleted].map((pid) => ({ pid }));
     const deleted = () => engine.rowset(rows, { pid: 'integer' }, 'd');
-
+    const out: CompiledQuery[] = [];
     if (engine.kind === 'postgres') {
-      await sql`DELETE FROM event_log WHERE seq IN (
+      out.push(
+        sql`DELETE FROM event_log WHERE seq IN (
           SELECT seq FROM events WHERE pid IN (SELECT pid FROM ${deleted()})
           UNION ALL SELECT seq FROM outputs WHERE pid IN (SELECT pid FROM ${deleted()})
-          UNION ALL SELECT seq FROM logs WHERE pid IN (SELECT pid FROM ${deleted()}))`.execute(db);
+          UNION ALL SELECT seq FROM logs WHERE pid IN (SELECT pid FROM ${deleted()}))`.compile(db),
+      );
     }
     for (const table of ['processes', 'runs', 'outputs', 'logs', 'events'] as const)
-      await db.deleteFrom(table).where(sql<boolean>`pid IN (SELECT pid FROM ${deleted()})`).execute();
+      out.push(db.deleteFrom(table).where(sql<boolean>`pid IN (SELECT pid FROM ${deleted()})`).compile());
+    return out;
   }
 
   /** Deletes what runs started again may have left in the database (outputs, logs, their bytes). */
-  async #deleteLeftovers(db: Db, engine: Engine): Promise<void> {
+  #deleteLeftovers(db: Db, engine: Engine): CompiledQuery[] {
     const leftovers = () =>
       engine.rowset([...this.#replaced.values()], { pid: 'integer', run: 'integer' }, 'k');
     // Row-value IN lets both engines look each key up in the (pid, run) index of outputs and logs.
     const ofKeys = (table: 'o' | 'l') =>
       sql`${sql.ref(`${table}.pid`)} = processes.pid AND (${sql.ref(`${table}.pid`)}, ${sql.ref(`${table}.run`)}) IN (SELECT pid, run FROM ${leftovers()})`;
-    await db
-      .updateTable('processes')
-      .set({
-        stored_bytes: sql`processes.stored_bytes
+    return [
+      db
+        .updateTable('processes')
+        .set({
+          stored_bytes: sql`processes.stored_bytes
           - coalesce((SELECT sum(${engine.byteLength(sql.ref('o.value'))}) FROM outputs o WHERE ${ofKeys('o')}), 0)
           - coalesce((SELECT sum(${engine.byteLength(sql.ref('l.text'))}) FROM logs l WHERE ${ofKeys('l')}), 0)`,
-      })
-      .where(sql<boolean>`pid IN (SELECT pid FROM ${leftovers()})`)
-      .execute();
-    for (const table of ['outputs', 'logs'] as const)
-      await db
-        .deleteFrom(table)
-        .where(sql<boolean>`(pid, run) IN (SELECT pid, run FROM ${leftovers()})`)
-        .execute();
+        })
+        .where(sql<boolean>`pid IN (SELECT pid FROM ${leftovers()})`)
+        .compile(),
+      ...(['outputs', 'logs'] as const).map((table) =>
+        db
+          .deleteFrom(table)
+          .where(sql<boolean>`(pid, run) IN (SELECT pid, run FROM ${leftovers()})`)
+          .compile(),
+      ),
+    ];
   }
 }
 
