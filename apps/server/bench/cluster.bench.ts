@@ -202,7 +202,7 @@ export default async function bench(): Promise<BenchResult[]> {
     });
   return [
     ...comparedRows(paths.postgres, paths.sqlite, '>= 0.8 x SQLite'),
-    ...comparedRows(paths.solo, paths.sqlite, '>= 0.8 x SQLite'),
+    ...comparedRows(paths.solo, paths.sqlite, '>= 0.6 x SQLite'),
     ...comparedRows(paths.pair, paths.solo),
     toNode2(50),
     toNode2(99),
