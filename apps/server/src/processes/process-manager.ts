@@ -9,10 +9,12 @@ import type {
 } from '@mci/protocol';
 import type { ToolHost } from '@mci/sandbox';
 import type { Logger } from 'pino';
+import { ClusterMember, type ClusterMemberHost } from '../cluster/cluster-member.ts';
 import { createMemoryStore } from '../store/memory-store.ts';
 import { EventLog, type UnsequencedEvent } from './event-log.ts';
 import { checkProcessInput, createLimitPolicy, type LimitPolicy } from './limits.ts';
 import { managerSettings } from './manager-settings.ts';
+import { PidTurns } from './pid-turns.ts';
 import type {
   CreateProcessInput,
   EventListener,
@@ -25,10 +27,8 @@ import type {
   ReplayFilter,
   StreamHandle,
 } from './process-manager-types.ts';
-import { PidTurns } from './pid-turns.ts';
 import { ProcessReader } from './process-reader.ts';
-import { ClusterMember, type ClusterMemberHost } from './cluster-member.ts';
-import { recoverProcesses } from './process-recovery.ts';
+import { liveProcessOf, recoverProcesses } from './process-recovery.ts';
 import { StatsCounters } from './process-stats.ts';
 import type { EventRoute, ProcessStore, StoredProcess } from './process-store.ts';
 import { type LiveProcess, RunController, routeOf } from './run-controller.ts';
@@ -373,10 +373,24 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
   /** What this node's {@link ClusterMember} may use of the manager. */
   #clusterHost(): ClusterMemberHost {
     return {
-      live: this.#live,
-      scheduler: this.#scheduler,
-      stats: this.#stats,
       logger: this.#logger,
+      liveProcess: (pid) => this.#live.get(pid),
+      enter: (record, run) => {
+        if (this.#live.has(record.pid)) return undefined;
+        const live = liveProcessOf(record, run);
+        this.#stats.add(record.state, record.status);
+        this.#live.set(record.pid, live);
+        return live;
+      },
+      release: (lives) => {
+        for (const live of lives) {
+          this.#live.delete(live.record.pid);
+          this.#stats.remove(live.record.state, live.record.status);
+        }
+      },
+      enqueue: (live) => this.#scheduler.enqueue(live.record.owner, live),
+      slots: () => ({ free: this.#scheduler.free, waiting: this.#scheduler.waiting }),
+      takeWaiting: (count, filter) => this.#scheduler.takeWaiting(count, filter),
       accepting: () => this.#accepting,
       isStreamProcess: (pid) => this.#streams.has(pid),
       kill: (live) => this.#kill(live),

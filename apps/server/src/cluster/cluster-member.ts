@@ -1,23 +1,38 @@
 import type { Logger } from 'pino';
+import type { EventListener } from '../processes/process-manager-types.ts';
+import type {
+  ClusterStore,
+  ProcessStore,
+  StoredEvent,
+  StoredProcess,
+  StoredRun,
+} from '../processes/process-store.ts';
+import type { LiveProcess } from '../processes/run-controller.ts';
+import { ServerError } from '../processes/server-error.ts';
 import { AdoptedStream, type AdoptedStreamHost } from './adopted-stream.ts';
-import type { EventListener } from './process-manager-types.ts';
-import { liveProcessOf } from './process-recovery.ts';
-import type { StatsCounters } from './process-stats.ts';
-import type { ClusterStore, ProcessStore, StoredEvent, StoredProcess, StoredRun } from './process-store.ts';
-import type { LiveProcess } from './run-controller.ts';
-import { ServerError } from './server-error.ts';
-import type { Scheduler } from './scheduler.ts';
 
 /** How often (ms) a node with processes waiting for a slot asks the other nodes for theirs. */
 const SURPLUS_ANNOUNCE_MS = 50;
 
-/** What a {@link ClusterMember} needs of its node's process manager beyond its public methods. */
+/**
+ * What a {@link ClusterMember} may do with its node's process manager beyond its public methods: read
+ * and change the node's live processes and run queue only through these calls (the manager keeps its
+ * maps and counters to itself).
+ */
 export interface ClusterMemberHost {
-  /** The node's processes that are not idle, by pid. */
-  readonly live: Map<number, LiveProcess>;
-  readonly scheduler: Scheduler<LiveProcess>;
-  readonly stats: StatsCounters;
   readonly logger: Logger | undefined;
+  /** The node's live (not idle) process `pid`, if it runs or waits here. */
+  liveProcess(pid: number): LiveProcess | undefined;
+  /** Makes a process read from the database live on this node (counted); undefined when it already is. */
+  enter(record: StoredProcess, run: StoredRun | undefined): LiveProcess | undefined;
+  /** Lets go of live processes handed to another node (no longer live or counted here). */
+  release(lives: LiveProcess[]): void;
+  /** Puts a live process in the run queue. */
+  enqueue(live: LiveProcess): void;
+  /** Free sandbox slots and processes waiting for one. */
+  slots(): { free: number; waiting: number };
+  /** Takes up to `count` waiting processes out of the run queue, oldest first, those `filter` accepts. */
+  takeWaiting(count: number, filter: (live: LiveProcess) => boolean): LiveProcess[];
   /** Whether the node still takes work (false once it shuts down). */
   accepting(): boolean;
   /** Whether `pid` belongs to a stream open on this node (its processes stay here). */
@@ -65,7 +80,6 @@ export class ClusterMember {
    * @returns the seq of the last event committed before this node listened.
    */
   async start(): Promise<number> {
-    const { scheduler } = this.#host;
     const { lastSeq } = await this.#cluster.attach({
       events: (events) => {
         for (const { event } of events)
@@ -73,15 +87,15 @@ export class ClusterMember {
         this.#host.deliver(events);
       },
       kill: (pid) => {
-        const live = this.#host.live.get(pid);
+        const live = this.#host.liveProcess(pid);
         const next = this.#handedOver.get(pid);
         if (live) this.#host.kill(live);
         else if (next !== undefined) this.#cluster.sendKill(next, pid);
       },
       adopted: (processes) => this.#background(this.#adopt(processes), 'processes of a stopped node'),
       surplus: (node) => {
-        if (this.#host.accepting() && scheduler.free > 0 && scheduler.waiting === 0)
-          this.#cluster.sendOffer(node, scheduler.free);
+        const { free, waiting } = this.#host.slots();
+        if (this.#host.accepting() && free > 0 && waiting === 0) this.#cluster.sendOffer(node, free);
       },
       offer: (node, slots) => {
         if (this.#host.accepting()) this.#transfer(node, this.#takeTransferable(slots));
@@ -89,7 +103,7 @@ export class ClusterMember {
       take: (pids) => this.#background(this.#take(pids), 'processes handed over'),
     });
     this.#surplusTimer = setInterval(() => {
-      if (scheduler.waiting > 0) this.#cluster.announceSurplus();
+      if (this.#host.slots().waiting > 0) this.#cluster.announceSurplus();
     }, SURPLUS_ANNOUNCE_MS).unref();
     return lastSeq;
   }
@@ -167,7 +181,8 @@ export class ClusterMember {
    */
   async stop(): Promise<void> {
     clearInterval(this.#surplusTimer);
-    if (this.#host.scheduler.waiting === 0) return;
+    const { waiting } = this.#host.slots();
+    if (waiting === 0) return;
     let nodes: string[];
     try {
       nodes = await this.#cluster.liveNodes();
@@ -179,7 +194,7 @@ export class ClusterMember {
       return;
     }
     if (nodes.length === 0) return;
-    const taken = this.#takeTransferable(this.#host.scheduler.waiting);
+    const taken = this.#takeTransferable(waiting);
     nodes.forEach((node, i) => {
       this.#transfer(
         node,
@@ -190,7 +205,7 @@ export class ClusterMember {
 
   /** Up to `count` waiting processes that may leave this node (not those of streams), oldest first. */
   #takeTransferable(count: number): LiveProcess[] {
-    return this.#host.scheduler.takeWaiting(
+    return this.#host.takeWaiting(
       count,
       (live) => !live.killRequested && !this.#host.isStreamProcess(live.record.pid),
     );
@@ -202,11 +217,9 @@ export class ClusterMember {
    */
   #transfer(node: string, taken: LiveProcess[]): void {
     if (taken.length === 0) return;
-    const { live: lives, stats } = this.#host;
+    this.#host.release(taken);
     for (const live of taken) {
       const { pid } = live.record;
-      lives.delete(pid);
-      stats.remove(live.record.state, live.record.status);
       this.#handedOver.set(pid, node);
       const waiters = live.waiters.splice(0);
       if (waiters.length > 0)
@@ -231,7 +244,7 @@ export class ClusterMember {
   async #take(pids: number[]): Promise<void> {
     const found: StoredLiveProcess[] = [];
     for (const pid of pids) {
-      const stored = this.#host.live.has(pid) ? undefined : await this.#read(pid);
+      const stored = this.#host.liveProcess(pid) ? undefined : await this.#read(pid);
       if (stored?.record.state === 'queued') found.push(stored);
     }
     if (!this.#host.accepting()) return;
@@ -239,7 +252,7 @@ export class ClusterMember {
       const live = this.#enter(stored);
       if (!live) continue;
       this.#handedOver.delete(live.record.pid);
-      this.#host.scheduler.enqueue(live.record.owner, live);
+      this.#host.enqueue(live);
     }
   }
 
@@ -251,7 +264,7 @@ export class ClusterMember {
     // Reads first: the processes then become this node's in one step, no kill or event in between.
     const found: Array<StoredLiveProcess & { node: string }> = [];
     for (const { pid, node } of processes) {
-      const stored = this.#host.live.has(pid) ? undefined : await this.#read(pid);
+      const stored = this.#host.liveProcess(pid) ? undefined : await this.#read(pid);
       if (stored) found.push({ ...stored, node });
     }
     const streamPids = new Map<string, number[]>();
@@ -275,7 +288,7 @@ export class ClusterMember {
       const streamId = record.metadata?.streamId;
       if (streamId !== undefined) streams.set(streamId, [...(streams.get(streamId) ?? []), live]);
       if (record.state !== 'queued') interrupted.push([live, node]);
-      else if (streamId === undefined) this.#host.scheduler.enqueue(record.owner, live);
+      else if (streamId === undefined) this.#host.enqueue(live);
       else live.held = true;
     }
     const adopted: AdoptedStream[] = [];
@@ -303,10 +316,6 @@ export class ClusterMember {
 
   /** Makes a process read with {@link ClusterMember.#read} live on this node, unless it already is. */
   #enter({ record, run }: StoredLiveProcess): LiveProcess | undefined {
-    if (this.#host.live.has(record.pid)) return undefined;
-    const live = liveProcessOf(record, run);
-    this.#host.stats.add(record.state, record.status);
-    this.#host.live.set(record.pid, live);
-    return live;
+    return this.#host.enter(record, run);
   }
 }

@@ -1,6 +1,6 @@
 import { formatResults, type ProcessResult, type ProcessSnapshot } from '@mci/protocol';
-import type { UnsequencedEvent } from './event-log.ts';
-import type { EventRoute } from './process-store.ts';
+import type { UnsequencedEvent } from '../processes/event-log.ts';
+import type { EventRoute } from '../processes/process-store.ts';
 
 /** What an {@link AdoptedStream} needs from the process manager. */
 export interface AdoptedStreamHost {
