@@ -57,7 +57,7 @@ describe('Chat page', () => {
     // A replay model is shown by its transcript's file name, so a narrow picker does not cut it.
     expect(await model.locator('option').first().textContent()).toBe('replay:tool-turn.md');
     // The only sandbox is busy for a while, so the block's process waits in the queue first.
-    const blocker = await client.createProcess('await new Promise((resolve) => setTimeout(resolve, 2500));');
+    const blocker = await client.createProcess('await new Promise((resolve) => setTimeout(resolve, 8000));');
 
     await page.getByRole('textbox', { name: 'Message' }).fill('Greet Ada');
     await page.getByRole('textbox', { name: 'Message' }).press('Enter');
