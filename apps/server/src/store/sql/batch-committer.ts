@@ -18,7 +18,7 @@ export interface BatchCommitterOptions {
   timeoutMs?: number;
   /** The longest wait (ms) between attempts to commit a batch that failed. @default 2000 */
   maxRetryMs?: number;
-  /** A batch failed (the first failure after a commit), or was dropped after an error that cannot pass. */
+  /** A batch failed three times in a row (it goes on being retried), or was dropped after an error that cannot pass. */
   onError(error: unknown, dropped: boolean): void;
   /** A batch committed after failures. */
   onRecovered?(): void;
