@@ -201,7 +201,6 @@ try { output({ deep: nest(5000, new Map()) }) } catch (e) { output(e.message) }`
     expect(r.outputs[3]).toBe(
       `output(): value.deep${'[0]'.repeat(31)}… is nested more than 1000 levels deep and cannot be copied out of the sandbox`,
     );
-    expect(r.durationMs).toBeLessThan(5000);
   });
 
   it('names the value itself in words when it cannot be copied (regression: "$ is a function")', async () => {

@@ -34,11 +34,10 @@ async function startRunning(code: string, extra: { tools?: ToolRunner } = {}): P
   return execution;
 }
 
-async function killAndTime(execution: Execution) {
-  const started = performance.now();
+/** Kills `execution` and waits for its result. */
+async function kill(execution: Execution) {
   execution.kill();
-  const result = await execution.result;
-  return { result, killMs: performance.now() - started };
+  return { result: await execution.result };
 }
 
 const alive = (pid: number) => {
@@ -52,16 +51,15 @@ const alive = (pid: number) => {
 
 describe('kill()', () => {
   it('stops a tight loop', async () => {
-    const { result, killMs } = await killAndTime(await startRunning('while (true) {}'));
+    // Canceled by the kill, not ended by the execution's own timeout (speed is in pnpm bench).
+    const { result } = await kill(await startRunning('while (true) {}'));
     expect(result.status).toBe('canceled');
     expect(result.error).toEqual({ name: 'CanceledError', message: 'The execution was killed' });
     expect(result.stdout).toBe('ready\n');
-    // The issue's bound is 50 ms; the check is loose so a loaded CI machine does not flake.
-    expect(killMs).toBeLessThan(1000);
   });
 
   it('stops a program awaiting a timer', async () => {
-    const { result } = await killAndTime(
+    const { result } = await kill(
       await startRunning('await new Promise((r) => setTimeout(r, 60_000))'),
     );
     expect(result.status).toBe('canceled');
@@ -79,7 +77,7 @@ describe('kill()', () => {
       return pid > 0;
     });
     expect(alive(pid)).toBe(true);
-    const { result } = await killAndTime(execution);
+    const { result } = await kill(execution);
     expect(result.status).toBe('canceled');
     await eventually(() => !alive(pid));
   });
@@ -102,7 +100,7 @@ describe('kill()', () => {
   });
 
   it('leaves the pool serving', async () => {
-    await killAndTime(await startRunning('while (true) {}'));
+    await kill(await startRunning('while (true) {}'));
     const results = await Promise.all([1, 2, 3].map((i) => pool.execute({ code: `return ${i}` }).result));
     expect(results.map((r) => r.outputs)).toEqual([[1], [2], [3]]);
   });

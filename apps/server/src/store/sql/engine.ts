@@ -23,8 +23,6 @@ export interface Engine {
     /** Points in time the database compares itself (node leases): SQLite's `TEXT`, PostgreSQL's `timestamptz`. */
     time: 'text' | 'timestamptz';
   };
-  /** Most parameters bound in one statement (multi-row inserts are cut into statements below it). */
-  readonly maxParams: number;
   /**
    * `rows` as a table `alias` with `columns` (in this order), bound as one JSON parameter: the
    * `FROM` of a set-based `UPDATE` or `DELETE` of many rows in one statement.
@@ -48,8 +46,6 @@ const PG_TYPES: Record<RowsetType, string> = { integer: 'bigint', real: 'double 
 export const SQLITE: Engine = {
   kind: 'sqlite',
   types: { id: 'integer', blob: 'blob', real: 'real', time: 'text' },
-  // SQLITE_MAX_VARIABLE_NUMBER is 32766 since 3.32.
-  maxParams: 32_000,
   rowset(rows, columns, alias) {
     const fields = Object.keys(columns).map(
       (name) => sql`value ->> ${sql.lit(`$.${name}`)} AS ${sql.ref(name)}`,
@@ -65,7 +61,6 @@ export const SQLITE: Engine = {
 export const POSTGRES: Engine = {
   kind: 'postgres',
   types: { id: 'bigint', blob: 'bytea', real: 'double precision', time: 'timestamptz' },
-  maxParams: 65_000,
   rowset(rows, columns, alias) {
     const fields = Object.entries(columns).map(
       ([name, type]) => sql`${sql.ref(name)} ${sql.raw(PG_TYPES[type as RowsetType])}`,
