@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import pg from 'pg';
 import type { StoredEvent } from '../processes/process-store.ts';
-import { readLogPage } from '../store/sql/reads.ts';
+import { readLogPage } from '../store/sql/event-reads.ts';
 import type { Database } from '../store/sql/tables.ts';
 
 /** Rows of the event log fetched per query. */

@@ -1,12 +1,6 @@
 import { deserialize } from 'node:v8';
 import { encodeOutputValue, type ProcessState, type ProcessStatus, type ServerEvent } from '@mci/protocol';
-import type {
-  EventRoute,
-  RunUpdate,
-  StoredEvent,
-  StoredProcess,
-  StoredRun,
-} from '../processes/process-store.ts';
+import type { EventRoute, StoredEvent, StoredProcess, StoredRun } from '../processes/process-store.ts';
 
 // How stored rows become records. Output values are stored in the output encoding of
 // @mci/protocol (JSON text as UTF-8 bytes), like everything else; rows written with V8's serializer

@@ -17,12 +17,11 @@ import type {
 } from '../../processes/process-store.ts';
 import { postgresKysely, postgresPool, sqliteKysely } from './connect.ts';
 import { POSTGRES, SQLITE } from './engine.ts';
+import { readEvents, readLogPage } from './event-reads.ts';
 import {
   type ClusterNode,
   readClusterProcesses,
-  readEvents,
   readExpiredPids,
-  readLogPage,
   readNodes,
   readProcesses,
   readRun,

@@ -18,13 +18,8 @@ import { toProcess } from '../row-codec.ts';
 import { StoreError } from '../store-error.ts';
 import { BatchCommitter } from './batch-committer.ts';
 import type { Engine } from './engine.ts';
-import {
-  type ClusterNode as ClusterNodeRow,
-  readEvents,
-  readExpiredPids,
-  readProcesses,
-  readRun,
-} from './reads.ts';
+import { readEvents } from './event-reads.ts';
+import { type ClusterNode as ClusterNodeRow, readExpiredPids, readProcesses, readRun } from './reads.ts';
 import type { Database } from './tables.ts';
 import { runColumns, type WriteSetNode } from './write-set.ts';
 
