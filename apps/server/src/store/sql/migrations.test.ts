@@ -12,7 +12,8 @@ import { V3_ROWS } from '../../../test/support/byte-counts.ts';
 import { adminQueryOn, freshDatabase } from '../../../test/support/postgres.ts';
 import { postgresKysely, postgresPool, sqliteKysely } from './connect.ts';
 import { POSTGRES, SQLITE } from './engine.ts';
-import { APPLICATION_ID, MIGRATIONS, type Migration, migrate, SCHEMA_VERSION } from './migrations.ts';
+import { MIGRATIONS, type Migration, migrate, SCHEMA_VERSION } from './migrations.ts';
+import { APPLICATION_ID } from './schema-ledger.ts';
 import type { Database } from './tables.ts';
 
 // The list of migrations builds, in each engine, exactly the schema of the schema-6 fixtures

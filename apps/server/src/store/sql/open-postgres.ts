@@ -11,7 +11,8 @@ import { migrate } from './migrations.ts';
 import { isRetryable, redactUrl } from './postgres-errors.ts';
 import { DatabaseLock } from './postgres-lock.ts';
 import { readClusterProcesses, readNodes } from './reads.ts';
-import { type SqlProcessStore, SqlStore, type SqlStoreOptions } from './sql-store.ts';
+import { type SqlProcessStore, SqlStore } from './sql-store.ts';
+import type { SqlStoreOptions } from './store-parts.ts';
 
 /** Options of {@link openPostgresStore}. */
 export interface PostgresStoreOptions extends SqlStoreOptions {

@@ -3,8 +3,9 @@ import { stat } from 'node:fs/promises';
 import { startCheckpointer } from '../checkpointer.ts';
 import { COUNTER_QUERIES } from '../id-counters.ts';
 import { SQLITE } from './engine.ts';
-import { type SqlProcessStore, SqlStore, type SqlStoreOptions } from './sql-store.ts';
+import { type SqlProcessStore, SqlStore } from './sql-store.ts';
 import { defaultDbPath, isMemoryPath, openDatabase } from './sqlite-file.ts';
+import type { SqlStoreOptions } from './store-parts.ts';
 
 /** Options of {@link openSqliteStore}. */
 export interface SqliteStoreOptions extends SqlStoreOptions {

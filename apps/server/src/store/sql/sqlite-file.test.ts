@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { APPLICATION_ID, MIGRATIONS, type Migration, SCHEMA_VERSION } from './migrations.ts';
+import { MIGRATIONS, type Migration, SCHEMA_VERSION } from './migrations.ts';
 import { openSqliteStore } from './open-sqlite.ts';
+import { APPLICATION_ID } from './schema-ledger.ts';
 import { openDatabase } from './sqlite-file.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'mci-open-'));
