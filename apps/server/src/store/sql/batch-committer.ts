@@ -128,11 +128,6 @@ export class BatchCommitter {
     return this.#bounded(waiting);
   }
 
-  /** Resolves once every write made so far is committed, however long that takes (a clean close). */
-  async drain(): Promise<void> {
-    await this.#waitFor();
-  }
-
   /** Commits what is queued (waiting at most `waitMs`), then refuses writes. @returns writes left uncommitted. */
   async close(waitMs: number): Promise<number> {
     const waiting = this.#waitFor();

@@ -8,9 +8,9 @@ export type RowsetType = 'integer' | 'real' | 'text';
 
 /**
  * What differs between SQLite and PostgreSQL, each in one place: column types of the schema, a set of
- * rows passed as one bound parameter (JSON) and read as a table, and the larger of two values.
+ * rows passed as one bound parameter (JSON) and read as a table, a text's bytes and their length.
  * Everything else (upserts with `ON CONFLICT ... DO UPDATE`, `RETURNING`, `UPDATE ... FROM`,
- * multi-row `VALUES`) is the same SQL in both.
+ * `INSERT ... SELECT`) is the same SQL in both.
  */
 export interface Engine {
   readonly kind: EngineKind;
@@ -36,8 +36,6 @@ export interface Engine {
   bytes(text: RawBuilder<unknown>): RawBuilder<Uint8Array>;
   /** The size in bytes of a text (as UTF-8) or blob value. */
   byteLength(value: RawBuilder<unknown>): RawBuilder<number>;
-  /** The larger of two SQL values (`max(a, b)` in SQLite, `greatest(a, b)` in PostgreSQL). */
-  greatest(a: RawBuilder<unknown>, b: RawBuilder<unknown>): RawBuilder<number>;
 }
 
 const PG_TYPES: Record<RowsetType, string> = { integer: 'bigint', real: 'double precision', text: 'text' };
@@ -52,7 +50,6 @@ export const SQLITE: Engine = {
     );
     return sql<never>`(SELECT ${sql.join(fields)} FROM json_each(${JSON.stringify(rows)}))`.as(alias);
   },
-  greatest: (a, b) => sql<number>`max(${a}, ${b})`,
   byteLength: (value) => sql<number>`length(CAST(${value} AS BLOB))`,
   bytes: (text) => sql<Uint8Array>`CAST(${text} AS BLOB)`,
 };
@@ -69,7 +66,6 @@ export const POSTGRES: Engine = {
       alias,
     );
   },
-  greatest: (a, b) => sql<number>`greatest(${a}, ${b})`,
   byteLength: (value) => sql<number>`octet_length(${value})`,
   bytes: (text) => sql<Uint8Array>`convert_to(${text}, 'UTF8')`,
 };
