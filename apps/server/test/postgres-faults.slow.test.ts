@@ -2,14 +2,13 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createServer } from '../src/index.ts';
 import { createLogger } from '../src/logger.ts';
+import { type Answer, request } from './support/http.ts';
 import { freshDatabase } from './support/postgres.ts';
 import {
-  type Answer,
   CreateLog,
   expectAcknowledgedStored,
   healthz,
   privatePostgres,
-  request,
   toolDir,
   until,
 } from './support/store-faults.ts';

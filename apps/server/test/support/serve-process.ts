@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
+import { request } from './http.ts';
 
 // `mci serve` as a child process (from source) on port 0, for tests of whole servers: its URL once it
 // listens, its output, and an HTTP helper. Every server still running after the suite is killed.
@@ -61,16 +62,5 @@ export function serveProcesses(cwd: string) {
     return { child, url, exited, stderr: () => stderr, stdout: () => stdout };
   }
 
-  async function http(url: string, method: string, path: string, body?: unknown) {
-    const response = await fetch(`${url}${path}`, {
-      method,
-      ...(body !== undefined && {
-        body: JSON.stringify(body),
-        headers: { 'Content-Type': 'application/json' },
-      }),
-    });
-    return { status: response.status, body: (await response.json()) as Json };
-  }
-
-  return { serve, http };
+  return { serve, http: request };
 }

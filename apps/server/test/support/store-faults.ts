@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { expect } from 'vitest';
+import { type Answer, request } from './http.ts';
 import type { Json } from './serve-process.ts';
 
 // What the store-fault suites share: a small tmpfs to fill or take away, a private PostgreSQL to
@@ -15,24 +16,6 @@ import type { Json } from './serve-process.ts';
 const run = promisify(execFile);
 
 /** An HTTP answer: status and JSON body. */
-export interface Answer {
-  status: number;
-  body: Json;
-}
-
-/** Sends one request to `url` + `path` and reads its JSON body. Rejects when the server does not answer. */
-export async function request(url: string, method: string, path: string, body?: unknown): Promise<Answer> {
-  const response = await fetch(`${url}${path}`, {
-    method,
-    ...(body !== undefined && {
-      body: JSON.stringify(body),
-      headers: { 'Content-Type': 'application/json' },
-    }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text === '' ? {} : (JSON.parse(text) as Json) };
-}
-
 /**
  * Polls `read` every `intervalMs` until `done` holds and returns that value.
  * @throws Error naming `what` and the last value read when `timeoutMs` passes first.
