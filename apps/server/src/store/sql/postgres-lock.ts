@@ -16,6 +16,8 @@ export class DatabaseLock {
   readonly #connectMs: number;
   readonly #onLost: (message: string) => void;
   #client: pg.Client | undefined;
+  /** The take in progress, if any: `release()` waits for it so that no connection keeps the lock. */
+  #taking: Promise<unknown> | undefined;
   #closed = false;
 
   private constructor(url: string, shared: boolean, connectMs: number, onLost: (message: string) => void) {
@@ -41,10 +43,17 @@ export class DatabaseLock {
 
   async release(): Promise<void> {
     this.#closed = true;
+    await this.#taking?.catch(() => {});
     await this.#client?.end().catch(() => {});
   }
 
-  async #take(): Promise<'ok' | 'exclusive' | 'shared'> {
+  #take(): Promise<'ok' | 'exclusive' | 'shared'> {
+    const taking = this.#takeOnce();
+    this.#taking = taking;
+    return taking;
+  }
+
+  async #takeOnce(): Promise<'ok' | 'exclusive' | 'shared'> {
     const client = new pg.Client({ connectionString: this.#url, connectionTimeoutMillis: this.#connectMs });
     client.on('error', () => {});
     await client.connect();
@@ -57,6 +66,10 @@ export class DatabaseLock {
       );
       await client.end();
       return held.rows[0]?.exclusive ? 'exclusive' : 'shared';
+    }
+    if (this.#closed) {
+      await client.end().catch(() => {});
+      return 'ok';
     }
     this.#client = client;
     client.once('end', () => {
