@@ -24,6 +24,12 @@ export interface ExecutionRequest {
   onEvent?: (event: SandboxEvent) => void;
   /** Per-execution limits, over the pool's. */
   limits?: Partial<SandboxLimits>;
+  /**
+   * Seeds `Math.random` (a 32-bit integer): the same seed draws the same numbers, so a program run
+   * again from the start (a resumed process replaying its calls) takes the same branches. Without it
+   * `Math.random` is V8's own.
+   */
+  randomSeed?: number;
 }
 
 /** What a streamed event carries, before it is numbered. */

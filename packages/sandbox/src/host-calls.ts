@@ -75,7 +75,17 @@ export class HostCalls {
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         const event = { name, durationMs: performance.now() - started, isError: true };
-        done(false, { name: 'Error', message: `Tool ${name} failed: ${message}` }, event);
+        // A host that refuses a call says why in `code` (POLICY_DENIED): the program can branch on it.
+        const code = (error as { code?: unknown } | null)?.code;
+        done(
+          false,
+          {
+            name: 'Error',
+            message: `Tool ${name} failed: ${message}`,
+            ...(typeof code === 'string' && { code }),
+          },
+          event,
+        );
       }
     });
   }

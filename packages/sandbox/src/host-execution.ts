@@ -110,6 +110,7 @@ export class HostExecution implements Execution {
       lang: this.#lang,
       tools: this.#calls.names,
       limits: { timeoutMs, memoryLimitMb, maxOutputBytes, maxLogBytes },
+      ...(this.#request.randomSeed !== undefined && { seed: this.#request.randomSeed }),
     });
     // The worker enforces the deadline (and reports CPU and heap figures); this one covers a worker
     // that stopped answering.

@@ -13,7 +13,16 @@ export interface WorkerLimits {
 
 /** Host -> worker. */
 export type HostMessage =
-  | { type: 'execute'; id: number; code: string; lang: 'ts' | 'js'; tools: string[]; limits: WorkerLimits }
+  | {
+      type: 'execute';
+      id: number;
+      code: string;
+      lang: 'ts' | 'js';
+      tools: string[];
+      limits: WorkerLimits;
+      /** Seeds `Math.random` (see `ExecutionRequest.randomSeed`). */
+      seed?: number;
+    }
   | { type: 'kill'; id: number; status: 'canceled' | 'timeout' }
   | { type: 'settle'; id: number; callId: number; ok: boolean; value: unknown };
 

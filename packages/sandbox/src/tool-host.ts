@@ -11,7 +11,8 @@ export interface ToolHost {
   list(): Array<{ name: string }>;
   /**
    * Runs one tool. `options.signal` aborts when the execution is killed or times out; the host should
-   * stop the work (kill a CLI process, abort a request). A throw rejects the call in the sandbox.
+   * stop the work (kill a CLI process, abort a request). A throw rejects the call in the sandbox
+   * (an error with a string `code` gives the sandbox's error that `code`).
    * The result reaches the sandbox as a structured clone.
    */
   execute(name: string, props: unknown, options?: { signal?: AbortSignal }): Promise<ToolResult>;

@@ -144,4 +144,35 @@ return (await tools.greet({ name: 'Ada' })).content[0].text`,
     expect(r.outputs).toEqual([['Error', 'Tool broken failed: host exploded', true]]);
     expect(r.events[0]).toMatchObject({ type: 'tool', name: 'broken', isError: true });
   });
+
+  it('gives a refused call the code the host threw with, so the program can branch on it', async () => {
+    const refusing: ToolHost = {
+      list: () => [{ name: 'pay' }],
+      execute: async () => {
+        throw Object.assign(new Error('pay is denied by policy rule 1'), { code: 'POLICY_DENIED' });
+      },
+    };
+    const r = await run(pool, 'try { await tools.pay({}); } catch (e) { return [e.code, e.message]; }', {
+      tools: refusing,
+    });
+    expect(r.outputs).toEqual([['POLICY_DENIED', 'Tool pay failed: pay is denied by policy rule 1']]);
+  });
+});
+
+describe('Math.random with a seed', () => {
+  it('draws the same numbers for the same seed, others for another, uniform in [0, 1)', async () => {
+    const code = 'return Array.from({ length: 1000 }, () => Math.random())';
+    const [a, b, c] = await Promise.all([
+      run(pool, code, { randomSeed: 42 }),
+      run(pool, code, { randomSeed: 42 }),
+      run(pool, code, { randomSeed: 43 }),
+    ]);
+    const first = a.outputs[0] as number[];
+    expect(b.outputs[0]).toEqual(first);
+    expect(c.outputs[0]).not.toEqual(first);
+    expect(first.every((x) => x >= 0 && x < 1)).toBe(true);
+    const mean = first.reduce((sum, x) => sum + x, 0) / first.length;
+    expect(mean).toBeGreaterThan(0.45);
+    expect(mean).toBeLessThan(0.55);
+  });
 });

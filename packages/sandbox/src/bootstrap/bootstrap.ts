@@ -15,6 +15,8 @@ export interface ErrorData {
   name: string;
   message: string;
   stack?: string;
+  /** A machine-readable reason a host call was refused (`POLICY_DENIED`), set as the error's `code`. */
+  code?: string;
 }
 
 /** The other bootstrap parts, passed in as values because each is shipped as separate source text. */
@@ -42,6 +44,8 @@ export interface BootstrapLib {
 /** Per-execution settings, written into the program's wrapper line (see `transpile.ts`). */
 export interface RunConfig {
   tools: string[];
+  /** Seeds `Math.random` (32-bit): a program run again with the same seed draws the same numbers. */
+  seed?: number;
 }
 
 /** What the program's script resolves to. */
@@ -125,6 +129,8 @@ export function bootstrap(send: Send, call: HostCall, lib: BootstrapLib): Contro
     const error = new (data.name === 'TypeError' ? P.TypeError : P.Error)(P.String(data.message));
     if (data.name !== 'TypeError' && data.name !== 'Error')
       P.defineProperty(error, 'name', { value: P.String(data.name), configurable: true, writable: true });
+    if (typeof data.code === 'string')
+      P.defineProperty(error, 'code', { value: data.code, configurable: true, writable: true, enumerable: true });
     entry.reject(error);
   };
 
@@ -341,8 +347,21 @@ export function bootstrap(send: Send, call: HostCall, lib: BootstrapLib): Contro
     P.setPrototypeOf(o, null);
     return o;
   };
+  /** Replaces `Math.random` with a generator seeded by `seed` (mulberry32: small, uniform, not for secrets). */
+  const seedRandom = (seed: number) => {
+    let state = seed | 0;
+    const random = () => {
+      state = (state + 0x6d2b79f5) | 0;
+      let t = P.imul(state ^ (state >>> 15), 1 | state);
+      t = (t + P.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+    P.defineProperty(P.Math, 'random', { value: random, writable: true, configurable: true, enumerable: false });
+  };
+
   async function run(main: () => Promise<unknown>, config: RunConfig): Promise<RunOutcome> {
     installTools(config.tools);
+    if (typeof config.seed === 'number') seedRandom(config.seed);
     let value: unknown;
     try {
       value = await P.apply(main, undefined, []);

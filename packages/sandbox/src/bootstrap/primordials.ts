@@ -97,6 +97,8 @@ export function capturePrimordials() {
     isError: (Error as unknown as { isError?: (v: unknown) => boolean }).isError,
     jsonStringify: JSON.stringify,
     jsonParse: JSON.parse,
+    Math,
+    imul: Math.imul,
     mathMin: Math.min,
     mathMax: Math.max,
     mathFloor: Math.floor,

@@ -65,7 +65,7 @@ export class WorkerExecution {
   }
 
   async start(): Promise<void> {
-    const { code, lang, limits, tools } = this.#request;
+    const { code, lang, limits, tools, seed } = this.#request;
     const { isolate, context } = this.#sandbox;
     // Armed first: compiling runs under the deadline too.
     this.#deadline = setTimeout(
@@ -79,7 +79,7 @@ export class WorkerExecution {
     this.#filename = lang === 'ts' ? 'snippet.ts' : 'snippet.js';
     let script: ivm.Script;
     try {
-      const prepared = prepareSource(code, lang, { tools });
+      const prepared = prepareSource(code, lang, { tools, ...(seed !== undefined && { seed }) });
       script = isolate.compileScriptSync(prepared.source, {
         filename: prepared.filename,
         lineOffset: LINE_OFFSET,
