@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { errorBody } from '@mci/protocol';
 import type { Logger } from 'pino';
+import type { Approvals } from './approvals/approvals.ts';
 import type { Authenticator } from './auth/authenticator.ts';
 import type { ChatService } from './chat/chat-service.ts';
 import type { Limits } from './config/config-schema.ts';
@@ -44,6 +45,8 @@ export interface ListenOptions {
   chat?: ChatService;
   /** The MCP endpoint, served at `/mcp`. */
   mcp?: McpHttp;
+  /** Policies and approvals (`/approvals`, `/policies`). */
+  approvals?: Approvals;
   /** The nodes of the PostgreSQL database, for `/metrics`. */
   clusterStats?: () => Promise<ClusterStats>;
   /** Whether the durable store commits writes now, for `/healthz`. @default always ok */
@@ -94,6 +97,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     ...(logger && { logger }),
     ...(options.chat && { chat: options.chat }),
     ...(options.mcp && { mcp: options.mcp }),
+    ...(options.approvals && { approvals: options.approvals }),
     ...(options.clusterStats && { clusterStats: options.clusterStats }),
     ...(options.storeHealth && { storeHealth: options.storeHealth }),
   });

@@ -2,6 +2,9 @@ import { createIntentStream } from '@mci/intent-extractor';
 import { createSandboxPool, type SandboxPool } from '@mci/sandbox';
 import { createToolRunner, loadTools, type ToolRunner } from '@mci/tools';
 import type { LevelWithSilent } from 'pino';
+import { ApprovalStore } from './approvals/approval-store.ts';
+import { Approvals } from './approvals/approvals.ts';
+import type { PolicyRule } from './approvals/policy.ts';
 import { createAuthenticator, type TokenGrant } from './auth/authenticator.ts';
 import { isLoopbackHost } from './auth/loopback.ts';
 import type { ChatService } from './chat/chat-service.ts';
@@ -18,6 +21,7 @@ import { createProcessManager } from './processes/process-manager.ts';
 import type { ProcessManager } from './processes/process-manager-types.ts';
 import type { RetentionOptions } from './store/retention.ts';
 import { openServerStore, startServerRetention } from './store/server-store.ts';
+import { openDatabase } from './store/sql/sqlite-file.ts';
 import { corruptError, isCorruption } from './store/store-error.ts';
 
 /** Options of {@link createServer}; every field but `file` is optional. */
@@ -36,6 +40,10 @@ export interface ServerOptions {
   maxQueue?: number;
   /** Hosts (`HOST` or `HOST:PORT`) sandboxed `fetch` may reach even when loopback or private. */
   allowNet?: string[];
+  /** Policy rules of tool calls (docs/approvals.md); stored rules win once an operator sets them. */
+  policies?: PolicyRule[];
+  /** How long an approval waits for a decision, in ms. @default 600000 (10 minutes) */
+  approvalTimeoutMs?: number;
   /** Tokens; none means loopback only, every caller an operator. */
   tokens?: TokenGrant[];
   /** Allow a non-loopback `host` without tokens. @default false */
@@ -155,6 +163,23 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
     await runner.close();
     throw error;
   }
+  // Approvals live in the process database, or in memory without one.
+  const approvalDb = store ? undefined : await openDatabase(':memory:');
+  let approvals: Approvals;
+  try {
+    approvals = await Approvals.open({
+      store: new ApprovalStore(store ? store.tables.db : approvalDb!.kysely),
+      tools: collection.list(),
+      rules: options.policies ?? [],
+      ...(options.approvalTimeoutMs !== undefined && { timeoutMs: options.approvalTimeoutMs }),
+      logger,
+    });
+  } catch (error) {
+    await store?.close().catch(() => {});
+    approvalDb?.close();
+    await runner.close();
+    throw error;
+  }
   const ownPool = options.pool === undefined;
   const pool =
     options.pool ??
@@ -168,6 +193,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
     manager = await createProcessManager({
       pool,
       tools: runner,
+      approvals,
       maxQueue: options.maxQueue ?? 1000,
       maxCodeBytes: limits.maxCodeBytes,
       defaults: { timeoutMs: limits.timeoutMs, memoryLimitMb: limits.memoryLimitMb },
@@ -200,6 +226,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
     });
   } catch (error) {
     retention?.stop();
+    approvals.close();
     await manager.shutdown({ graceMs: 0 });
     await runner.close();
     if (ownPool) await pool.close();
@@ -227,6 +254,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
       logger,
       chat,
       mcp,
+      approvals,
       ...(store && { storeHealth: () => store.health() }),
       ...(store?.nodes && {
         clusterStats: async () => {
@@ -242,6 +270,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
   } catch (error) {
     await chat.close();
     retention?.stop();
+    approvals.close();
     await manager.shutdown({ graceMs: 0 });
     await runner.close();
     if (ownPool) await pool.close();
@@ -259,7 +288,9 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
       listener.stopAccepting();
       retention?.stop();
       await chat.close();
+      approvals.close();
       await manager.shutdown({ graceMs: closeOptions?.graceMs ?? options.shutdownGraceMs ?? 10_000 });
+      approvalDb?.close();
       await mcp.close();
       await listener.close(1001);
       await runner.close();

@@ -1,67 +1,34 @@
 // Public API of @mci/protocol: the wire model shared by the server and its clients.
 
-// Process and run snapshots (zod schemas)
+// Approvals and policy decisions (docs/approvals.md)
 export {
-  IntentAttributesSchema,
-  ProcessMetadataSchema,
-  ProcessResultSchema,
-  ProcessSnapshotSchema,
-  ProcessStateSchema,
-  ProcessStatusSchema,
-  RunErrorSchema,
-  RunSnapshotSchema,
-  RunStatusSchema,
-} from './snapshot.ts';
-// Server -> client events (zod schemas)
-export {
-  IntentEventSchema,
-  LogEventSchema,
-  OutputEventSchema,
-  ProcessEventSchema,
-  SeqSchema,
-  ServerEventSchema,
-  StreamResultEventSchema,
-  ToolEventSchema,
-} from './events.ts';
-// Output values: one JSON encoding for every interface (reversible for values JSON lacks)
-export { decodeOutputValue, encodeOutputValue } from './output-value.ts';
-// The response pipe: results rendered for a model to read
-export {
-  DEFAULT_RESPONSE_PIPE_BYTES,
-  formatResults,
-  MIN_RESPONSE_PIPE_BYTES,
-  toJson,
-} from './response-pipe.ts';
-
-// Client -> server requests, replies and notices over the WebSocket (zod schemas)
-export {
-  CLIENT_MESSAGE_TYPES,
-  ClientMessageSchema,
-  CodeSchema,
-  ErrorBodySchema,
-  ErrorCodeSchema,
-  errorBody,
-  ErrorMessageSchema,
-  HelloMessageSchema,
-  OverflowMessageSchema,
-  PidSchema,
-  ProcessCreateRequestSchema,
-  ProcessGetRequestSchema,
-  ProcessListRequestSchema,
-  ProcessSignalRequestSchema,
-  RefSchema,
-  ReplyMessageSchema,
-  RequestIdSchema,
-  ServerMessageSchema,
-  SinceSchema,
-  StreamChunkRequestSchema,
-  StreamEndRequestSchema,
-  StreamIdSchema,
-  StreamStartRequestSchema,
-  SubscribeRequestSchema,
-  SubscriptionTargetSchema,
-  UnsubscribeRequestSchema,
-} from './messages.ts';
+  type Approval,
+  ApprovalSchema,
+  type ApprovalState,
+  ApprovalStateSchema,
+  type PolicyDecision,
+  PolicyDecisionSchema,
+} from './approvals.ts';
+// Chat types
+export type {
+  ChatCancelRequest,
+  ChatDeleteRequest,
+  ChatDoneEvent,
+  ChatErrorEvent,
+  ChatEvent,
+  ChatGetRequest,
+  ChatListRequest,
+  ChatMessage,
+  ChatRenameRequest,
+  ChatRole,
+  ChatStartRequest,
+  ChatStepEvent,
+  ChatStopReason,
+  ChatTokenEvent,
+  ChatUsage,
+  Conversation,
+  ModelInfo,
+} from './chat.ts';
 // Server-hosted conversations: chat.* requests, replies and turn events (zod schemas)
 export {
   CHAT_REPLY_SCHEMAS,
@@ -87,28 +54,8 @@ export {
   ModelInfoSchema,
   ModelNameSchema,
 } from './chat.ts';
-// Reading a client frame at the edge (never throws)
-export { describeIssues, parseClientMessage } from './parse-client-message.ts';
-// Validation issues: zod issues as `{code, message, path}`, one path notation (`tools[2].name`)
-export {
-  describeValidationIssues,
-  formatJsonPath,
-  formatZodIssues,
-  issueParts,
-} from './validation-issues.ts';
-
-// Snapshot types
-export type {
-  IntentAttributes,
-  ProcessMetadata,
-  ProcessResult,
-  ProcessSnapshot,
-  ProcessState,
-  ProcessStatus,
-  RunError,
-  RunSnapshot,
-  RunStatus,
-} from './snapshot.ts';
+// A type helper for the unions above (events without `seq`, requests without `id`)
+export type { DistributiveOmit } from './distributive-omit.ts';
 // Event types
 export type {
   IntentEvent,
@@ -120,12 +67,17 @@ export type {
   StreamResultEvent,
   ToolEvent,
 } from './events.ts';
-// Output value types
-export type { JsonValue } from './output-value.ts';
-// A type helper for the unions above (events without `seq`, requests without `id`)
-export type { DistributiveOmit } from './distributive-omit.ts';
-// Response pipe types
-export type { FormatResultsOptions, RejectedBlock } from './response-pipe.ts';
+// Server -> client events (zod schemas)
+export {
+  IntentEventSchema,
+  LogEventSchema,
+  OutputEventSchema,
+  ProcessEventSchema,
+  SeqSchema,
+  ServerEventSchema,
+  StreamResultEventSchema,
+  ToolEventSchema,
+} from './events.ts';
 // Message types
 export type {
   ClientMessage,
@@ -149,25 +101,80 @@ export type {
   SubscriptionTarget,
   UnsubscribeRequest,
 } from './messages.ts';
+// Client -> server requests, replies and notices over the WebSocket (zod schemas)
+export {
+  CLIENT_MESSAGE_TYPES,
+  ClientMessageSchema,
+  CodeSchema,
+  ErrorBodySchema,
+  ErrorCodeSchema,
+  ErrorMessageSchema,
+  errorBody,
+  HelloMessageSchema,
+  OverflowMessageSchema,
+  PidSchema,
+  ProcessCreateRequestSchema,
+  ProcessGetRequestSchema,
+  ProcessListRequestSchema,
+  ProcessSignalRequestSchema,
+  RefSchema,
+  ReplyMessageSchema,
+  RequestIdSchema,
+  ServerMessageSchema,
+  SinceSchema,
+  StreamChunkRequestSchema,
+  StreamEndRequestSchema,
+  StreamIdSchema,
+  StreamStartRequestSchema,
+  SubscribeRequestSchema,
+  SubscriptionTargetSchema,
+  UnsubscribeRequestSchema,
+} from './messages.ts';
+// Output value types
+export type { JsonValue } from './output-value.ts';
+// Output values: one JSON encoding for every interface (reversible for values JSON lacks)
+export { decodeOutputValue, encodeOutputValue } from './output-value.ts';
 export type { ClientMessageProblem, ParsedClientMessage } from './parse-client-message.ts';
-export type { IssuePart, ValidationIssue, ZodIssue } from './validation-issues.ts';
-// Chat types
+// Reading a client frame at the edge (never throws)
+export { describeIssues, parseClientMessage } from './parse-client-message.ts';
+// Response pipe types
+export type { FormatResultsOptions, RejectedBlock } from './response-pipe.ts';
+// The response pipe: results rendered for a model to read
+export {
+  DEFAULT_RESPONSE_PIPE_BYTES,
+  formatResults,
+  MIN_RESPONSE_PIPE_BYTES,
+  toJson,
+} from './response-pipe.ts';
+// Snapshot types
 export type {
-  ChatCancelRequest,
-  ChatDeleteRequest,
-  ChatDoneEvent,
-  ChatErrorEvent,
-  ChatEvent,
-  ChatGetRequest,
-  ChatListRequest,
-  ChatMessage,
-  ChatRenameRequest,
-  ChatRole,
-  ChatStartRequest,
-  ChatStepEvent,
-  ChatStopReason,
-  ChatTokenEvent,
-  ChatUsage,
-  Conversation,
-  ModelInfo,
-} from './chat.ts';
+  IntentAttributes,
+  ProcessMetadata,
+  ProcessResult,
+  ProcessSnapshot,
+  ProcessState,
+  ProcessStatus,
+  RunError,
+  RunSnapshot,
+  RunStatus,
+} from './snapshot.ts';
+// Process and run snapshots (zod schemas)
+export {
+  IntentAttributesSchema,
+  ProcessMetadataSchema,
+  ProcessResultSchema,
+  ProcessSnapshotSchema,
+  ProcessStateSchema,
+  ProcessStatusSchema,
+  RunErrorSchema,
+  RunSnapshotSchema,
+  RunStatusSchema,
+} from './snapshot.ts';
+export type { IssuePart, ValidationIssue, ZodIssue } from './validation-issues.ts';
+// Validation issues: zod issues as `{code, message, path}`, one path notation (`tools[2].name`)
+export {
+  describeValidationIssues,
+  formatJsonPath,
+  formatZodIssues,
+  issueParts,
+} from './validation-issues.ts';

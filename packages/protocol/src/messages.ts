@@ -219,7 +219,7 @@ export type ReplyTo<T extends ClientMessageType> = Extract<ReplyMessage, { reque
 /**
  * Error codes on the wire (HTTP status in parentheses): `VALIDATION` (400), `BAD_JSON` (400, frame is
  * not JSON), `UNKNOWN_TYPE` (400), `UNAUTHORIZED` (401), `FORBIDDEN` (403, also a page origin that is
- * not allowed), `NOT_FOUND` (404), `CONFLICT` (409), `CODE_TOO_LARGE` / `PAYLOAD_TOO_LARGE` (413),
+ * not allowed), `NOT_FOUND` (404), `CONFLICT` (409), `NOT_PENDING` (409, an approval decided already), `CODE_TOO_LARGE` / `PAYLOAD_TOO_LARGE` (413),
  * `UNSUPPORTED_MEDIA_TYPE` (415, a body that is not `application/json`), `MISDIRECTED_REQUEST` (421, a
  * `Host` the server does not answer to), `QUEUE_FULL` (429), `INTERNAL` (500), `SHUTTING_DOWN` (503).
  */

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 
 /**
- * Where a process is in its life: `queued` (waiting for a sandbox), `running`, `terminating` (a kill is
- * under way) or `idle` (not running; see its {@link ProcessStatus}).
+ * Where a process is in its life: `queued` (waiting for a sandbox), `running`, `suspended` (its run
+ * waits for a person to decide an approval, holding no sandbox; see docs/approvals.md), `terminating`
+ * (a kill is under way) or `idle` (not running; see its {@link ProcessStatus}).
  */
-export const ProcessStateSchema = z.enum(['queued', 'running', 'terminating', 'idle']);
+export const ProcessStateSchema = z.enum(['queued', 'running', 'suspended', 'terminating', 'idle']);
 /** @see ProcessStateSchema */
 export type ProcessState = z.infer<typeof ProcessStateSchema>;
 
@@ -101,6 +102,8 @@ export const ProcessSnapshotSchema = z.object({
   memoryLimitMb: z.number().int().positive(),
   error: RunErrorSchema.optional(),
   metadata: ProcessMetadataSchema.optional(),
+  /** Ids of the approvals a `suspended` process waits for (see `ApprovalSchema`). */
+  pendingApprovals: z.array(z.string()).optional(),
   ...RunTimesShape,
 });
 /** @see ProcessSnapshotSchema */

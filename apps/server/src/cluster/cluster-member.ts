@@ -310,7 +310,7 @@ export class ClusterMember {
   /** Reads process `pid` and its latest run from the database, unless it is idle or gone. */
   async #read(pid: number): Promise<StoredLiveProcess | undefined> {
     const record = await this.#store.getProcess(pid);
-    if (!record || record.state === 'idle') return undefined;
+    if (!record || record.state === 'idle' || record.state === 'suspended') return undefined;
     return { record, run: await this.#store.getRun(pid, record.runs) };
   }
 

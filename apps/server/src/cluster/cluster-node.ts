@@ -130,7 +130,7 @@ export class ClusterNode implements ClusterStore {
       .selectFrom('processes')
       .select('node')
       .where('pid', '=', pid)
-      .where('state', '<>', 'idle')
+      .where('state', 'not in', ['idle', 'suspended'])
       .executeTakeFirst();
     return row?.node ?? undefined;
   }

@@ -104,7 +104,7 @@ export class NodeLease {
            RETURNING name
          ), adopted AS (
            UPDATE processes p SET node = $1 FROM nodes n
-            WHERE p.node = n.name AND p.state <> 'idle' AND n.name <> $1
+            WHERE p.node = n.name AND p.state NOT IN ('idle', 'suspended') AND n.name <> $1
               AND (n.name IN (SELECT name FROM ended) OR n.stopped_at IS NOT NULL)
            RETURNING p.pid, n.name
          )

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PolicyRulesSchema } from '../approvals/policy.ts';
 
 const positiveInt = z.number().int().positive();
 
@@ -101,6 +102,17 @@ export const ServerConfigFileSchema = z.strictObject({
   shutdownGraceMs: z.number().int().nonnegative().optional(),
   /** pino log level. @default 'info' */
   logLevel: z.enum(LOG_LEVELS).optional(),
+  /**
+   * Policy rules for tool calls and `fetch`, first match wins (docs/approvals.md): the initial rules,
+   * until an operator sets others over `PUT /policies`.
+   */
+  policies: PolicyRulesSchema.optional(),
+  approvals: z
+    .strictObject({
+      /** How long an approval waits for a decision before it expires, in ms. @default 600000 */
+      timeoutMs: positiveInt.optional(),
+    })
+    .optional(),
 });
 /** @see ServerConfigFileSchema */
 export type ServerConfigFile = z.infer<typeof ServerConfigFileSchema>;

@@ -39,6 +39,10 @@ export interface ServerSettings {
   heartbeatMs: number;
   shutdownGraceMs: number;
   logLevel: NonNullable<ServerConfigFile['logLevel']>;
+  /** The config file's policy rules (docs/approvals.md). */
+  policies: NonNullable<ServerConfigFile['policies']>;
+  /** How long an approval waits for a decision, in ms. */
+  approvalTimeoutMs: number | undefined;
 }
 
 /** Flags of `mci serve` (all optional; they win over environment and file). */
@@ -90,6 +94,8 @@ export function loadServerSettings(
     heartbeatMs: config.heartbeatMs ?? 30_000,
     shutdownGraceMs: config.shutdownGraceMs ?? 10_000,
     logLevel: fromEnv.logLevel ?? config.logLevel ?? 'info',
+    policies: config.policies ?? [],
+    approvalTimeoutMs: config.approvals?.timeoutMs,
   };
 }
 

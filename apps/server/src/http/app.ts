@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import type { Logger } from 'pino';
+import type { Approvals } from '../approvals/approvals.ts';
 import { type Authenticator, bearerToken } from '../auth/authenticator.ts';
 import { registerChatRoutes } from '../chat/chat-routes.ts';
 import type { ChatService } from '../chat/chat-service.ts';
@@ -10,6 +11,7 @@ import type { ProcessManager } from '../processes/process-manager-types.ts';
 import type { StoreHealth } from '../processes/process-store.ts';
 import { ServerError } from '../processes/server-error.ts';
 import { renderSandboxGlobals, type ToolDeclarationSource } from '../tools-dts/sandbox-globals-dts.ts';
+import { registerApprovalRoutes } from './approval-routes.ts';
 import { registerConsoleRoutes } from './console-routes.ts';
 import type { HttpEnv } from './http-env.ts';
 import { sendError } from './http-error.ts';
@@ -52,6 +54,8 @@ export interface HttpAppOptions {
   chat?: ChatService;
   /** The MCP endpoint mounted at `/mcp` (behind the same checks and tokens as every route). */
   mcp?: McpHttp;
+  /** Policies and approvals: `/approvals`, `/policies`, and each tool's `decision` in `GET /tools`. */
+  approvals?: Approvals;
 }
 
 /** How long a browser may cache a CORS preflight answer, in seconds. */
@@ -83,7 +87,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpEnv> {
     '*',
     cors({
       origin: (origin) => options.originPolicy.corsOrigin(origin),
-      allowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
+      allowMethods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
       // The Mcp-* and Last-Event-ID headers: browser MCP clients of /mcp (Streamable HTTP).
       allowHeaders: [
         'Content-Type',
@@ -128,7 +132,16 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpEnv> {
     }),
   );
 
-  app.get('/tools', (c) => c.json({ tools: toolList }));
+  const { approvals } = options;
+  app.get('/tools', (c) => {
+    if (!approvals) return c.json({ tools: toolList });
+    // The decision in force for each tool, and the rule (index in GET /policies) that gave it.
+    const tools = toolList.map((tool) => {
+      const { decision, rule } = approvals.decisionFor(approvals.describe(tool.name));
+      return { ...tool, decision, ...(rule !== undefined && { rule }) };
+    });
+    return c.json({ tools });
+  });
   app.get('/tools.d.ts', (c) =>
     c.body(toolsDts, 200, { 'Content-Type': 'application/typescript; charset=utf-8' }),
   );
@@ -146,6 +159,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpEnv> {
   });
   registerProcessRoutes(app, options.manager, options.logger);
   registerChatRoutes(app, options.chat);
+  if (approvals) registerApprovalRoutes(app, approvals);
   const { mcp } = options;
   if (mcp) app.all('/mcp', (c) => mcp.handle(c.req.raw, c.get('principal')));
   return app;

@@ -137,8 +137,8 @@ function text(c: Context, body: string): Response {
   return c.text(body, 200, { 'Content-Type': 'text/plain; charset=utf-8' });
 }
 
-/** Reads a JSON body; an empty body is `{}` when `optional`. @throws ServerError VALIDATION */
-async function readJson(c: Context, optional = false): Promise<unknown> {
+/** The JSON body of a request (`{}` for an empty `optional` one). @throws ServerError `VALIDATION`. */
+export async function readJson(c: Context, optional = false): Promise<unknown> {
   const raw = await c.req.text();
   if (raw.trim() === '') {
     if (optional) return {};

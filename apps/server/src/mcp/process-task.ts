@@ -38,7 +38,8 @@ export function mcpCallOf(metadata: ProcessMetadata | undefined): McpCallMetadat
 }
 
 /**
- * The task status of a process: queued/running are `working`; a kill under way (`terminating`) is
+ * The task status of a process: queued/running are `working`; `suspended` (an approval waits for a
+ * person) is `input_required`; a kill under way (`terminating`) is
  * already `cancelled`, as the spec wants a cancelled task to say so in the `tasks/cancel` answer; idle
  * processes map their outcome (success `completed`, failed/timeout `failed`, canceled `cancelled`; one
  * that never ran, `failed`).
@@ -49,6 +50,8 @@ export function taskStatusOf(snapshot: ProcessSnapshot): Task['status'] {
     case 'queued':
     case 'running':
       return 'working';
+    case 'suspended':
+      return 'input_required';
     case 'terminating':
       return 'cancelled';
     case 'idle':

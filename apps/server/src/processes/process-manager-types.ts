@@ -11,6 +11,7 @@ import type {
 } from '@mci/protocol';
 import type { SandboxEvent, SandboxPool, ToolHost } from '@mci/sandbox';
 import type { Logger } from 'pino';
+import type { Approvals } from '../approvals/approvals.ts';
 import type { EventRoute, ProcessStore } from './process-store.ts';
 import type { IntentStreamLimits } from './stream-session.ts';
 
@@ -43,6 +44,11 @@ export interface ProcessManagerOptions {
   pool: ExecutionPool;
   /** The tools every execution can call (a `ToolRunner` from `@mci/tools` fits). @default no tools */
   tools?: ToolHost;
+  /**
+   * Policies and approvals over the tools (docs/approvals.md): calls are checked, `ask` suspends the
+   * process until a person decides. @default every call acts at once
+   */
+  approvals?: Approvals;
   /** Where records, runs and events live. @default an in-memory store ({@link createMemoryStore}) */
   store?: ProcessStore;
   /** Most processes waiting in the queue; past it, creation fails with `QUEUE_FULL`. @default 1000 */
@@ -188,8 +194,9 @@ export interface ProcessManager {
   /** Creates a process (queued, or idle with `autorun: false`); resolves with its snapshot as created. */
   create(input: CreateProcessInput, principal: Principal): Promise<ProcessSnapshot>;
   /**
-   * `run`: only for an idle process (else `CONFLICT`); queues a new run. `kill`: queued -> idle/canceled
-   * at once; running -> terminating -> idle/canceled; terminating -> no change; idle -> `CONFLICT`.
+   * `run`: only for an idle process (else `CONFLICT`); queues a new run. `kill`: queued or suspended ->
+   * idle/canceled at once (a suspended one's approval `canceled`); running -> terminating ->
+   * idle/canceled; terminating -> no change; idle -> `CONFLICT`.
    * Run signals and deletes of one process are handled one after another: of two run signals sent at
    * once, one queues a run and the other gets `CONFLICT`. Resolves with the snapshot right after the
    * signal. `force` is accepted for MCI process API compatibility and has no effect.
@@ -210,7 +217,12 @@ export interface ProcessManager {
   list(filter: ProcessFilter, principal: Principal): Promise<ProcessSnapshot[]>;
   /** Deletes an idle process with its runs and events (`CONFLICT` otherwise). */
   delete(pid: number, principal: Principal): Promise<void>;
-  /** Resolves with the snapshot once the process is idle (at once if it already is). */
+  /**
+   * Queues the suspended run of process `pid` again once its approval is decided (the run replays its
+   * call log; docs/approvals.md). Does nothing for a process that is not suspended.
+   */
+  resume(pid: number): Promise<void>;
+  /** Resolves with the snapshot once the process is idle (at once if it already is; a suspended one waits). */
   wait(pid: number, principal: Principal): Promise<ProcessSnapshot>;
   /**
    * Opens a stream (`CONFLICT` if the id is in use; `VALIDATION` for a bad ref). `autorun: false` creates its processes idle, each waiting for a `run` signal;

@@ -38,6 +38,7 @@ import { drainLive } from './shutdown-drain.ts';
 import { type RunFields, toSnapshot } from './snapshots.ts';
 import { StreamRegistry } from './stream-registry.ts';
 import type { IntentStreamLimits, StreamHost, StreamSession } from './stream-session.ts';
+import { Suspensions } from './suspensions.ts';
 
 /**
  * Creates the process manager: process records and runs, the fair run queue over a sandbox pool,
@@ -81,6 +82,9 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
   #lastPid: number;
   /** This node's part in a cluster, when its store is shared. */
   readonly #cluster: ClusterMember | undefined;
+  /** Processes waiting for approvals, when approvals are on. */
+  readonly #suspensions: Suspensions | undefined;
+  readonly #approvals: ProcessManagerOptions['approvals'];
   /**
    * Run signals and deletes, one after another per pid: each reads the process, then changes it, so
    * of two run signals sent at once the second finds the process queued.
@@ -112,7 +116,21 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
       transition: (live, from) => this.#transition(live, from),
       finished: () => this.#scheduler.finished(),
       outputBytesPerSecond: settings.outputBytesPerSecond,
+      toolsFor: (live, tools) => this.#suspensions?.toolsFor(live, tools) ?? tools,
+      suspend: (live) => this.#suspensions?.suspend(live),
     });
+    this.#approvals = options.approvals;
+    if (options.approvals)
+      this.#suspensions = new Suspensions(options.approvals, {
+        store: this.#store,
+        runs: this.#runs,
+        logger: this.#logger,
+        enter: (live) => {
+          this.#live.set(live.record.pid, live);
+        },
+        enqueue: (live) => this.#scheduler.enqueue(live.record.owner, live),
+        transition: (live, from) => this.#transition(live, from),
+      });
     this.#scheduler = new Scheduler(settings.concurrency, (live) =>
       this.#runs.start(live, this.#pool, this.#tools),
     );
@@ -130,6 +148,11 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
       else this.#runs.interrupt(live);
     }
     if (this.#cluster) this.#events.startAt(await this.#cluster.start());
+    this.#approvals?.start(this);
+  }
+
+  async resume(pid: number): Promise<void> {
+    await this.#turns.run(pid, async () => this.#suspensions?.resume(pid));
   }
 
   // --- processes -------------------------------------------------------------------------------
@@ -199,7 +222,9 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     // A live process is killed in the state it has when the signal arrives.
     let live = this.#reader.live(pid, principal);
     if (!live) {
-      await this.#reader.visible(pid, principal);
+      const record = await this.#reader.visible(pid, principal);
+      if (record.state === 'suspended' && (await this.#killSuspended(record, principal)))
+        return this.#reader.snapshot(pid);
       live = this.#live.get(pid);
     }
     let snapshot: ProcessSnapshot;
@@ -232,8 +257,11 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     return this.#store.committed();
   }
 
-  get(pid: number, principal: Principal): Promise<ProcessSnapshot> {
-    return this.#reader.get(pid, principal);
+  async get(pid: number, principal: Principal): Promise<ProcessSnapshot> {
+    const snapshot = await this.#reader.get(pid, principal);
+    if (snapshot.state === 'suspended' && this.#suspensions)
+      snapshot.pendingApprovals = await this.#suspensions.pendingOf(pid);
+    return snapshot;
   }
 
   getRun(pid: number, run: number, principal: Principal): Promise<RunSnapshot> {
@@ -266,11 +294,40 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
   }
 
   async wait(pid: number, principal: Principal): Promise<ProcessSnapshot> {
-    await this.#reader.visible(pid, principal);
+    const record = await this.#reader.visible(pid, principal);
     const live = this.#live.get(pid);
     if (live) await new Promise<void>((resolve) => live.waiters.push(resolve));
+    else if (record.state === 'suspended') await this.#idleEvent(pid);
     else if (this.#cluster) await this.#cluster.idleElsewhere(pid);
     return this.#reader.snapshot(pid);
+  }
+
+  /** Resolves at the `idle` event of process `pid` (now, when it is idle already). */
+  async #idleEvent(pid: number): Promise<void> {
+    let stop = () => {};
+    const idle = new Promise<void>((resolve) => {
+      stop = this.onEvent((event) => {
+        if (event.type === 'process' && event.pid === pid && event.state === 'idle') resolve();
+      });
+    });
+    try {
+      this.#store.cluster?.forget(pid);
+      const now = await this.#store.getProcess(pid);
+      if (now && now.state !== 'idle') await idle;
+    } finally {
+      stop();
+    }
+  }
+
+  /**
+   * Kills suspended process `record` (its approval is canceled).
+   * @returns false when it is not suspended any more (resumed meanwhile: killed live instead).
+   */
+  async #killSuspended(record: StoredProcess, principal: Principal): Promise<boolean> {
+    if (!this.#suspensions) return false;
+    const killed = await this.#turns.run(record.pid, () => this.#suspensions!.kill(record, principal));
+    if (killed) await this.#store.committed();
+    return killed;
   }
 
   // --- streams ---------------------------------------------------------------------------------
@@ -454,6 +511,11 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
       `process ${record.pid} ${record.state}${record.status ? ` (${record.status})` : ''}`,
     );
     this.#emitProcess(record, live.run);
+    if (record.state === 'suspended') {
+      this.#live.delete(record.pid);
+      this.#suspensions?.park(live);
+      return;
+    }
     if (record.state !== 'idle') return;
     live.done = true;
     this.#live.delete(record.pid);

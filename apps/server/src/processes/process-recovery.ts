@@ -5,7 +5,7 @@ import { runFieldsOf } from './snapshots.ts';
 
 /**
  * Reads back what a durable store holds after a restart: counts every stored process in `stats`, and
- * returns the processes that were not idle as live processes, in the order their runs were queued.
+ * returns the processes that were neither idle nor suspended as live processes, in the order their runs were queued.
  * The caller queues the queued ones again and ends the others (their runs were interrupted). On a
  * store shared by a cluster only the processes of this node are read back.
  */
@@ -14,7 +14,8 @@ export async function recoverProcesses(store: ProcessStore, stats: StatsCounters
   for (const record of stored) stats.add(record.state, record.status);
   const recovered: Array<{ live: LiveProcess; order: number }> = [];
   for (const record of stored) {
-    if (record.state === 'idle') continue;
+    // A suspended process waits in the store for its approval: nothing of it was interrupted.
+    if (record.state === 'idle' || record.state === 'suspended') continue;
     const run = await store.getRun(record.pid, record.runs);
     // The seq of its latest event (a queued process's `queued` one) restores the queue order: a run
     // signal queues an older pid after newer ones.

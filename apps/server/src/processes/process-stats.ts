@@ -11,7 +11,13 @@ const statusKey = (status: ProcessStatus): StatusKey => status ?? 'none';
 
 /** Counters kept up to date by the process manager at every transition, read by `/metrics`. */
 export class StatsCounters {
-  readonly byState: Record<ProcessState, number> = { queued: 0, running: 0, terminating: 0, idle: 0 };
+  readonly byState: Record<ProcessState, number> = {
+    queued: 0,
+    running: 0,
+    suspended: 0,
+    terminating: 0,
+    idle: 0,
+  };
   readonly byStatus: Record<StatusKey, number> = { success: 0, failed: 0, timeout: 0, canceled: 0, none: 0 };
   processesCreated = 0;
   runsStarted = 0;

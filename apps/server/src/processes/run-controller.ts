@@ -7,6 +7,8 @@ import {
   type ServerEvent,
 } from '@mci/protocol';
 import type { Execution, ExecutionResult, ToolHost } from '@mci/sandbox';
+import type { LoggedCall, Replay } from '../approvals/approval-store.ts';
+import type { AskedCall, CallRefused } from '../approvals/gated-tools.ts';
 import { ByteRateBudget } from './byte-rate-budget.ts';
 import type { ExecutionPool, SandboxEventBody } from './process-manager-types.ts';
 import type { StatsCounters } from './process-stats.ts';
@@ -71,6 +73,16 @@ export interface LiveProcess {
   result?: ExecutionResult;
   killTimer?: NodeJS.Timeout;
   watchdog?: NodeJS.Timeout;
+  /** `tool` events that arrived in this attempt of the run. */
+  toolEvents?: number;
+  /** What a resumed run replays: its earlier attempts' calls, and what they delivered (skipped now). */
+  replay?: Replay;
+  /** The call this attempt stopped at to ask for an approval: the run is suspended when it ends. */
+  asked?: AskedCall;
+  /** The run's call log when it asked (stored with the approval). */
+  calls?: Array<LoggedCall | null>;
+  /** The resumed run made other calls than its log says: it ends failed with this error. */
+  diverged?: CallRefused;
 }
 
 /** What the run controller needs from the manager. */
@@ -85,6 +97,10 @@ export interface RunHooks {
   finished(live: LiveProcess): void;
   /** Bytes of outputs and logs one run may deliver per second (bursts of twice that). */
   outputBytesPerSecond: number;
+  /** The tools run `live` sees (policy checks and its call log), when approvals are on. */
+  toolsFor?(live: LiveProcess, tools: ToolHost): ToolHost;
+  /** A run that asked for an approval has stopped (its slot is free): suspend it. */
+  suspend?(live: LiveProcess): void;
 }
 
 type Shape = { state: ProcessState; status: ProcessStatus };
@@ -112,6 +128,8 @@ export class RunController {
     this.#hooks.store.updateRun(record.pid, run.run, { state: 'running', startedAt: run.startedAt });
     this.#hooks.stats.runsStarted++;
     this.#hooks.transition(live, from);
+    live.toolEvents = 0;
+    const runTools = tools && this.#hooks.toolsFor ? this.#hooks.toolsFor(live, tools) : tools;
     let execution: Execution;
     try {
       execution = pool.execute({
@@ -119,7 +137,9 @@ export class RunController {
         lang: record.lang,
         timeoutMs: record.timeoutMs,
         memoryLimitMb: record.memoryLimitMb,
-        ...(tools === undefined ? {} : { tools }),
+        ...(runTools === undefined ? {} : { tools: runTools }),
+        // The same numbers when a resumed run replays the program.
+        randomSeed: seedOf(record.pid, run.run),
         onEvent: (event) => this.#onEvent(live, event),
       });
     } catch (error) {
@@ -146,7 +166,9 @@ export class RunController {
   /** running -> terminating; the run ends idle/canceled when the sandbox confirms. */
   kill(live: LiveProcess): void {
     const { record, run } = live;
-    if (record.state !== 'running') return;
+    // A run being suspended has ended in the sandbox: the suspension sees the kill and cancels it.
+    if (live.done && live.asked) live.killRequested = true;
+    if (record.state !== 'running' || live.done) return;
     const from = shapeOf(record);
     live.killRequested = true;
     record.state = run.state = 'terminating';
@@ -166,6 +188,22 @@ export class RunController {
   cancelQueued(live: LiveProcess): void {
     if (live.record.state !== 'queued') return;
     this.#end(live, 'canceled', undefined);
+  }
+
+  /** A run that stopped at a call needing an approval: running -> suspended (it holds no slot). */
+  suspend(live: LiveProcess, pendingApprovals: string[]): void {
+    const { record, run } = live;
+    const from = shapeOf(record);
+    run.pendingApprovals = pendingApprovals;
+    record.state = run.state = 'suspended';
+    record.status = run.status = null;
+    this.#hooks.store.updateRun(record.pid, run.run, { state: 'suspended', status: null });
+    this.#hooks.transition(live, from);
+  }
+
+  /** A suspended process killed, or whose suspension could not be stored: -> idle with `status`. */
+  endSuspended(live: LiveProcess, status: 'canceled' | 'failed', error?: RunError): void {
+    this.#end(live, status, error);
   }
 
   /** running/terminating after a restart, or on a node that stopped -> idle/failed, "interrupted". */
@@ -229,6 +267,8 @@ export class RunController {
     switch (event.type) {
       case 'output': {
         live.received.outputs++;
+        // Delivered by an earlier attempt of this run (a resumed run replays its program).
+        if (live.received.outputs <= (live.replay?.delivered.outputs ?? 0)) break;
         if ((live.delivered ?? 0) >= MAX_OUTPUT_EVENTS_PER_RUN) {
           this.#dropped(live, 'overCount').outputs++;
           break;
@@ -246,12 +286,15 @@ export class RunController {
         break;
       }
       case 'log': {
+        const skip = (live.replay?.delivered[event.stream] ?? 0) - live.received[event.stream];
         live.received[event.stream] += event.text.length;
-        const text = this.#fitLog(live, event.text);
+        const text = this.#fitLog(live, skip > 0 ? event.text.slice(skip) : event.text);
         if (text !== '') this.#emitLog(live, event.stream, text);
         break;
       }
       case 'tool':
+        live.toolEvents = (live.toolEvents ?? 0) + 1;
+        if (live.toolEvents <= (live.replay?.delivered.tools ?? 0)) break;
         this.#hooks.stats.toolCalls++;
         if (event.isError) this.#hooks.stats.toolErrors++;
         this.#hooks.emit(
@@ -311,6 +354,13 @@ export class RunController {
     }
     clearTimeout(live.killTimer);
     clearTimeout(live.watchdog);
+    if (live.asked && !live.killRequested && this.#hooks.suspend) {
+      // Stopped to ask: what was delivered stays, the run waits suspended for the decision.
+      live.done = true;
+      this.#hooks.finished(live);
+      this.#hooks.suspend(live);
+      return;
+    }
     // The final result is authoritative: deliver what did not arrive as events (a returned value).
     const received = live.received ?? { outputs: 0, stdout: 0, stderr: 0 };
     for (const value of result.outputs.slice(received.outputs))
@@ -327,8 +377,11 @@ export class RunController {
     live.run.durationMs = durationMs;
     if (result.truncated) live.run.truncated = true;
     this.#hooks.stats.recordDuration(durationMs);
-    const status = live.killRequested ? 'canceled' : result.status;
-    this.#end(live, status, result.error && toRunError(result.error));
+    const status = live.killRequested ? 'canceled' : live.diverged ? 'failed' : result.status;
+    const error = live.diverged
+      ? { name: 'ReplayError', message: `REPLAY_DIVERGED: ${live.diverged.message}` }
+      : result.error && toRunError(result.error);
+    this.#end(live, status, error);
     this.#hooks.finished(live);
   }
 
@@ -365,6 +418,11 @@ export function routeOf(record: StoredProcess): EventRoute {
   if (record.ref !== undefined) route.ref = record.ref;
   if (record.metadata?.streamId !== undefined) route.streamId = record.metadata.streamId;
   return route;
+}
+
+/** The `Math.random` seed of run `run` of process `pid` (the same for every attempt of the run). */
+function seedOf(pid: number, run: number): number {
+  return (Math.imul(pid, 0x9e3779b1) ^ Math.imul(run, 0x85ebca6b)) | 0;
 }
 
 function failure(error: unknown): ExecutionResult {

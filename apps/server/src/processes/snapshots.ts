@@ -2,7 +2,10 @@ import type { ProcessSnapshot, RunError, RunSnapshot } from '@mci/protocol';
 import type { StoredProcess, StoredRun } from './process-store.ts';
 
 /** The fields of a run a snapshot shows (everything but outputs and logs). */
-export type RunFields = Omit<RunSnapshot, 'outputs' | 'stdout' | 'stderr'>;
+export type RunFields = Omit<RunSnapshot, 'outputs' | 'stdout' | 'stderr'> & {
+  /** The approvals a suspended run waits for (not stored with the run: read from the approvals). */
+  pendingApprovals?: string[];
+};
 
 /** The wire form of an error: name, message, line, column (never the host stack). */
 export function toRunError(error: {
@@ -44,6 +47,7 @@ export function toSnapshot(record: StoredProcess, run: RunFields | undefined): P
   };
   if (run?.error) snapshot.error = run.error;
   if (record.metadata) snapshot.metadata = record.metadata;
+  if (record.state === 'suspended' && run?.pendingApprovals) snapshot.pendingApprovals = run.pendingApprovals;
   if (run?.queuedAt) snapshot.queuedAt = run.queuedAt;
   if (run?.startedAt) snapshot.startedAt = run.startedAt;
   if (run?.endedAt) snapshot.endedAt = run.endedAt;

@@ -3,6 +3,7 @@ import type { ProcessState, ProcessStatus } from '@mci/client';
 const ICONS: Record<string, string> = {
   queued: '◷',
   running: '▶',
+  suspended: '⏸',
   terminating: '■',
   success: '✓',
   failed: '✗',

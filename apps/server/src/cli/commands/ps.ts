@@ -19,6 +19,7 @@ export default defineCommand<PsOptions>({
         new Option('--state <state>', 'only this state').choices([
           'queued',
           'running',
+          'suspended',
           'terminating',
           'idle',
         ]),

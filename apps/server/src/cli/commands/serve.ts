@@ -177,6 +177,8 @@ export default defineCommand<ServeOptions>({
         },
         heartbeatMs: settings.heartbeatMs,
         shutdownGraceMs: settings.shutdownGraceMs,
+        policies: settings.policies,
+        ...(settings.approvalTimeoutMs !== undefined && { approvalTimeoutMs: settings.approvalTimeoutMs }),
         logger,
         ...storage,
         chat: await chatSettings(options, io.cwd),

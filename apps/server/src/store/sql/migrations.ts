@@ -267,6 +267,55 @@ export const MIGRATIONS: readonly Migration[] = [
       }
     },
   },
+  {
+    version: 7,
+    description: 'policies, approvals and the call logs of suspended runs (docs/approvals.md)',
+    async up(db, engine) {
+      const { id } = engine.types;
+      await db.schema
+        .createTable('policies')
+        .addColumn('name', 'text', (c) => c.primaryKey())
+        .addColumn('rules', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .addColumn('updated_by', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('approvals')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('pid', id, (c) => c.notNull())
+        .addColumn('run', 'integer', (c) => c.notNull())
+        .addColumn('principal', 'text', (c) => c.notNull())
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('tool', 'text')
+        .addColumn('input', 'text')
+        .addColumn('method', 'text')
+        .addColumn('url', 'text')
+        .addColumn('position', 'integer', (c) => c.notNull())
+        .addColumn('state', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .addColumn('decided_at', 'text')
+        .addColumn('decided_by', 'text')
+        .addColumn('reason', 'text')
+        .execute();
+      await db.schema.createIndex('approvals_pid').on('approvals').columns(['pid', 'run']).execute();
+      await db.schema
+        .createIndex('approvals_state')
+        .on('approvals')
+        .columns(['state', 'expires_at'])
+        .execute();
+      await withoutRowid(
+        engine,
+        db.schema
+          .createTable('run_calls')
+          .addColumn('pid', id, (c) => c.notNull())
+          .addColumn('run', 'integer', (c) => c.notNull())
+          .addColumn('calls', 'text', (c) => c.notNull())
+          .addColumn('delivered', 'text', (c) => c.notNull())
+          .addPrimaryKeyConstraint('run_calls_pk', ['pid', 'run']),
+      ).execute();
+    },
+  },
 ];
 
 /** The schema version this server writes. */

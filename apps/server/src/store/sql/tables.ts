@@ -121,6 +121,46 @@ export interface EventLogTable {
   node: string;
 }
 
+/** Policy rules set at run time (`name` 'current'; the config file's rules until one is stored). */
+export interface PoliciesTable {
+  name: string;
+  /** JSON text of the rules, in order. */
+  rules: string;
+  updated_at: string;
+  updated_by: string;
+}
+
+/** One approval (see `Approval` of `@mci/protocol`); `input` is JSON text. */
+export interface ApprovalsTable {
+  id: string;
+  pid: number;
+  run: number;
+  principal: string;
+  kind: string;
+  tool: string | null;
+  input: string | null;
+  method: string | null;
+  url: string | null;
+  position: number;
+  state: string;
+  created_at: string;
+  expires_at: string;
+  decided_at: string | null;
+  decided_by: string | null;
+  reason: string | null;
+}
+
+/**
+ * What a suspended run replays when it resumes: its call log (JSON array, by position, null for a
+ * call that did not finish) and how much of its outputs and logs were delivered (JSON).
+ */
+export interface RunCallsTable {
+  pid: number;
+  run: number;
+  calls: string;
+  delivered: string;
+}
+
 /** The process database. */
 export interface Database {
   processes: ProcessesTable;
@@ -133,6 +173,9 @@ export interface Database {
   chat_messages: ChatMessagesTable;
   nodes: NodesTable;
   event_log: EventLogTable;
+  policies: PoliciesTable;
+  approvals: ApprovalsTable;
+  run_calls: RunCallsTable;
 }
 
 /** A connection to the process database, or a transaction on one. */
