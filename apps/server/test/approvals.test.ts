@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from './support/http.ts';
+import { mci } from './support/mci.ts';
+import { freshDatabase } from './support/postgres.ts';
 import { type Json, serveProcesses } from './support/serve-process.ts';
 
 // Policies and approvals through `mci serve`, with http tools in front of a real local service that
@@ -124,7 +126,7 @@ describe('approvals', () => {
     const pid = created.body.pid as number;
     const waiting = await suspended(alice, pid);
     expect(waiting.pendingApprovals).toHaveLength(1);
-    const [id] = waiting.pendingApprovals as string[];
+    const [id] = waiting.pendingApprovals as [string];
     expect(count('/lookup')).toBe(2);
     expect(count('/charge')).toBe(0);
     expect(count('/delete_all')).toBe(0);
@@ -184,13 +186,26 @@ approvals: { timeoutMs: 1500 }
     const charges = count('/charge');
 
     const denied = (await alice('POST', '/processes', { code: catching })).body.pid as number;
-    const [deniedId] = (await suspended(alice, denied)).pendingApprovals as string[];
+    const [deniedId] = (await suspended(alice, denied)).pendingApprovals as [string];
     // Bob neither sees nor decides Alice's approval; an operator sees it.
     expect((await bob('GET', `/approvals/${deniedId}`)).status).toBe(404);
     expect((await bob('POST', `/approvals/${deniedId}/deny`)).status).toBe(404);
     expect((await bob('GET', '/approvals')).body.items).toEqual([]);
     expect((await op('GET', `/approvals?pid=${denied}`)).body.items).toHaveLength(1);
-    expect((await alice('POST', `/approvals/${deniedId}/deny`, { reason: 'not today' })).status).toBe(200);
+    // The command line lists and decides as the token's principal.
+    const env = { MCI_URL: url, MCI_TOKEN: 'alice-token' };
+    const listed = await mci(['approvals'], { env });
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(
+      new RegExp(`^${deniedId}  pending   pid ${denied}  charge\\(\\{"amount":1\\}\\)`),
+    );
+    expect((await mci(['deny', deniedId], { env: { ...env, MCI_TOKEN: 'bob-token' } })).code).toBe(1);
+    const deniedRun = await mci(['deny', deniedId, '--reason', 'not today'], { env });
+    expect(deniedRun.code).toBe(0);
+    expect(deniedRun.stdout).toContain('denied    pid');
+    const again = await mci(['approve', deniedId], { env });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(`approval ${deniedId} is denied: only a pending approval can be decided`);
     await idle(alice, denied);
     expect((await alice('GET', `/processes/${denied}/runs/1`)).body.outputs).toEqual([
       ['APPROVAL_DENIED', 'Tool charge failed: the call of charge was denied by alice: not today'],
@@ -203,7 +218,7 @@ approvals: { timeoutMs: 1500 }
     expect(code).toBe('APPROVAL_EXPIRED');
 
     const killed = (await alice('POST', '/processes', { code: catching })).body.pid as number;
-    const [killedId] = (await suspended(alice, killed)).pendingApprovals as string[];
+    const [killedId] = (await suspended(alice, killed)).pendingApprovals as [string];
     expect((await bob('POST', `/processes/${killed}/signals/kill`, {})).status).toBe(404);
     expect((await alice('POST', `/processes/${killed}/signals/kill`, {})).status).toBe(200);
     expect(await processOf(alice, killed)).toMatchObject({ state: 'idle', status: 'canceled' });
@@ -289,14 +304,14 @@ approvals: { timeoutMs: 1500 }
       await tools.lookup({ again: Date.now() });`;
     const pid = (await alice('POST', '/processes', { code: diverging.replace('Date.now() % 2', '1') })).body
       .pid as number;
-    const [id] = (await suspended(alice, pid)).pendingApprovals as string[];
+    const [id] = (await suspended(alice, pid)).pendingApprovals as [string];
     // The replay calls lookup with the same input, then the approved charge acts once, then new calls go on.
     expect((await alice('POST', `/approvals/${id}/approve`)).status).toBe(200);
     expect((await idle(alice, pid)).status).toBe('success');
 
     const random = `await tools.lookup({ n: Math.random() < 2 ? Date.now() : 0 }); await tools.charge({ amount: 2 });`;
     const drifting = (await alice('POST', '/processes', { code: random })).body.pid as number;
-    const [driftId] = (await suspended(alice, drifting)).pendingApprovals as string[];
+    const [driftId] = (await suspended(alice, drifting)).pendingApprovals as [string];
     await new Promise((resolve) => setTimeout(resolve, 5));
     await alice('POST', `/approvals/${driftId}/approve`);
     const failed = await idle(alice, drifting);
@@ -305,5 +320,44 @@ approvals: { timeoutMs: 1500 }
     expect(failed.error.message).toContain('call 1');
     server.child.kill('SIGTERM');
     await server.exited;
+  });
+
+  it('on a 2-node cluster: the node that ran it is killed -9, the other node approves and runs it', {
+    timeout: 120_000,
+  }, async () => {
+    await using db = await freshDatabase();
+    const node = (name: string) =>
+      serve([
+        '--config',
+        'config.yaml',
+        '--db',
+        db.url,
+        '--cluster',
+        '--node',
+        name,
+        '--node-lease-ms',
+        '2000',
+      ]);
+    const a = node('a');
+    const b = node('b');
+    const onA = client(await a.url, 'alice-token');
+    const onB = client(await b.url, 'alice-token');
+    const before = { lookup: count('/lookup'), charge: count('/charge') };
+    const pid = (await onA('POST', '/processes', { code: PROGRAM })).body.pid as number;
+    const [id] = (await suspended(onA, pid)).pendingApprovals as [string];
+    a.child.kill('SIGKILL');
+    await a.exited;
+    expect(await processOf(onB, pid)).toMatchObject({ state: 'suspended', pendingApprovals: [id] });
+    expect((await onB('POST', `/approvals/${id}/approve`)).status).toBe(200);
+    expect(await idle(onB, pid)).toMatchObject({ status: 'success' });
+    expect(count('/lookup') - before.lookup).toBe(2);
+    expect(count('/charge') - before.charge).toBe(1);
+    expect((await onB('GET', `/processes/${pid}/runs/1`)).body.outputs).toEqual([
+      'lookup ',
+      'POLICY_DENIED',
+      'charge {"amount":5}',
+    ]);
+    b.child.kill('SIGTERM');
+    await b.exited;
   });
 });

@@ -366,7 +366,9 @@ describe('mci serve --cluster', () => {
     const [c1, c2] = cluster.clients as [MciClient, MciClient];
     const seen = record(c1);
     const pids: number[] = [];
-    for (let i = 0; i < 12; i++) pids.push((await c1.createProcess(`output(${i})`, { autorun: false })).pid);
+    // Each run lasts a second, so the second signal finds it queued or running even when it arrives late.
+    const program = (i: number) => `await new Promise((r) => setTimeout(r, 1000)); output(${i})`;
+    for (let i = 0; i < 12; i++) pids.push((await c1.createProcess(program(i), { autorun: false })).pid);
     // Committed, so node 2 reads them too.
     for (const pid of pids)
       while (

@@ -1,4 +1,6 @@
 import type {
+  Approval,
+  ApprovalPage,
   HelloMessage,
   ProcessCreateRequest,
   ProcessListRequest,
@@ -15,6 +17,7 @@ import { ClientError } from './client-error.ts';
 import { Connection, type ConnectionState } from './connection.ts';
 import { eventMatches, targetKey } from './event-target.ts';
 import { Feed, type FeedOwner, type SubscribeOptions, type Subscription } from './feed.ts';
+import type { ApprovalListOptions } from './http-api.ts';
 import { HttpApi } from './http-api.ts';
 import { isFinished, runToWaitFor, toSnapshot } from './process-events.ts';
 import { resolveServerUrls } from './server-url.ts';
@@ -196,6 +199,35 @@ export class MciClient implements FeedOwner {
   /** The code a process runs, over HTTP. */
   getCode(pid: number): Promise<string> {
     return this.#http.code(pid);
+  }
+
+  /**
+   * Approvals this client may see (an operator's: all), oldest first, a page at a time, over HTTP
+   * (docs/approvals.md).
+   */
+  listApprovals(options: ApprovalListOptions = {}): Promise<ApprovalPage> {
+    return this.#http.approvals(options);
+  }
+
+  /** One approval. @throws ClientError `NOT_FOUND` */
+  getApproval(id: string): Promise<Approval> {
+    return this.#http.approval(id);
+  }
+
+  /**
+   * Approves pending approval `id`: its process resumes and the call acts.
+   * @throws ClientError `NOT_PENDING` when it was decided already (or expired, or its process was killed).
+   */
+  approve(id: string, options: { reason?: string } = {}): Promise<Approval> {
+    return this.#http.decide(id, 'approve', options.reason);
+  }
+
+  /**
+   * Denies pending approval `id`: its process resumes and the call rejects with `APPROVAL_DENIED`.
+   * @throws ClientError `NOT_PENDING` when it was decided already.
+   */
+  deny(id: string, options: { reason?: string } = {}): Promise<Approval> {
+    return this.#http.decide(id, 'deny', options.reason);
   }
 
   /**

@@ -1,8 +1,26 @@
-import { ErrorBodySchema, type RunSnapshot, RunSnapshotSchema } from '@mci/protocol';
+import {
+  type Approval,
+  type ApprovalPage,
+  ApprovalPageSchema,
+  ApprovalSchema,
+  type ApprovalState,
+  ErrorBodySchema,
+  type RunSnapshot,
+  RunSnapshotSchema,
+} from '@mci/protocol';
 import { ClientError } from './client-error.ts';
 
+/** A filter of {@link HttpApi.approvals}: `cursor` is the `nextCursor` of the previous page. */
+export interface ApprovalListOptions {
+  state?: ApprovalState;
+  pid?: number;
+  cursor?: string;
+  /** Items per page (1-1000). @default 100 */
+  limit?: number;
+}
+
 /**
- * The few reads the WebSocket protocol does not carry (a run's outputs and logs, a process's code),
+ * What the WebSocket protocol does not carry (a run's outputs and logs, a process's code, approvals),
  * over the server's HTTP API on the same port, with the same token as a Bearer header.
  */
 export class HttpApi {
@@ -18,10 +36,7 @@ export class HttpApi {
 
   /** `GET /processes/:pid/runs/:n`. @throws ClientError (`NOT_FOUND`, `UNAUTHORIZED`, `CONNECT_FAILED`, ...) */
   async run(pid: number, run: number): Promise<RunSnapshot> {
-    const parsed = RunSnapshotSchema.safeParse(await this.#get(`/processes/${pid}/runs/${run}`, 'json'));
-    if (!parsed.success)
-      throw new ClientError('PROTOCOL', `unexpected answer from the server: ${parsed.error.message}`);
-    return parsed.data;
+    return parseAnswer(RunSnapshotSchema, await this.#get(`/processes/${pid}/runs/${run}`, 'json'));
   }
 
   /** `GET /processes/:pid/code`. */
@@ -29,32 +44,79 @@ export class HttpApi {
     return (await this.#get(`/processes/${pid}/code`, 'text')) as string;
   }
 
-  async #get(path: string, as: 'json' | 'text'): Promise<unknown> {
+  /** `GET /approvals` (docs/approvals.md). */
+  async approvals(options: ApprovalListOptions = {}): Promise<ApprovalPage> {
+    const query = new URLSearchParams(
+      Object.entries(options)
+        .filter(([, value]) => value !== undefined)
+        .map(([key, value]): [string, string] => [key, String(value)]),
+    );
+    const answer = await this.#get(`/approvals${query.size > 0 ? `?${query}` : ''}`, 'json');
+    return parseAnswer(ApprovalPageSchema, answer);
+  }
+
+  /** `GET /approvals/:id`. */
+  async approval(id: string): Promise<Approval> {
+    return parseAnswer(ApprovalSchema, await this.#get(`/approvals/${encodeURIComponent(id)}`, 'json'));
+  }
+
+  /** `POST /approvals/:id/approve` or `/deny`. @throws ClientError `NOT_PENDING` once decided. */
+  async decide(id: string, decision: 'approve' | 'deny', reason?: string): Promise<Approval> {
+    const answer = await this.#request(
+      'POST',
+      `/approvals/${encodeURIComponent(id)}/${decision}`,
+      'json',
+      reason === undefined ? {} : { reason },
+    );
+    return parseAnswer(ApprovalSchema, answer);
+  }
+
+  #get(path: string, as: 'json' | 'text'): Promise<unknown> {
+    return this.#request('GET', path, as);
+  }
+
+  async #request(method: string, path: string, as: 'json' | 'text', body?: unknown): Promise<unknown> {
     const url = `${this.#base}${path}`;
     let response: Response;
     try {
       response = await fetch(url, {
-        headers: this.#token === undefined ? {} : { Authorization: `Bearer ${this.#token}` },
+        method,
+        headers: {
+          ...(this.#token !== undefined && { Authorization: `Bearer ${this.#token}` }),
+          ...(body !== undefined && { 'Content-Type': 'application/json' }),
+        },
+        ...(body !== undefined && { body: JSON.stringify(body) }),
         signal: AbortSignal.timeout(this.#timeoutMs),
       });
     } catch (error) {
       const timedOut = (error as Error).name === 'TimeoutError';
       throw new ClientError(
         timedOut ? 'TIMEOUT' : 'CONNECT_FAILED',
-        `GET ${url}: ${(error as Error).message}`,
+        `${method} ${url}: ${(error as Error).message}`,
         { cause: error },
       );
     }
     if (!response.ok) {
-      const body = ErrorBodySchema.safeParse(await response.json().catch(() => undefined));
-      const code = body.success
-        ? body.data.code
+      const failure = ErrorBodySchema.safeParse(await response.json().catch(() => undefined));
+      const code = failure.success
+        ? failure.data.code
         : response.status === 401
           ? 'UNAUTHORIZED'
           : `HTTP_${response.status}`;
-      const message = body.success ? body.data.error : `GET ${path} answered ${response.status}`;
+      const message = failure.success ? failure.data.error : `${method} ${path} answered ${response.status}`;
       throw new ClientError(code, message);
     }
     return as === 'json' ? response.json() : response.text();
   }
+}
+
+/** `value` checked by `schema`. @throws ClientError `PROTOCOL` when it does not fit. */
+function parseAnswer<T>(
+  schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: Error } },
+  value: unknown,
+): T {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success)
+    throw new ClientError('PROTOCOL', `unexpected answer from the server: ${parsed.error.message}`);
+  return parsed.data;
 }

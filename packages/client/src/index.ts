@@ -2,6 +2,9 @@
 
 // Wire types, re-exported from @mci/protocol for convenience
 export type {
+  Approval,
+  ApprovalPage,
+  ApprovalState,
   ChatEvent,
   ChatMessage,
   Conversation,
@@ -40,6 +43,7 @@ export type { ClientErrorCode } from './client-error.ts';
 export { ClientError } from './client-error.ts';
 export type { ConnectionState } from './connection.ts';
 export type { SubscribeOptions, Subscription } from './feed.ts';
+export type { ApprovalListOptions } from './http-api.ts';
 export type { ServerUrls } from './server-url.ts';
 // URLs and transports
 export { resolveServerUrls } from './server-url.ts';

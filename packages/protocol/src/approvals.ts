@@ -46,3 +46,11 @@ export const ApprovalSchema = z.object({
 });
 /** @see ApprovalSchema */
 export type Approval = z.infer<typeof ApprovalSchema>;
+
+/** A page of `GET /approvals`, oldest first; `nextCursor` (absent on the last page) asks for the next. */
+export const ApprovalPageSchema = z.object({
+  items: z.array(ApprovalSchema),
+  nextCursor: z.string().optional(),
+});
+/** @see ApprovalPageSchema */
+export type ApprovalPage = z.infer<typeof ApprovalPageSchema>;

@@ -3,6 +3,8 @@
 // Approvals and policy decisions (docs/approvals.md)
 export {
   type Approval,
+  type ApprovalPage,
+  ApprovalPageSchema,
   ApprovalSchema,
   type ApprovalState,
   ApprovalStateSchema,

@@ -116,6 +116,10 @@ export class ClusterNode implements ClusterStore {
     return this.#pids.available();
   }
 
+  async renewEventIds(): Promise<void> {
+    await this.#eventIds.renew();
+  }
+
   pidReady(): Promise<void> {
     return this.#pids.ready();
   }

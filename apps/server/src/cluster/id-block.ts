@@ -67,6 +67,18 @@ export class IdBlock {
     }
   }
 
+  /**
+   * Drops the ids left in the current block and switches to a new one: every id taken afterwards is
+   * larger than every id any node was given before the call.
+   * @throws the database's error.
+   */
+  async renew(): Promise<void> {
+    await this.#reserving?.catch(() => {});
+    this.#ahead = undefined;
+    await this.#reserve();
+    this.#switch();
+  }
+
   #switch(): void {
     if (this.#ahead === undefined) return;
     this.#next = this.#ahead;

@@ -3,9 +3,9 @@ import { ServerEventSchema } from '@mci/protocol';
 import { describe, expect, it } from 'vitest';
 import { ManualPool } from '../../test/support/manual-pool.ts';
 import { createProcessManager } from './process-manager.ts';
-import { EVENTS_PER_TURN } from './run-controller.ts';
 import type { Principal, ProcessManagerOptions } from './process-manager-types.ts';
 import type { EventRoute } from './process-store.ts';
+import { EVENTS_PER_TURN } from './run-controller.ts';
 import { ServerError } from './server-error.ts';
 
 // Fast, deterministic tests of the scheduling logic over an in-memory pool the test drives.
@@ -419,7 +419,7 @@ describe('process manager: ownership, events and replay', () => {
     // Sandbox events are delivered once per event-loop turn.
     await new Promise((resolve) => setImmediate(resolve));
     let stats = manager.stats();
-    expect(stats.byState).toEqual({ queued: 1, running: 1, terminating: 0, idle: 1 });
+    expect(stats.byState).toEqual({ queued: 1, running: 1, suspended: 0, terminating: 0, idle: 1 });
     expect(stats).toMatchObject({
       queueLength: 1,
       running: 1,

@@ -49,7 +49,13 @@ describe('restart on a store that already holds processes', () => {
     expect(await restarted.wait(4, alice)).toMatchObject({ status: 'success', run: 1 });
     expect((await restarted.create({ code: 'new', autorun: false }, alice)).pid).toBe(5);
     expect((await restarted.signal(2, 'run', alice)).run).toBe(2);
-    expect(restarted.stats().byState).toEqual({ queued: 0, running: 1, terminating: 0, idle: 4 });
+    expect(restarted.stats().byState).toEqual({
+      queued: 0,
+      running: 1,
+      suspended: 0,
+      terminating: 0,
+      idle: 4,
+    });
   });
 });
 

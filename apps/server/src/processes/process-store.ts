@@ -127,6 +127,12 @@ export interface ClusterStore {
    * its `seq` (its position in the cluster's event log). Ids are reserved ahead of use.
    */
   nextEventId(): number;
+  /**
+   * Makes every event id taken from now on larger than every id any node was given so far (a run that
+   * resumes here after outputs on another node keeps its outputs in order).
+   * @throws StoreError `STORE_UNAVAILABLE` when the database cannot reserve ids.
+   */
+  renewEventIds(): Promise<void>;
   /** The node that runs process `pid` (the database's view; undefined when it is idle or unknown). */
   nodeOf(pid: number): Promise<string | undefined>;
   /** Processes waiting in the queues of the other nodes, as of this node's last lease renewal. */

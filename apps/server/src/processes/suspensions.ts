@@ -117,8 +117,11 @@ export class Suspensions {
     const record = await store.getProcess(pid);
     if (record?.state !== 'suspended') return;
     const run = await store.getRun(pid, record.runs);
+    const replay = await this.#approvals.replayOf(pid, record.runs);
+    // The run may have begun on another node: its outputs from here on must sort after those.
+    await store.cluster?.renewEventIds();
     const live = this.#revive(record, run);
-    live.replay = await this.#approvals.replayOf(pid, record.runs);
+    live.replay = replay;
     const from = { state: record.state, status: record.status };
     record.state = live.run.state = 'queued';
     store.updateRun(pid, live.run.run, { state: 'queued', status: null });

@@ -73,6 +73,21 @@ export const commands: readonly CommandEntry[] = [
     load: () => import('./kill.ts'),
   },
   {
+    name: 'approvals',
+    description: 'list approvals that suspended processes wait for (pending ones by default)',
+    load: () => import('./approvals.ts'),
+  },
+  {
+    name: 'approve',
+    description: 'approve pending approvals: their processes resume and the calls act',
+    load: () => import('./approve.ts'),
+  },
+  {
+    name: 'deny',
+    description: 'deny pending approvals (--reason): the calls reject with APPROVAL_DENIED',
+    load: () => import('./deny.ts'),
+  },
+  {
     name: 'rerun',
     description: 'run idle processes again (a new run each; earlier runs stay readable)',
     load: () => import('./rerun.ts'),

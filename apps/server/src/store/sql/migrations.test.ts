@@ -21,6 +21,8 @@ import type { Database } from './tables.ts';
 // `stored_bytes` at version 4 with the sizes V3_ROWS expects, refuses other databases with the
 // messages of docs/storage.md and docs/cluster.md, and opens the fixtures without changing them.
 
+/** The migrations of the release whose databases the schema-6 fixtures are. */
+const SCHEMA_6 = MIGRATIONS.slice(0, 6);
 const FIXTURES = fileURLToPath(new URL('../../../test/fixtures/schema-6/', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'mci-sql-migrations-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -132,7 +134,7 @@ const expectedBytes = [...V3_ROWS.expected].map(([pid, bytes]) => ({ pid, stored
 describe('SQLite', () => {
   it('builds the schema of the schema-6 fixture', async () => {
     const built = new DatabaseSync(':memory:');
-    expect(await migrateSqlite(built)).toEqual({ from: 0, to: SCHEMA_VERSION });
+    expect(await migrateSqlite(built, ':memory:', SCHEMA_6)).toEqual({ from: 0, to: 6 });
     const schema = sqliteSchema(built);
     expect(schema).toEqual(sqliteFixtureSchema());
     expect(schema.userVersion).toBe(6);
@@ -154,12 +156,12 @@ describe('SQLite', () => {
     db.exec(V3_ROWS.processes);
     db.exec(V3_ROWS.outputs((hex) => `X'${hex}'`));
     db.exec(V3_ROWS.logs);
-    expect(await migrateSqlite(db)).toEqual({ from: 3, to: 6 });
+    expect(await migrateSqlite(db, ':memory:', SCHEMA_6)).toEqual({ from: 3, to: 6 });
     expect(db.prepare('SELECT pid, stored_bytes FROM processes ORDER BY pid').all()).toEqual(expectedBytes);
     expect(sqliteSchema(db)).toEqual(sqliteFixtureSchema());
   });
 
-  it('opens the schema-6 fixture in place and changes nothing', async () => {
+  it('opens the schema-6 fixture in place with the schema-6 migrations and changes nothing', async () => {
     const path = sqliteFixture('schema-6.db');
     const before = sha256(path);
     const db = new DatabaseSync(path);
@@ -167,11 +169,23 @@ describe('SQLite', () => {
     const rows = Object.fromEntries(
       ['processes', 'runs', 'outputs', 'logs', 'events', 'counters'].map((t) => [t, sqliteRows(db, t)]),
     );
-    expect(await migrateSqlite(db, path)).toEqual({ from: 6, to: 6 });
+    expect(await migrateSqlite(db, path, SCHEMA_6)).toEqual({ from: 6, to: 6 });
     expect(sqliteSchema(db)).toEqual(schema);
     expect(Object.fromEntries(Object.keys(rows).map((t) => [t, sqliteRows(db, t)]))).toEqual(rows);
     db.close();
     expect(sha256(path)).toBe(before);
+  });
+
+  it('migrates a copy of the schema-6 fixture to this version, keeping every row', async () => {
+    const path = join(dir, 'schema-6-copy.db');
+    copyFileSync(sqliteFixture('schema-6.db'), path);
+    const db = new DatabaseSync(path);
+    const tables = ['processes', 'runs', 'outputs', 'logs', 'events', 'counters'];
+    const rows = Object.fromEntries(tables.map((t) => [t, sqliteRows(db, t)]));
+    expect(await migrateSqlite(db, path)).toEqual({ from: 6, to: SCHEMA_VERSION });
+    expect(Object.fromEntries(tables.map((t) => [t, sqliteRows(db, t)]))).toEqual(rows);
+    for (const table of ['policies', 'approvals', 'run_calls']) expect(sqliteRows(db, table)).toEqual([]);
+    db.close();
   });
 
   it('refuses an SQLite database of another application, and changes nothing', async () => {
@@ -196,7 +210,7 @@ describe('SQLite', () => {
     const error = await rejection(migrateSqlite(db, '/data/mci.db'));
     expect(error).toMatchObject({ name: 'StoreError', code: 'STORE_TOO_NEW', path: '/data/mci.db' });
     expect(error.message).toBe(
-      'the process database /data/mci.db has schema version 99, newer than this server supports (6); upgrade mci, or pass another --db',
+      `the process database /data/mci.db has schema version 99, newer than this server supports (${SCHEMA_VERSION}); upgrade mci, or pass another --db`,
     );
   });
 
@@ -204,7 +218,7 @@ describe('SQLite', () => {
     const db = new DatabaseSync(':memory:');
     await migrateSqlite(db);
     const failing: Migration = {
-      version: 7,
+      version: SCHEMA_VERSION + 1,
       description: 'fails halfway',
       async up(trx) {
         await trx.schema.createTable('halfway').addColumn('x', 'integer').execute();
@@ -212,7 +226,7 @@ describe('SQLite', () => {
       },
     };
     await expect(migrateSqlite(db, ':memory:', [...MIGRATIONS, failing])).rejects.toThrow('step failed');
-    expect(pragmaRows(db, 'user_version')).toEqual([{ user_version: 6 }]);
+    expect(pragmaRows(db, 'user_version')).toEqual([{ user_version: SCHEMA_VERSION }]);
     expect(db.prepare("SELECT name FROM sqlite_schema WHERE name = 'halfway'").get()).toBeUndefined();
     expect(db.isTransaction).toBe(false);
   });
@@ -316,7 +330,7 @@ async function postgresFixtureStructure() {
 describe('PostgreSQL', () => {
   it('builds the schema of the schema-6 fixture', async () => {
     await using built = await freshDatabase();
-    expect(await migratePg(built.url)).toEqual({ from: 0, to: SCHEMA_VERSION });
+    expect(await migratePg(built.url, SCHEMA_6)).toEqual({ from: 0, to: 6 });
     const { counters, ...schema } = await postgresSchema(built.url);
     expect(schema).toEqual(await postgresFixtureStructure());
     expect(counters).toEqual([
@@ -338,7 +352,7 @@ describe('PostgreSQL', () => {
       db.url,
       [V3_ROWS.processes, V3_ROWS.outputs((hex) => `decode('${hex}', 'hex')`), V3_ROWS.logs].join(';\n'),
     );
-    expect(await migratePg(db.url)).toEqual({ from: 3, to: 6 });
+    expect(await migratePg(db.url, SCHEMA_6)).toEqual({ from: 3, to: 6 });
     const bytes = await withKysely(db.url, (kysely) =>
       kysely.selectFrom('processes').select(['pid', 'stored_bytes']).orderBy('pid').execute(),
     );
@@ -347,13 +361,23 @@ describe('PostgreSQL', () => {
     expect(structure).toEqual(await postgresFixtureStructure());
   });
 
-  it('opens the schema-6 fixture in place and changes nothing', async () => {
+  it('opens the schema-6 fixture with the schema-6 migrations and changes nothing, then migrates it', async () => {
     await using fixture = await postgresFixture();
     const schema = await postgresSchema(fixture.url);
     const rows = await postgresRows(fixture.url);
-    expect(await migratePg(fixture.url)).toEqual({ from: 6, to: 6 });
+    expect(await migratePg(fixture.url, SCHEMA_6)).toEqual({ from: 6, to: 6 });
     expect(await postgresSchema(fixture.url)).toEqual(schema);
     expect(await postgresRows(fixture.url)).toEqual(rows);
+    // Then to this version: every row stays; the new tables are empty.
+    expect(await migratePg(fixture.url)).toEqual({ from: 6, to: SCHEMA_VERSION });
+    const empty = { n: '0', digest: expect.any(String) };
+    expect(await postgresRows(fixture.url)).toEqual({
+      ...rows,
+      mci_schema: expect.anything(),
+      policies: empty,
+      approvals: empty,
+      run_calls: empty,
+    });
   });
 
   it('refuses a database of a newer server, and says what to do on every node', async () => {
@@ -363,7 +387,7 @@ describe('PostgreSQL', () => {
     const error = await rejection(migratePg(db.url));
     expect(error).toMatchObject({ name: 'StoreError', code: 'STORE_TOO_NEW', path: db.url });
     expect(error.message).toBe(
-      `the process database ${db.url} has schema version 99, newer than this server supports (6); upgrade mci on every node, or pass another --db`,
+      `the process database ${db.url} has schema version 99, newer than this server supports (${SCHEMA_VERSION}); upgrade mci on every node, or pass another --db`,
     );
   });
 
@@ -380,7 +404,7 @@ describe('PostgreSQL', () => {
     await using db = await freshDatabase();
     await migratePg(db.url);
     const failing: Migration = {
-      version: 7,
+      version: SCHEMA_VERSION + 1,
       description: 'fails halfway',
       async up(trx) {
         await trx.schema.createTable('halfway').addColumn('x', 'integer').execute();
@@ -389,7 +413,7 @@ describe('PostgreSQL', () => {
     };
     await expect(migratePg(db.url, [...MIGRATIONS, failing])).rejects.toThrow('step failed');
     const schema = await postgresSchema(db.url);
-    expect(schema.version).toEqual([{ one: true, version: 6 }]);
+    expect(schema.version).toEqual([{ one: true, version: SCHEMA_VERSION }]);
     expect(schema.columns.some((c) => c.table_name === 'halfway')).toBe(false);
   });
 });
