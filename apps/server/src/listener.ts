@@ -84,6 +84,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     originPolicy,
     ...(logger && { logger }),
     ...(options.chat && { chat: options.chat }),
+    ...(options.approvals && { approvals: options.approvals }),
   });
   const app = createHttpApp({
     manager,

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect, type ServerEvent } from '@mci/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from './support/http.ts';
 import { mci } from './support/mci.ts';
@@ -359,5 +360,43 @@ approvals: { timeoutMs: 1500 }
     ]);
     b.child.kill('SIGTERM');
     await b.exited;
+  });
+
+  it('over the WebSocket: approval events to those who see the process, approval.decide', {
+    timeout: 60_000,
+  }, async () => {
+    const server = serve(['--config', 'config.yaml', '--db', join(dir, 'ws.db')]);
+    const url = await server.url;
+    await using alice = await connect(url, { token: 'alice-token' });
+    await using bob = await connect(url, { token: 'bob-token' });
+    const seen: Record<string, ServerEvent[]> = { alice: [], bob: [] };
+    alice.subscribe({ all: true }, { onEvent: (event) => seen.alice!.push(event) });
+    bob.subscribe({ all: true }, { onEvent: (event) => seen.bob!.push(event) });
+    const { pid } = await alice.createProcess('output((await tools.charge({ amount: 3 })).content[0].text)');
+    const approvalEvents = () => seen.alice!.filter((event) => event.type === 'approval');
+    await until(
+      async () => approvalEvents(),
+      (events) => events.length === 1,
+      'the pending approval event',
+    );
+    const [asked] = approvalEvents();
+    expect(asked).toMatchObject({
+      type: 'approval',
+      pid,
+      run: 1,
+      approval: { state: 'pending', tool: 'charge' },
+    });
+    const id = (asked as { approval: { id: string } }).approval.id;
+    await expect(bob.approve(id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    expect(await alice.approve(id, { reason: 'ok' })).toMatchObject({ id, state: 'approved', reason: 'ok' });
+    await expect(alice.deny(id)).rejects.toMatchObject({ code: 'NOT_PENDING' });
+    expect(await alice.wait(pid, { timeoutMs: 30_000 })).toMatchObject({ state: 'idle', status: 'success' });
+    expect(
+      approvalEvents().map((event) => (event as { approval: { state: string } }).approval.state),
+    ).toEqual(['pending', 'approved']);
+    expect(seen.bob).toEqual([]);
+    expect((await alice.listApprovals({ state: 'approved' })).items.map((a) => a.id)).toEqual([id]);
+    server.child.kill('SIGTERM');
+    await server.exited;
   });
 });

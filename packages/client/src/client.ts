@@ -219,7 +219,7 @@ export class MciClient implements FeedOwner {
    * @throws ClientError `NOT_PENDING` when it was decided already (or expired, or its process was killed).
    */
   approve(id: string, options: { reason?: string } = {}): Promise<Approval> {
-    return this.#http.decide(id, 'approve', options.reason);
+    return this.#decide(id, 'approve', options.reason);
   }
 
   /**
@@ -227,7 +227,18 @@ export class MciClient implements FeedOwner {
    * @throws ClientError `NOT_PENDING` when it was decided already.
    */
   deny(id: string, options: { reason?: string } = {}): Promise<Approval> {
-    return this.#http.decide(id, 'deny', options.reason);
+    return this.#decide(id, 'deny', options.reason);
+  }
+
+  /** `approval.decide` over the WebSocket. */
+  async #decide(approvalId: string, decision: 'approve' | 'deny', reason: string | undefined) {
+    const message = {
+      type: 'approval.decide' as const,
+      approvalId,
+      decision,
+      ...(reason !== undefined && { reason }),
+    };
+    return (await this.#connection.request(message)).approval;
   }
 
   /**

@@ -60,39 +60,19 @@ export class HttpApi {
     return parseAnswer(ApprovalSchema, await this.#get(`/approvals/${encodeURIComponent(id)}`, 'json'));
   }
 
-  /** `POST /approvals/:id/approve` or `/deny`. @throws ClientError `NOT_PENDING` once decided. */
-  async decide(id: string, decision: 'approve' | 'deny', reason?: string): Promise<Approval> {
-    const answer = await this.#request(
-      'POST',
-      `/approvals/${encodeURIComponent(id)}/${decision}`,
-      'json',
-      reason === undefined ? {} : { reason },
-    );
-    return parseAnswer(ApprovalSchema, answer);
-  }
-
-  #get(path: string, as: 'json' | 'text'): Promise<unknown> {
-    return this.#request('GET', path, as);
-  }
-
-  async #request(method: string, path: string, as: 'json' | 'text', body?: unknown): Promise<unknown> {
+  async #get(path: string, as: 'json' | 'text'): Promise<unknown> {
     const url = `${this.#base}${path}`;
     let response: Response;
     try {
       response = await fetch(url, {
-        method,
-        headers: {
-          ...(this.#token !== undefined && { Authorization: `Bearer ${this.#token}` }),
-          ...(body !== undefined && { 'Content-Type': 'application/json' }),
-        },
-        ...(body !== undefined && { body: JSON.stringify(body) }),
+        headers: this.#token === undefined ? {} : { Authorization: `Bearer ${this.#token}` },
         signal: AbortSignal.timeout(this.#timeoutMs),
       });
     } catch (error) {
       const timedOut = (error as Error).name === 'TimeoutError';
       throw new ClientError(
         timedOut ? 'TIMEOUT' : 'CONNECT_FAILED',
-        `${method} ${url}: ${(error as Error).message}`,
+        `GET ${url}: ${(error as Error).message}`,
         { cause: error },
       );
     }
@@ -103,7 +83,7 @@ export class HttpApi {
         : response.status === 401
           ? 'UNAUTHORIZED'
           : `HTTP_${response.status}`;
-      const message = failure.success ? failure.data.error : `${method} ${path} answered ${response.status}`;
+      const message = failure.success ? failure.data.error : `GET ${path} answered ${response.status}`;
       throw new ClientError(code, message);
     }
     return as === 'json' ? response.json() : response.text();

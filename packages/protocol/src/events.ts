@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ApprovalSchema } from './approvals.ts';
 import { IntentAttributesSchema, ProcessSnapshotSchema } from './snapshot.ts';
 
 /**
@@ -102,6 +103,22 @@ export const StreamResultEventSchema = z.object({
 /** @see StreamResultEventSchema */
 export type StreamResultEvent = z.infer<typeof StreamResultEventSchema>;
 
+/**
+ * An approval of process `pid` was asked for (`pending`: the process is `suspended`) or decided
+ * (`approved`, `denied`, `expired`, `canceled`); see docs/approvals.md. Sent to those who see the
+ * process.
+ */
+export const ApprovalEventSchema = z.object({
+  type: z.literal('approval'),
+  seq: SeqSchema,
+  pid: z.number().int().positive(),
+  run: z.number().int().positive(),
+  ...ProcessRouteShape,
+  approval: ApprovalSchema,
+});
+/** @see ApprovalEventSchema */
+export type ApprovalEvent = z.infer<typeof ApprovalEventSchema>;
+
 /** Every server -> client event, discriminated by `type`; each carries the global `seq`. */
 export const ServerEventSchema = z.discriminatedUnion('type', [
   ProcessEventSchema,
@@ -110,6 +127,7 @@ export const ServerEventSchema = z.discriminatedUnion('type', [
   ToolEventSchema,
   IntentEventSchema,
   StreamResultEventSchema,
+  ApprovalEventSchema,
 ]);
 /** @see ServerEventSchema */
 export type ServerEvent = z.infer<typeof ServerEventSchema>;

@@ -60,6 +60,7 @@ export {
 export type { DistributiveOmit } from './distributive-omit.ts';
 // Event types
 export type {
+  ApprovalEvent,
   IntentEvent,
   LogEvent,
   OutputEvent,
@@ -71,6 +72,7 @@ export type {
 } from './events.ts';
 // Server -> client events (zod schemas)
 export {
+  ApprovalEventSchema,
   IntentEventSchema,
   LogEventSchema,
   OutputEventSchema,
@@ -82,6 +84,7 @@ export {
 } from './events.ts';
 // Message types
 export type {
+  ApprovalDecideRequest,
   ClientMessage,
   ClientMessageType,
   ErrorBody,
@@ -105,6 +108,7 @@ export type {
 } from './messages.ts';
 // Client -> server requests, replies and notices over the WebSocket (zod schemas)
 export {
+  ApprovalDecideRequestSchema,
   CLIENT_MESSAGE_TYPES,
   ClientMessageSchema,
   CodeSchema,

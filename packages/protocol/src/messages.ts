@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ApprovalSchema } from './approvals.ts';
 import { CHAT_REPLY_SCHEMAS, CHAT_REQUEST_SCHEMAS, ChatEventSchema } from './chat.ts';
 import { ServerEventSchema } from './events.ts';
 import { RequestIdSchema, replySchema as reply } from './request-id.ts';
@@ -160,6 +161,18 @@ export const StreamEndRequestSchema = z.strictObject({
   streamId: StreamIdSchema,
 });
 
+/**
+ * Approve or deny pending approval `approvalId` (docs/approvals.md): its process resumes. Only an
+ * operator or the owner of the process may; once decided, `NOT_PENDING`. Reply: `{ approval }`.
+ */
+export const ApprovalDecideRequestSchema = z.strictObject({
+  type: z.literal('approval.decide'),
+  id,
+  approvalId: z.string().min(1).max(64),
+  decision: z.enum(['approve', 'deny']),
+  reason: z.string().max(2000).optional(),
+});
+
 /** Every client -> server message, discriminated by `type`. */
 export const ClientMessageSchema = z.discriminatedUnion('type', [
   ProcessCreateRequestSchema,
@@ -171,6 +184,7 @@ export const ClientMessageSchema = z.discriminatedUnion('type', [
   StreamStartRequestSchema,
   StreamChunkRequestSchema,
   StreamEndRequestSchema,
+  ApprovalDecideRequestSchema,
   ...CHAT_REQUEST_SCHEMAS,
 ]);
 /** @see ClientMessageSchema */
@@ -189,6 +203,7 @@ export type UnsubscribeRequest = z.infer<typeof UnsubscribeRequestSchema>;
 export type StreamStartRequest = z.infer<typeof StreamStartRequestSchema>;
 export type StreamChunkRequest = z.infer<typeof StreamChunkRequestSchema>;
 export type StreamEndRequest = z.infer<typeof StreamEndRequestSchema>;
+export type ApprovalDecideRequest = z.infer<typeof ApprovalDecideRequestSchema>;
 
 // ---- server -> client: replies, errors, notices ----
 
@@ -209,6 +224,7 @@ export const ReplyMessageSchema = z.discriminatedUnion('request', [
   reply('stream.start', { streamId: StreamIdSchema }),
   reply('stream.chunk', { streamId: StreamIdSchema }),
   reply('stream.end', { streamId: StreamIdSchema }),
+  reply('approval.decide', { approval: ApprovalSchema }),
   ...CHAT_REPLY_SCHEMAS,
 ]);
 /** @see ReplyMessageSchema */

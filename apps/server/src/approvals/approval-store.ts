@@ -200,17 +200,17 @@ export class ApprovalStore {
 
   /**
    * Cancels the pending approvals of process `pid` (it was killed, or its run ended otherwise).
-   * @returns how many were pending.
+   * @returns those that were pending.
    */
-  async cancelPending(pid: number, by: string | undefined): Promise<number> {
+  async cancelPending(pid: number, by: string | undefined): Promise<Approval[]> {
     const rows = await this.#db
       .updateTable('approvals')
       .set({ state: 'canceled', decided_at: new Date().toISOString(), decided_by: by ?? null })
       .where('pid', '=', pid)
       .where('state', '=', 'pending')
-      .returning('id')
+      .returningAll()
       .execute();
-    return rows.length;
+    return rows.map(toApproval);
   }
 
   /** The rules stored at run time, or undefined when none were (the config file's apply). */

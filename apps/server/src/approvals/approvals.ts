@@ -45,6 +45,8 @@ export interface PolicySet {
 /** What resumes a process once its approval is decided (the process manager). */
 export interface Resumer {
   resume(pid: number): Promise<void>;
+  /** Sends the `approval` event of `approval` (asked for or decided) to those who see its process. */
+  announce(approval: Approval): Promise<void>;
 }
 
 /** A time-ordered approval id: ids sort by creation (pagination follows them). */
@@ -239,15 +241,26 @@ export class Approvals {
       { approval: id, pid: decided.pid, state: decided.state, by: principal.id },
       `approval ${id} ${decided.state} by ${principal.id}`,
     );
-    await this.#resume(decided.pid);
+    await this.#resume(decided);
     return decided;
   }
 
-  async #resume(pid: number): Promise<void> {
+  /** Announces decided `approval` and resumes its process. */
+  async #resume(approval: Approval): Promise<void> {
     try {
-      await this.#resumer?.resume(pid);
+      await this.#resumer?.announce(approval);
+      await this.#resumer?.resume(approval.pid);
     } catch (error) {
-      this.#logger?.error({ err: error, pid }, `process ${pid} could not be resumed`);
+      this.#logger?.error({ err: error, pid: approval.pid }, `process ${approval.pid} could not be resumed`);
+    }
+  }
+
+  /** Announces `approval` (asked for, or canceled with its process). */
+  async announce(approval: Approval): Promise<void> {
+    try {
+      await this.#resumer?.announce(approval);
+    } catch (error) {
+      this.#logger?.warn({ err: error, approval: approval.id }, 'the approval event could not be sent');
     }
   }
 
@@ -256,7 +269,7 @@ export class Approvals {
     try {
       for (const approval of await this.store.expireDue(new Date())) {
         this.#logger?.info({ approval: approval.id, pid: approval.pid }, `approval ${approval.id} expired`);
-        await this.#resume(approval.pid);
+        await this.#resume(approval);
       }
       const stored = await this.store.readPolicies();
       if (stored && stored.updatedAt !== this.#set.updatedAt) {

@@ -1,5 +1,6 @@
 import type { IntentStream } from '@mci/intent-extractor';
 import type {
+  Approval,
   DistributiveOmit,
   ProcessMetadata,
   ProcessResult,
@@ -222,6 +223,8 @@ export interface ProcessManager {
    * call log; docs/approvals.md). Does nothing for a process that is not suspended.
    */
   resume(pid: number): Promise<void>;
+  /** Sends the `approval` event of `approval` to those who see its process. */
+  announce(approval: Approval): Promise<void>;
   /** Resolves with the snapshot once the process is idle (at once if it already is; a suspended one waits). */
   wait(pid: number, principal: Principal): Promise<ProcessSnapshot>;
   /**

@@ -1,5 +1,6 @@
 import { createIntentStream, type IntentStream } from '@mci/intent-extractor';
 import type {
+  Approval,
   ProcessResult,
   ProcessSnapshot,
   ProcessState,
@@ -31,7 +32,7 @@ import { ProcessReader } from './process-reader.ts';
 import { liveProcessOf, recoverProcesses } from './process-recovery.ts';
 import { StatsCounters } from './process-stats.ts';
 import type { EventRoute, ProcessStore, StoredProcess } from './process-store.ts';
-import { type LiveProcess, RunController, routeOf } from './run-controller.ts';
+import { type LiveProcess, RunController, routeOf, wireRoute } from './run-controller.ts';
 import { Scheduler } from './scheduler.ts';
 import { ServerError } from './server-error.ts';
 import { drainLive } from './shutdown-drain.ts';
@@ -153,6 +154,16 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
 
   async resume(pid: number): Promise<void> {
     await this.#turns.run(pid, async () => this.#suspensions?.resume(pid));
+  }
+
+  async announce(approval: Approval): Promise<void> {
+    this.#store.cluster?.forget(approval.pid);
+    const record = this.#live.get(approval.pid)?.record ?? (await this.#store.getProcess(approval.pid));
+    const route = record ? routeOf(record) : { owner: approval.principal, pid: approval.pid };
+    this.emit(
+      { type: 'approval', pid: approval.pid, run: approval.run, ...wireRoute(route), approval },
+      route,
+    );
   }
 
   // --- processes -------------------------------------------------------------------------------

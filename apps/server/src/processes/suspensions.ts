@@ -80,10 +80,12 @@ export class Suspensions {
         async (approval) => {
           if (!live.killRequested) {
             this.#host.runs.suspend(live, [approval.id]);
+            await this.#approvals.announce(approval);
             return;
           }
-          await this.#approvals.store.cancelPending(record.pid, undefined);
+          const canceled = await this.#approvals.store.cancelPending(record.pid, undefined);
           this.#host.runs.endSuspended(live, 'canceled');
+          for (const each of canceled) await this.#approvals.announce(each);
         },
         (error: unknown) => {
           this.#host.logger?.error({ err: error, pid: record.pid }, 'the approval could not be stored');
@@ -134,9 +136,11 @@ export class Suspensions {
    * @returns false when it was no longer suspended (an approval was decided first: kill it live).
    */
   async kill(record: StoredProcess, principal: Principal): Promise<boolean> {
-    if ((await this.#approvals.store.cancelPending(record.pid, principal.id)) === 0) return false;
+    const canceled = await this.#approvals.store.cancelPending(record.pid, principal.id);
+    if (canceled.length === 0) return false;
     const live = this.#revive(record, await this.#host.store.getRun(record.pid, record.runs));
     this.#host.runs.endSuspended(live, 'canceled');
+    for (const approval of canceled) await this.#approvals.announce(approval);
     return true;
   }
 

@@ -1,24 +1,25 @@
+import type { Duplex } from 'node:stream';
 import {
   type ClientMessage,
   type ErrorMessage,
   errorBody,
   type OverflowMessage,
-  parseClientMessage,
   type ProcessSnapshot,
+  parseClientMessage,
   type ReplyMessage,
   type RequestId,
   type ServerEvent,
   type SubscriptionTarget,
 } from '@mci/protocol';
-import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import type { WebSocket } from 'ws';
+import type { Approvals } from '../approvals/approvals.ts';
 import type { Principal } from '../auth/principal.ts';
 import { handleChatRequest } from '../chat/chat-requests.ts';
 import type { ChatService } from '../chat/chat-service.ts';
 import type { CreateProcessInput, ProcessManager } from '../processes/process-manager-types.ts';
 import type { EventRoute } from '../processes/process-store.ts';
-import { toServerError } from '../processes/server-error.ts';
+import { ServerError, toServerError } from '../processes/server-error.ts';
 import { replayStored } from './replay.ts';
 import { Subscriptions } from './subscriptions.ts';
 
@@ -70,6 +71,7 @@ export class Connection {
   private readonly limits: ConnectionLimits;
   private readonly logger: Logger | undefined;
   private readonly chat: ChatService | undefined;
+  private readonly approvals: Approvals | undefined;
   /**
    * One list per `process.create` under way: the events this connection may see but did not send
    * while it runs, before the new pid is known (and followed).
@@ -84,6 +86,7 @@ export class Connection {
     limits: ConnectionLimits,
     logger?: Logger,
     chat?: ChatService,
+    approvals?: Approvals,
   ) {
     this.socket = socket;
     this.stream = stream;
@@ -92,6 +95,7 @@ export class Connection {
     this.limits = limits;
     this.logger = logger;
     this.chat = chat;
+    this.approvals = approvals;
   }
 
   /** Handles one frame; never throws. */
@@ -206,6 +210,13 @@ export class Connection {
         this.manager.getStream(request.streamId, principal).end();
         this.reply({ type: 'reply', id, request: request.type, result: { streamId: request.streamId } });
         return;
+      case 'approval.decide': {
+        const { approvals } = this;
+        if (!approvals) throw new ServerError('NOT_FOUND', 'this server has no approvals');
+        return approvals
+          .decide(request.approvalId, request.decision, principal, request.reason)
+          .then((approval) => this.reply({ type: 'reply', id, request: request.type, result: { approval } }));
+      }
       case 'chat.start':
       case 'chat.cancel':
       case 'chat.list':

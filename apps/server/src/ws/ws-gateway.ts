@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { errorBody, type HelloMessage } from '@mci/protocol';
 import type { Logger } from 'pino';
 import { type WebSocket, WebSocketServer } from 'ws';
+import type { Approvals } from '../approvals/approvals.ts';
 import { type Authenticator, bearerToken } from '../auth/authenticator.ts';
 import type { ChatService } from '../chat/chat-service.ts';
 import type { OriginPolicy } from '../http/origin-policy.ts';
@@ -36,6 +37,8 @@ export interface WsGatewayOptions {
   logger?: Logger;
   /** Server-hosted conversations (`chat.*` requests). */
   chat?: ChatService;
+  /** Policies and approvals (`approval.decide` requests). */
+  approvals?: Approvals;
 }
 
 /** The WebSocket side of the server (path `/ws`), attached to the HTTP server's `upgrade` event. */
@@ -114,6 +117,7 @@ export function createWsGateway(options: WsGatewayOptions): WsGateway {
           { maxBufferedBytes: options.maxBufferedBytes },
           logger,
           options.chat,
+          options.approvals,
         );
         connections.set(ws, connection);
         ws.on('pong', () => {
