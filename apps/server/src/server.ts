@@ -238,6 +238,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
     authenticated: authenticator.required,
     responsePipeBytes: limits.responsePipeBytes,
     logger,
+    approvals,
   });
 
   let listener: Listener;

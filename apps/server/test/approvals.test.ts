@@ -3,6 +3,14 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, type ServerEvent } from '@mci/client';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  type CallToolResult,
+  CallToolResultSchema,
+  CreateTaskResultSchema,
+  ElicitRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from './support/http.ts';
 import { mci } from './support/mci.ts';
@@ -157,6 +165,7 @@ describe('approvals', () => {
     const result = (await alice('GET', `/processes/${pid}/runs/1`)).body;
     expect(result.outputs).toEqual(['lookup ', 'POLICY_DENIED', 'charge {"amount":5}']);
     expect(result.stdout).toBe('before the charge\n');
+    expect(result.stderr).toBe('');
     expect((await alice('GET', `/approvals/${id}`)).body).toMatchObject({
       state: 'approved',
       decidedBy: 'alice',
@@ -396,6 +405,73 @@ approvals: { timeoutMs: 1500 }
     ).toEqual(['pending', 'approved']);
     expect(seen.bob).toEqual([]);
     expect((await alice.listApprovals({ state: 'approved' })).items.map((a) => a.id)).toEqual([id]);
+    server.child.kill('SIGTERM');
+    await server.exited;
+  });
+
+  it('over MCP: an elicitation asks the client; a task is input_required; tools list and decide', {
+    timeout: 60_000,
+  }, async () => {
+    const server = serve(['--config', 'config.yaml', '--db', join(dir, 'mcp.db')]);
+    const mcpUrl = new URL('/mcp', await server.url);
+    const headers = { Authorization: 'Bearer alice-token' };
+    const code =
+      'try { output((await tools.charge({ amount: 7 })).content[0].text) } catch (e) { output(e.code) }';
+
+    // A client that answers elicitations: the approval is put to it while run_code waits.
+    const asking = new Client(
+      { name: 'asking', version: '1.0.0' },
+      { capabilities: { elicitation: { form: {} } } },
+    );
+    const questions: string[] = [];
+    asking.setRequestHandler(ElicitRequestSchema, (request) => {
+      questions.push(request.params.message);
+      return { action: 'accept', content: { approve: true } };
+    });
+    await asking.connect(new StreamableHTTPClientTransport(mcpUrl, { requestInit: { headers } }));
+    const answered = (await asking.callTool({ name: 'run_code', arguments: { code } })) as CallToolResult;
+    expect(questions).toEqual([
+      expect.stringContaining('wants to call charge with {"amount":7}. Approve this call?'),
+    ]);
+    expect(answered.content).toEqual([
+      { type: 'text', text: 'block 0 (pid 1): success\noutput: "charge {\\"amount\\":7}"' },
+    ]);
+    await asking.close();
+
+    // A client with neither: its task is input_required; it lists and decides with the tools.
+    const plain = new Client({ name: 'plain', version: '1.0.0' });
+    await plain.connect(new StreamableHTTPClientTransport(mcpUrl, { requestInit: { headers } }));
+    const { task } = await plain.request(
+      { method: 'tools/call', params: { name: 'run_code', arguments: { code }, task: { ttl: 60_000 } } },
+      CreateTaskResultSchema,
+    );
+    await until(
+      () => plain.experimental.tasks.getTask(task.taskId),
+      (current) => current.status === 'input_required',
+      'the task input_required',
+    );
+    const listed = (await plain.callTool({ name: 'list_approvals', arguments: {} })) as CallToolResult;
+    const [pending] = (listed.structuredContent as { approvals: Array<{ id: string; tool: string }> })
+      .approvals;
+    expect(pending).toMatchObject({ tool: 'charge' });
+    const decided = (await plain.callTool({
+      name: 'decide_approval',
+      arguments: { id: pending!.id, decision: 'deny', reason: 'no' },
+    })) as CallToolResult;
+    expect(decided.isError).toBeFalsy();
+    const again = (await plain.callTool({
+      name: 'decide_approval',
+      arguments: { id: pending!.id, decision: 'approve' },
+    })) as CallToolResult;
+    expect(again).toMatchObject({ isError: true });
+    await until(
+      () => plain.experimental.tasks.getTask(task.taskId),
+      (current) => current.status === 'completed',
+      'the task completed',
+    );
+    const result = await plain.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+    expect(JSON.stringify(result.content)).toContain('APPROVAL_DENIED');
+    await plain.close();
     server.child.kill('SIGTERM');
     await server.exited;
   });

@@ -3,6 +3,7 @@ import type { ResolvedTool } from '@mci/schema';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
+import type { Approvals } from '../approvals/approvals.ts';
 import type { Principal, ProcessManager } from '../processes/process-manager-types.ts';
 import { createMciMcpServer, type MciMcpServer } from './mcp-server.ts';
 
@@ -25,6 +26,8 @@ export interface McpHttpOptions {
   /** @default DEFAULT_MCP_SESSION_IDLE_MS */
   sessionIdleMs?: number;
   logger?: Logger;
+  /** Policies and approvals (elicitations, `list_approvals`, `decide_approval`). */
+  approvals?: Approvals;
 }
 
 /** The `/mcp` endpoint: Streamable HTTP sessions, each an MCP server bound to its principal. */
@@ -74,6 +77,7 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
       listTasks: options.authenticated,
       ...(options.responsePipeBytes !== undefined && { responsePipeBytes: options.responsePipeBytes }),
       ...(options.logger && { logger: options.logger }),
+      ...(options.approvals && { approvals: options.approvals }),
     });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => sessionId,

@@ -22,10 +22,12 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
+import type { Approvals } from '../approvals/approvals.ts';
 import type { Principal, ProcessManager } from '../processes/process-manager-types.ts';
 import { ServerError, toServerError } from '../processes/server-error.ts';
 import { StoreError } from '../store/store-error.ts';
 import { renderSandboxGlobals } from '../tools-dts/sandbox-globals-dts.ts';
+import { ApprovalPrompts, approvalTools, DECIDE_APPROVAL, LIST_APPROVALS } from './approval-prompts.ts';
 import { directToolResult, runCodeResult } from './call-results.ts';
 import { type McpCallMetadata, mcpCallOf } from './process-task.ts';
 import { createProcessTaskStore } from './process-task-store.ts';
@@ -68,6 +70,11 @@ export interface MciMcpServerOptions {
   /** Server name and version announced at initialization. */
   serverInfo?: { name: string; version: string };
   logger?: Logger;
+  /**
+   * Policies and approvals: approvals are asked of clients with elicitation, and `list_approvals` /
+   * `decide_approval` serve the others (docs/approvals.md).
+   */
+  approvals?: Approvals;
 }
 
 /** One MCP server instance (one per stdio process or HTTP session). */
@@ -141,6 +148,9 @@ export function createMciMcpServer(options: MciMcpServerOptions): MciMcpServer {
     taskStore,
   });
   const relay = new ProgressRelay({ manager, server, ...(logger && { logger }) });
+  const prompts =
+    options.approvals && new ApprovalPrompts(server, manager, options.approvals, principal, logger);
+  if (prompts) definitions.push(...approvalTools);
   let tasksNegotiated = false;
   let closing: Promise<void> | undefined;
 
@@ -189,6 +199,14 @@ export function createMciMcpServer(options: MciMcpServerOptions): MciMcpServer {
     extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
   ): Promise<CallToolResult | CreateTaskResult> {
     const { name, task } = request.params;
+    if (prompts && (name === LIST_APPROVALS || name === DECIDE_APPROVAL)) {
+      try {
+        return await prompts.call(name, request.params.arguments ?? {});
+      } catch (error) {
+        if (!(error instanceof ServerError)) throw error;
+        return { isError: true, content: [{ type: 'text', text: error.message }] };
+      }
+    }
     const call = plan(name, request.params.arguments ?? {});
     if (call.kind === 'search') return searchResult(options.tools, call.query);
     const definition = definitions.find((tool) => tool.name === name);
@@ -239,9 +257,11 @@ export function createMciMcpServer(options: MciMcpServerOptions): MciMcpServer {
     };
     extra.signal.addEventListener('abort', kill, { once: true });
     let progressSent = 0;
+    const stopAsking = prompts?.watch(pid, { relatedRequestId: extra.requestId });
     try {
       await manager.wait(pid, principal);
     } finally {
+      stopAsking?.();
       extra.signal.removeEventListener('abort', kill);
       progressSent = relay.unwatch(pid);
     }
@@ -254,18 +274,25 @@ export function createMciMcpServer(options: MciMcpServerOptions): MciMcpServer {
 
   // tasks/result waits for the process itself (the SDK's default handler polls at pollInterval).
   server.setRequestHandler(GetTaskPayloadRequestSchema, (request, extra) =>
-    track(taskResult(request.params.taskId, extra.signal)),
+    track(taskResult(request.params.taskId, extra.signal, extra.requestId)),
   );
 
-  async function taskResult(taskId: string, signal: AbortSignal) {
+  async function taskResult(taskId: string, signal: AbortSignal, requestId: string | number) {
     const pid = await taskStore.pidOf(taskId);
     if (pid === undefined) throw new McpError(ErrorCode.InvalidParams, `Task not found: ${taskId}`);
+    // A task that is input_required asks its approvals while its result is awaited (MCP tasks).
+    const stopAsking = prompts?.watch(pid, { relatedRequestId: requestId }, taskId);
+    signal.addEventListener('abort', () => stopAsking?.(), { once: true });
     const aborted = new Promise<never>((_, reject) => {
       const fail = () => reject(new McpError(ErrorCode.InvalidRequest, 'Request cancelled'));
       if (signal.aborted) fail();
       else signal.addEventListener('abort', fail, { once: true });
     });
-    await Promise.race([manager.wait(pid, principal), aborted]);
+    try {
+      await Promise.race([manager.wait(pid, principal), aborted]);
+    } finally {
+      stopAsking?.();
+    }
     const result = await resultOf(pid);
     return { ...result, _meta: { ...result._meta, [RELATED_TASK_META_KEY]: { taskId } } };
   }

@@ -1,8 +1,8 @@
+import type { ProcessSnapshot } from '@mci/protocol';
 import type {
   CreateTaskOptions,
   TaskStore,
 } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
-import type { ProcessSnapshot } from '@mci/protocol';
 import { ErrorCode, McpError, type Result, type Task } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal, ProcessManager } from '../processes/process-manager-types.ts';
 import { ServerError } from '../processes/server-error.ts';

@@ -217,7 +217,9 @@ export class RunController {
    * one event (order kept), so a console flood costs one event per slice.
    */
   #onEvent(live: LiveProcess, event: SandboxEventBody): void {
-    if (live.done || !live.received) return;
+    // Once a run stops to ask, what it does until it stops (the kill's own stderr line included) is
+    // not delivered: the resumed run does it again.
+    if (live.done || !live.received || live.asked) return;
     if (live.queue) {
       live.queue.events.push(event);
       return;
