@@ -150,7 +150,12 @@ export function createMciMcpServer(options: MciMcpServerOptions): MciMcpServer {
   const relay = new ProgressRelay({ manager, server, ...(logger && { logger }) });
   const prompts =
     options.approvals && new ApprovalPrompts(server, manager, options.approvals, principal, logger);
-  if (prompts) definitions.push(...approvalTools);
+  // The approval tools are listed when some tool asks (at the session's start), not to every client.
+  const approvals = options.approvals;
+  const asks =
+    approvals !== undefined &&
+    options.tools.some((tool) => approvals.decisionFor(approvals.describe(tool.name)).decision === 'ask');
+  if (prompts && asks) definitions.push(...approvalTools);
   let tasksNegotiated = false;
   let closing: Promise<void> | undefined;
 
