@@ -1,10 +1,13 @@
 import type { ProcessSnapshot } from '@mci/client';
 import { useState } from 'react';
 import { useClient } from '../connection/connection-context.ts';
+import { ApprovalActions } from './approval-actions.tsx';
 
 /**
- * Kill and Run buttons for one process: Kill while it is queued or running, Run (a new run) once it is
- * idle. The server decides who may: a client sees, and so signals, only its own processes.
+ * Kill and Run buttons for one process: Kill while it is queued, running or suspended, Run (a new run)
+ * once it is idle; Approve and Deny for each approval a suspended process waits for (not in the
+ * compact table rows). The server decides who may: a client sees, and so signals, only its own
+ * processes.
  */
 export function ProcessActions({
   process,
@@ -19,7 +22,8 @@ export function ProcessActions({
     setError(undefined);
     client.signal(process.pid, signal).catch((caught: Error) => setError(caught.message));
   };
-  const killable = process.state === 'queued' || process.state === 'running';
+  const killable = process.state === 'queued' || process.state === 'running' || process.state === 'suspended';
+  const waiting = process.state === 'suspended' && !compact ? (process.pendingApprovals ?? []) : [];
   return (
     <span className={compact ? 'actions actions-compact' : 'actions'}>
       <button
@@ -44,6 +48,9 @@ export function ProcessActions({
           {error}
         </span>
       )}
+      {waiting.map((id) => (
+        <ApprovalActions key={id} approvalId={id} label={`the call of process ${process.pid}`} />
+      ))}
     </span>
   );
 }

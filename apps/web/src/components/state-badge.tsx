@@ -3,7 +3,7 @@ import type { ProcessState, ProcessStatus } from '@mci/client';
 const ICONS: Record<string, string> = {
   queued: '◷',
   running: '▶',
-  suspended: '⏸',
+  suspended: '‖',
   terminating: '■',
   success: '✓',
   failed: '✗',

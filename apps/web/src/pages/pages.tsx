@@ -2,6 +2,7 @@ import { lazy, Suspense } from 'react';
 import { Redirect, Route, Switch } from 'wouter';
 import { SignInBox } from '../components/sign-in-box.tsx';
 import { useConnection } from '../connection/connection-context.ts';
+import { ApprovalsPage } from './approvals-page.tsx';
 import { ProcessDetailPage } from './process-detail-page.tsx';
 import { ProcessesPage } from './processes-page.tsx';
 import { StatusPage } from './status-page.tsx';
@@ -35,6 +36,9 @@ export function Pages() {
           <ProcessesPage />
         </Route>
         <Route path="/processes/:pid">{(params) => <ProcessDetailPage pid={Number(params.pid)} />}</Route>
+        <Route path="/approvals">
+          <ApprovalsPage />
+        </Route>
         <Route path="/tools">
           <ToolsPage />
         </Route>
