@@ -31,7 +31,10 @@ export default async function bench(): Promise<BenchResult[]> {
 
 async function policyCheck(dir: string): Promise<BenchResult[]> {
   const file = join(dir, 'tools.yaml');
-  writeFileSync(file, "schemaVersion: '1.0'\ntools:\n  - name: greet\n    execution: { type: text, text: 'hi' }\n");
+  writeFileSync(
+    file,
+    "schemaVersion: '1.0'\ntools:\n  - name: greet\n    execution: { type: text, text: 'hi' }\n",
+  );
   const collection = await loadTools(file);
   await using runner = createToolRunner(collection);
   const database = await openDatabase(':memory:');
@@ -46,6 +49,7 @@ async function policyCheck(dir: string): Promise<BenchResult[]> {
       {
         decide: (tool) => approvals.decisionFor(tool),
         describe: (name) => approvals.describe(name),
+        decideFetch: (url, method) => approvals.decisionForFetch(url, method),
         ask: () => {},
         diverged: () => {},
       },
@@ -114,7 +118,10 @@ tools:
   const call = async (method: string, path: string, body?: unknown) => {
     const response = await fetch(`${server.url}${path}`, {
       method,
-      ...(body !== undefined && { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+      ...(body !== undefined && {
+        body: JSON.stringify(body),
+        headers: { 'content-type': 'application/json' },
+      }),
     });
     return (await response.json()) as Record<string, any>;
   };

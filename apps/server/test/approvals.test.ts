@@ -475,4 +475,44 @@ approvals: { timeoutMs: 1500 }
     server.child.kill('SIGTERM');
     await server.exited;
   });
+
+  it('fetch rules: deny refuses before any request, ask suspends; the replay answers earlier fetches from the log', {
+    timeout: 60_000,
+  }, async () => {
+    const port = new URL(serviceUrl).port;
+    writeFileSync(
+      join(dir, 'fetch.yaml'),
+      `file: tools.yaml
+allowNet: ['127.0.0.1']
+policies:
+  - { fetch: '127.0.0.1:*', methods: [DELETE], decision: deny }
+  - { fetch: '127.0.0.1:${port}', methods: [post], decision: ask }
+`,
+    );
+    const server = serve(['--config', 'fetch.yaml', '--db', join(dir, 'fetch.db')]);
+    const url = await server.url;
+    const call = (method: string, path: string, body?: unknown) => request(url, method, path, body);
+    const before = { lookup: count('/lookup'), charge: count('/charge'), deleteAll: count('/delete_all') };
+    const code = `
+      output(await (await fetch('${serviceUrl}/lookup')).text());
+      try { await fetch('${serviceUrl}/delete_all', { method: 'DELETE' }); } catch (e) { output([e.code, e.message]); }
+      output(await (await fetch('${serviceUrl}/charge', { method: 'POST', body: 'x=1' })).text());`;
+    const pid = (await call('POST', '/processes', { code })).body.pid as number;
+    const waiting = await suspended(call, pid);
+    const approval = (await call('GET', `/approvals/${(waiting.pendingApprovals as [string])[0]}`)).body;
+    expect(approval).toMatchObject({ kind: 'fetch', method: 'POST', url: `${serviceUrl}/charge` });
+    expect(count('/charge') - before.charge).toBe(0);
+    expect((await call('POST', `/approvals/${approval.id}/approve`)).status).toBe(200);
+    expect(await idle(call, pid)).toMatchObject({ status: 'success' });
+    expect((await call('GET', `/processes/${pid}/runs/1`)).body.outputs).toEqual([
+      'lookup ',
+      ['POLICY_DENIED', `fetch DELETE ${serviceUrl}/delete_all is denied by policy rule 1`],
+      'charge x=1',
+    ]);
+    expect(count('/lookup') - before.lookup).toBe(1);
+    expect(count('/charge') - before.charge).toBe(1);
+    expect(count('/delete_all') - before.deleteAll).toBe(0);
+    server.child.kill('SIGTERM');
+    await server.exited;
+  });
 });

@@ -1,3 +1,4 @@
+import type { FetchRequestData, FetchResponseData } from './bootstrap/fetch.ts';
 import type { SandboxLimits } from './limits.ts';
 import type { ToolHost } from './tool-host.ts';
 
@@ -24,12 +25,23 @@ export interface ExecutionRequest {
   onEvent?: (event: SandboxEvent) => void;
   /** Per-execution limits, over the pool's. */
   limits?: Partial<SandboxLimits>;
+  /** Decides each `fetch` of the program before it goes out (policies, approvals, a replay log). */
+  fetchGate?: FetchGate;
   /**
    * Seeds `Math.random` (a 32-bit integer): the same seed draws the same numbers, so a program run
    * again from the start (a resumed process replaying its calls) takes the same branches. Without it
    * `Math.random` is V8's own.
    */
   randomSeed?: number;
+}
+
+/**
+ * Runs one `fetch` of a program: lets it go out (`send`: the pool's egress fetch, with its address
+ * checks), answers it itself (a replay log), or refuses it by throwing; an error with a string `code`
+ * rejects the program's `fetch` with that `code` (`POLICY_DENIED`).
+ */
+export interface FetchGate {
+  fetch(request: FetchRequestData, send: () => Promise<FetchResponseData>): Promise<FetchResponseData>;
 }
 
 /** What a streamed event carries, before it is numbered. */

@@ -142,16 +142,30 @@ export class HostExecution implements Execution {
         if (this.#stopping) return;
         const { callId, request } = message;
         const done = (ok: boolean, value: unknown) => this.#settle(callId, ok, value);
-        this.#calls.fetch(
-          (signal) =>
-            this.#host.egress
-              .fetch(request, { signal, maxResponseBytes: this.limits.maxFetchResponseBytes })
-              .then(
-                (response) => done(true, response),
-                (error: unknown) => done(false, { name: 'TypeError', message: fetchErrorMessage(error) }),
-              ),
-          done,
-        );
+        const gate = this.#request.fetchGate;
+        this.#calls.fetch((signal) => {
+          let sent = false;
+          const send = () => {
+            sent = true;
+            return this.#host.egress.fetch(request, {
+              signal,
+              maxResponseBytes: this.limits.maxFetchResponseBytes,
+            });
+          };
+          return (gate ? gate.fetch(request, send) : send()).then(
+            (response) => done(true, response),
+            (error: unknown) => {
+              // A gate's own refusal says why in `code`, in its own words.
+              const code = (error as { code?: unknown } | null)?.code;
+              done(
+                false,
+                !sent && typeof code === 'string'
+                  ? { name: 'TypeError', message: (error as Error).message, code }
+                  : { name: 'TypeError', message: fetchErrorMessage(error) },
+              );
+            },
+          );
+        }, done);
         return;
       }
       case 'done': {

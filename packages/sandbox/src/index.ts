@@ -11,6 +11,7 @@ export type {
   ExecutionRequest,
   ExecutionResult,
   ExecutionStatus,
+  FetchGate,
   SandboxEvent,
   SandboxLanguage,
 } from './execution.ts';
@@ -25,6 +26,7 @@ export type { ToolHost, ToolResult } from './tool-host.ts';
 // Egress policy of the sandbox's fetch
 export { isInternalAddress, parseAllowNet } from './egress.ts';
 export type { AllowNetEntry } from './egress.ts';
+export type { FetchRequestData, FetchResponseData } from './bootstrap/fetch.ts';
 
 // Errors
 export { SandboxError } from './sandbox-error.ts';

@@ -116,6 +116,11 @@ export class Approvals {
     return this.#policies.forTool(tool);
   }
 
+  /** The decision for a `fetch` of `method` to `url`; undefined when no rule matches (egress rules decide). */
+  decisionForFetch(url: URL, method: string): Decided | undefined {
+    return this.#policies.forFetch(url, method);
+  }
+
   /** What the policy matches on for tool `name` (just the name for a tool the server does not list). */
   describe(name: string): PolicyTool {
     return this.#tools.get(name) ?? { name };
@@ -160,18 +165,19 @@ export class Approvals {
       pid: process.pid,
       run: process.run,
       principal: process.owner,
-      kind: 'tool',
-      tool: asked.tool,
-      ...(asked.input !== undefined && { input: asked.input }),
+      ...(asked.kind === 'tool'
+        ? { kind: 'tool', tool: asked.tool, ...(asked.input !== undefined && { input: asked.input }) }
+        : { kind: 'fetch', method: asked.method, url: asked.url }),
       position: asked.position,
       state: 'pending',
       createdAt: new Date(now).toISOString(),
       expiresAt: new Date(now + this.timeoutMs).toISOString(),
     };
     await this.store.suspend(approval, calls, delivered);
+    const what = asked.kind === 'tool' ? asked.tool : `fetch ${asked.method} ${asked.url}`;
     this.#logger?.info(
-      { pid: approval.pid, approval: approval.id, tool: approval.tool },
-      `process ${approval.pid} waits for approval ${approval.id} (${approval.tool})`,
+      { pid: approval.pid, approval: approval.id, call: what },
+      `process ${approval.pid} waits for approval ${approval.id} (${what})`,
     );
     return approval;
   }

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Approval } from '@mci/protocol';
-import type { ToolHost, ToolResult } from '@mci/sandbox';
+import type { FetchGate, FetchRequestData, FetchResponseData, ToolHost, ToolResult } from '@mci/sandbox';
 import type { LoggedCall, Replay } from './approval-store.ts';
 import type { Decided, PolicyTool } from './policy.ts';
 
@@ -13,12 +13,13 @@ export class CallRefused extends Error {
   }
 }
 
-/** A call the policy says to ask about: where it is in the run, and what it is. */
-export interface AskedCall {
-  position: number;
-  tool: string;
-  input: unknown;
-}
+/** A call the policy says to ask about: where it is in the run, and what it is (a tool, or a `fetch`). */
+export type AskedCall =
+  | { kind: 'tool'; position: number; tool: string; input: unknown }
+  | { kind: 'fetch'; position: number; method: string; url: string };
+
+/** The name a `fetch` has in the call log. */
+const FETCH = 'fetch';
 
 /** What a {@link GatedTools} needs from the server. */
 export interface GateHooks {
@@ -26,6 +27,8 @@ export interface GateHooks {
   decide(tool: PolicyTool): Decided;
   /** The tools' policy facts by name (toolset, tags, annotations). */
   describe(name: string): PolicyTool;
+  /** The policy decision for a `fetch` (undefined: no rule matches, the egress rules decide). */
+  decideFetch(url: URL, method: string): Decided | undefined;
   /**
    * A call needs an approval: the run is to be suspended (the calls in flight have settled and are in
    * the log). The call never settles in this run.
@@ -53,8 +56,8 @@ const refusal = (call: LoggedCall) => {
  * program makes its calls in, which is deterministic for a program that is deterministic up to its
  * calls (see docs/approvals.md).
  */
-export class GatedTools implements ToolHost {
-  readonly #base: ToolHost;
+export class GatedTools implements ToolHost, FetchGate {
+  readonly #base: ToolHost | undefined;
   readonly #hooks: GateHooks;
   readonly #replay: Replay | undefined;
   /** This run's log: what it replayed, then what it did. */
@@ -63,7 +66,7 @@ export class GatedTools implements ToolHost {
   #next = 0;
   #asked = false;
 
-  constructor(base: ToolHost, hooks: GateHooks, replay: Replay | undefined) {
+  constructor(base: ToolHost | undefined, hooks: GateHooks, replay: Replay | undefined) {
     this.#base = base;
     this.#hooks = hooks;
     this.#replay = replay;
@@ -71,7 +74,7 @@ export class GatedTools implements ToolHost {
   }
 
   list(): Array<{ name: string }> {
-    return this.#base.list();
+    return this.#base?.list() ?? [];
   }
 
   /** Resolves once every call in flight has settled (and is in the log). */
@@ -80,54 +83,113 @@ export class GatedTools implements ToolHost {
   }
 
   execute(name: string, props: unknown, options?: { signal?: AbortSignal }): Promise<ToolResult> {
-    const position = this.#next++;
     const input = jsonCopy(props);
+    return this.#call(
+      name,
+      input,
+      () => this.#hooks.decide(this.#hooks.describe(name)),
+      (position) => ({ kind: 'tool', position, tool: name, input }),
+      () => this.#base!.execute(name, props, options),
+      (value) => value as ToolResult,
+      (value) => jsonCopy(value),
+    );
+  }
+
+  fetch(request: FetchRequestData, send: () => Promise<FetchResponseData>): Promise<FetchResponseData> {
+    const { method, url } = request;
+    const body = request.body;
+    const input = {
+      method,
+      url,
+      ...(body !== undefined && {
+        body: typeof body === 'string' ? body : Buffer.from(body).toString('base64'),
+      }),
+    };
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch {
+      return send();
+    }
+    return this.#call(
+      FETCH,
+      input,
+      () => this.#hooks.decideFetch(target, method) ?? { decision: 'allow' },
+      (position) => ({ kind: 'fetch', position, method, url }),
+      send,
+      (value) => {
+        const logged = value as FetchResponseData & { body: string };
+        return { ...logged, body: new Uint8Array(Buffer.from(logged.body, 'base64')) };
+      },
+      (response) => ({ ...response, body: Buffer.from(response.body).toString('base64') }),
+    );
+  }
+
+  /**
+   * One call at the next position: answered from the replayed log, refused, asked about, or made
+   * (and logged) through `act`. `revive` turns a logged value back into a result, `record` a result
+   * into what the log keeps (JSON).
+   */
+  #call<T>(
+    name: string,
+    input: unknown,
+    decide: () => Decided,
+    asked: (position: number) => AskedCall,
+    act: () => Promise<T>,
+    revive: (value: unknown) => T,
+    record: (result: T) => unknown,
+  ): Promise<T> {
+    const position = this.#next++;
+    const what =
+      name === FETCH
+        ? `fetch ${(input as { method: string; url: string }).method} ${(input as { url: string }).url}`
+        : name;
     const logged = this.#replay?.calls[position];
     if (logged) {
       if (logged.name !== name || !isDeepStrictEqual(logged.input, input)) {
         const error = new CallRefused(
           'REPLAY_DIVERGED',
-          `the resumed program called ${name} at call ${position + 1}, where its first run called ${logged.name}${logged.name === name ? ' with other input' : ''}: a program must make the same calls when it runs again (see docs/approvals.md)`,
+          `the resumed program called ${what} at call ${position + 1}, where its first run called ${logged.name}${logged.name === name ? ' with other input' : ''}: a program must make the same calls when it runs again (see docs/approvals.md)`,
         );
         this.#hooks.diverged(error);
         return Promise.reject(error);
       }
-      return logged.ok ? Promise.resolve(logged.value as ToolResult) : Promise.reject(refusal(logged));
+      return logged.ok ? Promise.resolve(revive(logged.value)) : Promise.reject(refusal(logged));
     }
     if (this.#asked) return new Promise<never>(() => {});
-    const { decision, rule } = this.#hooks.decide(this.#hooks.describe(name));
+    const { decision, rule } = decide();
     if (decision === 'deny') {
       const why = rule === undefined ? 'the default policy' : `policy rule ${rule + 1}`;
-      return this.#refuse(position, name, input, 'POLICY_DENIED', `${name} is denied by ${why}`);
+      return this.#refuse(position, name, input, 'POLICY_DENIED', `${what} is denied by ${why}`);
     }
     if (decision === 'ask') {
       const approval = this.#replay?.decided.get(position);
-      if (!approval) return this.#ask(position, name, input);
+      if (!approval) return this.#ask(asked(position));
       if (approval.state === 'denied' || approval.state === 'canceled')
-        return this.#refuse(position, name, input, 'APPROVAL_DENIED', deniedMessage(name, approval));
+        return this.#refuse(position, name, input, 'APPROVAL_DENIED', deniedMessage(what, approval));
       if (approval.state === 'expired')
         return this.#refuse(
           position,
           name,
           input,
           'APPROVAL_EXPIRED',
-          `nobody approved the call of ${name} before ${approval.expiresAt}`,
+          `nobody approved the call of ${what} before ${approval.expiresAt}`,
         );
     }
-    return this.#act(position, name, props, input, options);
+    return this.#act(position, name, input, act, record);
   }
 
-  #act(
+  #act<T>(
     position: number,
     name: string,
-    props: unknown,
     input: unknown,
-    options: { signal?: AbortSignal } | undefined,
-  ): Promise<ToolResult> {
+    act: () => Promise<T>,
+    record: (result: T) => unknown,
+  ): Promise<T> {
     this.calls[position] = null;
-    const call = this.#base.execute(name, props, options).then(
+    const call = act().then(
       (result) => {
-        this.calls[position] = { name, input, ok: true, value: jsonCopy(result) };
+        this.calls[position] = { name, input, ok: true, value: record(result) };
         return result;
       },
       (error: unknown) => {
@@ -155,9 +217,9 @@ export class GatedTools implements ToolHost {
     return Promise.reject(new CallRefused(code, message));
   }
 
-  #ask(position: number, name: string, input: unknown): Promise<never> {
+  #ask(call: AskedCall): Promise<never> {
     this.#asked = true;
-    this.#hooks.ask({ position, tool: name, input });
+    this.#hooks.ask(call);
     return new Promise<never>(() => {});
   }
 }

@@ -49,6 +49,8 @@ export const approvalTools: Tool[] = [
 
 /** What the question of an elicitation says about `approval`. */
 function question(approval: Approval): string {
+  if (approval.kind === 'fetch')
+    return `Process ${approval.pid} wants to fetch ${approval.method} ${approval.url}. Approve this request?`;
   const input = approval.input === undefined ? '' : ` with ${JSON.stringify(approval.input)}`;
   return `Process ${approval.pid} wants to call ${approval.tool}${input}. Approve this call?`;
 }

@@ -117,7 +117,9 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
       transition: (live, from) => this.#transition(live, from),
       finished: () => this.#scheduler.finished(),
       outputBytesPerSecond: settings.outputBytesPerSecond,
-      toolsFor: (live, tools) => this.#suspensions?.toolsFor(live, tools) ?? tools,
+      ...(options.approvals && {
+        toolsFor: (live: LiveProcess, tools: ToolHost | undefined) => this.#suspensions!.toolsFor(live, tools),
+      }),
       suspend: (live) => this.#suspensions?.suspend(live),
     });
     this.#approvals = options.approvals;

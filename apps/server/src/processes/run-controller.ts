@@ -6,7 +6,7 @@ import {
   type RunError,
   type ServerEvent,
 } from '@mci/protocol';
-import type { Execution, ExecutionResult, ToolHost } from '@mci/sandbox';
+import type { Execution, ExecutionResult, FetchGate, ToolHost } from '@mci/sandbox';
 import type { LoggedCall, Replay } from '../approvals/approval-store.ts';
 import type { AskedCall, CallRefused } from '../approvals/gated-tools.ts';
 import { ByteRateBudget } from './byte-rate-budget.ts';
@@ -97,8 +97,11 @@ export interface RunHooks {
   finished(live: LiveProcess): void;
   /** Bytes of outputs and logs one run may deliver per second (bursts of twice that). */
   outputBytesPerSecond: number;
-  /** The tools run `live` sees (policy checks and its call log), when approvals are on. */
-  toolsFor?(live: LiveProcess, tools: ToolHost): ToolHost;
+  /**
+   * The tools run `live` sees and the gate of its `fetch` calls (policy checks and its call log), when
+   * approvals are on.
+   */
+  toolsFor?(live: LiveProcess, tools: ToolHost | undefined): ToolHost & FetchGate;
   /** A run that asked for an approval has stopped (its slot is free): suspend it. */
   suspend?(live: LiveProcess): void;
 }
@@ -129,7 +132,8 @@ export class RunController {
     this.#hooks.stats.runsStarted++;
     this.#hooks.transition(live, from);
     live.toolEvents = 0;
-    const runTools = tools && this.#hooks.toolsFor ? this.#hooks.toolsFor(live, tools) : tools;
+    const gated = this.#hooks.toolsFor?.(live, tools);
+    const runTools = gated && tools ? gated : tools;
     let execution: Execution;
     try {
       execution = pool.execute({
@@ -138,6 +142,7 @@ export class RunController {
         timeoutMs: record.timeoutMs,
         memoryLimitMb: record.memoryLimitMb,
         ...(runTools === undefined ? {} : { tools: runTools }),
+        ...(gated && { fetchGate: gated }),
         // The same numbers when a resumed run replays the program.
         randomSeed: seedOf(record.pid, run.run),
         onEvent: (event) => this.#onEvent(live, event),

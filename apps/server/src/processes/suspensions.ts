@@ -38,12 +38,13 @@ export class Suspensions {
   }
 
   /** The tools run `live` sees: policy-checked, logged, its log replayed when it resumes. */
-  toolsFor(live: LiveProcess, tools: ToolHost): ToolHost {
+  toolsFor(live: LiveProcess, tools: ToolHost | undefined): GatedTools {
     const gated: GatedTools = new GatedTools(
       tools,
       {
         decide: (tool) => this.#approvals.decisionFor(tool),
         describe: (name) => this.#approvals.describe(name),
+        decideFetch: (url, method) => this.#approvals.decisionForFetch(url, method),
         ask: (call) => {
           // The calls in flight settle (and are logged) first, so none acts twice after the resume.
           void gated.settled().then(() => {
@@ -91,7 +92,7 @@ export class Suspensions {
           this.#host.logger?.error({ err: error, pid: record.pid }, 'the approval could not be stored');
           this.#host.runs.endSuspended(live, 'failed', {
             name: 'Error',
-            message: `the approval for ${asked.tool} could not be stored: ${String((error as Error)?.message ?? error)}`,
+            message: `the approval for ${asked.kind === 'tool' ? asked.tool : `fetch ${asked.url}`} could not be stored: ${String((error as Error)?.message ?? error)}`,
           });
         },
       );
