@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { connect, type ServerEvent } from '@mci/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -144,6 +145,8 @@ describe('approvals', () => {
       expect.objectContaining({ id, pid, run: 1, principal: 'alice', kind: 'tool', tool: 'charge' }),
     ]);
     expect(pending.body.items[0].input).toEqual({ amount: 5 });
+    // Writes commit in order: once this create is acknowledged, the suspension is durable too.
+    await alice('POST', '/processes', { code: 'output(1)' });
 
     first.child.kill('SIGKILL');
     await first.exited;
@@ -355,6 +358,7 @@ approvals: { timeoutMs: 1500 }
     const before = { lookup: count('/lookup'), charge: count('/charge') };
     const pid = (await onA('POST', '/processes', { code: PROGRAM })).body.pid as number;
     const [id] = (await suspended(onA, pid)).pendingApprovals as [string];
+    await onA('POST', '/processes', { code: 'output(1)' });
     a.child.kill('SIGKILL');
     await a.exited;
     expect(await processOf(onB, pid)).toMatchObject({ state: 'suspended', pendingApprovals: [id] });
@@ -514,5 +518,33 @@ policies:
     expect(count('/delete_all') - before.deleteAll).toBe(0);
     server.child.kill('SIGTERM');
     await server.exited;
+  });
+
+  it('a decision whose server stopped before it resumed the process: the next sweep resumes it', {
+    timeout: 60_000,
+  }, async () => {
+    const db = join(dir, 'unresumed.db');
+    const first = serve(['--config', 'config.yaml', '--db', db]);
+    const before = count('/charge');
+    let alice = client(await first.url, 'alice-token');
+    const pid = (await alice('POST', '/processes', { code: 'await tools.charge({ amount: 9 })' })).body
+      .pid as number;
+    await suspended(alice, pid);
+    // Writes commit in order: once this create is acknowledged, the suspension is durable too.
+    await alice('POST', '/processes', { code: 'output(1)' });
+    first.child.kill('SIGKILL');
+    await first.exited;
+    // As if a node decided and stopped at once: approved in the database, the process still suspended.
+    const file = new DatabaseSync(db);
+    file
+      .prepare("UPDATE approvals SET state = 'approved', decided_at = ?, decided_by = 'alice' WHERE pid = ?")
+      .run(new Date(Date.now() - 60_000).toISOString(), pid);
+    file.close();
+    const second = serve(['--config', 'config.yaml', '--db', db]);
+    alice = client(await second.url, 'alice-token');
+    expect(await idle(alice, pid)).toMatchObject({ status: 'success' });
+    expect(count('/charge') - before).toBe(1);
+    second.child.kill('SIGTERM');
+    await second.exited;
   });
 });

@@ -186,6 +186,39 @@ export class ApprovalStore {
     return row && toApproval(row);
   }
 
+  /**
+   * Takes on resuming the process of decided approval `id`: true for exactly one caller (of every
+   * node), false once taken.
+   */
+  async claimResume(id: string): Promise<boolean> {
+    const row = await this.#db
+      .updateTable('approvals')
+      .set({ resumed: 1 })
+      .where('id', '=', id)
+      .where('resumed', '=', 0)
+      .where('state', 'in', ['approved', 'denied', 'expired'])
+      .returning('id')
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /**
+   * Decided approvals decided before `before` whose process nobody took on resuming (the node that
+   * decided stopped in between).
+   */
+  async unresumed(before: Date): Promise<Approval[]> {
+    const rows = await this.#db
+      .selectFrom('approvals')
+      .selectAll()
+      .where('resumed', '=', 0)
+      .where('state', 'in', ['approved', 'denied', 'expired'])
+      .where('decided_at', '<', before.toISOString())
+      .orderBy('id')
+      .limit(100)
+      .execute();
+    return rows.map(toApproval);
+  }
+
   /** Expires the pending approvals whose time is over; returns them. */
   async expireDue(now: Date): Promise<Approval[]> {
     const rows = await this.#db
@@ -205,7 +238,7 @@ export class ApprovalStore {
   async cancelPending(pid: number, by: string | undefined): Promise<Approval[]> {
     const rows = await this.#db
       .updateTable('approvals')
-      .set({ state: 'canceled', decided_at: new Date().toISOString(), decided_by: by ?? null })
+      .set({ state: 'canceled', decided_at: new Date().toISOString(), decided_by: by ?? null, resumed: 1 })
       .where('pid', '=', pid)
       .where('state', '=', 'pending')
       .returningAll()

@@ -7,6 +7,9 @@ import type { ApprovalStore, Delivered, LoggedCall, Replay } from './approval-st
 import type { AskedCall } from './gated-tools.ts';
 import { type Decided, Policies, type PolicyRule, type PolicyTool } from './policy.ts';
 
+/** How long after a decision a process nobody resumed is resumed by the sweep of any node, in ms. */
+const RESUME_GRACE_MS = 5000;
+
 /** How long an approval waits for a decision by default, in ms (10 minutes). */
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 10 * 60_000;
 
@@ -251,11 +254,12 @@ export class Approvals {
     return decided;
   }
 
-  /** Announces decided `approval` and resumes its process. */
-  async #resume(approval: Approval): Promise<void> {
+  /** Announces decided `approval` and resumes its process (unless another node took that on). */
+  async #resume(approval: Approval, announce = true): Promise<void> {
     try {
-      await this.#resumer?.announce(approval);
-      await this.#resumer?.resume(approval.pid);
+      if (announce) await this.#resumer?.announce(approval);
+      if (this.#resumer && (await this.store.claimResume(approval.id)))
+        await this.#resumer.resume(approval.pid);
     } catch (error) {
       this.#logger?.error({ err: error, pid: approval.pid }, `process ${approval.pid} could not be resumed`);
     }
@@ -277,6 +281,9 @@ export class Approvals {
         this.#logger?.info({ approval: approval.id, pid: approval.pid }, `approval ${approval.id} expired`);
         await this.#resume(approval);
       }
+      // Decided, but the node that decided stopped before it resumed the process.
+      for (const approval of await this.store.unresumed(new Date(Date.now() - RESUME_GRACE_MS)))
+        await this.#resume(approval, false);
       const stored = await this.store.readPolicies();
       if (stored && stored.updatedAt !== this.#set.updatedAt) {
         this.#policies = new Policies(stored.rules);

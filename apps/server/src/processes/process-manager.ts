@@ -118,7 +118,8 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
       finished: () => this.#scheduler.finished(),
       outputBytesPerSecond: settings.outputBytesPerSecond,
       ...(options.approvals && {
-        toolsFor: (live: LiveProcess, tools: ToolHost | undefined) => this.#suspensions!.toolsFor(live, tools),
+        toolsFor: (live: LiveProcess, tools: ToolHost | undefined) =>
+          this.#suspensions!.toolsFor(live, tools),
       }),
       suspend: (live) => this.#suspensions?.suspend(live),
     });
@@ -148,7 +149,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     for (const live of await recoverProcesses(this.#store, this.#stats)) {
       this.#live.set(live.record.pid, live);
       if (live.record.state === 'queued') this.#scheduler.enqueue(live.record.owner, live);
-      else this.#runs.interrupt(live);
+      else this.#interrupt(live);
     }
     if (this.#cluster) this.#events.startAt(await this.#cluster.start());
     this.#approvals?.start(this);
@@ -315,6 +316,21 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     return this.#reader.snapshot(pid);
   }
 
+  /**
+   * Ends a run that was running when its server stopped; an approval it was asking for when it stopped
+   * (stored before the process could be suspended) is canceled.
+   */
+  #interrupt(live: LiveProcess, message?: string): void {
+    this.#runs.interrupt(live, message);
+    const approvals = this.#approvals;
+    if (approvals)
+      void approvals.store.cancelPending(live.record.pid, undefined).then(
+        (canceled) => Promise.all(canceled.map((approval) => approvals.announce(approval))),
+        (error: unknown) =>
+          this.#logger?.warn({ err: error, pid: live.record.pid }, 'approvals of an interrupted run'),
+      );
+  }
+
   /** Resolves at the `idle` event of process `pid` (now, when it is idle already). */
   async #idleEvent(pid: number): Promise<void> {
     let stop = () => {};
@@ -464,7 +480,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
       accepting: () => this.#accepting,
       isStreamProcess: (pid) => this.#streams.has(pid),
       kill: (live) => this.#kill(live),
-      interrupt: (live, message) => this.#runs.interrupt(live, message),
+      interrupt: (live, message) => this.#interrupt(live, message),
       deliver: (events) => this.#events.deliver(events),
     };
   }

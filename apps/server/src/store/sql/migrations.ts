@@ -297,6 +297,7 @@ export const MIGRATIONS: readonly Migration[] = [
         .addColumn('decided_at', 'text')
         .addColumn('decided_by', 'text')
         .addColumn('reason', 'text')
+        .addColumn('resumed', 'integer', (c) => c.notNull().defaultTo(0))
         .execute();
       await db.schema.createIndex('approvals_pid').on('approvals').columns(['pid', 'run']).execute();
       await db.schema

@@ -148,6 +148,8 @@ export interface ApprovalsTable {
   decided_at: string | null;
   decided_by: string | null;
   reason: string | null;
+  /** 1 once a node took on resuming the process after the decision (or there is nothing to resume). */
+  resumed: Generated<number>;
 }
 
 /**
