@@ -217,7 +217,7 @@ export const ReplyMessageSchema = z.discriminatedUnion('request', [
     subscription: SubscriptionTargetSchema,
     /** How many stored events were replayed before this reply. */
     replayed: z.number().int().nonnegative(),
-    /** The latest seq the server has issued (live events follow from here). */
+    /** The latest seq the server had issued when it began to follow the target (live events after it follow). */
     seq: z.number().int().nonnegative(),
   }),
   reply('unsubscribe', { subscription: SubscriptionTargetSchema }),

@@ -166,21 +166,23 @@ export class Connection {
       case 'subscribe': {
         const target = toTarget(request);
         const since = request.since;
-        const done = (replayed: number) =>
+        const done = (replayed: number, seq = this.manager.lastSeq()) =>
           this.reply({
             type: 'reply',
             id,
             request: request.type,
-            result: { subscription: target, replayed, seq: this.manager.lastSeq() },
+            result: { subscription: target, replayed, seq },
           });
         if (since !== undefined)
           return this.checkTarget(target).then(async () => done(await this.catchUp(target, since)));
         // Followed from the moment the request arrives, as the check reads the store (events go only
         // to a connection whose principal may see them); a target that is not found is dropped again.
+        // The reply's seq is that moment's: the events sent while the check ran come after it.
         const followed = this.subscriptions.has(target);
         this.subscriptions.add(target);
+        const from = this.manager.lastSeq();
         return this.checkTarget(target).then(
-          () => done(0),
+          () => done(0, from),
           (error: unknown) => {
             if (!followed) this.subscriptions.remove(target);
             throw error;
