@@ -131,7 +131,14 @@ describe('WebSocket gateway', () => {
     await held.reading;
     await manager.signal(pid, 'run', operator);
     held.release();
-    expect(await subscribed).toMatchObject({ type: 'reply', request: 'subscribe' });
+    const reply = await subscribed;
+    expect(reply).toMatchObject({ type: 'reply', request: 'subscribe' });
+    // The reply's seq is the moment following began: the event sent during the read comes after it,
+    // so a client that drops what is older than the reply's seq keeps it.
+    const queued = client.messages.find((m) => m.type === 'process' && m.state === 'queued') as {
+      seq: number;
+    };
+    expect((reply as { result: { seq: number } }).result.seq).toBeLessThan(queued.seq);
     (await pool.started(1)).finish();
     await client.until((m) => m.type === 'process' && m.state === 'idle');
     expect(client.types(1).filter((type) => type.startsWith('process:'))).toEqual([
