@@ -49,6 +49,22 @@ describe('Approvals page', () => {
     await screenshotAll(page, 'approvals-decided');
   });
 
+  it('the Tools page marks a tool that asks first', async () => {
+    await using server = await startServer({ policies: [{ tool: 'greet', decision: 'ask' }] });
+    await using browser = await launchBrowser();
+    const { page } = await openPage(browser);
+    await page.goto(`${server.url}/tools`);
+    const greet = page.getByRole('article', { name: 'greet', exact: true });
+    await greet.waitFor();
+    expect(await greet.getByRole('heading').textContent()).toBe('greetasks first');
+    expect(
+      await page
+        .getByRole('article', { name: 'shopping_list', exact: true })
+        .getByRole('heading')
+        .textContent(),
+    ).toBe('shopping_list');
+  });
+
   it('a suspended process shows Approve and Deny on its page', async () => {
     await using server = await startServer({ policies: [{ tool: 'greet', decision: 'ask' }] });
     await using client = await testClient(server);

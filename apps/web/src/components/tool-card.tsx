@@ -7,8 +7,16 @@ export function ToolCard({ tool, declaration }: { tool: ToolInfo; declaration: s
   const annotations = Object.entries(tool.annotations ?? {});
   return (
     <article className="tool-card" aria-labelledby={`tool-${tool.name}`}>
-      <h2 id={`tool-${tool.name}`}>
-        <code>{tool.name}</code>
+      <h2>
+        <code id={`tool-${tool.name}`}>{tool.name}</code>
+        {tool.decision !== undefined && tool.decision !== 'allow' && (
+          <span
+            className={`decision decision-${tool.decision}`}
+            title={tool.rule === undefined ? 'the default policy' : `policy rule ${tool.rule + 1}`}
+          >
+            {tool.decision === 'ask' ? 'asks first' : 'denied'}
+          </span>
+        )}
       </h2>
       {tool.description !== undefined && <p>{tool.description}</p>}
       {(tool.tags?.length ?? 0) > 0 && (

@@ -10,6 +10,9 @@ export interface ToolInfo {
   inputSchema?: JsonSchema;
   annotations?: Record<string, unknown>;
   tags?: string[];
+  /** The policy's decision for calls of the tool (docs/approvals.md), and the rule that gave it. */
+  decision?: 'allow' | 'ask' | 'deny';
+  rule?: number;
 }
 
 /** What {@link useTools} returns. */
