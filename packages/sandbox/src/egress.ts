@@ -63,20 +63,38 @@ export function parseAllowNet(entries: readonly string[] = []): AllowNetEntry[] 
 const stripBrackets = (host: string) =>
   host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
 
+/**
+ * Whether a request of one execution may go to `url` besides what `allowNet` allows (a server's
+ * `fetch` policy rules). Asked again for every redirect.
+ */
+export type EgressAllow = (url: URL, method: string) => boolean;
+
 /** A `fetch` for sandboxed code, behind the egress policy; see {@link createEgressFetch}. */
 export interface EgressFetch {
+  /**
+   * @throws EgressDenied (`code` `EGRESS_DENIED`) for a host neither `allowNet` nor `allow` allows,
+   * before any DNS look-up; a TypeError for a refused address or a failed connection.
+   */
   fetch(
     request: FetchRequestData,
-    options: { signal: AbortSignal; maxResponseBytes: number },
+    options: { signal: AbortSignal; maxResponseBytes: number; allow?: EgressAllow },
   ): Promise<FetchResponseData>;
   close(): Promise<void>;
 }
 
+/** Redirects a request follows at most (the Fetch standard's limit). */
+const MAX_REDIRECTS = 20;
+
+/** The default port of `url`'s scheme when it names none. */
+const portOf = (url: URL) => Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+
 /**
- * Creates the host side of the sandbox's `fetch`: undici with a connector that resolves each host
- * itself and refuses internal addresses (see {@link isInternalAddress}) unless the host or the
- * address is in `allowNet`. The check runs for every connection, redirects included, and the socket
- * connects to the very address that was checked, so DNS rebinding cannot slip past it.
+ * Creates the host side of the sandbox's `fetch`, denied by default: a request goes out only to a
+ * host in `allowNet` or one the execution's `allow` accepts (checked before any DNS look-up, and
+ * again for every redirect, which is followed here as a new request). Then undici with a connector
+ * that resolves each host itself and refuses internal addresses (see {@link isInternalAddress})
+ * unless the host or the address is in `allowNet`; the socket connects to the very address that was
+ * checked, so DNS rebinding cannot slip past it.
  */
 export function createEgressFetch(allowNet: readonly AllowNetEntry[]): EgressFetch {
   const allowed = (host: string, port: number) =>
@@ -111,19 +129,50 @@ export function createEgressFetch(allowNet: readonly AllowNetEntry[]): EgressFet
     },
   });
 
+  /** @throws EgressDenied for a URL no rule allows. */
+  const check = (url: URL, method: string, allow: EgressAllow | undefined) => {
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new TypeError(`fetch: only http: and https: URLs are supported, got ${url.protocol}`);
+    }
+    const host = stripBrackets(url.hostname).toLowerCase();
+    if (allowed(host, portOf(url)) || allow?.(url, method)) return;
+    throw new EgressDenied(
+      `fetch: ${url.host} is not allowed: the sandbox reaches only the hosts a rule allows ` +
+        `(--allow-net ${url.host}, allowNet in the server's config, or a fetch rule in its policies)`,
+    );
+  };
+
   return {
-    async fetch(request, { signal, maxResponseBytes }) {
-      const url = new URL(request.url);
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-        throw new TypeError(`fetch: only http: and https: URLs are supported, got ${url.protocol}`);
+    async fetch(request, { signal, maxResponseBytes, allow }) {
+      let url = new URL(request.url);
+      let method = request.method;
+      let body = request.body;
+      let headers = request.headers;
+      let redirected = false;
+      let response: Awaited<ReturnType<typeof fetch>>;
+      for (let hops = 0; ; hops++) {
+        check(url, method, allow);
+        response = await fetch(url, { method, headers, body, signal, dispatcher: agent, redirect: 'manual' });
+        const location = response.headers.get('location');
+        if (![301, 302, 303, 307, 308].includes(response.status) || location === null) break;
+        await response.body?.cancel().catch(() => {});
+        if (hops >= MAX_REDIRECTS) throw new TypeError(`fetch: more than ${MAX_REDIRECTS} redirects`);
+        const next = new URL(location, url);
+        // As the Fetch standard: a 303 (and a POST answered 301 or 302) goes on as a GET without
+        // a body, and credentials do not follow to another origin.
+        if (
+          response.status === 303 ||
+          ((response.status === 301 || response.status === 302) && method === 'POST')
+        ) {
+          method = 'GET';
+          body = undefined;
+          headers = headers.filter(([name]) => !/^content-/i.test(name));
+        }
+        if (next.origin !== url.origin)
+          headers = headers.filter(([name]) => !/^(authorization|cookie|proxy-authorization)$/i.test(name));
+        url = next;
+        redirected = true;
       }
-      const response = await fetch(url, {
-        method: request.method,
-        headers: request.headers,
-        body: request.body,
-        signal,
-        dispatcher: agent,
-      });
       const chunks: Uint8Array[] = [];
       let size = 0;
       if (response.body) {
@@ -138,22 +187,23 @@ export function createEgressFetch(allowNet: readonly AllowNetEntry[]): EgressFet
           chunks.push(chunk);
         }
       }
-      const body = new Uint8Array(size);
+      const bytes = new Uint8Array(size);
       let offset = 0;
       for (const chunk of chunks) {
-        body.set(chunk, offset);
+        bytes.set(chunk, offset);
         offset += chunk.byteLength;
       }
-      const headers: [string, string][] = [];
-      for (const [name, value] of response.headers) if (name !== 'set-cookie') headers.push([name, value]);
-      for (const cookie of response.headers.getSetCookie()) headers.push(['set-cookie', cookie]);
+      const responseHeaders: [string, string][] = [];
+      for (const [name, value] of response.headers)
+        if (name !== 'set-cookie') responseHeaders.push([name, value]);
+      for (const cookie of response.headers.getSetCookie()) responseHeaders.push(['set-cookie', cookie]);
       return {
         status: response.status,
         statusText: response.statusText,
-        url: response.url,
-        redirected: response.redirected,
-        headers,
-        body,
+        url: url.href,
+        redirected,
+        headers: responseHeaders,
+        body: bytes,
       };
     },
     close: () => agent.close(),
@@ -163,6 +213,12 @@ export function createEgressFetch(allowNet: readonly AllowNetEntry[]): EgressFet
 /** A connection the egress policy refused. */
 export class EgressRefused extends Error {
   override name = 'EgressRefused';
+}
+
+/** A request to a host no rule allows (refused before any DNS look-up). */
+export class EgressDenied extends Error {
+  override name = 'EgressDenied';
+  readonly code = 'EGRESS_DENIED';
 }
 
 /** The message the sandbox sees for a failed fetch: undici's `fetch failed` plus its cause. */

@@ -1,4 +1,5 @@
 import type { FetchRequestData, FetchResponseData } from './bootstrap/fetch.ts';
+import type { EgressAllow } from './egress.ts';
 import type { SandboxLimits } from './limits.ts';
 import type { ToolHost } from './tool-host.ts';
 
@@ -36,12 +37,16 @@ export interface ExecutionRequest {
 }
 
 /**
- * Runs one `fetch` of a program: lets it go out (`send`: the pool's egress fetch, with its address
- * checks), answers it itself (a replay log), or refuses it by throwing; an error with a string `code`
- * rejects the program's `fetch` with that `code` (`POLICY_DENIED`).
+ * Runs one `fetch` of a program: lets it go out (`send`: the pool's egress fetch, denied by default,
+ * with its address checks; `allow` names the hosts this gate allows besides `allowNet`, asked again
+ * for each redirect), answers it itself (a replay log), or refuses it by throwing; an error with a
+ * string `code` rejects the program's `fetch` with that `code` (`POLICY_DENIED`).
  */
 export interface FetchGate {
-  fetch(request: FetchRequestData, send: () => Promise<FetchResponseData>): Promise<FetchResponseData>;
+  fetch(
+    request: FetchRequestData,
+    send: (allow?: EgressAllow) => Promise<FetchResponseData>,
+  ): Promise<FetchResponseData>;
 }
 
 /** What a streamed event carries, before it is numbered. */

@@ -1,6 +1,6 @@
 import { deserialize } from 'node:v8';
-import type { EgressFetch } from './egress.ts';
-import { fetchErrorMessage } from './egress.ts';
+import type { EgressAllow, EgressFetch } from './egress.ts';
+import { EgressDenied, fetchErrorMessage } from './egress.ts';
 import type {
   Execution,
   ExecutionError,
@@ -10,10 +10,10 @@ import type {
   SandboxEvent,
   SandboxEventData,
 } from './execution.ts';
-import type { SandboxLimits } from './limits.ts';
-import type { WorkerEvent, WorkerMessage } from './protocol.ts';
 import { failureText } from './failure-text.ts';
 import { HostCalls } from './host-calls.ts';
+import type { SandboxLimits } from './limits.ts';
+import type { WorkerEvent, WorkerMessage } from './protocol.ts';
 import type { WorkerProcess } from './worker-process.ts';
 
 /** How long `kill()` waits for the worker's own report (with CPU and heap figures) before resolving. */
@@ -145,21 +145,22 @@ export class HostExecution implements Execution {
         const gate = this.#request.fetchGate;
         this.#calls.fetch((signal) => {
           let sent = false;
-          const send = () => {
+          const send = (allow?: EgressAllow) => {
             sent = true;
             return this.#host.egress.fetch(request, {
               signal,
               maxResponseBytes: this.limits.maxFetchResponseBytes,
+              ...(allow && { allow }),
             });
           };
           return (gate ? gate.fetch(request, send) : send()).then(
             (response) => done(true, response),
             (error: unknown) => {
-              // A gate's own refusal says why in `code`, in its own words.
+              // A refusal (the gate's own, or the egress policy's) says why in `code`, in its own words.
               const code = (error as { code?: unknown } | null)?.code;
               done(
                 false,
-                !sent && typeof code === 'string'
+                typeof code === 'string' && (!sent || error instanceof EgressDenied)
                   ? { name: 'TypeError', message: (error as Error).message, code }
                   : { name: 'TypeError', message: fetchErrorMessage(error) },
               );

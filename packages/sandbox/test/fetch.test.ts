@@ -31,6 +31,10 @@ async function startServer(): Promise<
       res.statusCode = 302;
       res.setHeader('location', `http://127.0.0.2:${(server.address() as AddressInfo).port}/json`);
       res.end();
+    } else if (req.url === '/see-other') {
+      res.statusCode = 303;
+      res.setHeader('location', '/json');
+      res.end();
     } else if (req.url === '/missing') {
       res.statusCode = 404;
       res.statusMessage = 'Not Found';
@@ -99,31 +103,66 @@ return [(await a.json()).body, b.status, b.ok, b.statusText, await b.text(), Arr
     expect(r.outputs[0]).toEqual(['raw', 404, false, 'Not Found', 'nope', 10]);
   });
 
-  it('refuses loopback without --allow-net, after DNS resolution (localhost too)', async () => {
+  it('denies every host no rule allows with EGRESS_DENIED, before any DNS look-up', async () => {
     const before = srv.seen.length;
     const r = await run(
       denied,
       `const out: string[] = [];
-for (const url of ['http://127.0.0.1:${srv.port}/', 'http://localhost:${srv.port}/', 'http://[::1]:${srv.port}/', 'http://0.0.0.0:${srv.port}/', 'http://169.254.169.254/latest/meta-data/', 'http://10.0.0.1/']) {
+for (const url of ['https://example.com/', 'http://no-such-host.invalid/', 'http://127.0.0.1:${srv.port}/']) {
+  try { await fetch(url); out.push('reached ' + url) } catch (e) { out.push([e.name, e.code, e.message].join(' | ')) }
+}
+return out;`,
+    );
+    expect(r.outputs[0]).toEqual([
+      "TypeError | EGRESS_DENIED | fetch: example.com is not allowed: the sandbox reaches only the hosts a rule allows (--allow-net example.com, allowNet in the server's config, or a fetch rule in its policies)",
+      expect.stringMatching(/^TypeError \| EGRESS_DENIED \| fetch: no-such-host\.invalid is not allowed/),
+      expect.stringContaining(`(--allow-net 127.0.0.1:${srv.port},`),
+    ]);
+    expect(srv.seen.length).toBe(before);
+  });
+
+  it('a host a gate allows still may not reach internal addresses, after DNS resolution (IPv6 forms too)', async () => {
+    const before = srv.seen.length;
+    const r = await run(
+      denied,
+      `const out: string[] = [];
+for (const url of ['http://127.0.0.1:${srv.port}/', 'http://localhost:${srv.port}/', 'http://[::1]:${srv.port}/', 'http://[::ffff:127.0.0.1]:${srv.port}/', 'http://0.0.0.0:${srv.port}/', 'http://169.254.169.254/latest/meta-data/', 'http://10.0.0.1/']) {
   try { await fetch(url); out.push('reached ' + url) } catch (e) { out.push(e.name + ': ' + e.message) }
 }
 return out;`,
-      { timeoutMs: 20_000 },
+      { timeoutMs: 20_000, fetchGate: { fetch: (_request, send) => send(() => true) } },
     );
     const messages = r.outputs[0] as string[];
-    expect(messages).toHaveLength(6);
+    expect(messages).toHaveLength(7);
     for (const m of messages)
       expect(m).toMatch(/^TypeError: fetch failed: .*loopback, private or link-local address/);
     expect(messages[0]).toContain(`(--allow-net 127.0.0.1:${srv.port})`);
     expect(srv.seen.length).toBe(before);
   });
 
-  it('checks every redirect hop against the policy', async () => {
+  it('follows an allowed redirect: a 303 goes on as a GET without the body', async () => {
     const r = await run(
       allowed,
-      `try { await fetch('http://127.0.0.1:${srv.port}/redirect-internal') } catch (e) { return e.message }`,
+      `const res = await fetch('http://127.0.0.1:${srv.port}/see-other', { method: 'POST', body: 'x' });
+return [res.redirected, new URL(res.url).pathname, (await res.json()).method];`,
     );
-    expect(r.outputs[0]).toMatch(/127\.0\.0\.2:\d+ resolves to 127\.0\.0\.2, a loopback/);
+    expect(r.outputs[0]).toEqual([true, '/json', 'GET']);
+  });
+
+  it('checks every redirect hop as a new request', async () => {
+    const code = `try { await fetch('http://127.0.0.1:${srv.port}/redirect-internal') } catch (e) { return [e.code ?? null, e.message] }`;
+    // The redirect's host is not in --allow-net: denied before it is looked up.
+    const r = await run(allowed, code);
+    expect(r.outputs[0]).toEqual([
+      'EGRESS_DENIED',
+      expect.stringMatching(/^fetch: 127\.0\.0\.2:\d+ is not allowed/),
+    ]);
+    // A gate that allows every host: the address check still refuses it.
+    const gated = await run(allowed, code, { fetchGate: { fetch: (_request, send) => send(() => true) } });
+    expect(gated.outputs[0]).toEqual([
+      null,
+      expect.stringMatching(/127\.0\.0\.2:\d+ resolves to 127\.0\.0\.2, a loopback/),
+    ]);
   });
 
   it('only allows the port named in --allow-net', async () => {
@@ -133,7 +172,7 @@ return out;`,
         allowed,
         `try { await fetch('http://127.0.0.1:${other.port}/') } catch (e) { return e.message }`,
       );
-      expect(r.outputs[0]).toMatch(/loopback, private or link-local/);
+      expect(r.outputs[0]).toMatch(new RegExp(`^fetch: 127\\.0\\.0\\.1:${other.port} is not allowed`));
       expect(other.seen).toHaveLength(0);
     } finally {
       await other[Symbol.asyncDispose]();

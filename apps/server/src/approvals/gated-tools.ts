@@ -1,6 +1,13 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Approval } from '@mci/protocol';
-import type { FetchGate, FetchRequestData, FetchResponseData, ToolHost, ToolResult } from '@mci/sandbox';
+import type {
+  EgressAllow,
+  FetchGate,
+  FetchRequestData,
+  FetchResponseData,
+  ToolHost,
+  ToolResult,
+} from '@mci/sandbox';
 import type { LoggedCall, Replay } from './approval-store.ts';
 import type { Decided, PolicyTool } from './policy.ts';
 
@@ -95,7 +102,10 @@ export class GatedTools implements ToolHost, FetchGate {
     );
   }
 
-  fetch(request: FetchRequestData, send: () => Promise<FetchResponseData>): Promise<FetchResponseData> {
+  fetch(
+    request: FetchRequestData,
+    send: (allow?: EgressAllow) => Promise<FetchResponseData>,
+  ): Promise<FetchResponseData> {
     const { method, url } = request;
     const body = request.body;
     const input = {
@@ -111,12 +121,17 @@ export class GatedTools implements ToolHost, FetchGate {
     } catch {
       return send();
     }
+    // No rule: the egress rules decide (allowNet, else EGRESS_DENIED). A rule that allows (or an
+    // approved ask) lets this URL out; each redirect goes on only where a rule allows it.
+    const decided = this.#hooks.decideFetch(target, method);
+    const allow: EgressAllow = (hop, hopMethod) =>
+      hop.href === target.href || this.#hooks.decideFetch(hop, hopMethod)?.decision === 'allow';
     return this.#call(
       FETCH,
       input,
-      () => this.#hooks.decideFetch(target, method) ?? { decision: 'allow' },
+      () => decided ?? { decision: 'allow' },
       (position) => ({ kind: 'fetch', position, method, url }),
-      send,
+      () => send(decided ? allow : undefined),
       (value) => {
         const logged = value as FetchResponseData & { body: string };
         return { ...logged, body: new Uint8Array(Buffer.from(logged.body, 'base64')) };

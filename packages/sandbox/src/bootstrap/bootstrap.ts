@@ -130,7 +130,12 @@ export function bootstrap(send: Send, call: HostCall, lib: BootstrapLib): Contro
     if (data.name !== 'TypeError' && data.name !== 'Error')
       P.defineProperty(error, 'name', { value: P.String(data.name), configurable: true, writable: true });
     if (typeof data.code === 'string')
-      P.defineProperty(error, 'code', { value: data.code, configurable: true, writable: true, enumerable: true });
+      P.defineProperty(error, 'code', {
+        value: data.code,
+        configurable: true,
+        writable: true,
+        enumerable: true,
+      });
     entry.reject(error);
   };
 
@@ -356,7 +361,12 @@ export function bootstrap(send: Send, call: HostCall, lib: BootstrapLib): Contro
       t = (t + P.imul(t ^ (t >>> 7), 61 | t)) ^ t;
       return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
     };
-    P.defineProperty(P.Math, 'random', { value: random, writable: true, configurable: true, enumerable: false });
+    P.defineProperty(P.Math, 'random', {
+      value: random,
+      writable: true,
+      configurable: true,
+      enumerable: false,
+    });
   };
 
   async function run(main: () => Promise<unknown>, config: RunConfig): Promise<RunOutcome> {

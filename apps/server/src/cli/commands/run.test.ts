@@ -106,7 +106,9 @@ describe('mci run', { timeout: 60_000 }, () => {
       const code = `return await (await fetch('http://127.0.0.1:${port}/')).text()`;
       const denied = await mciRun([code, '--format', 'json', '--file', toolFile], { cwd: dir });
       expect(denied.code).toBe(1);
-      expect(JSON.parse(denied.stdout).error.message).toMatch(/loopback, private or link-local/);
+      expect(JSON.parse(denied.stdout).error.message).toMatch(
+        new RegExp(`^fetch: 127\\.0\\.0\\.1:${port} is not allowed`),
+      );
       const allowed = await mciRun(
         [code, '--format', 'json', '--allow-net', `127.0.0.1:${port}`, '--file', toolFile],
         { cwd: dir },

@@ -53,6 +53,9 @@ describe('mci serve', () => {
     const firstRun = await first.stop();
     expect(firstRun.code).toBe(0);
     expect(firstRun.stderr).toContain(`Processes are stored in ${db}\n`);
+    expect(firstRun.stderr).toContain(
+      'Sandboxed fetch reaches nothing (no egress rule: add allowNet or fetch policies)\n',
+    );
 
     const second = await serve([], { cwd: mkdtempSync(join(dir, 'app-')), env });
     const listed = (await (await fetch(`${second.url}/processes?ref=seen-from-elsewhere`)).json()) as {

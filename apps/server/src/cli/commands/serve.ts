@@ -142,12 +142,15 @@ export default defineCommand<ServeOptions>({
     let server: MciServer;
     let db: string;
     let tokens: boolean;
+    let egressRules: number;
     let logger: Logger;
     try {
       const settings = loadServerSettings(options, io.env, io.cwd);
       const storage = storageSettings(options, io.env);
       db = storage.db;
       tokens = settings.tokens.length > 0;
+      egressRules =
+        settings.allowNet.length + settings.policies.filter((rule) => rule.fetch !== undefined).length;
       const format =
         options.logFormat ??
         readEnvChoice(io.env, 'MCI_LOG_FORMAT', LOG_FORMATS) ??
@@ -198,7 +201,7 @@ export default defineCommand<ServeOptions>({
     });
     // Listen for signals before printing the banner: whoever reads it may signal at once.
     const stopped = untilStopped(server, io);
-    printBanner(server, { db, tokens }, io);
+    printBanner(server, { db, tokens, egressRules }, io);
     const code = await stopped;
     collector.stop();
     return code;
@@ -241,11 +244,20 @@ function untilStopped(server: MciServer, io: CliIo): Promise<number> {
 }
 
 /** What a newcomer sees first: where the server is, where it keeps processes, one command to run code. */
-function printBanner(server: MciServer, { db, tokens }: { db: string; tokens: boolean }, io: CliIo): void {
+function printBanner(
+  server: MciServer,
+  { db, tokens, egressRules }: { db: string; tokens: boolean; egressRules: number },
+  io: CliIo,
+): void {
   const auth = tokens ? ` -H "Authorization: Bearer $MCI_API_KEY"` : '';
+  const egress =
+    egressRules === 0
+      ? 'Sandboxed fetch reaches nothing (no egress rule: add allowNet or fetch policies)'
+      : `Sandboxed fetch: ${egressRules} egress rule${egressRules === 1 ? '' : 's'} (allowNet and fetch policies); other hosts are refused`;
   io.stderr.write(
     `\nMCI server listening on ${server.url} (WebSocket ${server.wsUrl})\n` +
       `Processes are stored in ${db}\n` +
+      `${egress}\n` +
       `Run code:\n  curl -s ${server.url}/processes -H 'Content-Type: application/json'${auth} ` +
       `-d '{"code":"output(1 + 1)","block":true}'\n\n`,
   );
