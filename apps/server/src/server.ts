@@ -4,6 +4,7 @@ import { createToolRunner, loadTools, type ToolRunner } from '@mci/tools';
 import type { LevelWithSilent } from 'pino';
 import { ApprovalStore } from './approvals/approval-store.ts';
 import { Approvals } from './approvals/approvals.ts';
+import { type Credential, Credentials } from './approvals/credentials.ts';
 import type { PolicyRule } from './approvals/policy.ts';
 import { createAuthenticator, type TokenGrant } from './auth/authenticator.ts';
 import { isLoopbackHost } from './auth/loopback.ts';
@@ -44,6 +45,8 @@ export interface ServerOptions {
   policies?: PolicyRule[];
   /** How long an approval waits for a decision, in ms. @default 600000 (10 minutes) */
   approvalTimeoutMs?: number;
+  /** Credentials the host adds to the sandbox's `fetch`, rendered from `env` (docs/security.md). */
+  credentials?: Credential[];
   /** Tokens; none means loopback only, every caller an operator. */
   tokens?: TokenGrant[];
   /** Allow a non-loopback `host` without tokens. @default false */
@@ -140,6 +143,12 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
       { path: 'host' },
     );
   }
+  let credentials: Credentials;
+  try {
+    credentials = new Credentials(options.credentials ?? [], options.env ?? process.env);
+  } catch (error) {
+    throw new ConfigError('CONFIG_INVALID', (error as Error).message, { path: 'credentials' });
+  }
   const originPolicy = createOriginPolicy({
     corsOrigins: options.corsOrigins,
     tokens: authenticator.required,
@@ -172,6 +181,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
       tools: collection.list(),
       rules: options.policies ?? [],
       ...(options.approvalTimeoutMs !== undefined && { timeoutMs: options.approvalTimeoutMs }),
+      credentials,
       logger,
     });
   } catch (error) {

@@ -77,7 +77,13 @@ export interface EgressFetch {
    */
   fetch(
     request: FetchRequestData,
-    options: { signal: AbortSignal; maxResponseBytes: number; allow?: EgressAllow },
+    options: {
+      signal: AbortSignal;
+      maxResponseBytes: number;
+      allow?: EgressAllow;
+      /** Headers dropped once a redirect leaves the request's host (credentials the host added). */
+      hostBound?: readonly string[];
+    },
   ): Promise<FetchResponseData>;
   close(): Promise<void>;
 }
@@ -143,7 +149,8 @@ export function createEgressFetch(allowNet: readonly AllowNetEntry[]): EgressFet
   };
 
   return {
-    async fetch(request, { signal, maxResponseBytes, allow }) {
+    async fetch(request, { signal, maxResponseBytes, allow, hostBound }) {
+      const bound = new Set((hostBound ?? []).map((name) => name.toLowerCase()));
       let url = new URL(request.url);
       let method = request.method;
       let body = request.body;
@@ -170,6 +177,8 @@ export function createEgressFetch(allowNet: readonly AllowNetEntry[]): EgressFet
         }
         if (next.origin !== url.origin)
           headers = headers.filter(([name]) => !/^(authorization|cookie|proxy-authorization)$/i.test(name));
+        if (next.hostname !== url.hostname)
+          headers = headers.filter(([name]) => !bound.has(name.toLowerCase()));
         url = next;
         redirected = true;
       }

@@ -45,8 +45,18 @@ export interface ExecutionRequest {
 export interface FetchGate {
   fetch(
     request: FetchRequestData,
-    send: (allow?: EgressAllow) => Promise<FetchResponseData>,
+    send: (options?: FetchSendOptions) => Promise<FetchResponseData>,
   ): Promise<FetchResponseData>;
+}
+
+/** How a {@link FetchGate} sends a request out. */
+export interface FetchSendOptions {
+  /** The hosts this gate allows besides `allowNet` (asked again for each redirect). */
+  allow?: EgressAllow;
+  /** The request to send instead of the program's (credentials added by the host). */
+  request?: FetchRequestData;
+  /** Headers dropped when a redirect leaves the request's host (the ones the host added). */
+  hostBound?: readonly string[];
 }
 
 /** What a streamed event carries, before it is numbered. */

@@ -1,5 +1,5 @@
 import { deserialize } from 'node:v8';
-import type { EgressAllow, EgressFetch } from './egress.ts';
+import type { EgressFetch } from './egress.ts';
 import { EgressDenied, fetchErrorMessage } from './egress.ts';
 import type {
   Execution,
@@ -7,6 +7,7 @@ import type {
   ExecutionRequest,
   ExecutionResult,
   ExecutionStatus,
+  FetchSendOptions,
   SandboxEvent,
   SandboxEventData,
 } from './execution.ts';
@@ -145,12 +146,13 @@ export class HostExecution implements Execution {
         const gate = this.#request.fetchGate;
         this.#calls.fetch((signal) => {
           let sent = false;
-          const send = (allow?: EgressAllow) => {
+          const send = (options: FetchSendOptions = {}) => {
             sent = true;
-            return this.#host.egress.fetch(request, {
+            return this.#host.egress.fetch(options.request ?? request, {
               signal,
               maxResponseBytes: this.limits.maxFetchResponseBytes,
-              ...(allow && { allow }),
+              ...(options.allow && { allow: options.allow }),
+              ...(options.hostBound && { hostBound: options.hostBound }),
             });
           };
           return (gate ? gate.fetch(request, send) : send()).then(

@@ -12,6 +12,7 @@ export type {
   ExecutionResult,
   ExecutionStatus,
   FetchGate,
+  FetchSendOptions,
   SandboxEvent,
   SandboxLanguage,
 } from './execution.ts';

@@ -130,7 +130,7 @@ for (const url of ['http://127.0.0.1:${srv.port}/', 'http://localhost:${srv.port
   try { await fetch(url); out.push('reached ' + url) } catch (e) { out.push(e.name + ': ' + e.message) }
 }
 return out;`,
-      { timeoutMs: 20_000, fetchGate: { fetch: (_request, send) => send(() => true) } },
+      { timeoutMs: 20_000, fetchGate: { fetch: (_request, send) => send({ allow: () => true }) } },
     );
     const messages = r.outputs[0] as string[];
     expect(messages).toHaveLength(7);
@@ -158,7 +158,9 @@ return [res.redirected, new URL(res.url).pathname, (await res.json()).method];`,
       expect.stringMatching(/^fetch: 127\.0\.0\.2:\d+ is not allowed/),
     ]);
     // A gate that allows every host: the address check still refuses it.
-    const gated = await run(allowed, code, { fetchGate: { fetch: (_request, send) => send(() => true) } });
+    const gated = await run(allowed, code, {
+      fetchGate: { fetch: (_request, send) => send({ allow: () => true }) },
+    });
     expect(gated.outputs[0]).toEqual([
       null,
       expect.stringMatching(/127\.0\.0\.2:\d+ resolves to 127\.0\.0\.2, a loopback/),

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Principal } from '../processes/process-manager-types.ts';
 import { ServerError } from '../processes/server-error.ts';
 import type { ApprovalStore, Delivered, LoggedCall, Replay } from './approval-store.ts';
+import type { Credentials } from './credentials.ts';
 import type { AskedCall } from './gated-tools.ts';
 import { type Decided, Policies, type PolicyRule, type PolicyTool } from './policy.ts';
 
@@ -22,6 +23,8 @@ export interface ApprovalsOptions {
   rules?: readonly PolicyRule[];
   /** How long an approval waits for a decision, in ms. @default 600000 (10 minutes) */
   timeoutMs?: number;
+  /** Credentials the host adds to the sandbox's `fetch` (docs/security.md). */
+  credentials?: Credentials;
   /**
    * How often (ms) stored rules are read again (other cluster nodes may change them) and expired
    * approvals collected. @default 1000
@@ -63,6 +66,7 @@ const newApprovalId = () => `ap_${Date.now().toString(36).padStart(9, '0')}${ran
 export class Approvals {
   readonly store: ApprovalStore;
   readonly timeoutMs: number;
+  readonly credentials: Credentials | undefined;
   readonly #tools: Map<string, PolicyTool>;
   readonly #configRules: readonly PolicyRule[];
   readonly #logger: Logger | undefined;
@@ -75,6 +79,7 @@ export class Approvals {
   private constructor(options: ApprovalsOptions, set: PolicySet) {
     this.store = options.store;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
+    this.credentials = options.credentials;
     this.#tools = new Map(options.tools.map((tool) => [tool.name, tool]));
     this.#configRules = options.rules ?? [];
     this.#logger = options.logger;

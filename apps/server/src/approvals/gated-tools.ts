@@ -5,10 +5,12 @@ import type {
   FetchGate,
   FetchRequestData,
   FetchResponseData,
+  FetchSendOptions,
   ToolHost,
   ToolResult,
 } from '@mci/sandbox';
 import type { LoggedCall, Replay } from './approval-store.ts';
+import type { Credentials } from './credentials.ts';
 import type { Decided, PolicyTool } from './policy.ts';
 
 /** An error a gated call rejects with: the sandbox's error gets its `code`. */
@@ -36,6 +38,8 @@ export interface GateHooks {
   describe(name: string): PolicyTool;
   /** The policy decision for a `fetch` (undefined: no rule matches, the egress rules decide). */
   decideFetch(url: URL, method: string): Decided | undefined;
+  /** Credentials the host adds to requests, and the secret values taken out of what comes back. */
+  credentials?: Credentials | undefined;
   /**
    * A call needs an approval: the run is to be suspended (the calls in flight have settled and are in
    * the log). The call never settles in this run.
@@ -96,7 +100,10 @@ export class GatedTools implements ToolHost, FetchGate {
       input,
       () => this.#hooks.decide(this.#hooks.describe(name)),
       (position) => ({ kind: 'tool', position, tool: name, input }),
-      () => this.#base!.execute(name, props, options),
+      async () => {
+        const result = await this.#base!.execute(name, props, options);
+        return this.#hooks.credentials ? this.#hooks.credentials.redactValue(result) : result;
+      },
       (value) => value as ToolResult,
       (value) => jsonCopy(value),
     );
@@ -104,7 +111,7 @@ export class GatedTools implements ToolHost, FetchGate {
 
   fetch(
     request: FetchRequestData,
-    send: (allow?: EgressAllow) => Promise<FetchResponseData>,
+    send: (options?: FetchSendOptions) => Promise<FetchResponseData>,
   ): Promise<FetchResponseData> {
     const { method, url } = request;
     const body = request.body;
@@ -124,14 +131,25 @@ export class GatedTools implements ToolHost, FetchGate {
     // No rule: the egress rules decide (allowNet, else EGRESS_DENIED). A rule that allows (or an
     // approved ask) lets this URL out; each redirect goes on only where a rule allows it.
     const decided = this.#hooks.decideFetch(target, method);
+    const credentials = this.#hooks.credentials;
+    // The host adds the credentials of the destination; the program never sees them.
+    const applied = credentials?.apply(request, target);
+    const sent = applied?.request.url ?? target.href;
     const allow: EgressAllow = (hop, hopMethod) =>
-      hop.href === target.href || this.#hooks.decideFetch(hop, hopMethod)?.decision === 'allow';
+      hop.href === sent || this.#hooks.decideFetch(hop, hopMethod)?.decision === 'allow';
+    const go = async () => {
+      const response = await send({
+        ...(decided && { allow }),
+        ...(applied && { request: applied.request, hostBound: applied.hostBound }),
+      });
+      return credentials ? credentials.redactResponse(response) : response;
+    };
     return this.#call(
       FETCH,
       input,
       () => decided ?? { decision: 'allow' },
       (position) => ({ kind: 'fetch', position, method, url }),
-      () => send(decided ? allow : undefined),
+      go,
       (value) => {
         const logged = value as FetchResponseData & { body: string };
         return { ...logged, body: new Uint8Array(Buffer.from(logged.body, 'base64')) };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CredentialSchema } from '../approvals/credentials.ts';
 import { PolicyRulesSchema } from '../approvals/policy.ts';
 
 const positiveInt = z.number().int().positive();
@@ -107,6 +108,11 @@ export const ServerConfigFileSchema = z.strictObject({
    * until an operator sets others over `PUT /policies`.
    */
   policies: PolicyRulesSchema.optional(),
+  /**
+   * Credentials the host adds to the sandbox's `fetch` by destination, values rendered from the
+   * environment (`Bearer {{env.GITHUB_TOKEN}}`); the program never sees them (docs/security.md).
+   */
+  credentials: z.array(CredentialSchema).optional(),
   approvals: z
     .strictObject({
       /** How long an approval waits for a decision before it expires, in ms. @default 600000 */

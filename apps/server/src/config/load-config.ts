@@ -43,6 +43,8 @@ export interface ServerSettings {
   policies: NonNullable<ServerConfigFile['policies']>;
   /** How long an approval waits for a decision, in ms. */
   approvalTimeoutMs: number | undefined;
+  /** Credentials the host adds to the sandbox's `fetch`. */
+  credentials: NonNullable<ServerConfigFile['credentials']>;
 }
 
 /** Flags of `mci serve` (all optional; they win over environment and file). */
@@ -96,6 +98,7 @@ export function loadServerSettings(
     logLevel: fromEnv.logLevel ?? config.logLevel ?? 'info',
     policies: config.policies ?? [],
     approvalTimeoutMs: config.approvals?.timeoutMs,
+    credentials: config.credentials ?? [],
   };
 }
 

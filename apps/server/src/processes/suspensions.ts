@@ -45,6 +45,7 @@ export class Suspensions {
         decide: (tool) => this.#approvals.decisionFor(tool),
         describe: (name) => this.#approvals.describe(name),
         decideFetch: (url, method) => this.#approvals.decisionForFetch(url, method),
+        credentials: this.#approvals.credentials,
         ask: (call) => {
           // The calls in flight settle (and are logged) first, so none acts twice after the resume.
           void gated.settled().then(() => {

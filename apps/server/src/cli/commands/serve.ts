@@ -181,6 +181,7 @@ export default defineCommand<ServeOptions>({
         heartbeatMs: settings.heartbeatMs,
         shutdownGraceMs: settings.shutdownGraceMs,
         policies: settings.policies,
+        credentials: settings.credentials,
         ...(settings.approvalTimeoutMs !== undefined && { approvalTimeoutMs: settings.approvalTimeoutMs }),
         logger,
         ...storage,
