@@ -49,7 +49,7 @@ export default defineCommand<McpOptions>({
       )
       .option('-m, --memory <mb>', 'isolate memory limit in MB (default 128)', numberOption('--memory'))
       .option('--concurrency <n>', 'sandbox workers (default 2)', numberOption('--concurrency'))
-      .option('--allow-net <host[:port]>', 'let fetch reach this loopback/private host (repeatable)', collect)
+      .option('--allow-net <host[:port]>', 'let fetch reach this host (repeatable; fetch reaches nothing else)', collect)
       .option(
         '-e, --env <KEY=VALUE>',
         'set an environment value for tool templates and commands (repeatable)',

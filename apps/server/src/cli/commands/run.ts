@@ -45,7 +45,7 @@ export default defineCommand<RunOptions, [snippet: string | undefined]>({
       .option('-m, --memory <mb>', 'isolate memory limit in MB (default 128)', numberOption('--memory'))
       .addOption(new Option('--format <format>', 'result format').choices(['json', 'text']).default('text'))
       .addOption(new Option('--lang <lang>', 'language of the snippet').choices(['ts', 'js']).default('ts'))
-      .option('--allow-net <host[:port]>', 'let fetch reach this loopback/private host (repeatable)', collect)
+      .option('--allow-net <host[:port]>', 'let fetch reach this host (repeatable; fetch reaches nothing else)', collect)
       .option(
         '-e, --env <KEY=VALUE>',
         'set an environment value for tool templates and commands (repeatable)',
