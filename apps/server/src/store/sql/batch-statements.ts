@@ -5,8 +5,12 @@ import type { Db } from './tables.ts';
 // The statements every write batch is made of, compiled once per engine. Each reads its rows from
 // one JSON parameter (an engine's row set), so its text never changes with the number of rows.
 
-/** A run change with every column (absent ones null: unchanged, see `changeRuns`). */
+/**
+ * A run change with every column (absent ones null: unchanged, see `changeRuns`); `cleared` lists the
+ * columns set to null (`,status,error,`), which a null alone cannot say.
+ */
 export const NO_RUN_CHANGE = {
+  cleared: ',',
   state: null,
   status: null,
   queued_at: null,
@@ -107,7 +111,8 @@ function compileStatements(db: Db, engine: Engine): Statements {
       )
       .compile();
   // A run's fields are only ever set, never cleared, after the run is inserted: absent stays as is.
-  const keep = (column: string) => sql`coalesce(${sql.ref(`u.${column}`)}, ${sql.ref(`runs.${column}`)})`;
+  const keep = (column: string) =>
+    sql`CASE WHEN u.cleared LIKE ${sql.lit(`%,${column},%`)} THEN NULL ELSE coalesce(${sql.ref(`u.${column}`)}, ${sql.ref(`runs.${column}`)}) END`;
   return {
     // A replaced record keeps its `stored_bytes`: its outputs and logs stay.
     putProcesses: upsert('processes', PROCESS_ROW, ['pid']),
@@ -139,7 +144,7 @@ function compileStatements(db: Db, engine: Engine): Statements {
       .compile(),
     changeRuns: db
       .updateTable('runs')
-      .from(engine.rowset([], RUN_ROW, 'u') as never)
+      .from(engine.rowset([], { ...RUN_ROW, cleared: 'text' }, 'u') as never)
       .set(
         Object.fromEntries(
           Object.keys(RUN_ROW)

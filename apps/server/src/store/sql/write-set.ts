@@ -42,7 +42,7 @@ export class WriteSet {
   readonly #runs = new Map<string, Insertable<RunsTable>>();
   /** Runs started again over what a run with their number may have left in the database. */
   readonly #replaced = new Map<string, { pid: number; run: number }>();
-  readonly #runChanges = new Map<string, { pid: number; run: number } & RunChange>();
+  readonly #runChanges = new Map<string, { pid: number; run: number; cleared: string } & RunChange>();
   #outputs: OutputRow[] = [];
   #logs: Array<Insertable<LogsTable>> = [];
   #events: Array<Insertable<EventsTable>> = [];
@@ -110,8 +110,16 @@ export class WriteSet {
     this.#writes++;
     const key = runKey(pid, run);
     const inserted = this.#runs.get(key);
-    if (inserted) Object.assign(inserted, change);
-    else this.#runChanges.set(key, { ...this.#runChanges.get(key), ...change, pid, run });
+    if (inserted) {
+      Object.assign(inserted, change);
+      return;
+    }
+    const previous = this.#runChanges.get(key);
+    const cleared = new Set(previous?.cleared.split(',').filter(Boolean));
+    for (const [column, value] of Object.entries(change))
+      if (value === null) cleared.add(column);
+      else cleared.delete(column);
+    this.#runChanges.set(key, { ...previous, ...change, pid, run, cleared: `,${[...cleared].join(',')},` });
   }
 
   /** Adds an output: `json`, its value in the output encoding as JSON text (stored as UTF-8 bytes). */
