@@ -12,9 +12,9 @@ export interface SandboxPoolOptions {
   /** Worker processes (each runs one execution at a time). @default os.availableParallelism() */
   size?: number;
   /**
-   * Hosts `fetch` may reach even when they resolve to loopback, private or link-local addresses:
-   * `HOST` or `HOST:PORT` (`[IPV6]:PORT`), matched against the URL's host or the resolved address.
-   * Public addresses are always allowed. @default []
+   * The hosts `fetch` may reach (egress is denied by default; an execution's `fetchGate` may allow
+   * more), loopback, private and link-local ones included: `HOST` or `HOST:PORT` (`[IPV6]:PORT`),
+   * matched against the URL's host or the resolved address. @default [] (nothing)
    */
   allowNet?: string[];
   /** Limits for every execution (each request may override them). @default DEFAULT_LIMITS */
