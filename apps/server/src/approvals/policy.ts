@@ -6,7 +6,8 @@ import { z } from 'zod';
  * One policy rule (docs/approvals.md): its matchers, all of which must match, and the decision. Tool
  * rules match on `tool` (a glob on the tool name), `toolset`, `tag` and `annotation` (an annotation
  * hint that is true, e.g. `destructiveHint`); `fetch` rules match the sandbox's `fetch` on a
- * `host[:port]` glob and optional `methods`. A rule is one kind or the other.
+ * `host[:port]` glob, optional `methods` and optional path prefixes (`paths`). A rule is one kind or
+ * the other.
  */
 export const PolicyRuleSchema = z
   .strictObject({
@@ -17,6 +18,8 @@ export const PolicyRuleSchema = z
     fetch: z.string().min(1).optional(),
     /** With `fetch`: the HTTP methods it covers (any case). @default every method */
     methods: z.array(z.string().min(1)).min(1).optional(),
+    /** With `fetch`: the URL path prefixes it covers (`/v1/`). @default every path */
+    paths: z.array(z.string().startsWith('/')).min(1).optional(),
     decision: PolicyDecisionSchema,
   })
   .superRefine((rule, context) => {
@@ -34,6 +37,8 @@ export const PolicyRuleSchema = z
       });
     if (rule.methods && rule.fetch === undefined)
       context.addIssue({ code: 'custom', path: ['methods'], message: 'methods needs fetch' });
+    if (rule.paths && rule.fetch === undefined)
+      context.addIssue({ code: 'custom', path: ['paths'], message: 'paths needs fetch' });
   });
 /** @see PolicyRuleSchema */
 export type PolicyRule = z.infer<typeof PolicyRuleSchema>;
@@ -68,6 +73,7 @@ export class Policies {
     index: number;
     host: (host: string) => boolean;
     methods: Set<string> | undefined;
+    paths: readonly string[] | undefined;
     decision: PolicyDecision;
   }> = [];
   readonly #byTool = new Map<string, Decided>();
@@ -81,6 +87,7 @@ export class Policies {
           index,
           host: picomatch(rule.fetch.toLowerCase(), { dot: true }),
           methods: rule.methods && new Set(rule.methods.map((m) => m.toUpperCase())),
+          paths: rule.paths,
           decision: rule.decision,
         });
         return;
@@ -121,7 +128,8 @@ export class Policies {
     const rule = this.#fetchRules.find(
       (candidate) =>
         (candidate.host(host) || candidate.host(`${host}:${port}`)) &&
-        (candidate.methods === undefined || candidate.methods.has(upper)),
+        (candidate.methods === undefined || candidate.methods.has(upper)) &&
+        (candidate.paths === undefined || candidate.paths.some((prefix) => url.pathname.startsWith(prefix))),
     );
     return rule && { decision: rule.decision, rule: rule.index };
   }
