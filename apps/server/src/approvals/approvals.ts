@@ -68,7 +68,6 @@ export class Approvals {
   readonly timeoutMs: number;
   readonly credentials: Credentials | undefined;
   readonly #tools: Map<string, PolicyTool>;
-  readonly #configRules: readonly PolicyRule[];
   readonly #logger: Logger | undefined;
   readonly #sweepMs: number;
   #policies: Policies;
@@ -81,7 +80,6 @@ export class Approvals {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
     this.credentials = options.credentials;
     this.#tools = new Map(options.tools.map((tool) => [tool.name, tool]));
-    this.#configRules = options.rules ?? [];
     this.#logger = options.logger;
     this.#sweepMs = options.sweepMs ?? 1000;
     this.#set = set;
@@ -302,10 +300,5 @@ export class Approvals {
     } catch (error) {
       this.#logger?.warn({ err: error }, 'approvals: the sweep could not read the store');
     }
-  }
-
-  /** The config file's rules (what `source: config` means). */
-  get configRules(): readonly PolicyRule[] {
-    return this.#configRules;
   }
 }

@@ -32,7 +32,7 @@ import { ProcessReader } from './process-reader.ts';
 import { liveProcessOf, recoverProcesses } from './process-recovery.ts';
 import { StatsCounters } from './process-stats.ts';
 import type { EventRoute, ProcessStore, StoredProcess } from './process-store.ts';
-import { type LiveProcess, RunController, routeOf, wireRoute } from './run-controller.ts';
+import { type LiveProcess, RunController, routeOf } from './run-controller.ts';
 import { Scheduler } from './scheduler.ts';
 import { ServerError } from './server-error.ts';
 import { drainLive } from './shutdown-drain.ts';
@@ -134,6 +134,9 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
         },
         enqueue: (live) => this.#scheduler.enqueue(live.record.owner, live),
         transition: (live, from) => this.#transition(live, from),
+        liveRecord: (pid) => this.#live.get(pid)?.record,
+        emit: (event, route) => this.emit(event, route),
+        onEvent: (listener) => this.onEvent(listener),
       });
     this.#scheduler = new Scheduler(settings.concurrency, (live) =>
       this.#runs.start(live, this.#pool, this.#tools),
@@ -160,13 +163,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
   }
 
   async announce(approval: Approval): Promise<void> {
-    this.#store.cluster?.forget(approval.pid);
-    const record = this.#live.get(approval.pid)?.record ?? (await this.#store.getProcess(approval.pid));
-    const route = record ? routeOf(record) : { owner: approval.principal, pid: approval.pid };
-    this.emit(
-      { type: 'approval', pid: approval.pid, run: approval.run, ...wireRoute(route), approval },
-      route,
-    );
+    await this.#suspensions?.announce(approval);
   }
 
   // --- processes -------------------------------------------------------------------------------
@@ -311,7 +308,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     const record = await this.#reader.visible(pid, principal);
     const live = this.#live.get(pid);
     if (live) await new Promise<void>((resolve) => live.waiters.push(resolve));
-    else if (record.state === 'suspended') await this.#idleEvent(pid);
+    else if (record.state === 'suspended') await this.#suspensions?.idle(pid);
     else if (this.#cluster) await this.#cluster.idleElsewhere(pid);
     return this.#reader.snapshot(pid);
   }
@@ -322,30 +319,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
    */
   #interrupt(live: LiveProcess, message?: string): void {
     this.#runs.interrupt(live, message);
-    const approvals = this.#approvals;
-    if (approvals)
-      void approvals.store.cancelPending(live.record.pid, undefined).then(
-        (canceled) => Promise.all(canceled.map((approval) => approvals.announce(approval))),
-        (error: unknown) =>
-          this.#logger?.warn({ err: error, pid: live.record.pid }, 'approvals of an interrupted run'),
-      );
-  }
-
-  /** Resolves at the `idle` event of process `pid` (now, when it is idle already). */
-  async #idleEvent(pid: number): Promise<void> {
-    let stop = () => {};
-    const idle = new Promise<void>((resolve) => {
-      stop = this.onEvent((event) => {
-        if (event.type === 'process' && event.pid === pid && event.state === 'idle') resolve();
-      });
-    });
-    try {
-      this.#store.cluster?.forget(pid);
-      const now = await this.#store.getProcess(pid);
-      if (now && now.state !== 'idle') await idle;
-    } finally {
-      stop();
-    }
+    this.#suspensions?.interrupted(live.record.pid);
   }
 
   /**

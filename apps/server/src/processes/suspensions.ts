@@ -1,12 +1,13 @@
-import type { ProcessState, ProcessStatus } from '@mci/protocol';
+import type { Approval, ProcessState, ProcessStatus } from '@mci/protocol';
 import type { ToolHost } from '@mci/sandbox';
 import type { Logger } from 'pino';
 import type { Approvals } from '../approvals/approvals.ts';
 import { GatedTools } from '../approvals/gated-tools.ts';
-import type { Principal } from './process-manager-types.ts';
+import type { UnsequencedEvent } from './event-log.ts';
+import type { EventListener, Principal } from './process-manager-types.ts';
 import { liveProcessOf } from './process-recovery.ts';
-import type { ProcessStore, StoredProcess } from './process-store.ts';
-import type { LiveProcess, RunController } from './run-controller.ts';
+import type { EventRoute, ProcessStore, StoredProcess } from './process-store.ts';
+import { type LiveProcess, type RunController, routeOf, wireRoute } from './run-controller.ts';
 
 /** What {@link Suspensions} may do with the process manager. */
 export interface SuspensionHost {
@@ -17,6 +18,10 @@ export interface SuspensionHost {
   enter(live: LiveProcess): void;
   enqueue(live: LiveProcess): void;
   transition(live: LiveProcess, from: { state: ProcessState; status: ProcessStatus }): void;
+  /** The record of live process `pid`, if it is live here. */
+  liveRecord(pid: number): StoredProcess | undefined;
+  emit(event: UnsequencedEvent, route: EventRoute): void;
+  onEvent(listener: EventListener): () => void;
 }
 
 /**
@@ -144,6 +149,46 @@ export class Suspensions {
     this.#host.runs.endSuspended(live, 'canceled');
     for (const approval of canceled) await this.#approvals.announce(approval);
     return true;
+  }
+
+  /** Sends the `approval` event of `approval` to those who see its process. */
+  async announce(approval: Approval): Promise<void> {
+    const { store } = this.#host;
+    store.cluster?.forget(approval.pid);
+    const record = this.#host.liveRecord(approval.pid) ?? (await store.getProcess(approval.pid));
+    const route = record ? routeOf(record) : { owner: approval.principal, pid: approval.pid };
+    this.#host.emit(
+      { type: 'approval', pid: approval.pid, run: approval.run, ...wireRoute(route), approval },
+      route,
+    );
+  }
+
+  /**
+   * A run of process `pid` was interrupted (its server stopped): an approval it was asking for (stored
+   * before the process could be suspended) is canceled.
+   */
+  interrupted(pid: number): void {
+    void this.#approvals.store.cancelPending(pid, undefined).then(
+      (canceled) => Promise.all(canceled.map((approval) => this.#approvals.announce(approval))),
+      (error: unknown) => this.#host.logger?.warn({ err: error, pid }, 'approvals of an interrupted run'),
+    );
+  }
+
+  /** Resolves at the `idle` event of suspended process `pid` (at once, when it is idle already). */
+  async idle(pid: number): Promise<void> {
+    let stop = () => {};
+    const idle = new Promise<void>((resolve) => {
+      stop = this.#host.onEvent((event) => {
+        if (event.type === 'process' && event.pid === pid && event.state === 'idle') resolve();
+      });
+    });
+    try {
+      this.#host.store.cluster?.forget(pid);
+      const now = await this.#host.store.getProcess(pid);
+      if (now && now.state !== 'idle') await idle;
+    } finally {
+      stop();
+    }
   }
 
   /** The pending approvals of a suspended process (its snapshot lists them). */
