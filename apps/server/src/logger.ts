@@ -1,5 +1,6 @@
 import { type DestinationStream, type LevelWithSilent, type Logger, pino } from 'pino';
 import { PinoPretty } from 'pino-pretty';
+import type { Redactor } from '@mci/schema';
 
 export type { Logger };
 
@@ -16,6 +17,11 @@ export interface LoggerOptions {
   colors?: boolean;
   /** Where the lines go. @default stdout */
   destination?: DestinationStream;
+  /**
+   * The server's secret values: every line is redacted (`[redacted:NAME]`) before it is written.
+   * Secrets added to it later apply to later lines. @default nothing is redacted
+   */
+  redactor?: Redactor;
 }
 
 /**
@@ -25,7 +31,13 @@ export interface LoggerOptions {
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
   // No `base` (pino's default adds the OS pid and hostname): `pid` in our lines is a process id.
-  const settings = { name: 'mci-server', level: options.level ?? 'info', base: undefined };
+  const { redactor } = options;
+  const settings = {
+    name: 'mci-server',
+    level: options.level ?? 'info',
+    base: undefined,
+    ...(redactor && { hooks: { streamWrite: (line: string) => redactor.redact(line) } }),
+  };
   if (options.format === 'pretty') {
     const pretty = PinoPretty({
       sync: true,

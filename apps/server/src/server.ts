@@ -1,4 +1,5 @@
 import { createIntentStream } from '@mci/intent-extractor';
+import { Redactor } from '@mci/schema';
 import { createSandboxPool, type SandboxPool } from '@mci/sandbox';
 import { createToolRunner, loadTools, type ToolRunner } from '@mci/tools';
 import type { LevelWithSilent } from 'pino';
@@ -19,6 +20,7 @@ import { type Listener, listen } from './listener.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createMcpHttp } from './mcp/http-sessions.ts';
 import { createProcessManager } from './processes/process-manager.ts';
+import { collectServerSecrets, secretsOfTool } from './secrets/server-secrets.ts';
 import type { ProcessManager } from './processes/process-manager-types.ts';
 import type { RetentionOptions } from './store/retention.ts';
 import { openServerStore, startServerRetention } from './store/server-store.ts';
@@ -47,6 +49,19 @@ export interface ServerOptions {
   approvalTimeoutMs?: number;
   /** Credentials the host adds to the sandbox's `fetch`, rendered from `env` (docs/security.md). */
   credentials?: Credential[];
+  /**
+   * More environment variables whose values are secrets (beyond every `{{env.X}}` the tools read, the
+   * credentials, the tokens, the model keys and credentials in URLs). @default none
+   */
+  secrets?: string[];
+  /** Environment variables tools read that are not secrets (URLs, regions). @default none */
+  publicEnv?: string[];
+  /**
+   * Where the server puts its secret values: outputs, logs, errors, events, stored records, MCP and
+   * chat replies are redacted with it (docs/security.md). Give the one the `logger` was made with so
+   * log lines are redacted too. @default a new one (the default logger uses it)
+   */
+  redactor?: Redactor;
   /** Tokens; none means loopback only, every caller an operator. */
   tokens?: TokenGrant[];
   /** Allow a non-loopback `host` without tokens. @default false */
@@ -156,10 +171,30 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
     publicUrls: options.publicUrls,
   });
   const limits = LimitsSchema.parse(options.limits ?? {});
-  const logger = options.logger ?? createLogger({ level: options.logLevel ?? 'info' });
+  const redactor = options.redactor ?? new Redactor();
+  const logger = options.logger ?? createLogger({ level: options.logLevel ?? 'info', redactor });
   const file = options.file;
   const collection = await loadTools(file, options.env ? { env: options.env } : {});
+  redactor.add(
+    collectServerSecrets({
+      env: { ...process.env, ...options.env },
+      collection,
+      tokens: options.tokens ?? [],
+      credentials: credentials.secrets,
+      secretEnv: options.secrets ?? [],
+      publicEnv: options.publicEnv ?? [],
+      urls: { db: options.db },
+    }),
+  );
   const runner: ToolRunner = createToolRunner(collection, options.env ? { env: options.env } : {});
+  const publicEnv = options.publicEnv ?? [];
+  const secretsByTool = new Map(runner.list().map(({ name, env }) => [name, secretsOfTool(env, publicEnv)]));
+  const withSecrets = <T extends { name: string }>(tool: T) => {
+    const secrets = secretsByTool.get(tool.name) ?? [];
+    return secrets.length > 0 ? { ...tool, secrets } : tool;
+  };
+  const tools = runner.list().map(({ env: _env, ...tool }) => withSecrets(tool));
+  const exposedTools = collection.list().map(withSecrets);
   let store: Awaited<ReturnType<typeof openServerStore>>;
   try {
     store = await openServerStore(options.db, logger, {
@@ -182,6 +217,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
       rules: options.policies ?? [],
       ...(options.approvalTimeoutMs !== undefined && { timeoutMs: options.approvalTimeoutMs }),
       credentials,
+      redactor,
       logger,
     });
   } catch (error) {
@@ -212,6 +248,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
       maxOpenStreams: limits.maxOpenStreams,
       outputBytesPerSecond: limits.outputBytesPerSecond,
       createIntentStream,
+      redactor,
       logger,
       ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
       ...(store && { store }),
@@ -229,7 +266,8 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
     chat = await createChatService({
       settings: options.chat ?? {},
       manager,
-      tools: runner.list(),
+      tools,
+      redactor,
       // Conversations live in the process database, or in memory without one.
       conversations: store ? new ConversationStore(store.tables) : await ConversationStore.inMemory(),
       logger,
@@ -244,7 +282,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
   }
   const mcp = createMcpHttp({
     manager,
-    tools: collection.list(),
+    tools: exposedTools,
     authenticated: authenticator.required,
     responsePipeBytes: limits.responsePipeBytes,
     logger,
@@ -256,7 +294,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
     listener = await listen({
       manager,
       authenticator,
-      tools: runner.list(),
+      tools,
       limits,
       host,
       port: options.port ?? DEFAULT_PORT,

@@ -22,7 +22,6 @@ writeFileSync(
 );
 const BLOCK = '```ts exec=true\nconst r = await tools.greet();\noutput(r.content[0].text);\n```\n';
 
-
 /** Starts a server on `db` hosting `openai:fake-1` at `fake`, its logs collected into `logs`. */
 async function start(
   fake: FakeProvider,
@@ -176,7 +175,10 @@ describe('server-hosted conversations', () => {
   });
 
   it('reports a model failure as chat.error naming provider, model and status, without the key', async () => {
-    await using fake = await startFakeOpenAi({ status: 500, message: `boom with ${KEY}` });
+    await using fake = await startFakeOpenAi({
+      status: 500,
+      message: `boom with ${KEY}, or ${KEY.slice(3)}`,
+    });
     const logs: string[] = [];
     await using server = await start(fake, ':memory:', logs);
     const client = await openJsonSocket(server.wsUrl);
@@ -187,6 +189,41 @@ describe('server-hosted conversations', () => {
     expect(JSON.stringify(client.messages)).not.toContain('SECRET');
     expect(logs.join('')).not.toContain('SECRET');
     expect(logs.join('')).toContain('chat turn failed');
+    client.close();
+  });
+
+  it('keeps the key and the credentials of the model URL out of errors, messages and logs', async () => {
+    // The service echoes the key without its prefix; the URL carries a password and an api_key.
+    await using fake = await startFakeOpenAi({ status: 500, message: `bad key ${KEY.slice(3)}` });
+    const password = 'url-password-0a1b2c3d';
+    const apiKey = 'query-key-9z8y7x6w5v';
+    const endpoint = new URL(fake.url);
+    endpoint.username = 'bob';
+    endpoint.password = password;
+    endpoint.searchParams.set('api_key', apiKey);
+    const destination = new PassThrough();
+    const logs: string[] = [];
+    destination.on('data', (chunk) => logs.push(String(chunk)));
+    await using server = await createServer({
+      port: 0,
+      file: toolFile,
+      logger: createLogger({ level: 'debug', destination }),
+      chat: {
+        models: ['openai:fake-1'],
+        modelOptions: { baseURL: endpoint.href, env: { OPENAI_API_KEY: KEY }, maxRetries: 0 },
+      },
+    });
+    const client = await openJsonSocket(server.wsUrl);
+    const started = await client.request({ type: 'chat.start', message: `my key is ${KEY}, keep it` });
+    await client.waitFor((m) => m.type === 'chat.error');
+    const got = await client.request({
+      type: 'chat.get',
+      conversationId: started.result.conversation.conversationId,
+    });
+    expect(got.result.messages[0].text).toBe('my key is [redacted:OPENAI_API_KEY], keep it');
+    const everything = JSON.stringify(client.messages) + logs.join('');
+    for (const secret of [KEY.slice(3, 15), KEY.slice(-12), password, apiKey])
+      expect(everything).not.toContain(secret);
     client.close();
   });
 

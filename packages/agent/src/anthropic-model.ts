@@ -1,4 +1,5 @@
 import type { ChatModel, ModelAnswer, ModelRequest } from './model.ts';
+import { withoutCredentials } from '@mci/schema';
 import { toModelError } from './model-error.ts';
 
 /** Settings of an Anthropic Messages model (resolved by `createModel`). */
@@ -8,6 +9,8 @@ export interface AnthropicModelSettings {
   baseURL: string;
   apiKey: string;
   contextWindow: number;
+  /** The secret values of {@link ChatModel.secrets}. */
+  secrets: ReadonlyArray<{ name: string; value: string }>;
   /** Retries of 429, 408, 409, 529 and 5xx answers and of connection errors, with the SDK's backoff. */
   maxRetries: number;
   /** `max_tokens` of each request (the API requires one). @default 8192 */
@@ -27,12 +30,17 @@ export async function createAnthropicModel(settings: AnthropicModelSettings): Pr
     baseURL: settings.baseURL,
     maxRetries: settings.maxRetries,
   });
-  const info = { provider: settings.provider, model: settings.model, endpoint: settings.baseURL };
+  const info = {
+    provider: settings.provider,
+    model: settings.model,
+    endpoint: withoutCredentials(settings.baseURL),
+  };
   return {
     name: `${settings.provider}:${settings.model}`,
     provider: settings.provider,
     model: settings.model,
-    endpoint: settings.baseURL,
+    endpoint: info.endpoint,
+    secrets: settings.secrets,
     contextWindow: settings.contextWindow,
     async stream(request: ModelRequest): Promise<ModelAnswer> {
       let text = '';
@@ -69,7 +77,11 @@ export async function createAnthropicModel(settings: AnthropicModelSettings): Pr
         }
       } catch (error) {
         if (request.signal?.aborted) throw request.signal.reason;
-        throw toModelError(error, info, [settings.apiKey]);
+        throw toModelError(
+          error,
+          info,
+          settings.secrets.map(({ value }) => value),
+        );
       }
       return {
         text,

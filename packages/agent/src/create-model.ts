@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { secretsOfUrl } from '@mci/schema';
 import { createAnthropicModel } from './anthropic-model.ts';
 import type { ChatModel } from './model.ts';
 import { ModelError } from './model-error.ts';
@@ -49,7 +50,8 @@ export async function createModel(name: string, options: ModelOptions = {}): Pro
       ...(rate !== undefined && { tokensPerSecond: rate }),
     });
   }
-  const apiKey = options.apiKey || spec.keyEnv.map(read).find((key) => key !== undefined);
+  const keyEnv = options.apiKey ? undefined : spec.keyEnv.find((variable) => read(variable) !== undefined);
+  const apiKey = options.apiKey || read(keyEnv);
   if (!apiKey && !spec.keyOptional) {
     throw new ModelError(
       'MISSING_KEY',
@@ -58,12 +60,18 @@ export async function createModel(name: string, options: ModelOptions = {}): Pro
     );
   }
   const baseURL = options.baseURL || read(spec.baseURLEnv) || spec.defaultBaseURL || '';
+  const urlName = options.baseURL ? 'MODEL_URL' : read(spec.baseURLEnv) ? spec.baseURLEnv! : 'MODEL_URL';
+  const secrets = [
+    ...(apiKey ? [{ name: keyEnv ?? 'MODEL_API_KEY', value: apiKey }] : []),
+    ...secretsOfUrl(baseURL, urlName),
+  ];
   const common = {
     provider,
     model,
     baseURL,
     contextWindow: options.contextWindow ?? spec.contextWindow,
     maxRetries: options.maxRetries ?? 2,
+    secrets,
     ...(options.maxOutputTokens !== undefined && { maxOutputTokens: options.maxOutputTokens }),
   };
   if (spec.api === 'anthropic') return createAnthropicModel({ ...common, apiKey: apiKey ?? '' });

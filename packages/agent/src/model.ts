@@ -39,6 +39,11 @@ export interface ChatModel {
   /** Tokens the model can hold (prompt plus answer): the loop's context budget. */
   readonly contextWindow: number;
   /**
+   * The secret values this model is reached with (its API key, credentials in its endpoint URL), each
+   * named by the variable it comes from: a server redacts them from everything it stores or sends.
+   */
+  readonly secrets?: ReadonlyArray<{ name: string; value: string }>;
+  /**
    * Streams one answer.
    * @throws ModelError naming the provider, model and HTTP status (never a key); the signal's reason
    * when aborted.

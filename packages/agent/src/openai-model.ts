@@ -1,4 +1,5 @@
 import type { ChatModel, ModelAnswer, ModelRequest } from './model.ts';
+import { withoutCredentials } from '@mci/schema';
 import { toModelError } from './model-error.ts';
 
 /** Settings of an OpenAI Chat Completions model (resolved by `createModel`). */
@@ -9,6 +10,8 @@ export interface OpenAiModelSettings {
   /** `undefined` for local servers that need none (a placeholder is sent). */
   apiKey: string | undefined;
   contextWindow: number;
+  /** The secret values of {@link ChatModel.secrets}. */
+  secrets: ReadonlyArray<{ name: string; value: string }>;
   /** Retries of 429, 408, 409 and 5xx answers and of connection errors, with the SDK's backoff. */
   maxRetries: number;
   /** Cap on answer tokens (`max_completion_tokens`); the provider's default when absent. */
@@ -28,13 +31,18 @@ export async function createOpenAiModel(settings: OpenAiModelSettings): Promise<
     baseURL: settings.baseURL,
     maxRetries: settings.maxRetries,
   });
-  const secrets = settings.apiKey ? [settings.apiKey] : [];
-  const info = { provider: settings.provider, model: settings.model, endpoint: settings.baseURL };
+  const secrets = settings.secrets.map(({ value }) => value);
+  const info = {
+    provider: settings.provider,
+    model: settings.model,
+    endpoint: withoutCredentials(settings.baseURL),
+  };
   return {
     name: `${settings.provider}:${settings.model}`,
     provider: settings.provider,
     model: settings.model,
-    endpoint: settings.baseURL,
+    endpoint: info.endpoint,
+    secrets: settings.secrets,
     contextWindow: settings.contextWindow,
     async stream(request: ModelRequest): Promise<ModelAnswer> {
       let text = '';

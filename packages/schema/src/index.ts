@@ -45,6 +45,17 @@ export { locateToolset, TOOLSET_FILE_EXTENSIONS } from './toolset-locator.ts';
 // JSON Schema: the one Ajv setup (tool-file checks here, props validation in @mci/tools)
 export { createJsonSchemaValidator, jsonSchemaDialect } from './json-schema-validator.ts';
 
+// Secrets: values replaced by [redacted:NAME] in what leaves the host
+export {
+  MIN_REDACTED_RUN,
+  MIN_SECRET_LENGTH,
+  Redactor,
+  SecretError,
+  secretsOfUrl,
+  withoutCredentials,
+} from './redactor.ts';
+export type { Secret } from './redactor.ts';
+
 // Querying: collections and filters
 export { createToolCollection } from './tool-collection.ts';
 export {

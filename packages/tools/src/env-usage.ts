@@ -86,3 +86,37 @@ export function collectEnvUsage(
     .map(([name, usedIn]) => ({ name, set: env[name] !== undefined, usedIn }));
   return { variables, problems };
 }
+
+/** An environment variable a tool reads, and whether it has a value. */
+export interface ToolEnvVariable {
+  name: string;
+  set: boolean;
+}
+
+/**
+ * The environment variables each tool reads through `{{env.X}}` (in its execution, or in the config of
+ * the MCP server it comes from), by tool name, sorted by variable name; tools that read none are absent.
+ */
+export function envByTool(
+  collection: ToolCollection,
+  env: Record<string, string | undefined> = process.env,
+): Map<string, ToolEnvVariable[]> {
+  const byTool = new Map<string, ToolEnvVariable[]>();
+  const add = (tool: string, variable: EnvUsage) => {
+    const list = byTool.get(tool) ?? [];
+    if (!list.some(({ name }) => name === variable.name))
+      list.push({ name: variable.name, set: variable.set });
+    byTool.set(tool, list);
+  };
+  const { variables } = collectEnvUsage(collection, env);
+  for (const variable of variables) {
+    for (const use of variable.usedIn) {
+      if (use.tool !== undefined) add(use.tool, variable);
+      const server = /^mcp_servers\.([^.[]+)/.exec(use.field)?.[1];
+      if (server === undefined) continue;
+      for (const tool of collection.tools)
+        if (tool.execution.type === 'mcp' && tool.execution.serverName === server) add(tool.name, variable);
+    }
+  }
+  return byTool;
+}

@@ -7,7 +7,7 @@ export { loadTools } from './load-tools.ts';
 export { createMcpToolsetResolver } from './mcp/mcp-toolset-resolver.ts';
 export { DEFAULT_MCP_CACHE_DAYS, mcpCachePath } from './mcp/mcp-cache.ts';
 // What a tool file needs from the environment
-export { collectEnvUsage } from './env-usage.ts';
+export { collectEnvUsage, envByTool } from './env-usage.ts';
 // Results and errors
 export { CANCELED_MESSAGE, errorResult, textResult } from './tool-result.ts';
 export { ToolError } from './tool-error.ts';
@@ -29,5 +29,5 @@ export type {
   ToolResult,
 } from './tool-result.ts';
 export type { ToolErrorCode } from './tool-error.ts';
-export type { EnvUsage, EnvUsageProblem, EnvUse } from './env-usage.ts';
+export type { EnvUsage, EnvUsageProblem, EnvUse, ToolEnvVariable } from './env-usage.ts';
 export type { PathPolicy, PathSettings } from './path-policy.ts';

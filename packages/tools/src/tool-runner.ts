@@ -1,4 +1,5 @@
 import type { Annotations, ResolvedTool, ToolCollection } from '@mci/schema';
+import { envByTool, type ToolEnvVariable } from './env-usage.ts';
 import { raceAbort } from './race-abort.ts';
 import { executeCli } from './cli/cli-executor.ts';
 import type { ExecutionContext } from './execution-context.ts';
@@ -23,6 +24,11 @@ export interface ToolInfo {
   inputSchema?: Record<string, unknown>;
   /** The toolset or MCP server the tool came from; absent for main-file tools. */
   toolset?: string;
+  /**
+   * The environment variables the tool reads through `{{env.X}}` (its MCP server's config included)
+   * and whether each is set; never their values. Absent when it reads none.
+   */
+  env?: ToolEnvVariable[];
 }
 
 /** Options of {@link createToolRunner}. */
@@ -80,6 +86,7 @@ export function createToolRunner(collection: ToolCollection, options: ToolRunner
   const validator = new PropsValidator();
   const http = new HttpClient(maxOutputBytes);
   const mcp = new McpConnections(collection.mcpServers, env);
+  const envs = envByTool(collection, env);
   // Loaded tools never change, so neither do their path policies.
   const policies = new WeakMap<ResolvedTool, PathPolicy>();
   const pathsOf = (tool: ResolvedTool) => {
@@ -158,19 +165,20 @@ export function createToolRunner(collection: ToolCollection, options: ToolRunner
         return errorResult(messageOf(error));
       }
     },
-    list: () => collection.tools.map(toolInfo),
+    list: () => collection.tools.map((tool) => toolInfo(tool, envs.get(tool.name))),
     close,
     [Symbol.asyncDispose]: close,
   };
 }
 
-function toolInfo(tool: ResolvedTool): ToolInfo {
+function toolInfo(tool: ResolvedTool, env: ToolEnvVariable[] | undefined): ToolInfo {
   const info: ToolInfo = { name: tool.name, tags: [...tool.tags] };
   if (tool.title !== undefined) info.title = tool.title;
   if (tool.description !== undefined) info.description = tool.description;
   if (tool.annotations !== undefined) info.annotations = tool.annotations;
   if (tool.inputSchema !== undefined) info.inputSchema = tool.inputSchema;
   if (tool.toolset !== undefined) info.toolset = tool.toolset;
+  if (env !== undefined) info.env = env;
   return info;
 }
 

@@ -57,6 +57,7 @@ describe('the reference chat client', () => {
     await using inventory = await startInventoryServer();
     await using server = await startServer({
       env: { INVENTORY_URL: inventory.url },
+      publicEnv: ['INVENTORY_URL'],
       allowNet: [inventory.hostPort],
     });
     const ref = 'chat-client-transcript';

@@ -137,6 +137,7 @@ describe('a chat transcript streamed over WebSocket', () => {
     await using inventory = await startInventoryServer();
     await using server = await startServer({
       env: { INVENTORY_URL: inventory.url },
+      publicEnv: ['INVENTORY_URL'],
       allowNet: [inventory.hostPort],
     });
     await using client = await TestClient.open(server.wsUrl);

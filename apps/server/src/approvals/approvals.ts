@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Principal } from '../processes/process-manager-types.ts';
 import { ServerError } from '../processes/server-error.ts';
 import type { ApprovalStore, Delivered, LoggedCall, Replay } from './approval-store.ts';
+import type { Redactor } from '@mci/schema';
 import type { Credentials } from './credentials.ts';
 import type { AskedCall } from './gated-tools.ts';
 import { type Decided, Policies, type PolicyRule, type PolicyTool } from './policy.ts';
@@ -25,6 +26,8 @@ export interface ApprovalsOptions {
   timeoutMs?: number;
   /** Credentials the host adds to the sandbox's `fetch` (docs/security.md). */
   credentials?: Credentials;
+  /** The server's secret values, taken out of tool inputs, results and errors and `fetch` responses. */
+  redactor?: Redactor;
   /**
    * How often (ms) stored rules are read again (other cluster nodes may change them) and expired
    * approvals collected. @default 1000
@@ -67,6 +70,7 @@ export class Approvals {
   readonly store: ApprovalStore;
   readonly timeoutMs: number;
   readonly credentials: Credentials | undefined;
+  readonly redactor: Redactor | undefined;
   readonly #tools: Map<string, PolicyTool>;
   readonly #logger: Logger | undefined;
   readonly #sweepMs: number;
@@ -79,6 +83,7 @@ export class Approvals {
     this.store = options.store;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
     this.credentials = options.credentials;
+    this.redactor = options.redactor;
     this.#tools = new Map(options.tools.map((tool) => [tool.name, tool]));
     this.#logger = options.logger;
     this.#sweepMs = options.sweepMs ?? 1000;

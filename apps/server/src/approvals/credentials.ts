@@ -1,10 +1,7 @@
-import type { FetchRequestData, FetchResponseData } from '@mci/sandbox';
-import { collectEnvReferences, renderTemplate } from '@mci/schema';
+import type { FetchRequestData } from '@mci/sandbox';
+import { collectEnvReferences, MIN_SECRET_LENGTH, renderTemplate, type Secret } from '@mci/schema';
 import picomatch from 'picomatch';
 import { z } from 'zod';
-
-/** Secret values shorter than this are refused: redacting them would hit common words. */
-export const MIN_SECRET_LENGTH = 8;
 
 /**
  * One credential the host adds to the sandbox's `fetch` (docs/security.md): for a request whose host
@@ -25,12 +22,6 @@ export const CredentialSchema = z
 /** @see CredentialSchema */
 export type Credential = z.infer<typeof CredentialSchema>;
 
-/** A secret value and the name it is redacted as (`[redacted:NAME]`). */
-export interface Secret {
-  name: string;
-  value: string;
-}
-
 interface Resolved {
   matches: (url: URL) => boolean;
   headers: Array<[string, string]>;
@@ -39,7 +30,7 @@ interface Resolved {
 
 /**
  * The credentials of a server, rendered once from the environment: what to add to a request, and the
- * secret values to take out of what comes back into the sandbox.
+ * secret values it adds (the server's redactor takes them out of what comes back).
  */
 export class Credentials {
   readonly secrets: readonly Secret[];
@@ -104,34 +95,5 @@ export class Credentials {
       },
       hostBound: rule.headers.map(([name]) => name),
     };
-  }
-
-  /** `text` with every secret value replaced by `[redacted:NAME]`. */
-  redact(text: string): string {
-    let out = text;
-    for (const { name, value } of this.secrets)
-      if (out.includes(value)) out = out.replaceAll(value, `[redacted:${name}]`);
-    return out;
-  }
-
-  /** A response with every secret value in its headers and body replaced. */
-  redactResponse(response: FetchResponseData): FetchResponseData {
-    if (this.secrets.length === 0) return response;
-    const body = Buffer.from(response.body.buffer, response.body.byteOffset, response.body.byteLength);
-    const hit = this.secrets.some(({ value }) => body.includes(value));
-    return {
-      ...response,
-      url: this.redact(response.url),
-      headers: response.headers.map(([name, value]) => [name, this.redact(value)]),
-      body: hit ? new Uint8Array(Buffer.from(this.redact(body.toString('latin1')), 'latin1')) : response.body,
-    };
-  }
-
-  /** A JSON value (a tool result) with every secret value in its strings replaced. */
-  redactValue<T>(value: T): T {
-    if (this.secrets.length === 0) return value;
-    const text = JSON.stringify(value);
-    if (text === undefined || !this.secrets.some(({ value: secret }) => text.includes(secret))) return value;
-    return JSON.parse(this.redact(text)) as T;
   }
 }

@@ -10,6 +10,7 @@ import type {
   ToolResult,
 } from '@mci/sandbox';
 import type { LoggedCall, Replay } from './approval-store.ts';
+import type { Redactor } from '@mci/schema';
 import type { Credentials } from './credentials.ts';
 import type { Decided, PolicyTool } from './policy.ts';
 
@@ -38,8 +39,10 @@ export interface GateHooks {
   describe(name: string): PolicyTool;
   /** The policy decision for a `fetch` (undefined: no rule matches, the egress rules decide). */
   decideFetch(url: URL, method: string): Decided | undefined;
-  /** Credentials the host adds to requests, and the secret values taken out of what comes back. */
+  /** Credentials the host adds to requests. */
   credentials?: Credentials | undefined;
+  /** Takes the server's secret values out of inputs, results, responses and errors. */
+  redactor?: Redactor | undefined;
   /**
    * A call needs an approval: the run is to be suspended (the calls in flight have settled and are in
    * the log). The call never settles in this run.
@@ -94,16 +97,13 @@ export class GatedTools implements ToolHost, FetchGate {
   }
 
   execute(name: string, props: unknown, options?: { signal?: AbortSignal }): Promise<ToolResult> {
-    const input = jsonCopy(props);
+    const input = this.#redactValue(jsonCopy(props));
     return this.#call(
       name,
       input,
       () => this.#hooks.decide(this.#hooks.describe(name)),
       (position) => ({ kind: 'tool', position, tool: name, input }),
-      async () => {
-        const result = await this.#base!.execute(name, props, options);
-        return this.#hooks.credentials ? this.#hooks.credentials.redactValue(result) : result;
-      },
+      () => this.#redacted(async () => this.#redactValue(await this.#base!.execute(name, props, options))),
       (value) => value as ToolResult,
       (value) => jsonCopy(value),
     );
@@ -115,13 +115,13 @@ export class GatedTools implements ToolHost, FetchGate {
   ): Promise<FetchResponseData> {
     const { method, url } = request;
     const body = request.body;
-    const input = {
+    const input = this.#redactValue({
       method,
       url,
       ...(body !== undefined && {
         body: typeof body === 'string' ? body : Buffer.from(body).toString('base64'),
       }),
-    };
+    });
     let target: URL;
     try {
       target = new URL(url);
@@ -137,13 +137,15 @@ export class GatedTools implements ToolHost, FetchGate {
     const sent = applied?.request.url ?? target.href;
     const allow: EgressAllow = (hop, hopMethod) =>
       hop.href === sent || this.#hooks.decideFetch(hop, hopMethod)?.decision === 'allow';
-    const go = async () => {
-      const response = await send({
-        ...(decided && { allow }),
-        ...(applied && { request: applied.request, hostBound: applied.hostBound }),
-      });
-      return credentials ? credentials.redactResponse(response) : response;
-    };
+    const go = () =>
+      this.#redacted(async () =>
+        this.#redactResponse(
+          await send({
+            ...(decided && { allow }),
+            ...(applied && { request: applied.request, hostBound: applied.hostBound }),
+          }),
+        ),
+      );
     return this.#call(
       FETCH,
       input,
@@ -156,6 +158,42 @@ export class GatedTools implements ToolHost, FetchGate {
       },
       (response) => ({ ...response, body: Buffer.from(response.body).toString('base64') }),
     );
+  }
+
+  #redactValue<T>(value: T): T {
+    return this.#hooks.redactor ? this.#hooks.redactor.redactValue(value) : value;
+  }
+
+  /** `act`, its rejection's message (and the sandbox error it becomes) without secret values. */
+  async #redacted<T>(act: () => Promise<T>): Promise<T> {
+    try {
+      return await act();
+    } catch (error) {
+      const redactor = this.#hooks.redactor;
+      if (!redactor || !(error instanceof Error)) throw error;
+      const message = redactor.redact(error.message);
+      if (message === error.message) throw error;
+      const code = (error as { code?: unknown }).code;
+      throw Object.assign(new Error(message), {
+        name: error.name,
+        ...(typeof code === 'string' && { code }),
+      });
+    }
+  }
+
+  /** A response with every secret value in its URL, headers and body replaced. */
+  #redactResponse(response: FetchResponseData): FetchResponseData {
+    const redactor = this.#hooks.redactor;
+    if (!redactor || redactor.empty) return response;
+    const body = Buffer.from(response.body.buffer, response.body.byteOffset, response.body.byteLength);
+    const text = body.toString('latin1');
+    const redacted = redactor.redact(text);
+    return {
+      ...response,
+      url: redactor.redact(response.url),
+      headers: response.headers.map(([name, value]) => [name, redactor.redact(value)]),
+      body: redacted === text ? response.body : new Uint8Array(Buffer.from(redacted, 'latin1')),
+    };
   }
 
   /**

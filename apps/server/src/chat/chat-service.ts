@@ -1,5 +1,6 @@
 import { type AgentEvent, type ChatModel, ModelError, runTurn, toModelMessages } from '@mci/agent';
 import type { ChatEvent, ChatMessage, ChatStartRequest, Conversation, ModelInfo } from '@mci/protocol';
+import type { Redactor } from '@mci/schema';
 import type { Logger } from 'pino';
 import type { Principal, ProcessManager } from '../processes/process-manager-types.ts';
 import { ServerError } from '../processes/server-error.ts';
@@ -17,6 +18,8 @@ export interface ChatServiceOptions {
   /** Most model requests per turn. @default 8 */
   maxSteps?: number;
   logger?: Logger;
+  /** The server's secret values, taken out of every message stored and event sent. */
+  redactor?: Redactor;
 }
 
 /** Where one turn's events go: the `chat.*` events, and the id of each stream it opens. */
@@ -41,6 +44,10 @@ export class ChatService {
 
   constructor(options: ChatServiceOptions) {
     this.#options = options;
+  }
+
+  #redact(text: string): string {
+    return this.#options.redactor ? this.#options.redactor.redact(text) : text;
   }
 
   /** The configured models (no keys). */
@@ -70,7 +77,12 @@ export class ChatService {
     const { store } = this.#options;
     const record =
       request.conversationId === undefined
-        ? await store.create(principal.id, titleOf(request.message), model.name, request.autorun ?? true)
+        ? await store.create(
+            principal.id,
+            titleOf(this.#redact(request.message)),
+            model.name,
+            request.autorun ?? true,
+          )
         : await this.#visible(principal, request.conversationId);
     const conversationId = record.conversationId;
     // Checked and taken in one step (no await between): one turn per conversation.
@@ -101,7 +113,11 @@ export class ChatService {
       if (record.model !== model.name) await store.setModel(conversationId, model.name);
       if (request.autorun !== undefined && record.autorun !== request.autorun)
         await store.setAutorun(conversationId, request.autorun);
-      const message = await store.addMessage({ conversationId, role: 'user', text: request.message });
+      const message = await store.addMessage({
+        conversationId,
+        role: 'user',
+        text: this.#redact(request.message),
+      });
       const conversation = this.#summary(await this.#visible(principal, conversationId));
       setImmediate(() => begin.resolve(true));
       return { conversation, message };
@@ -173,10 +189,10 @@ export class ChatService {
     signal: AbortSignal,
     listener: TurnListener,
   ): Promise<void> {
-    const { manager, store, system, maxSteps, logger } = this.#options;
+    const { manager, store, system, maxSteps, logger, redactor } = this.#options;
     const send = (event: ChatEvent) => {
       try {
-        listener.send(event);
+        listener.send(redactor ? redactor.redactValue(event) : event);
       } catch (error) {
         logger?.debug({ err: error }, 'chat: event not delivered');
       }
@@ -207,7 +223,7 @@ export class ChatService {
             const saved = await store.addMessage({
               conversationId,
               role: message.role,
-              text: message.text,
+              text: this.#redact(message.text),
               step: message.step,
               pids: message.pids,
               ...(message.role === 'assistant' && { model: model.name }),
@@ -261,7 +277,7 @@ export class ChatService {
       const modelError = error instanceof ModelError ? error : undefined;
       logger?.warn(
         { conversationId, model: model.name, code: event?.code, status: modelError?.status },
-        `chat turn failed: ${event?.message ?? (error as Error).message}`,
+        this.#redact(`chat turn failed: ${event?.message ?? (error as Error).message}`),
       );
       send({
         type: 'chat.error',

@@ -1,5 +1,7 @@
 import { buildSystemPrompt, type ChatModel, createModel, type ModelOptions } from '@mci/agent';
+import type { Redactor } from '@mci/schema';
 import type { Logger } from 'pino';
+import { ConfigError } from '../config/config-error.ts';
 import type { ProcessManager } from '../processes/process-manager-types.ts';
 import { renderSandboxGlobals, type ToolDeclarationSource } from '../tools-dts/sandbox-globals-dts.ts';
 import { ChatService } from './chat-service.ts';
@@ -28,10 +30,22 @@ export async function createChatService(options: {
   tools: readonly ToolDeclarationSource[];
   conversations: ConversationStore;
   logger?: Logger;
+  /** Takes the models' keys (and every other secret value) out of messages and events. */
+  redactor?: Redactor;
 }): Promise<ChatService> {
-  const { settings, logger } = options;
+  const { settings, logger, redactor } = options;
   const models: ChatModel[] = [];
-  for (const name of settings.models ?? []) models.push(await createModel(name, settings.modelOptions));
+  for (const name of settings.models ?? []) {
+    const model = await createModel(name, settings.modelOptions);
+    try {
+      redactor?.add(model.secrets ?? []);
+    } catch (error) {
+      throw new ConfigError('CONFIG_INVALID', `model ${name}: ${(error as Error).message}`, {
+        path: 'model',
+      });
+    }
+    models.push(model);
+  }
   const prompt = buildSystemPrompt({ toolsDts: renderSandboxGlobals(options.tools) });
   if (models.length > 0) {
     logger?.info(
@@ -46,5 +60,6 @@ export async function createChatService(options: {
     system: settings.system ?? prompt.text,
     ...(settings.maxSteps !== undefined && { maxSteps: settings.maxSteps }),
     ...(logger && { logger }),
+    ...(redactor && { redactor }),
   });
 }

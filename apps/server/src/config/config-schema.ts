@@ -113,6 +113,13 @@ export const ServerConfigFileSchema = z.strictObject({
    * environment (`Bearer {{env.GITHUB_TOKEN}}`); the program never sees them (docs/security.md).
    */
   credentials: z.array(CredentialSchema).optional(),
+  /**
+   * More environment variables whose values are secrets: redacted (`[redacted:NAME]`) from everything
+   * the server stores or sends, like every `{{env.X}}` a tool reads (docs/security.md).
+   */
+  secrets: z.array(z.string().min(1)).optional(),
+  /** Environment variables tools read through `{{env.X}}` that are not secrets (URLs, regions). */
+  publicEnv: z.array(z.string().min(1)).optional(),
   approvals: z
     .strictObject({
       /** How long an approval waits for a decision before it expires, in ms. @default 600000 */

@@ -45,6 +45,10 @@ export interface ServerSettings {
   approvalTimeoutMs: number | undefined;
   /** Credentials the host adds to the sandbox's `fetch`. */
   credentials: NonNullable<ServerConfigFile['credentials']>;
+  /** Environment variables whose values are secrets, beyond those tools read. */
+  secrets: string[];
+  /** Environment variables tools read that are not secrets. */
+  publicEnv: string[];
 }
 
 /** Flags of `mci serve` (all optional; they win over environment and file). */
@@ -59,7 +63,8 @@ export const DEFAULT_PORT = 7687;
  * Resolves the server settings. Environment: `MCI_CONFIG`, `MCI_HOST`, `MCI_PORT`, `MCI_FILE`,
  * `MCI_CONCURRENCY`, `MCI_MAX_QUEUE`, `MCI_ALLOW_NET` (comma-separated), `MCI_INSECURE` (`1`/`true`),
  * `MCI_LOG_LEVEL`, `MCI_API_KEY` (an operator token), `MCI_CLIENT_TOKENS` (comma-separated `token` or
- * `id=token`). Tokens from all sources add up.
+ * `id=token`), `MCI_SECRETS` and `MCI_PUBLIC_ENV` (comma-separated variable names). Tokens, secrets
+ * and public variables from all sources add up.
  * @throws ConfigError naming the file and field, or the variable, at fault.
  */
 export function loadServerSettings(
@@ -99,6 +104,8 @@ export function loadServerSettings(
     policies: config.policies ?? [],
     approvalTimeoutMs: config.approvals?.timeoutMs,
     credentials: config.credentials ?? [],
+    secrets: [...(config.secrets ?? []), ...(fromEnv.secrets ?? [])],
+    publicEnv: [...(config.publicEnv ?? []), ...(fromEnv.publicEnv ?? [])],
   };
 }
 
@@ -165,6 +172,8 @@ interface EnvSettings {
   insecure: boolean | undefined;
   logLevel: ServerSettings['logLevel'] | undefined;
   tokens: TokenGrant[];
+  secrets: string[] | undefined;
+  publicEnv: string[] | undefined;
 }
 
 function readEnvSettings(env: Env): EnvSettings {
@@ -189,5 +198,7 @@ function readEnvSettings(env: Env): EnvSettings {
     insecure: readEnvBoolean(env, 'MCI_INSECURE'),
     logLevel: readEnvChoice(env, 'MCI_LOG_LEVEL', LOG_LEVELS),
     tokens,
+    secrets: readEnvList(env, 'MCI_SECRETS'),
+    publicEnv: readEnvList(env, 'MCI_PUBLIC_ENV'),
   };
 }

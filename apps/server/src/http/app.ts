@@ -71,12 +71,13 @@ const PREFLIGHT_MAX_AGE_S = 600;
 export function createHttpApp(options: HttpAppOptions): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>();
   const toolsDts = renderSandboxGlobals(options.tools);
-  const toolList = options.tools.map(({ name, description, inputSchema, annotations, tags }) => ({
+  const toolList = options.tools.map(({ name, description, inputSchema, annotations, tags, secrets }) => ({
     name,
     ...(description !== undefined && { description }),
     ...(inputSchema !== undefined && { inputSchema }),
     ...(annotations !== undefined && { annotations }),
     ...(tags !== undefined && { tags }),
+    ...(secrets?.length && { secrets }),
   }));
 
   app.onError((error, c) => sendError(c, error, options.logger));

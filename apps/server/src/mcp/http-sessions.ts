@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { ResolvedTool } from '@mci/schema';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import type { Approvals } from '../approvals/approvals.ts';
 import type { Principal, ProcessManager } from '../processes/process-manager-types.ts';
 import { createMciMcpServer, type MciMcpServer } from './mcp-server.ts';
+import type { ExposedTool } from './tool-definitions.ts';
 
 /** Most MCP sessions open at once on one server; past it, opening one closes the least recently used. */
 export const DEFAULT_MAX_MCP_SESSIONS = 1000;
@@ -16,7 +16,7 @@ export const DEFAULT_MCP_SESSION_IDLE_MS = 30 * 60 * 1000;
 export interface McpHttpOptions {
   manager: ProcessManager;
   /** The tools of the server (the MCP tools and `run_code`'s declarations). */
-  tools: readonly ResolvedTool[];
+  tools: readonly ExposedTool[];
   /** True when the server has tokens: then `tasks/list` answers (only the caller's tasks). */
   authenticated: boolean;
   /** Cap of `run_code`'s text block, in UTF-8 bytes. */

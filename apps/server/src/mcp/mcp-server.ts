@@ -33,6 +33,7 @@ import { type McpCallMetadata, mcpCallOf } from './process-task.ts';
 import { createProcessTaskStore } from './process-task-store.ts';
 import { ProgressRelay } from './progress-relay.ts';
 import {
+  type ExposedTool,
   inlinesDeclarations,
   mciToolDefinition,
   RUN_CODE,
@@ -56,7 +57,7 @@ export interface MciMcpServerOptions {
   /** The MCP session id (`stdio` for `mci mcp`): the default `ref` of its processes is `mcp:<id>`. */
   sessionId: string;
   /** The tools exposed directly (and declared to `run_code`), already filtered. */
-  tools: readonly ResolvedTool[];
+  tools: readonly ExposedTool[];
   /** Whether `tasks/list` answers (it does not on HTTP without tokens). */
   listTasks: boolean;
   /** Whether sandboxed code reaches the open network (`run_code`'s `openWorldHint`). @default true */

@@ -101,12 +101,17 @@ export const searchToolsTool: Tool = {
   execution: { taskSupport: 'forbidden' },
 };
 
+/** A tool the MCP server exposes: its definition, and the secrets it uses (names, whether set). */
+export type ExposedTool = ResolvedTool & { secrets?: ReadonlyArray<{ name: string; set: boolean }> };
+
 /**
  * An MCI tool as an MCP tool: name, title, description and inputSchema as in the tool file, the MCI
- * annotations as MCP annotations, tags, toolset and execution type under `_meta` (`mci/tags`,
- * `mci/toolset`, `mci/execution`). Tools whose execution can be slow (cli, http, mcp) may run as tasks.
+ * annotations as MCP annotations, tags, toolset, execution type and the secrets it uses (names and
+ * whether set, never values) under `_meta` (`mci/tags`, `mci/toolset`, `mci/execution`,
+ * `mci/secrets`). Tools whose execution can be slow (cli, http, mcp) may run as tasks.
  */
-export function mciToolDefinition(tool: ResolvedTool): Tool {
+
+export function mciToolDefinition(tool: ExposedTool): Tool {
   const type = tool.execution.type;
   const definition: Tool = {
     name: tool.name,
@@ -118,6 +123,7 @@ export function mciToolDefinition(tool: ResolvedTool): Tool {
       'mci/tags': [...tool.tags],
       'mci/execution': type,
       ...(tool.toolset !== undefined && { 'mci/toolset': tool.toolset }),
+      ...(tool.secrets?.length && { 'mci/secrets': tool.secrets.map((secret) => ({ ...secret })) }),
     },
   };
   const title = tool.title ?? tool.annotations?.title;

@@ -1,3 +1,4 @@
+import type { Redactor } from '@mci/schema';
 import type { IntentStream } from '@mci/intent-extractor';
 import type {
   Approval,
@@ -50,6 +51,11 @@ export interface ProcessManagerOptions {
    * process until a person decides. @default every call acts at once
    */
   approvals?: Approvals;
+  /**
+   * The server's secret values: replaced by `[redacted:NAME]` in outputs, logs and errors before they
+   * are stored or sent (docs/security.md). @default nothing is redacted
+   */
+  redactor?: Redactor;
   /** Where records, runs and events live. @default an in-memory store ({@link createMemoryStore}) */
   store?: ProcessStore;
   /** Most processes waiting in the queue; past it, creation fails with `QUEUE_FULL`. @default 1000 */

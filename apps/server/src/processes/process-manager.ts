@@ -117,6 +117,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
       transition: (live, from) => this.#transition(live, from),
       finished: () => this.#scheduler.finished(),
       outputBytesPerSecond: settings.outputBytesPerSecond,
+      redactor: options.redactor,
       ...(options.approvals && {
         toolsFor: (live: LiveProcess, tools: ToolHost | undefined) =>
           this.#suspensions!.toolsFor(live, tools),

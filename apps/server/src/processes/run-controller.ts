@@ -1,3 +1,4 @@
+import type { Redactor } from '@mci/schema';
 import {
   type DistributiveOmit,
   encodeOutputValue,
@@ -97,6 +98,8 @@ export interface RunHooks {
   finished(live: LiveProcess): void;
   /** Bytes of outputs and logs one run may deliver per second (bursts of twice that). */
   outputBytesPerSecond: number;
+  /** Takes the server's secret values out of outputs, logs and errors before they are stored or sent. */
+  redactor?: Redactor | undefined;
   /**
    * The tools run `live` sees and the gate of its `fetch` calls (policy checks and its call log), when
    * approvals are on.
@@ -281,7 +284,7 @@ export class RunController {
           break;
         }
         // One encoding from here on: the store, the events and every interface carry this JSON.
-        const value = encodeOutputValue(event.value);
+        const value = this.#redactValue(encodeOutputValue(event.value));
         if (live.budget && !live.budget.take(Buffer.byteLength(JSON.stringify(value) ?? ''))) {
           this.#dropped(live, 'overRate').outputs++;
           break;
@@ -336,7 +339,8 @@ export class RunController {
     return fitted.text;
   }
 
-  #emitLog(live: LiveProcess, stream: 'stdout' | 'stderr', text: string): void {
+  #emitLog(live: LiveProcess, stream: 'stdout' | 'stderr', raw: string): void {
+    const text = this.#hooks.redactor ? this.#hooks.redactor.redact(raw) : raw;
     const { pid } = live.record;
     const { run } = live.run;
     const route = routeOf(live.record);
@@ -392,7 +396,12 @@ export class RunController {
     this.#hooks.finished(live);
   }
 
-  #end(live: LiveProcess, status: NonNullable<ProcessStatus>, error: RunError | undefined): void {
+  #redactValue<T>(value: T): T {
+    return this.#hooks.redactor ? this.#hooks.redactor.redactValue(value) : value;
+  }
+
+  #end(live: LiveProcess, status: NonNullable<ProcessStatus>, raw: RunError | undefined): void {
+    const error = this.#redactValue(raw);
     const { record, run } = live;
     const from = shapeOf(record);
     record.state = run.state = 'idle';

@@ -51,6 +51,7 @@ export class Suspensions {
         describe: (name) => this.#approvals.describe(name),
         decideFetch: (url, method) => this.#approvals.decisionForFetch(url, method),
         credentials: this.#approvals.credentials,
+        redactor: this.#approvals.redactor,
         ask: (call) => {
           // The calls in flight settle (and are logged) first, so none acts twice after the resume.
           void gated.settled().then(() => {

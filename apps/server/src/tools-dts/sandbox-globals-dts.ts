@@ -5,6 +5,8 @@ export interface ToolDeclarationSource {
   name: string;
   description?: string;
   inputSchema?: JsonSchema;
+  /** The secrets the tool uses (their names, and whether the server has a value). */
+  secrets?: ReadonlyArray<{ name: string; set: boolean }>;
 }
 
 const PRELUDE = `// Globals available to code run by MCI Server (an async function body: top-level await and
@@ -77,7 +79,9 @@ export function renderSandboxGlobals(tools: readonly ToolDeclarationSource[]): s
     const schema = tool.inputSchema ?? { type: 'object' };
     const propsType = schemaToType(schema, '  ');
     const optional = !hasRequired(schema);
-    body += docComment(tool.description ? [tool.description] : [], '  ');
+    const lines = tool.description ? [tool.description] : [];
+    if (tool.secrets?.length) lines.push(secretsLine(tool.secrets));
+    body += docComment(lines, '  ');
     body += `  ${propertyKey(tool.name)}(props${optional ? '?' : ''}: ${propsType}): Promise<ToolResult>;\n`;
   }
   const toolsDecl =
@@ -85,6 +89,12 @@ export function renderSandboxGlobals(tools: readonly ToolDeclarationSource[]): s
       ? 'declare const tools: {};\n'
       : `/** The tools of this server, one async function each. */\ndeclare const tools: {\n${body}};\n`;
   return `${PRELUDE}\n${toolsDecl}`;
+}
+
+/** The doc line naming a tool's secrets: the host adds them, the program never sees them. */
+function secretsLine(secrets: ReadonlyArray<{ name: string; set: boolean }>): string {
+  const names = secrets.map(({ name, set }) => (set ? name : `${name} (not set)`));
+  return `Uses the secrets ${names.join(', ')}, added by the host (never visible to this code).`;
 }
 
 function hasRequired(schema: JsonSchema): boolean {

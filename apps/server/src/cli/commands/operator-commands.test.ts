@@ -295,7 +295,7 @@ describe('connection options', () => {
       file: tools,
       concurrency: 1,
       logLevel: 'silent',
-      tokens: [{ token: 'op-key', role: 'operator', id: 'ops' }],
+      tokens: [{ token: 'op-key-4f2a9c', role: 'operator', id: 'ops' }],
     });
     const none = await mci(['ps'], { url: secured.url });
     expect(none.code).toBe(1);
@@ -303,8 +303,8 @@ describe('connection options', () => {
     const wrong = await mci(['ps', '--token', 'not-it'], { url: secured.url });
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain('refused the token');
-    expect((await mci(['ps', '--token', 'op-key'], { url: secured.url })).code).toBe(0);
-    expect((await mci(['ps'], { url: secured.url, env: { MCI_TOKEN: 'op-key' } })).code).toBe(0);
-    expect((await mci(['ps', '--url', secured.url], { env: { MCI_API_KEY: 'op-key' } })).code).toBe(0);
+    expect((await mci(['ps', '--token', 'op-key-4f2a9c'], { url: secured.url })).code).toBe(0);
+    expect((await mci(['ps'], { url: secured.url, env: { MCI_TOKEN: 'op-key-4f2a9c' } })).code).toBe(0);
+    expect((await mci(['ps', '--url', secured.url], { env: { MCI_API_KEY: 'op-key-4f2a9c' } })).code).toBe(0);
   });
 });

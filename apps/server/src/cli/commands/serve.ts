@@ -1,3 +1,4 @@
+import { Redactor } from '@mci/schema';
 import { Option } from 'commander';
 import { type ChatFlags, chatSettings } from '../../chat/chat-flags.ts';
 import { ConfigError } from '../../config/config-error.ts';
@@ -155,7 +156,10 @@ export default defineCommand<ServeOptions>({
         options.logFormat ??
         readEnvChoice(io.env, 'MCI_LOG_FORMAT', LOG_FORMATS) ??
         (io.stdout.isTTY ? 'pretty' : 'json');
+      // One redactor for the server and its log lines: the server adds its secrets as it loads them.
+      const redactor = new Redactor();
       logger = createLogger({
+        redactor,
         level: settings.logLevel,
         format,
         colors: io.stdout.isTTY === true,
@@ -182,6 +186,9 @@ export default defineCommand<ServeOptions>({
         shutdownGraceMs: settings.shutdownGraceMs,
         policies: settings.policies,
         credentials: settings.credentials,
+        secrets: settings.secrets,
+        publicEnv: settings.publicEnv,
+        redactor,
         ...(settings.approvalTimeoutMs !== undefined && { approvalTimeoutMs: settings.approvalTimeoutMs }),
         logger,
         ...storage,
