@@ -73,7 +73,7 @@ async function outputPath(dir: string, pool: SandboxPool): Promise<BenchResult[]
     {
       label: '1 MB',
       outputs: 4,
-      code: "const s = 'x'.repeat(1 << 20); for (let i = 0; i < 4; i++) output(s);",
+      code: "const s = 'x'.repeat(1_000_000); for (let i = 0; i < 4; i++) output(s);",
     },
   ];
   const results: BenchResult[] = [];

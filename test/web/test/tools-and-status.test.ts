@@ -33,6 +33,22 @@ describe('Tools and Status pages', () => {
     expect(process?.status).toBe('success');
   });
 
+  it('a tool card names the secrets the tool uses and whether each is set, never a value', async () => {
+    const token = 'demo-token-0123456789abcdef';
+    await using server = await startServer({ env: { DEMO_API_TOKEN: token }, publicEnv: ['DEMO_API_URL'] });
+    await using browser = await launchBrowser();
+    const { page } = await openPage(browser);
+    await page.goto(`${server.url}/tools`);
+    const post = page.getByRole('article', { name: 'api_post' });
+    await post.waitFor();
+    expect(await post.textContent()).toContain('Uses the secrets DEMO_API_TOKEN: the server adds them');
+    expect(await page.getByRole('article', { name: 'api_get' }).textContent()).not.toContain(
+      'Uses the secrets',
+    );
+    expect(await page.content()).not.toContain(token);
+    await screenshotAll(page, 'tools-secrets');
+  });
+
   it('a field whose text is not JSON is named, and nothing runs', async () => {
     await using server = await startServer();
     await using browser = await launchBrowser();

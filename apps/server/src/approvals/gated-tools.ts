@@ -11,6 +11,7 @@ import type {
 } from '@mci/sandbox';
 import type { LoggedCall, Replay } from './approval-store.ts';
 import type { Redactor } from '@mci/schema';
+import { redactedCall } from '../secrets/server-secrets.ts';
 import type { Credentials } from './credentials.ts';
 import type { Decided, PolicyTool } from './policy.ts';
 
@@ -165,20 +166,8 @@ export class GatedTools implements ToolHost, FetchGate {
   }
 
   /** `act`, its rejection's message (and the sandbox error it becomes) without secret values. */
-  async #redacted<T>(act: () => Promise<T>): Promise<T> {
-    try {
-      return await act();
-    } catch (error) {
-      const redactor = this.#hooks.redactor;
-      if (!redactor || !(error instanceof Error)) throw error;
-      const message = redactor.redact(error.message);
-      if (message === error.message) throw error;
-      const code = (error as { code?: unknown }).code;
-      throw Object.assign(new Error(message), {
-        name: error.name,
-        ...(typeof code === 'string' && { code }),
-      });
-    }
+  #redacted<T>(act: () => Promise<T>): Promise<T> {
+    return redactedCall(this.#hooks.redactor, act);
   }
 
   /** A response with every secret value in its URL, headers and body replaced. */

@@ -1,3 +1,5 @@
+import { Redactor } from '@mci/schema';
+import { redactingTools } from '../secrets/server-secrets.ts';
 import type { Readable, Writable } from 'node:stream';
 import { createIntentStream } from '@mci/intent-extractor';
 import { createSandboxPool } from '@mci/sandbox';
@@ -29,6 +31,8 @@ export interface McpStdioOptions {
   timeoutMs?: number;
   /** Default isolate memory limit in MiB. @default 128 */
   memoryLimitMb?: number;
+  /** Secret values taken out of tool results, outputs, logs and errors. @default nothing is redacted */
+  redactor?: Redactor;
 }
 
 /**
@@ -42,13 +46,17 @@ export async function serveMcpStdio(options: McpStdioOptions): Promise<void> {
   const manager = await createProcessManager({
     pool,
     // run_code sees the same (filtered) tools as the client does.
-    tools: {
-      list: () => [...options.tools],
-      execute: (name, props, executeOptions) => {
-        if (!names.has(name)) return Promise.reject(new Error(`Tool "${name}" not found`));
-        return options.runner.execute(name, props, executeOptions);
+    tools: redactingTools(
+      {
+        list: () => [...options.tools],
+        execute: (name, props, executeOptions) => {
+          if (!names.has(name)) return Promise.reject(new Error(`Tool "${name}" not found`));
+          return options.runner.execute(name, props, executeOptions);
+        },
       },
-    },
+      options.redactor ?? new Redactor(),
+    ),
+    ...(options.redactor && { redactor: options.redactor }),
     createIntentStream,
     defaults: { timeoutMs: options.timeoutMs ?? 30_000, memoryLimitMb: options.memoryLimitMb ?? 128 },
     logger: options.logger,

@@ -1,4 +1,5 @@
-import { MIN_SECRET_LENGTH, type Secret, secretsOfUrl, type ToolCollection } from '@mci/schema';
+import type { ToolHost } from '@mci/sandbox';
+import { MIN_SECRET_LENGTH, Redactor, type Secret, secretsOfUrl, type ToolCollection } from '@mci/schema';
 import { collectEnvUsage, type ToolEnvVariable } from '@mci/tools/env-usage';
 import type { TokenGrant } from '../auth/authenticator.ts';
 import { ConfigError } from '../config/config-error.ts';
@@ -79,4 +80,47 @@ export function secretsOfTool(
   publicEnv: readonly string[] = [],
 ): ToolEnvVariable[] {
   return (env ?? []).filter(({ name }) => !publicEnv.includes(name));
+}
+
+/**
+ * The secrets of a local command (`mci run`, `mci mcp`): what the tools read through `{{env.X}}`, and
+ * the variables of `MCI_SECRETS`, except those of `MCI_PUBLIC_ENV`.
+ * @throws ConfigError for a secret value shorter than {@link MIN_SECRET_LENGTH}.
+ */
+export function localRedactor(collection: ToolCollection, env: Record<string, string | undefined>): Redactor {
+  const list = (name: string) =>
+    (env[name] ?? '')
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item !== '');
+  return new Redactor(
+    collectServerSecrets({
+      env,
+      collection,
+      secretEnv: list('MCI_SECRETS'),
+      publicEnv: list('MCI_PUBLIC_ENV'),
+    }),
+  );
+}
+
+/** `act`, with its rejection's message (and the sandbox error it becomes) redacted. */
+export async function redactedCall<T>(redactor: Redactor | undefined, act: () => Promise<T>): Promise<T> {
+  try {
+    return await act();
+  } catch (error) {
+    if (!redactor || !(error instanceof Error)) throw error;
+    const message = redactor.redact(error.message);
+    if (message === error.message) throw error;
+    const code = (error as { code?: unknown }).code;
+    throw Object.assign(new Error(message), { name: error.name, ...(typeof code === 'string' && { code }) });
+  }
+}
+
+/** `host` with every result (and error message) redacted before it reaches the sandbox. */
+export function redactingTools(host: ToolHost, redactor: Redactor): ToolHost {
+  return {
+    list: () => host.list(),
+    execute: (name, props, options) =>
+      redactedCall(redactor, async () => redactor.redactValue(await host.execute(name, props, options))),
+  };
 }

@@ -28,6 +28,19 @@ export function ToolCard({ tool, declaration }: { tool: ToolInfo; declaration: s
           ))}
         </ul>
       )}
+      {(tool.secrets?.length ?? 0) > 0 && (
+        <p className="secrets">
+          Uses the secrets{' '}
+          {tool.secrets!.map(({ name, set }, index) => (
+            <span key={name}>
+              {index > 0 && ', '}
+              <code>{name}</code>
+              {!set && <span className="secret-unset"> (not set)</span>}
+            </span>
+          ))}
+          : the server adds them, the program never sees their values.
+        </p>
+      )}
       {annotations.length > 0 && (
         <dl className="annotations" aria-label="Annotations">
           {annotations.map(([key, value]) => (

@@ -13,6 +13,8 @@ export interface ToolInfo {
   /** The policy's decision for calls of the tool (docs/approvals.md), and the rule that gave it. */
   decision?: 'allow' | 'ask' | 'deny';
   rule?: number;
+  /** The secrets the tool uses (environment variables the host reads), and whether each is set. */
+  secrets?: Array<{ name: string; set: boolean }>;
 }
 
 /** What {@link useTools} returns. */

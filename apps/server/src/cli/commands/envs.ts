@@ -1,4 +1,6 @@
+import { MIN_SECRET_LENGTH } from '@mci/schema';
 import { collectEnvUsage, type EnvUsage } from '@mci/tools/env-usage';
+import { loadServerSettings } from '../../config/load-config.ts';
 import { defineCommand } from '../command.ts';
 import { collectEnvOption } from '../options.ts';
 import { resolveToolFilePath } from '../tool-file.ts';
@@ -6,15 +8,21 @@ import { describeLoadError, displayPath, loadCollection } from '../tool-file-loa
 
 interface EnvsOptions {
   file?: string;
+  config?: string;
   format: string;
   env?: Record<string, string>;
 }
 
+/** A variable as `mci envs` lists it: a secret unless the server config lists it in `publicEnv`. */
+type ListedVariable = EnvUsage & { secret: boolean };
+
 /**
- * `mci envs [--file F] [--format table|json] [-e KEY=VAL]...`: every `{{env.X}}` the main file, its
- * toolsets and its MCP server configs use, where each is used, and whether it is set (in the
- * environment or by `-e`). MCP servers are not contacted. Exit 0; 1 when a template cannot be
- * parsed; 2 for usage and load errors.
+ * `mci envs [--file F] [--config C] [--format table|json] [-e KEY=VAL]...`: every `{{env.X}}` the main
+ * file, its toolsets and its MCP server configs use, where each is used, whether it is set (in the
+ * environment or by `-e`), and whether the server treats its value as a secret (all but the config's
+ * `publicEnv` and `MCI_PUBLIC_ENV`; docs/security.md). MCP servers are not contacted. Exit 0; 1 when
+ * a template cannot be parsed or a secret is set to a value the server refuses (under 8 characters);
+ * 2 for usage and load errors.
  */
 export default defineCommand<EnvsOptions>({
   configure(command) {
@@ -23,6 +31,7 @@ export default defineCommand<EnvsOptions>({
         '-f, --file <path>',
         'tool file (default: mci.json, mci.yaml or mci.yml here, else examples/mci.yaml)',
       )
+      .option('--config <path>', 'server config file whose publicEnv lists variables that are not secrets')
       .option('--format <format>', 'table or json', 'table')
       .option('-e, --env <KEY=VALUE>', 'count a value as set (repeatable)', collectEnvOption);
   },
@@ -39,23 +48,50 @@ export default defineCommand<EnvsOptions>({
       for (const line of describeLoadError(error, io.cwd)) io.stderr.write(`${line}\n`);
       return 2;
     }
-    const { variables, problems } = collectEnvUsage(collection, { ...io.env, ...options.env });
+    let publicEnv: string[];
+    try {
+      publicEnv = loadServerSettings(
+        options.config === undefined ? {} : { config: options.config },
+        io.env,
+        io.cwd,
+      ).publicEnv;
+    } catch (error) {
+      io.stderr.write(`error: ${(error as Error).message}\n`);
+      return 2;
+    }
+    const env = { ...io.env, ...options.env };
+    const usage = collectEnvUsage(collection, env);
+    const { problems } = usage;
+    const variables = usage.variables.map((variable) => ({
+      ...variable,
+      secret: !publicEnv.includes(variable.name),
+    }));
     for (const problem of problems) {
       io.stderr.write(`error: ${displayPath(problem.file, io.cwd)} ${problem.field}: ${problem.message}\n`);
+    }
+    let short = 0;
+    for (const { name, secret } of variables) {
+      const value = env[name];
+      if (!secret || value === undefined || value === '' || value.length >= MIN_SECRET_LENGTH) continue;
+      short++;
+      io.stderr.write(
+        `error: ${name} is a secret of ${value.length} characters; the server refuses secrets under ${MIN_SECRET_LENGTH} (list it in publicEnv if it is not a secret)\n`,
+      );
     }
     io.stdout.write(
       options.format === 'json' ? `${JSON.stringify(variables, null, 2)}\n` : table(variables, io.cwd),
     );
-    return problems.length > 0 ? 1 : 0;
+    return problems.length > 0 || short > 0 ? 1 : 0;
   },
 });
 
-function table(variables: readonly EnvUsage[], cwd: string): string {
+function table(variables: readonly ListedVariable[], cwd: string): string {
   if (variables.length === 0) return 'No environment variables are used.\n';
   const lines: string[] = [];
   const width = Math.max(...variables.map((v) => v.name.length));
   for (const variable of variables) {
-    lines.push(`${variable.name.padEnd(width)}  ${variable.set ? 'set' : 'NOT SET'}`);
+    const set = variable.set ? 'set    ' : 'NOT SET';
+    lines.push(`${variable.name.padEnd(width)}  ${set}  ${variable.secret ? 'secret' : 'public'}`);
     for (const use of variable.usedIn) {
       const from = use.toolset === undefined ? '' : ` (toolset ${use.toolset})`;
       lines.push(`  ${use.field}  ${displayPath(use.file, cwd)}${from}`);

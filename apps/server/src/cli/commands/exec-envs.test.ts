@@ -173,10 +173,11 @@ describe('mci envs', { timeout: 60_000 }, () => {
   });
 
   it('lists each variable with where it is used and whether it is set, without contacting MCP servers', async () => {
-    const run = await mci(['envs', '--format', 'json', '-e', 'MCI_TEST_NAME=x'], {
+    const run = await mci(['envs', '--format', 'json', '-e', 'MCI_TEST_NAME=x-long-value'], {
       cwd: dir,
       env: {
         MCI_TEST_GREETING: 'hi',
+        MCI_PUBLIC_ENV: 'MCI_TEST_GREETING',
       },
     });
     expect(run.stderr).toBe('');
@@ -187,12 +188,19 @@ describe('mci envs', { timeout: 60_000 }, () => {
       {
         name: 'MCI_TEST_BASE',
         set: false,
+        secret: true,
         usedIn: [{ file: toolset, tool: 'fetch', toolset: 'remote', field: 'tools.fetch.execution.url' }],
       },
-      { name: 'MCI_TEST_GH_TOKEN', set: false, usedIn: [{ file: main, field: 'mcp_servers.gh.args[1]' }] },
+      {
+        name: 'MCI_TEST_GH_TOKEN',
+        set: false,
+        secret: true,
+        usedIn: [{ file: main, field: 'mcp_servers.gh.args[1]' }],
+      },
       {
         name: 'MCI_TEST_GREETING',
         set: true,
+        secret: false,
         usedIn: [
           { file: main, tool: 'hello', field: 'tools.hello.execution.text' },
           { file: main, field: 'mcp_servers.gh.env.HOME_DIR' },
@@ -201,11 +209,13 @@ describe('mci envs', { timeout: 60_000 }, () => {
       {
         name: 'MCI_TEST_NAME',
         set: true,
+        secret: true,
         usedIn: [{ file: main, tool: 'hello', field: 'tools.hello.execution.text' }],
       },
       {
         name: 'MCI_TEST_WEB_KEY',
         set: false,
+        secret: true,
         usedIn: [
           { file: toolset, tool: 'fetch', toolset: 'remote', field: 'tools.fetch.execution.auth.token' },
           { file: main, field: 'mcp_servers.web.headers.Authorization' },
@@ -218,9 +228,23 @@ describe('mci envs', { timeout: 60_000 }, () => {
     const run = await mci(['envs'], { cwd: dir });
     expect(run.code).toBe(0);
     const lines = run.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^MCI_TEST_BASE\s+NOT SET$/);
+    expect(lines[0]).toMatch(/^MCI_TEST_BASE\s+NOT SET  secret$/);
     expect(lines[1]).toBe('  tools.fetch.execution.url  mci/remote.mci.json (toolset remote)');
     expect(lines.at(-1)).toBe('5 variables, 5 not set');
+  });
+
+  it('exits 1 when a secret is set to a value the server would refuse, saying how to mark it public', async () => {
+    const run = await mci(['envs'], { cwd: dir, env: { MCI_TEST_BASE: 'abc' } });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      'error: MCI_TEST_BASE is a secret of 3 characters; the server refuses secrets under 8 (list it in publicEnv if it is not a secret)\n',
+    );
+    const marked = await mci(['envs'], {
+      cwd: dir,
+      env: { MCI_TEST_BASE: 'abc', MCI_PUBLIC_ENV: 'MCI_TEST_BASE' },
+    });
+    expect(marked.code).toBe(0);
+    expect(marked.stdout.split('\n')[0]).toMatch(/^MCI_TEST_BASE\s+set      public$/);
   });
 
   it('exits 1 on a broken template and 2 when the file does not load', async () => {

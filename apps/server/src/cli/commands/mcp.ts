@@ -1,5 +1,6 @@
 import { matchesToolFilter, type ToolFilter } from '@mci/schema';
 import { createToolRunner } from '@mci/tools';
+import type { Redactor } from '@mci/schema';
 import { Option } from 'commander';
 import type { LevelWithSilent } from 'pino';
 import { LOG_LEVELS } from '../../config/config-schema.ts';
@@ -7,6 +8,7 @@ import { readEnvChoice } from '../../config/read-setting.ts';
 import { createLogger } from '../../logger.ts';
 import { startIdleCollector } from '../../idle-collector.ts';
 import { serveMcpStdio } from '../../mcp/stdio-server.ts';
+import { localRedactor } from '../../secrets/server-secrets.ts';
 import { defineCommand } from '../command.ts';
 import { collect, collectEnvOption, numberOption } from '../options.ts';
 import { resolveToolFilePath } from '../tool-file.ts';
@@ -49,7 +51,11 @@ export default defineCommand<McpOptions>({
       )
       .option('-m, --memory <mb>', 'isolate memory limit in MB (default 128)', numberOption('--memory'))
       .option('--concurrency <n>', 'sandbox workers (default 2)', numberOption('--concurrency'))
-      .option('--allow-net <host[:port]>', 'let fetch reach this host (repeatable; fetch reaches nothing else)', collect)
+      .option(
+        '--allow-net <host[:port]>',
+        'let fetch reach this host (repeatable; fetch reaches nothing else)',
+        collect,
+      )
       .option(
         '-e, --env <KEY=VALUE>',
         'set an environment value for tool templates and commands (repeatable)',
@@ -64,7 +70,6 @@ export default defineCommand<McpOptions>({
   },
   async run({ options }, io) {
     const level = options.logLevel ?? readEnvChoice(io.env, 'MCI_LOG_LEVEL', LOG_LEVELS) ?? 'info';
-    const logger = createLogger({ level, destination: io.stderr });
     let collection: Awaited<ReturnType<typeof loadCollection>>;
     try {
       const file = resolveToolFilePath(options.file, io.cwd);
@@ -73,6 +78,14 @@ export default defineCommand<McpOptions>({
       for (const line of describeLoadError(error, io.cwd)) io.stderr.write(`${line}\n`);
       return 1;
     }
+    let redactor: Redactor;
+    try {
+      redactor = localRedactor(collection, { ...io.env, ...options.env });
+    } catch (error) {
+      io.stderr.write(`mci mcp: ${(error as Error).message}\n`);
+      return 2;
+    }
+    const logger = createLogger({ level, destination: io.stderr, redactor });
     const tools = collection
       .list()
       .filter((tool) => (options.filter ?? []).every((filter) => matchesToolFilter(tool, filter)));
@@ -81,6 +94,7 @@ export default defineCommand<McpOptions>({
     });
     await serveMcpStdio({
       runner: createToolRunner(collection, { env: { ...io.env, ...options.env } }),
+      redactor,
       tools,
       stdin: io.stdin,
       stdout: io.stdout,

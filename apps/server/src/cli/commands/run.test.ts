@@ -62,6 +62,31 @@ describe('mci run', { timeout: 60_000 }, () => {
     );
   });
 
+  it('never prints a value a tool reads from the environment, in text or JSON', async () => {
+    const key = 'sk-run-0123456789abcdefghij';
+    const file = join(dir, 'secret-tools.json');
+    await writeFile(
+      file,
+      JSON.stringify({
+        schemaVersion: '1.0',
+        tools: [{ name: 'leaky', execution: { type: 'text', text: 'the key is {{env.RUN_TEST_KEY}}' } }],
+      }),
+    );
+    const code = 'const r = await tools.leaky(); output(r.content[0].text); console.log(r.content[0].text);';
+    for (const format of ['text', 'json']) {
+      const r = await mci(['run', code, '--file', file, '--format', format], {
+        cwd: dir,
+        env: { RUN_TEST_KEY: key },
+      });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('the key is [redacted:RUN_TEST_KEY]');
+      expect(r.stdout + r.stderr).not.toContain(key.slice(3, 15));
+    }
+    const short = await mci(['run', code, '--file', file], { cwd: dir, env: { RUN_TEST_KEY: 'abc' } });
+    expect(short.code).toBe(1);
+    expect(short.stderr).toContain('the value of RUN_TEST_KEY has 3 characters');
+  });
+
   it('exits 1 with the error position for a failing program', async () => {
     const r = await mciRun(['output("first");\nconst x: any = null;\nx.y = 1;', '--file', toolFile], {
       cwd: dir,

@@ -4,6 +4,8 @@ import { encodeOutputValue } from '@mci/protocol';
 import { createSandboxPool, type ExecutionResult, SandboxError, type SandboxEvent } from '@mci/sandbox';
 import { createToolRunner } from '@mci/tools';
 import { Option } from 'commander';
+import { ConfigError } from '../../config/config-error.ts';
+import { localRedactor, redactingTools } from '../../secrets/server-secrets.ts';
 import { defineCommand } from '../command.ts';
 import type { CliIo } from '../io.ts';
 import { collect, collectEnvOption, numberOption } from '../options.ts';
@@ -45,7 +47,11 @@ export default defineCommand<RunOptions, [snippet: string | undefined]>({
       .option('-m, --memory <mb>', 'isolate memory limit in MB (default 128)', numberOption('--memory'))
       .addOption(new Option('--format <format>', 'result format').choices(['json', 'text']).default('text'))
       .addOption(new Option('--lang <lang>', 'language of the snippet').choices(['ts', 'js']).default('ts'))
-      .option('--allow-net <host[:port]>', 'let fetch reach this host (repeatable; fetch reaches nothing else)', collect)
+      .option(
+        '--allow-net <host[:port]>',
+        'let fetch reach this host (repeatable; fetch reaches nothing else)',
+        collect,
+      )
       .option(
         '-e, --env <KEY=VALUE>',
         'set an environment value for tool templates and commands (repeatable)',
@@ -55,7 +61,9 @@ export default defineCommand<RunOptions, [snippet: string | undefined]>({
   run({ args: [snippet], options }, io) {
     return run(snippet, options, io).catch((error: unknown) => {
       const lines =
-        error instanceof SandboxError ? [`error: ${error.message}`] : describeLoadError(error, io.cwd);
+        error instanceof SandboxError || error instanceof ConfigError
+          ? [`error: ${error.message}`]
+          : describeLoadError(error, io.cwd);
       for (const line of lines) io.stderr.write(`${line}\n`);
       return 1;
     });
@@ -66,23 +74,29 @@ async function run(snippet: string | undefined, options: RunOptions, io: CliIo):
   const code = snippet === undefined || snippet === '-' ? await readStdin(io) : snippet;
   const file = resolveToolFilePath(options.file, io.cwd);
   const collection = await loadCollection(file, { env: io.env, extra: options.env, mcp: true });
-  await using tools = createToolRunner(collection, { env: { ...io.env, ...options.env } });
+  const env = { ...io.env, ...options.env };
+  // What the tools read from the environment is secret: it never reaches the terminal.
+  const redactor = localRedactor(collection, env);
+  await using runner = createToolRunner(collection, { env });
   await using pool = createSandboxPool({ size: 1, allowNet: options.allowNet ?? [] });
   const text = options.format === 'text';
   const execution = pool.execute({
     code,
     lang: options.lang,
-    tools,
+    tools: redactingTools(runner, redactor),
     timeoutMs: options.timeout,
     memoryLimitMb: options.memory,
-    onEvent: text ? (event) => printEvent(event, io) : undefined,
+    onEvent: text ? (event) => printEvent(redactor.redactValue(event), io) : undefined,
   });
   const cancel = () => execution.kill();
   io.signals.on('SIGINT', cancel);
   try {
-    const result = await execution.result;
+    const result = redactor.redactValue(await execution.result);
     if (text) printSummary(result, io);
-    else io.stdout.write(`${toJsonText({ ...result, outputs: result.outputs.map(encodeOutputValue) })}\n`);
+    else {
+      const outputs = result.outputs.map((value) => redactor.redactValue(encodeOutputValue(value)));
+      io.stdout.write(`${toJsonText({ ...result, outputs })}\n`);
+    }
     return result.status === 'success' ? 0 : 1;
   } finally {
     io.signals.off('SIGINT', cancel);
