@@ -17,6 +17,7 @@ export type { Listener, ListenOptions } from './listener.ts';
 export { listen } from './listener.ts';
 export type { LoggerOptions } from './logger.ts';
 export { createLogger } from './logger.ts';
+export { Redactor } from '@mci/schema';
 export { createProcessManager } from './processes/process-manager.ts';
 // Process model types
 export type {
