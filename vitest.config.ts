@@ -35,6 +35,12 @@ export default defineConfig({
       project('tools', 'packages/tools'),
       project('intent-extractor', 'packages/intent-extractor'),
       project('sandbox', 'packages/sandbox'),
+      // The sandbox suite again with a fresh isolate per run (`isolation: isolate`; the default is a
+      // fresh context per run in an isolate per trust domain).
+      {
+        extends: true as const,
+        test: { ...project('sandbox-isolate', 'packages/sandbox').test, env: { MCI_ISOLATION: 'isolate' } },
+      },
       project('protocol', 'packages/protocol'),
       project('client', 'packages/client'),
       project('agent', 'packages/agent'),

@@ -34,6 +34,12 @@ export interface ExecutionRequest {
    * `Math.random` is V8's own.
    */
   randomSeed?: number;
+  /**
+   * The trust domain of the program (a principal, with its limits): with the pool's `isolation:
+   * context`, runs of one domain share an isolate, each in a fresh context, and runs of other domains
+   * never do. @default '' (one domain for every run without one)
+   */
+  trustDomain?: string;
 }
 
 /**
@@ -102,6 +108,11 @@ export interface ExecutionResult {
   heapUsedBytes: number;
   /** True when outputs or logs went past their limit and were dropped. */
   truncated?: boolean;
+  /**
+   * The isolate that ran it (`id`, unique in the pool: worker pid and isolate number) and which of
+   * that isolate's runs it was (`run`, 1 for a fresh isolate). Absent when no isolate started.
+   */
+  isolate?: { id: string; run: number };
 }
 
 /** A started (or queued) execution. */

@@ -27,6 +27,8 @@ const STUCK_WORKER_MS = 250;
 /** What a host execution needs from the pool. */
 export interface ExecutionHost {
   egress: EgressFetch;
+  /** `isolation: context`: the retirement rules of a trust domain's isolate. Absent: a fresh isolate per run. */
+  reuse?: { maxRuns: number; maxHeapMb: number };
   /** A queued execution was killed: take it out of the queue. */
   dequeue(execution: HostExecution): void;
 }
@@ -80,6 +82,11 @@ export class HostExecution implements Execution {
     this.#calls = new HostCalls(request.tools, limits);
   }
 
+  /** The trust domain whose isolate runs it (`isolation: context`). */
+  get domain(): string {
+    return this.#request.trustDomain ?? '';
+  }
+
   get state(): 'queued' | 'running' | 'ended' {
     return this.#state;
   }
@@ -112,7 +119,9 @@ export class HostExecution implements Execution {
       tools: this.#calls.names,
       limits: { timeoutMs, memoryLimitMb, maxOutputBytes, maxLogBytes },
       ...(this.#request.randomSeed !== undefined && { seed: this.#request.randomSeed }),
+      ...(this.#host.reuse && { reuse: { domain: this.domain, ...this.#host.reuse } }),
     });
+    if (this.#host.reuse) worker.ranDomain(this.domain);
     // The worker enforces the deadline (and reports CPU and heap figures); this one covers a worker
     // that stopped answering.
     this.#deadline = setTimeout(
@@ -174,7 +183,10 @@ export class HostExecution implements Execution {
       case 'done': {
         if (message.events) for (const event of message.events) this.#emitWorkerEvent(event);
         const stopped = this.#stopping;
-        this.#end(stopped?.status ?? message.status, stopped?.error ?? message.error, message);
+        this.#end(stopped?.status ?? message.status, stopped?.error ?? message.error, {
+          ...message,
+          isolate: { id: `${this.#worker?.pid}:${message.isolate.id}`, run: message.isolate.run },
+        });
         return;
       }
     }
@@ -260,7 +272,12 @@ export class HostExecution implements Execution {
   #end(
     status: ExecutionStatus,
     error: ExecutionError | undefined,
-    figures: { cpuTimeMs?: number; heapUsedBytes?: number; truncated?: boolean },
+    figures: {
+      cpuTimeMs?: number;
+      heapUsedBytes?: number;
+      truncated?: boolean;
+      isolate?: { id: string; run: number };
+    },
   ): void {
     if (this.#state === 'ended') return;
     const wasRunning = this.#state === 'running';
@@ -290,6 +307,7 @@ export class HostExecution implements Execution {
     };
     if (error) result.error = error;
     if (figures.truncated || this.#outputDropped) result.truncated = true;
+    if (figures.isolate && figures.isolate.run > 0) result.isolate = figures.isolate;
     this.#resolve(result);
   }
 }

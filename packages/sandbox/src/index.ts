@@ -19,9 +19,14 @@ export type {
 export type { SandboxLimits } from './limits.ts';
 // Limits
 export { DEFAULT_LIMITS, resolveLimits } from './limits.ts';
-export type { SandboxPool, SandboxPoolOptions } from './pool.ts';
+export type { Isolation, SandboxPool, SandboxPoolOptions } from './pool.ts';
 // The pool
-export { createSandboxPool, DEFAULT_MAX_EXECUTIONS_PER_WORKER, DEFAULT_MAX_WORKER_RSS_MB } from './pool.ts';
+export {
+  createSandboxPool,
+  DEFAULT_MAX_EXECUTIONS_PER_WORKER,
+  DEFAULT_MAX_RUNS_PER_ISOLATE,
+  DEFAULT_MAX_WORKER_RSS_MB,
+} from './pool.ts';
 export type { SandboxErrorCode } from './sandbox-error.ts';
 
 // Errors

@@ -33,7 +33,28 @@ export interface SandboxPoolOptions {
    * given back to the system. `Infinity` never replaces a worker for its memory. @default 384
    */
   maxWorkerRssMb?: number;
+  /**
+   * How runs are kept apart (docs/sandbox.md, "Isolation"): `context`, one isolate per trust domain
+   * (`ExecutionRequest.trustDomain` and memory limit) in each worker, a fresh context per run, the
+   * isolate retired after a run that was stopped (killed, timed out, out of memory), after
+   * `maxRunsPerIsolate` runs or past `maxIsolateHeapMb`; `isolate`, a fresh isolate per run.
+   * @default `MCI_ISOLATION` from the environment, else 'context'
+   */
+  isolation?: Isolation;
+  /** `isolation: context`: runs of one isolate before it is retired. @default 200 */
+  maxRunsPerIsolate?: number;
+  /**
+   * `isolation: context`: used heap (MB) of an isolate after a run past which it is retired.
+   * @default half the run's memory limit
+   */
+  maxIsolateHeapMb?: number;
 }
+
+/** How the runs of a pool are kept apart; see {@link SandboxPoolOptions.isolation}. */
+export type Isolation = 'context' | 'isolate';
+
+/** Default of {@link SandboxPoolOptions.maxRunsPerIsolate}. */
+export const DEFAULT_MAX_RUNS_PER_ISOLATE = 200;
 
 /** Runs programs in sandbox worker processes; see {@link createSandboxPool}. */
 export interface SandboxPool {
@@ -97,8 +118,36 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
   }
   // Frozen: executions without limits of their own share it.
   const limits = Object.freeze(resolveLimits(options.limits));
+  const isolation = options.isolation ?? (process.env.MCI_ISOLATION as Isolation | undefined) ?? 'context';
+  if (isolation !== 'context' && isolation !== 'isolate') {
+    throw new SandboxError(
+      'INVALID_OPTION',
+      `isolation must be context or isolate, got ${String(isolation)}`,
+    );
+  }
+  const maxRuns = options.maxRunsPerIsolate ?? DEFAULT_MAX_RUNS_PER_ISOLATE;
+  const maxHeapMb = options.maxIsolateHeapMb;
+  for (const [name, value] of [
+    ['maxRunsPerIsolate', maxRuns],
+    ['maxIsolateHeapMb', maxHeapMb ?? 1],
+  ] as const) {
+    if (!Number.isSafeInteger(value) || value < 1)
+      throw new SandboxError('INVALID_OPTION', `${name} must be a positive integer, got ${String(value)}`);
+  }
   const egress = createEgressFetch(parseAllowNet(options.allowNet));
-  return new Pool(size, limits, egress, { maxExecutions, maxRssBytes: maxRssMb * 1024 * 1024 });
+  return new Pool(size, limits, egress, {
+    maxExecutions,
+    maxRssBytes: maxRssMb * 1024 * 1024,
+    ...(isolation === 'context' && { reuse: { maxRuns, ...(maxHeapMb !== undefined && { maxHeapMb }) } }),
+  });
+}
+
+/** When workers and isolates are replaced. */
+interface Recycle {
+  maxExecutions: number;
+  maxRssBytes: number;
+  /** `isolation: context`: when a trust domain's isolate is retired. */
+  reuse?: { maxRuns: number; maxHeapMb?: number };
 }
 
 class Pool implements SandboxPool {
@@ -108,7 +157,7 @@ class Pool implements SandboxPool {
   readonly #workers = new Set<WorkerProcess>();
   readonly #running = new Map<WorkerProcess, HostExecution | undefined>();
   readonly #queue: HostExecution[] = [];
-  readonly #recycle: { maxExecutions: number; maxRssBytes: number };
+  readonly #recycle: Recycle;
   /** Executions each worker has finished (see {@link SandboxPoolOptions.maxExecutionsPerWorker}). */
   readonly #executions = new WeakMap<WorkerProcess, number>();
   /** Workers ended for their execution count or memory: their exit needs no replacement. */
@@ -118,12 +167,7 @@ class Pool implements SandboxPool {
   #startError = '';
   #closed = false;
 
-  constructor(
-    size: number,
-    limits: SandboxLimits,
-    egress: EgressFetch,
-    recycle: { maxExecutions: number; maxRssBytes: number },
-  ) {
+  constructor(size: number, limits: SandboxLimits, egress: EgressFetch, recycle: Recycle) {
     this.size = size;
     this.#recycle = recycle;
     this.#limits = limits;
@@ -150,8 +194,15 @@ class Pool implements SandboxPool {
             timeoutMs: request.timeoutMs,
             memoryLimitMb: request.memoryLimitMb,
           });
+    const reuse = this.#recycle.reuse;
     const execution = new HostExecution(++this.#nextId, request, lang, limits, {
       egress: this.#egress,
+      ...(reuse && {
+        reuse: {
+          maxRuns: reuse.maxRuns,
+          maxHeapMb: reuse.maxHeapMb ?? Math.max(1, Math.floor(limits.memoryLimitMb / 2)),
+        },
+      }),
       dequeue: (e) => {
         const i = this.#queue.indexOf(e);
         if (i !== -1) this.#queue.splice(i, 1);
@@ -244,15 +295,21 @@ class Pool implements SandboxPool {
 
   #dispatch(): void {
     while (this.#queue.length > 0) {
-      // An idle worker whose next isolate is built starts at once; any other first builds it.
+      const domain = this.#recycle.reuse ? this.#queue[0]!.domain : undefined;
+      // An idle worker that holds the run's trust domain starts it in a fresh context; one whose next
+      // isolate is built starts it at once; any other first builds it.
       let chosen: WorkerProcess | undefined;
+      let chosenHolds = false;
       for (const [worker, execution] of this.#running) {
         if (execution || !worker.alive) continue;
-        chosen ??= worker;
-        if (worker.warm) {
+        const holds = domain !== undefined && worker.domains.includes(domain);
+        if (holds && !chosenHolds) {
           chosen = worker;
-          break;
+          chosenHolds = true;
+          continue;
         }
+        if (chosenHolds) continue;
+        if (!chosen || (worker.warm && !chosen.warm)) chosen = worker;
       }
       if (!chosen) break;
       const execution = this.#queue.shift()!;

@@ -22,6 +22,12 @@ export type HostMessage =
       limits: WorkerLimits;
       /** Seeds `Math.random` (see `ExecutionRequest.randomSeed`). */
       seed?: number;
+      /**
+       * `isolation: context`: run in the isolate of trust domain `domain` (with this memory limit), in
+       * a fresh context; the isolate is retired after `maxRuns` runs or past `maxHeapMb` of used heap.
+       * Absent: a fresh isolate for this run alone.
+       */
+      reuse?: { domain: string; maxRuns: number; maxHeapMb: number };
     }
   | { type: 'kill'; id: number; status: 'canceled' | 'timeout' }
   | { type: 'settle'; id: number; callId: number; ok: boolean; value: unknown };
@@ -63,4 +69,6 @@ export type WorkerMessage =
       truncated: boolean;
       /** The worker process's resident set size after the run, bytes. */
       rssBytes: number;
+      /** The isolate the run had (unique in its worker), and which of its runs this was (1: first). */
+      isolate: { id: number; run: number };
     };

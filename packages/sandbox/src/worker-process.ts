@@ -160,6 +160,25 @@ export class WorkerProcess {
     });
   }
 
+  /**
+   * The trust domains of its last runs, most recent last: a hint of which domains' isolates it holds
+   * (the pool sends a domain's run to such a worker when it is free).
+   */
+  readonly domains: string[] = [];
+
+  /** Records that a run of `domain` was sent to this worker. */
+  ranDomain(domain: string): void {
+    const at = this.domains.indexOf(domain);
+    if (at !== -1) this.domains.splice(at, 1);
+    this.domains.push(domain);
+    if (this.domains.length > 8) this.domains.shift();
+  }
+
+  /** The worker's OS process id. */
+  get pid(): number | undefined {
+    return this.#child.pid;
+  }
+
   /** Whether the worker has started and not exited. */
   get alive(): boolean {
     return this.#ready && !this.#exited;

@@ -12,16 +12,22 @@ const probe = fileURLToPath(new URL('./fixtures/execution-retention.ts', import.
 // with its isolate handle, timers and budgets: a worker's memory grew with every such execution.
 // The probe runs executions the way a worker does, in a child process (isolates never run in the
 // test runner's process), and counts those still reachable after GC.
-it('a worker keeps no finished execution reachable', { timeout: 120_000 }, async () => {
-  const { stdout } = await run(
-    process.execPath,
-    ['--no-node-snapshot', '--expose-gc', '--conditions=@mci/source', probe, '600'],
-    { timeout: 100_000 },
-  );
-  const { executions, retained } = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
-    executions: number;
-    retained: number;
-  };
-  expect(executions).toBe(600);
-  expect(retained).toBe(0);
-});
+it.each(['isolate', 'context'])(
+  'a worker keeps no finished execution reachable (a fresh %s per run)',
+  {
+    timeout: 120_000,
+  },
+  async (mode) => {
+    const { stdout } = await run(
+      process.execPath,
+      ['--no-node-snapshot', '--expose-gc', '--conditions=@mci/source', probe, '600', mode],
+      { timeout: 100_000 },
+    );
+    const { executions, retained } = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
+      executions: number;
+      retained: number;
+    };
+    expect(executions).toBe(600);
+    expect(retained).toBe(0);
+  },
+);

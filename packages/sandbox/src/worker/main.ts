@@ -1,25 +1,96 @@
 // Entry point of a sandbox worker process (started by the pool with `--no-node-snapshot` and an IPC
-// channel). It owns the isolates: one execution at a time, with one isolate kept warm for the next.
+// channel). It owns the isolates: one execution at a time; a fresh isolate per run, or (`reuse` in
+// the request) one isolate per trust domain with a fresh context per run; one isolate kept warm for
+// a run that needs a new one, and the next context of the last domain made ahead.
 import type { HostMessage, WorkerMessage } from '../protocol.ts';
-import { createSandboxIsolate, type SandboxIsolate } from './sandbox-isolate.ts';
+import { heapUsedBytes } from './isolate-figures.ts';
+import {
+  createSandboxContext,
+  createSandboxIsolate,
+  type IsolateEntry,
+  type SandboxContext,
+} from './sandbox-isolate.ts';
 import { WorkerExecution } from './worker-execution.ts';
 
 type ExecuteMessage = Extract<HostMessage, { type: 'execute' }>;
+
+/** Trust domains whose isolate a worker keeps; the least recently used one past this is disposed. */
+const MAX_DOMAINS = 8;
 
 const post = (message: WorkerMessage) => {
   if (process.connected) process.send!(message);
 };
 
 let current: WorkerExecution | undefined;
-/** The isolate kept ready for the next execution. */
-let warm: SandboxIsolate | undefined;
+/** A fresh isolate with its first context, kept ready for the next run that needs a new isolate. */
+let warm: SandboxContext | undefined;
 let warmMemoryLimitMb = 128;
 
-// The next isolate is built on this thread, with the sync API, once the result is out: a request
-// that arrives meanwhile waits for it, and a worker never has two isolates under construction. The
-// pool hears `warm` when it is ready and prefers such a worker.
+/** A trust domain's isolate, and its next context when made ahead. */
+interface Domain {
+  entry: IsolateEntry;
+  next?: SandboxContext;
+}
+/** By `domain` and memory limit, least recently used first. */
+const domains = new Map<string, Domain>();
+/** The domain of the last run: its next context is made ahead. */
+let lastDomain: string | undefined;
+
+function takeWarm(memoryLimitMb: number): SandboxContext {
+  const sandbox = warm;
+  warm = undefined;
+  if (sandbox?.memoryLimitMb === memoryLimitMb) return sandbox;
+  sandbox?.entry.dispose();
+  return createSandboxIsolate(memoryLimitMb);
+}
+
+/** A fresh context in `key`'s isolate, or a new isolate for a domain not held (or retired). */
+function contextFor(key: string, memoryLimitMb: number): SandboxContext {
+  const domain = domains.get(key);
+  domains.delete(key);
+  if (domain && !domain.entry.disposed) {
+    domains.set(key, domain);
+    const next = domain.next;
+    domain.next = undefined;
+    if (next) return next;
+    try {
+      return createSandboxContext(domain.entry);
+    } catch {
+      // The isolate failed to make a context (its heap is full): retire it, take a new one.
+      retire(key, domain);
+    }
+  }
+  const sandbox = takeWarm(memoryLimitMb);
+  domains.set(key, { entry: sandbox.entry });
+  for (const [oldKey, old] of domains) {
+    if (domains.size <= MAX_DOMAINS) break;
+    retire(oldKey, old);
+  }
+  return sandbox;
+}
+
+function retire(key: string, domain: Domain): void {
+  if (domains.get(key) === domain) domains.delete(key);
+  domain.next?.release();
+  domain.entry.dispose();
+}
+
+// Made on this thread, with the sync API, once the result is out: a request that arrives meanwhile
+// waits for it, and a worker never builds two at once. The pool hears `warm` when the fresh isolate
+// is ready and prefers such a worker.
 function prepareWarm(): void {
-  if (warm || current) return;
+  if (current) return;
+  const domain = lastDomain === undefined ? undefined : domains.get(lastDomain);
+  if (domain && !domain.next && !domain.entry.disposed) {
+    try {
+      domain.next = createSandboxContext(domain.entry);
+    } catch {
+      retire(lastDomain!, domain);
+    }
+    setImmediate(prepareWarm);
+    return;
+  }
+  if (warm) return;
   try {
     warm = createSandboxIsolate(warmMemoryLimitMb);
     post({ type: 'warm' });
@@ -30,19 +101,47 @@ function prepareWarm(): void {
 
 function execute(message: ExecuteMessage): void {
   const { memoryLimitMb } = message.limits;
+  const { reuse } = message;
   warmMemoryLimitMb = memoryLimitMb;
-  let isolate = warm;
-  warm = undefined;
-  if (isolate?.memoryLimitMb !== memoryLimitMb) {
-    isolate?.dispose();
-    isolate = createSandboxIsolate(memoryLimitMb);
+  const key = reuse && `${memoryLimitMb}:${reuse.domain}`;
+  let sandbox: SandboxContext;
+  try {
+    sandbox = key ? contextFor(key, memoryLimitMb) : takeWarm(memoryLimitMb);
+  } catch (error) {
+    post({
+      type: 'done',
+      id: message.id,
+      status: 'failed',
+      error: { name: 'Error', message: `The sandbox could not start: ${(error as Error).message}` },
+      cpuTimeMs: 0,
+      heapUsedBytes: 0,
+      truncated: false,
+      rssBytes: process.memoryUsage.rss(),
+      isolate: { id: 0, run: 0 },
+    });
+    return;
   }
-  const execution = new WorkerExecution(message, isolate, post);
+  const execution = new WorkerExecution(message, sandbox, post);
   current = execution;
-  execution.done.then(() => {
+  lastDomain = key;
+  execution.done.then((settled) => {
     if (current === execution) current = undefined;
-    // After the messages already queued (a request sent right after the result takes the warm
-    // isolate when it is ready, not a second one built beside it).
+    const domain = key === undefined ? undefined : domains.get(key);
+    // A run stopped mid-way (killed, timed out, out of memory) retires its isolate; so do its run
+    // count and its heap. Otherwise only the context goes, with all the run left behind.
+    if (
+      !domain ||
+      domain.entry !== sandbox.entry ||
+      !settled ||
+      sandbox.entry.runs >= reuse!.maxRuns ||
+      heapUsedBytes(sandbox.isolate) > reuse!.maxHeapMb * 1024 * 1024
+    ) {
+      sandbox.release();
+      if (domain?.entry === sandbox.entry) retire(key!, domain);
+      else sandbox.entry.dispose();
+    } else sandbox.release();
+    // After the messages already queued (a request sent right after the result takes what is
+    // ready, not a second isolate built beside it).
     setImmediate(prepareWarm);
   });
   void execution.start();

@@ -5,18 +5,40 @@ import { hostFunction } from './host-functions.ts';
 /** Receives the fire-and-forget messages the bootstrap sends (`output`, `log`, `tool`, ...). */
 export type MessageSink = (kind: unknown, args: unknown[]) => void;
 
-/** An isolate with a context whose globals are installed, ready for one program. */
-export interface SandboxIsolate {
+/**
+ * One isolate with the bootstrap compiled in it: a fresh isolate for one run (`isolation: isolate`),
+ * or one trust domain's isolate, a fresh context per run (`isolation: context`).
+ */
+export interface IsolateEntry {
+  readonly isolate: ivm.Isolate;
+  readonly memoryLimitMb: number;
+  /** Unique in this worker. */
+  readonly id: number;
+  /** Contexts made in it so far. */
+  runs: number;
+  /** Disposes the isolate (and every context in it). Idempotent. */
+  dispose(): void;
+  readonly disposed: boolean;
+  /** @internal The compiled bootstrap, run once in each new context. */
+  readonly script: ivm.Script;
+}
+
+/** A context of an {@link IsolateEntry} whose globals are installed, ready for one program. */
+export interface SandboxContext {
+  readonly entry: IsolateEntry;
   readonly isolate: ivm.Isolate;
   readonly context: ivm.Context;
   /** The bootstrap's `control` function (see `bootstrap.ts`); held only here, never in the isolate. */
   readonly control: ivm.Reference<(...args: unknown[]) => unknown>;
   readonly memoryLimitMb: number;
-  /** CPU time the isolate had used before the program started (bootstrap), ns. */
+  /** CPU time the isolate had used before the program started (earlier runs, bootstrap), ns. */
   readonly baseCpuTime: bigint;
-  /** Routes the bootstrap's messages to the execution that owns the isolate. */
+  /** Which context of its isolate this is (1: the isolate's first). */
+  readonly run: number;
+  /** Routes the bootstrap's messages to the execution that owns the context. */
   setSink(sink: MessageSink): void;
-  dispose(): void;
+  /** Drops the context (its globals, pending promises and callbacks); the isolate stays. */
+  release(): void;
 }
 
 const source = bootstrapSource();
@@ -91,42 +113,83 @@ function messageCallback() {
   };
 }
 
+let nextIsolateId = 0;
+
 /**
- * Creates an isolate and context and runs the bootstrap in it, from primed V8 code cache (see
- * {@link primeCodeCache}), so most of the cost of a new isolate is V8's own. The isolate gets exactly
- * two functions, as isolated-vm `Callback`s (arguments and results copied, never References):
- * `send` (ignored mode) and `call` (sync, `hostFunction`).
- *
- * Every step is synchronous, on the calling thread, while no program runs in the isolate yet: the
- * async API would cost a thread hand-off there and back per step (see
- * docs/notes/sandbox-performance.md).
+ * Creates an isolate and compiles the bootstrap in it from primed V8 code cache (see
+ * {@link primeCodeCache}), so most of the cost of a new isolate is V8's own.
  */
-export function createSandboxIsolate(memoryLimitMb: number): SandboxIsolate {
+export function createIsolateEntry(memoryLimitMb: number): IsolateEntry {
   const isolate = newIsolate(memoryLimitMb);
   try {
-    const context = isolate.createContextSync();
     cachedData ??= primeCodeCache();
     const script = isolate.compileScriptSync(source, cachedData ? { ...ORIGIN, cachedData } : ORIGIN);
-    const factory = script.runSync(context, { reference: true, release: true }) as ControlRef;
-    const messages = messageCallback();
-    const call = new ivm.Callback(hostFunction);
-    const control = factory.applySync(undefined, [messages.send, call], {
-      result: { reference: true },
-    }) as ControlRef;
+    let disposed = false;
     return {
       isolate,
-      context,
-      control,
       memoryLimitMb,
-      baseCpuTime: isolate.cpuTime,
-      setSink: messages.setSink,
+      id: ++nextIsolateId,
+      runs: 0,
+      script,
+      get disposed() {
+        return disposed || isolate.isDisposed;
+      },
       dispose() {
-        messages.setSink(ignore);
+        disposed = true;
         if (!isolate.isDisposed) isolate.dispose();
       },
     };
   } catch (e) {
     if (!isolate.isDisposed) isolate.dispose();
+    throw e;
+  }
+}
+
+/**
+ * Creates a context in `entry`'s isolate and runs the bootstrap in it. The context gets exactly two
+ * functions, as isolated-vm `Callback`s (arguments and results copied, never References): `send`
+ * (ignored mode) and `call` (sync, `hostFunction`).
+ *
+ * Every step is synchronous, on the calling thread, while no program runs in the isolate: the async
+ * API would cost a thread hand-off there and back per step (see docs/notes/sandbox-performance.md).
+ * @throws the isolate's error when the bootstrap fails; the caller disposes the isolate.
+ */
+export function createSandboxContext(entry: IsolateEntry): SandboxContext {
+  const { isolate } = entry;
+  const context = isolate.createContextSync();
+  const factory = entry.script.runSync(context, { reference: true }) as ControlRef;
+  const messages = messageCallback();
+  const call = new ivm.Callback(hostFunction);
+  const control = factory.applySync(undefined, [messages.send, call], {
+    result: { reference: true },
+  }) as ControlRef;
+  factory.release();
+  entry.runs++;
+  return {
+    entry,
+    isolate,
+    context,
+    control,
+    memoryLimitMb: entry.memoryLimitMb,
+    baseCpuTime: isolate.cpuTime,
+    run: entry.runs,
+    setSink: messages.setSink,
+    release() {
+      messages.setSink(ignore);
+      if (entry.disposed) return;
+      control.release();
+      context.release();
+    },
+  };
+}
+
+/** A fresh isolate with one context ready: what a run in `isolation: isolate` mode gets. */
+export function createSandboxIsolate(memoryLimitMb: number): SandboxContext {
+  const entry = createIsolateEntry(memoryLimitMb);
+  try {
+    return createSandboxContext(entry);
+  } catch (e) {
+    entry.dispose();
     throw e;
   }
 }

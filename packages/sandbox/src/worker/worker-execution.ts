@@ -6,7 +6,7 @@ import { formatLogArgs } from './console-format.ts';
 import { cpuTimeMsSince, heapUsedBytes } from './isolate-figures.ts';
 import { isCallId, toFetchRequest } from './isolate-requests.ts';
 import { OutputBudget } from './output-budget.ts';
-import type { SandboxIsolate } from './sandbox-isolate.ts';
+import type { SandboxContext } from './sandbox-isolate.ts';
 import {
   checkFunctionBody,
   isExecutionError,
@@ -38,7 +38,7 @@ const MEMORY_LIMIT = /memory limit/i;
 export class WorkerExecution {
   readonly id: number;
   readonly #request: ExecuteMessage;
-  readonly #sandbox: SandboxIsolate;
+  readonly #sandbox: SandboxContext;
   readonly #post: (message: WorkerMessage) => void;
   readonly #budget: OutputBudget;
   readonly #timers = new Map<number, NodeJS.Timeout>();
@@ -52,11 +52,14 @@ export class WorkerExecution {
   #lastTask = 0;
   /** The run's outcome, held until the task that produced it has reported (see `#finishIfSettled`). */
   #outcome: RunOutcome | undefined;
-  #resolveDone!: () => void;
-  /** Resolves once the result has been posted and the isolate disposed. */
-  readonly done = new Promise<void>((resolve) => (this.#resolveDone = resolve));
+  #resolveDone!: (settled: boolean) => void;
+  /**
+   * Resolves once the result has been posted: true when the run ended settled (its context runs no
+   * code and its isolate may serve another run), false when its isolate was disposed to stop it.
+   */
+  readonly done = new Promise<boolean>((resolve) => (this.#resolveDone = resolve));
 
-  constructor(request: ExecuteMessage, sandbox: SandboxIsolate, post: (message: WorkerMessage) => void) {
+  constructor(request: ExecuteMessage, sandbox: SandboxContext, post: (message: WorkerMessage) => void) {
     this.id = request.id;
     this.#request = request;
     this.#sandbox = sandbox;
@@ -269,7 +272,7 @@ export class WorkerExecution {
   /**
    * Reports the result. `idle` says the run has settled: with no task in flight the isolate runs no
    * code, so its heap statistics can be read. Otherwise the isolate is disposed first (that is what
-   * stops a running program) and its heap is reported as 0.
+   * stops a running program) and its heap is reported as 0. The owner of the context releases it.
    */
   #finish(status: ExecutionStatus, error: ExecutionError | undefined, idle: boolean): void {
     if (this.#ended) return;
@@ -280,7 +283,7 @@ export class WorkerExecution {
     const { isolate } = this.#sandbox;
     const cpuTimeMs = cpuTimeMsSince(isolate, this.#sandbox.baseCpuTime);
     const settled = idle && this.#inFlight.size === 0;
-    if (!settled) this.#sandbox.dispose();
+    if (!settled) this.#sandbox.entry.dispose();
     const heap = settled ? heapUsedBytes(isolate) : 0;
     // Events not flushed yet ride on the result message: one IPC message fewer.
     const events = this.#events;
@@ -295,8 +298,8 @@ export class WorkerExecution {
       heapUsedBytes: heap,
       truncated: this.#budget.truncated,
       rssBytes: process.memoryUsage.rss(),
+      isolate: { id: this.#sandbox.entry.id, run: this.#sandbox.run },
     });
-    this.#sandbox.dispose();
-    this.#resolveDone();
+    this.#resolveDone(settled);
   }
 }
