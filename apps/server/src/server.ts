@@ -1,6 +1,6 @@
 import { createIntentStream } from '@mci/intent-extractor';
 import { Redactor } from '@mci/schema';
-import { createSandboxPool, type SandboxPool } from '@mci/sandbox';
+import { createSandboxPool, type Isolation, type SandboxPool } from '@mci/sandbox';
 import { createToolRunner, loadTools, type ToolRunner } from '@mci/tools';
 import type { LevelWithSilent } from 'pino';
 import { ApprovalStore } from './approvals/approval-store.ts';
@@ -43,6 +43,12 @@ export interface ServerOptions {
   maxQueue?: number;
   /** Hosts (`HOST` or `HOST:PORT`) sandboxed `fetch` may reach even when loopback or private. */
   allowNet?: string[];
+  /**
+   * How runs are kept apart (docs/sandbox.md, "Isolation"): `context`, one isolate per principal in
+   * each sandbox worker with a fresh context per run; `isolate`, a fresh isolate per run.
+   * @default 'context' (or `MCI_ISOLATION`)
+   */
+  isolation?: Isolation;
   /** Policy rules of tool calls (docs/approvals.md); stored rules win once an operator sets them. */
   policies?: PolicyRule[];
   /** How long an approval waits for a decision, in ms. @default 600000 (10 minutes) */
@@ -233,6 +239,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
       maxWorkerRssMb: limits.maxWorkerRssMb,
       ...(options.concurrency !== undefined && { size: options.concurrency }),
       ...(options.allowNet !== undefined && { allowNet: options.allowNet }),
+      ...(options.isolation !== undefined && { isolation: options.isolation }),
     });
   let manager: ProcessManager;
   try {

@@ -82,6 +82,11 @@ export const ServerConfigFileSchema = z.strictObject({
   file: z.string().min(1).optional(),
   /** Sandbox workers, and processes run at once. @default number of CPUs */
   concurrency: positiveInt.optional(),
+  /**
+   * How sandbox runs are kept apart: `context`, one isolate per principal in each worker with a fresh
+   * context per run; `isolate`, a fresh isolate per run (docs/sandbox.md, "Isolation"). @default 'context'
+   */
+  isolation: z.enum(['context', 'isolate']).optional(),
   /** Most queued processes; past it creation fails with 429 QUEUE_FULL. @default 1000 */
   maxQueue: positiveInt.optional(),
   /** Hosts (`HOST` or `HOST:PORT`) sandboxed `fetch` may reach even when private or loopback. */

@@ -27,6 +27,8 @@ export interface ServerSettings {
   /** Absolute path of the tool file, when one was given (else the CLI picks the default). */
   file: string | undefined;
   concurrency: number | undefined;
+  /** How sandbox runs are kept apart (docs/sandbox.md, "Isolation"). */
+  isolation: 'context' | 'isolate';
   maxQueue: number;
   allowNet: string[];
   insecure: boolean;
@@ -53,7 +55,10 @@ export interface ServerSettings {
 
 /** Flags of `mci serve` (all optional; they win over environment and file). */
 export type ServerFlags = Partial<
-  Pick<ServerSettings, 'host' | 'port' | 'file' | 'concurrency' | 'maxQueue' | 'allowNet' | 'insecure'>
+  Pick<
+    ServerSettings,
+    'host' | 'port' | 'file' | 'concurrency' | 'isolation' | 'maxQueue' | 'allowNet' | 'insecure'
+  >
 > & { config?: string; corsOrigin?: string[]; publicUrl?: string[] };
 
 /** Default port of MCI Server. */
@@ -61,7 +66,7 @@ export const DEFAULT_PORT = 7687;
 
 /**
  * Resolves the server settings. Environment: `MCI_CONFIG`, `MCI_HOST`, `MCI_PORT`, `MCI_FILE`,
- * `MCI_CONCURRENCY`, `MCI_MAX_QUEUE`, `MCI_ALLOW_NET` (comma-separated), `MCI_INSECURE` (`1`/`true`),
+ * `MCI_CONCURRENCY`, `MCI_ISOLATION` (`context` or `isolate`), `MCI_MAX_QUEUE`, `MCI_ALLOW_NET` (comma-separated), `MCI_INSECURE` (`1`/`true`),
  * `MCI_LOG_LEVEL`, `MCI_API_KEY` (an operator token), `MCI_CLIENT_TOKENS` (comma-separated `token` or
  * `id=token`), `MCI_SECRETS` and `MCI_PUBLIC_ENV` (comma-separated variable names). Tokens, secrets
  * and public variables from all sources add up.
@@ -91,6 +96,7 @@ export function loadServerSettings(
     port: pick(flags.port, fromEnv.port, config.port) ?? DEFAULT_PORT,
     file: toolFile,
     concurrency: pick(flags.concurrency, fromEnv.concurrency, config.concurrency),
+    isolation: pick(flags.isolation, fromEnv.isolation, config.isolation) ?? 'context',
     maxQueue: pick(flags.maxQueue, fromEnv.maxQueue, config.maxQueue) ?? 1000,
     allowNet: [...(config.allowNet ?? []), ...(fromEnv.allowNet ?? []), ...(flags.allowNet ?? [])],
     insecure: pick(flags.insecure || undefined, fromEnv.insecure, config.insecure) ?? false,
@@ -167,6 +173,7 @@ interface EnvSettings {
   port: number | undefined;
   file: string | undefined;
   concurrency: number | undefined;
+  isolation: ServerSettings['isolation'] | undefined;
   maxQueue: number | undefined;
   allowNet: string[] | undefined;
   insecure: boolean | undefined;
@@ -193,6 +200,7 @@ function readEnvSettings(env: Env): EnvSettings {
     port: readEnvNumber(env, 'MCI_PORT', { min: 0, max: 65535 }),
     file: readEnv(env, 'MCI_FILE'),
     concurrency: readEnvNumber(env, 'MCI_CONCURRENCY'),
+    isolation: readEnvChoice(env, 'MCI_ISOLATION', ['context', 'isolate'] as const),
     maxQueue: readEnvNumber(env, 'MCI_MAX_QUEUE'),
     allowNet: readEnvList(env, 'MCI_ALLOW_NET'),
     insecure: readEnvBoolean(env, 'MCI_INSECURE'),

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { formatResults, type ServerEvent } from '@mci/protocol';
-import { createSandboxPool, type SandboxPool } from '@mci/sandbox';
+import { createSandboxPool, type ExecutionRequest, type SandboxPool } from '@mci/sandbox';
 import { createToolRunner, loadTools, type ToolRunner } from '@mci/tools';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProcessManager } from './process-manager.ts';
@@ -102,6 +102,30 @@ describe('process manager over the real sandbox', () => {
     ]);
     const seqs = mine.map((e) => e.seq);
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+  });
+
+  it("runs each principal's processes in its own isolate: the trust domain of a run is its owner", async () => {
+    const real = createSandboxPool({ size: 1, isolation: 'context' });
+    pools.push(real);
+    const isolates: Array<[string | undefined, string | undefined]> = [];
+    const pool = {
+      size: real.size,
+      execute: (request: ExecutionRequest) => {
+        const execution = real.execute(request);
+        void execution.result.then((result) => isolates.push([request.trustDomain, result.isolate?.id]));
+        return execution;
+      },
+    };
+    const manager = await createProcessManager({ pool, tools });
+    for (const principal of [alice, alice, bob, alice]) {
+      const { pid } = await manager.create({ code: 'output(1)' }, principal);
+      await manager.wait(pid, principal);
+    }
+    await expect.poll(() => isolates.length).toBe(4);
+    expect(isolates.map(([domain]) => domain)).toEqual(['alice', 'alice', 'bob', 'alice']);
+    const [a1, a2, b, a3] = isolates.map(([, id]) => id);
+    expect(new Set([a1, a2, a3]).size).toBe(1);
+    expect(b).not.toBe(a1);
   });
 
   it('fails with the error and its line, times out, and runs again after each outcome', async () => {

@@ -148,6 +148,8 @@ export class RunController {
         ...(gated && { fetchGate: gated }),
         // The same numbers when a resumed run replays the program.
         randomSeed: seedOf(record.pid, run.run),
+        // Runs of one principal may share an isolate (a fresh context each); others never do.
+        trustDomain: record.owner,
         onEvent: (event) => this.#onEvent(live, event),
       });
     } catch (error) {

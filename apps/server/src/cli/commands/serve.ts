@@ -48,6 +48,12 @@ export default defineCommand<ServeOptions>({
         ),
       )
       .addOption(
+        new Option(
+          '--isolation <mode>',
+          'context: one isolate per principal, a fresh context per run; isolate: a fresh isolate per run (env MCI_ISOLATION; default context)',
+        ).choices(['context', 'isolate']),
+      )
+      .addOption(
         new Option('--max-queue <n>', 'most queued processes (env MCI_MAX_QUEUE; default 1000)').argParser(
           numberOption('--max-queue'),
         ),
@@ -171,6 +177,7 @@ export default defineCommand<ServeOptions>({
         file: resolveToolFilePath(settings.file, io.cwd),
         env: io.env,
         ...(settings.concurrency !== undefined && { concurrency: settings.concurrency }),
+        isolation: settings.isolation,
         maxQueue: settings.maxQueue,
         allowNet: settings.allowNet,
         tokens: settings.tokens,
