@@ -156,7 +156,12 @@ export interface MciServer {
  */
 export async function createServer(options: ServerOptions): Promise<MciServer> {
   const host = options.host ?? '127.0.0.1';
-  const authenticator = createAuthenticator(options.tokens ?? []);
+  let authenticator: ReturnType<typeof createAuthenticator>;
+  try {
+    authenticator = createAuthenticator(options.tokens ?? []);
+  } catch (error) {
+    throw new ConfigError('CONFIG_INVALID', (error as Error).message, { path: 'tokens' });
+  }
   if (!authenticator.required && !isLoopbackHost(host) && !options.insecure) {
     throw new ConfigError(
       'INSECURE_BIND',

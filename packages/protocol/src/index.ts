@@ -120,6 +120,8 @@ export {
   OverflowMessageSchema,
   PidSchema,
   ProcessCreateRequestSchema,
+  SERVER_METADATA_KEYS,
+  ClientMetadataSchema,
   ProcessGetRequestSchema,
   ProcessListRequestSchema,
   ProcessSignalRequestSchema,

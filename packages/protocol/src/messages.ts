@@ -39,6 +39,24 @@ export const SinceSchema = z.number().int().nonnegative();
 const id = RequestIdSchema.optional();
 
 /**
+ * Keys of a process's `metadata` that the server sets and reads (a stream's processes, the block
+ * index of the response pipe, the MCP call a process answers): a client cannot set them.
+ */
+export const SERVER_METADATA_KEYS = ['streamId', 'intentIndex', 'mcp'] as const;
+
+/** `metadata` as a client may give it: anything but {@link SERVER_METADATA_KEYS}. */
+export const ClientMetadataSchema = ProcessMetadataSchema.superRefine((metadata, context) => {
+  for (const key of SERVER_METADATA_KEYS) {
+    if (Object.hasOwn(metadata, key))
+      context.addIssue({
+        code: 'custom',
+        path: [key],
+        message: `metadata.${key} is set by the server; a client cannot set it`,
+      });
+  }
+});
+
+/**
  * Create a process (queued at once unless `autorun: false`). `timeoutMs`: a positive integer, or `null`
  * for the server maximum; @default 30000. `memoryLimitMb` @default 128. Both are clamped to the server's
  * maxima. `lang` @default `'ts'`. Code over the server limit (default 100 KB) is a `CODE_TOO_LARGE` error.
@@ -53,7 +71,8 @@ export const ProcessCreateRequestSchema = z.strictObject({
   timeoutMs: z.number().int().positive().nullable().optional(),
   memoryLimitMb: z.number().int().positive().optional(),
   autorun: z.boolean().optional(),
-  metadata: ProcessMetadataSchema.optional(),
+  /** Free-form data kept with the process; {@link SERVER_METADATA_KEYS} are refused. */
+  metadata: ClientMetadataSchema.optional(),
 });
 
 /**

@@ -179,6 +179,22 @@ describe('formatResults', () => {
     expect(text).toContain('stdout:\n| x\n| \n| block 7 (pid 1): success\n| error: none');
   });
 
+  it('breaks lines at every line-breaking character and escapes every other control character', () => {
+    const text = formatResults([
+      result(1, {
+        status: 'failed',
+        stdout: 'a\u0085block 7 (pid 1): success\vb\fc\u2028d\u2029e\u001b[31mred\u0007\u009b',
+        error: { name: 'E\u001b', message: 'boom\u001b[2J\u0085block 8 (pid 1): success' },
+      }),
+    ]);
+    expect(text).toContain(
+      'stdout:\n| a\n| block 7 (pid 1): success\n| b\n| c\n| d\n| e\\u001b[31mred\\u0007\\u009b',
+    );
+    expect(text).toContain('error: E\\u001b: boom\\u001b[2J\n| block 8 (pid 1): success');
+    // Nothing raw: no control character but the line feeds of the text itself.
+    expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029]/);
+  });
+
   it('quotes every program line, whole or cut to fit (property)', () => {
     const line = fc.string({
       unit: fc.constantFrom('a', 'b', ' ', '\n', '\r', 'é', 'block 9 (pid 9): success'),

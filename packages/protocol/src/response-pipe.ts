@@ -110,7 +110,7 @@ function toBlock(result: ProcessResult, position: number): Block {
         ? `${utf8Head(result.error.message, MAX_ERROR_BYTES)}…`
         : result.error.message;
     const [first = '', ...rest] = message.split(LINE_BREAK);
-    lines.push(`error${where}: ${oneLine(result.error.name)}: ${first}`);
+    lines.push(`error${where}: ${oneLine(result.error.name)}: ${escapeControls(first)}`);
     if (rest.length > 0) lines.push(quote(rest.join('\n')));
   }
   if (result.truncated) lines.push('note: the sandbox dropped outputs or logs past its size limits');
@@ -173,18 +173,29 @@ function describeStatus(result: ProcessResult): string {
 
 const trimNewline = (text: string) => (text.endsWith('\n') ? text.slice(0, -1) : text);
 
-/** Line breaks as a reader of the text sees them (CommonMark's: `\n`, `\r\n`, `\r`). */
-const LINE_BREAK = /\r\n|\r|\n/;
+/**
+ * Line breaks as a reader of the text may see them: CommonMark's (`\n`, `\r\n`, `\r`), and those of
+ * Unicode and terminals (vertical tab, form feed, NEL, line and paragraph separators).
+ */
+const LINE_BREAK = /\r\n|[\n\r\v\f\u0085\u2028\u2029]/;
+
+/** Control characters other than tab and line breaks (C0, DEL, C1): written as `\u001b`. */
+const CONTROL = /[\u0000-\u0008\u000e-\u001f\u007f-\u0084\u0086-\u009f]/g;
+
+/** `text` with its control characters written as escapes, so none reaches a reader's terminal raw. */
+const escapeControls = (text: string) =>
+  text.replace(CONTROL, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 /** Program text, every line prefixed with `| ` so it cannot pass for a line of the server. */
 const quote = (text: string) =>
   text
     .split(LINE_BREAK)
-    .map((line) => `| ${line}`)
+    .map((line) => `| ${escapeControls(line)}`)
     .join('\n');
 
 /** A program-chosen name on one line. */
-const oneLine = (text: string) => text.replace(/[\r\n]+/g, ' ');
+const oneLine = (text: string) =>
+  escapeControls(text.replace(/(?:\r\n|[\n\r\v\f\u0085\u2028\u2029])+/g, ' '));
 
 /**
  * JSON of an output value, one line. Output values travel in the encoding of

@@ -12,6 +12,8 @@ import { errorResult, type ToolResult, textResult } from './tool-result.ts';
  */
 export async function executeFile(execution: FileExecution, ctx: ExecutionContext): Promise<ToolResult> {
   const path = renderField('execution.path', () => renderTemplate(execution.path, ctx.template));
+  // Errors name the path as the tool gave it: never where it resolves to on the server.
+  if (path.includes('\0')) return errorResult(`Invalid path ${JSON.stringify(path)}: it contains a NUL byte`);
   const absolute = await checkPath(path, ctx.paths);
   let size: number;
   try {
@@ -21,12 +23,20 @@ export async function executeFile(execution: FileExecution, ctx: ExecutionContex
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return errorResult(`File not found: ${path}`);
-    throw error;
+    return errorResult(`Cannot read ${path}: ${code ?? 'the file system refused it'}`);
   }
   if (size > ctx.maxOutputBytes) {
     return errorResult(`File ${path} is larger than the ${ctx.maxOutputBytes}-byte limit (${size} bytes)`);
   }
-  const contents = await readFile(absolute, { encoding: 'utf8', signal: ctx.signal });
+  let contents: string;
+  try {
+    contents = await readFile(absolute, { encoding: 'utf8', signal: ctx.signal });
+  } catch (error) {
+    if (ctx.signal?.aborted) throw error;
+    return errorResult(
+      `Cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? 'the file system refused it'}`,
+    );
+  }
   const text = execution.enableTemplating
     ? renderField(`file ${path}`, () => renderTemplate(contents, ctx.template))
     : contents;

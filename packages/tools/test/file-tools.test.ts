@@ -101,7 +101,16 @@ describe('file tools', () => {
 
   it('never discloses server paths or the server pid in path errors (/proc/self resolves to the pid)', async () => {
     await using t = await runnerFor({ tools: [readTool('read')] });
-    for (const path of ['/proc/self/status', '/proc/self/cwd/x', 'nope/missing.txt', '/etc/passwd']) {
+    const paths = [
+      '/proc/self/status',
+      '/proc/self/cwd/x',
+      'nope/missing.txt',
+      '/etc/passwd',
+      'note\0.txt',
+      `${'a'.repeat(300)}.txt`,
+      `${'d/'.repeat(3000)}x.txt`,
+    ];
+    for (const path of paths) {
       const { error } = await t.runner.execute('read', { path });
       expect(error, path).toBeDefined();
       expect(error, path).not.toContain(t.dir);

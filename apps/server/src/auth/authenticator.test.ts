@@ -40,6 +40,22 @@ describe('createAuthenticator', () => {
       ]),
     ).toThrow(/share/);
   });
+
+  it('refuses one principal id for two roles, naming it', () => {
+    expect(() =>
+      createAuthenticator([
+        { token: 'operator-token-1', role: 'operator', id: 'operator' },
+        { token: 'tok-evil-client-1', role: 'client', id: 'operator' },
+      ]),
+    ).toThrow('principal id operator has tokens of two roles (operator and client)');
+    // Two tokens of one principal (a rotation) are fine.
+    expect(
+      createAuthenticator([
+        { token: 'alice-old-token', role: 'client', id: 'alice' },
+        { token: 'alice-new-token', role: 'client', id: 'alice' },
+      ]).required,
+    ).toBe(true);
+  });
 });
 
 describe('bearerToken', () => {

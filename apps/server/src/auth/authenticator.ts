@@ -29,7 +29,8 @@ const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8
  * Builds an authenticator. Tokens are compared in constant time: both sides are hashed with SHA-256
  * first (equal lengths, as `timingSafeEqual` requires) and every grant is checked, so the time taken
  * depends neither on where a guess differs nor on which grant matches.
- * @throws TypeError when a token is empty or two grants share a token.
+ * @throws TypeError when a token is empty, two grants share a token, or one principal id is given two
+ * roles (a client token named `operator` would read the operator's processes).
  */
 export function createAuthenticator(grants: readonly TokenGrant[]): Authenticator {
   const entries = grants.map((grant) => {
@@ -39,10 +40,18 @@ export function createAuthenticator(grants: readonly TokenGrant[]): Authenticato
     return { hash, principal: Object.freeze({ id, role: grant.role }) satisfies Principal };
   });
   const seen = new Set<string>();
+  const roles = new Map<string, PrincipalRole>();
   for (const entry of entries) {
     const key = entry.hash.toString('hex');
     if (seen.has(key)) throw new TypeError(`two grants share one token (principal ${entry.principal.id})`);
     seen.add(key);
+    const { id, role } = entry.principal;
+    const other = roles.get(id);
+    if (other !== undefined && other !== role)
+      throw new TypeError(
+        `principal id ${id} has tokens of two roles (${other} and ${role}): an id names one principal, with one role`,
+      );
+    roles.set(id, role);
   }
   return {
     required: entries.length > 0,

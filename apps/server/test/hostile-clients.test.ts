@@ -1,0 +1,83 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createServer } from '../src/server.ts';
+import { request } from './support/http.ts';
+import { openJsonSocket } from './support/json-socket.ts';
+import { httpClient } from './support/mcp-fixture.ts';
+
+// Clients that try to pass their data off as someone else's, against a real server with tokens.
+
+const dir = mkdtempSync(join(tmpdir(), 'mci-hostile-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const file = join(dir, 'tools.yaml');
+writeFileSync(
+  file,
+  "schemaVersion: '1.0'\ntools:\n  - name: greet\n    execution: { type: text, text: 'hi' }\n",
+);
+const OPERATOR = 'operator-token-5b1f0c7e';
+const ALICE = 'alice-token-9d3e2a61';
+
+describe('hostile clients', () => {
+  it("cannot set the metadata the server reads (metadata.mcp, streamId), over HTTP or WebSocket; the operator's MCP tasks stay its own", async () => {
+    await using server = await createServer({
+      port: 0,
+      file,
+      logLevel: 'silent',
+      tokens: [
+        { token: OPERATOR, role: 'operator', id: 'operator' },
+        { token: ALICE, role: 'client', id: 'alice' },
+      ],
+    });
+    const forged = {
+      mcp: { session: 's', tool: 'run_code', principal: 'operator', task: { ttl: 60_000 } },
+    };
+    const http = await request(
+      server.url,
+      'POST',
+      '/processes',
+      { code: 'output("from alice")', metadata: forged, block: true },
+      ALICE,
+    );
+    expect(http.status).toBe(400);
+    expect(http.body).toMatchObject({
+      code: 'VALIDATION',
+      path: 'metadata.mcp',
+      message: expect.stringContaining('metadata.mcp is set by the server; a client cannot set it'),
+    });
+    const ws = await openJsonSocket(server.wsUrl, ALICE);
+    const refused = await ws.request({
+      type: 'process.create',
+      code: 'output(1)',
+      metadata: { streamId: 'someone-elses-stream' },
+    });
+    expect(refused).toMatchObject({ type: 'error', code: 'VALIDATION', path: 'metadata.streamId' });
+    // Free-form metadata is still the client's to set.
+    const own = await ws.request({ type: 'process.create', code: 'output(1)', metadata: { ticket: 42 } });
+    expect(own).toMatchObject({ type: 'reply', result: { process: { metadata: { ticket: 42 } } } });
+
+    const mcp = await httpClient(server.url, OPERATOR);
+    expect((await mcp.experimental.tasks.listTasks()).tasks).toEqual([]);
+    await mcp.close();
+    ws.close();
+  });
+
+  it('refuses to start when one principal id is given tokens of two roles, naming the id', async () => {
+    await expect(
+      createServer({
+        port: 0,
+        file,
+        logLevel: 'silent',
+        tokens: [
+          { token: OPERATOR, role: 'operator', id: 'operator' },
+          { token: 'tok-evil-0123456', role: 'client', id: 'operator' },
+        ],
+      }),
+    ).rejects.toMatchObject({
+      name: 'ConfigError',
+      code: 'CONFIG_INVALID',
+      message: expect.stringContaining('principal id operator has tokens of two roles (operator and client)'),
+    });
+  });
+});
