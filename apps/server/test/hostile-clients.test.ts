@@ -63,6 +63,29 @@ describe('hostile clients', () => {
     ws.close();
   });
 
+  it("opening MCP sessions past a principal's cap closes that principal's oldest, never another's", {
+    timeout: 60_000,
+  }, async () => {
+    await using server = await createServer({
+      port: 0,
+      file,
+      logLevel: 'silent',
+      tokens: [
+        { token: OPERATOR, role: 'operator', id: 'operator' },
+        { token: ALICE, role: 'client', id: 'alice' },
+      ],
+    });
+    const operator = await httpClient(server.url, OPERATOR);
+    const first = await httpClient(server.url, ALICE);
+    const flood = [];
+    for (let i = 0; i < 40; i++) flood.push(await httpClient(server.url, ALICE));
+    // The operator's session still answers; alice's oldest was closed by her own 33rd.
+    expect((await operator.listTools()).tools.map((tool) => tool.name)).toContain('greet');
+    await expect(first.listTools()).rejects.toThrow(/Session not found|404/);
+    expect((await flood.at(-1)!.listTools()).tools.length).toBeGreaterThan(0);
+    for (const client of [operator, first, ...flood]) await client.close().catch(() => {});
+  });
+
   it('refuses to start when one principal id is given tokens of two roles, naming the id', async () => {
     await expect(
       createServer({

@@ -7,8 +7,13 @@ import type { Principal, ProcessManager } from '../processes/process-manager-typ
 import { createMciMcpServer, type MciMcpServer } from './mcp-server.ts';
 import type { ExposedTool } from './tool-definitions.ts';
 
-/** Most MCP sessions open at once on one server; past it, opening one closes the least recently used. */
+/** Most MCP sessions open at once on one server; past it, a new session is refused (503). */
 export const DEFAULT_MAX_MCP_SESSIONS = 1000;
+/**
+ * Most MCP sessions one principal has open; past it, opening one closes that principal's least
+ * recently used session (never another principal's).
+ */
+export const DEFAULT_MAX_MCP_SESSIONS_PER_PRINCIPAL = 32;
 /** An MCP session with no request for this long is closed (its client gets 404 and starts anew). */
 export const DEFAULT_MCP_SESSION_IDLE_MS = 30 * 60 * 1000;
 
@@ -23,6 +28,8 @@ export interface McpHttpOptions {
   responsePipeBytes?: number;
   /** @default DEFAULT_MAX_MCP_SESSIONS */
   maxSessions?: number;
+  /** @default DEFAULT_MAX_MCP_SESSIONS_PER_PRINCIPAL */
+  maxSessionsPerPrincipal?: number;
   /** @default DEFAULT_MCP_SESSION_IDLE_MS */
   sessionIdleMs?: number;
   logger?: Logger;
@@ -58,16 +65,38 @@ const jsonRpcError = (status: number, code: number, message: string) =>
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http
  */
 export function createMcpHttp(options: McpHttpOptions): McpHttp {
-  // Bounded and idle-expiring; a session leaving the cache (DELETE, idle, evicted, shutdown) is closed.
+  const maxSessions = options.maxSessions ?? DEFAULT_MAX_MCP_SESSIONS;
+  const perPrincipal = options.maxSessionsPerPrincipal ?? DEFAULT_MAX_MCP_SESSIONS_PER_PRINCIPAL;
+  // Idle-expiring; a session leaving the cache (DELETE, idle, its principal's cap, shutdown) is
+  // closed. The count cap is enforced before a session is added, so the cache never evicts by count.
   const sessions = new LRUCache<string, Session>({
-    max: options.maxSessions ?? DEFAULT_MAX_MCP_SESSIONS,
+    max: maxSessions + 1,
     ttl: options.sessionIdleMs ?? DEFAULT_MCP_SESSION_IDLE_MS,
     ttlAutopurge: true,
     updateAgeOnGet: true,
     dispose: (session) => void session.mcp.close(),
   });
 
+  /** Makes room for a session of `principal`: false when the server is full of other principals' sessions. */
+  const makeRoom = (principal: Principal): boolean => {
+    let own = 0;
+    let oldest: string | undefined;
+    // Least recently used first.
+    for (const [id, session] of sessions.rentries()) {
+      if (session.principal.id !== principal.id) continue;
+      own++;
+      oldest ??= id;
+    }
+    if (own >= perPrincipal && oldest !== undefined) {
+      sessions.delete(oldest);
+      return true;
+    }
+    return sessions.size < maxSessions;
+  };
+
   const open = async (request: Request, principal: Principal): Promise<Response> => {
+    if (!makeRoom(principal))
+      return jsonRpcError(503, -32000, `the server has ${maxSessions} MCP sessions open; try again later`);
     const sessionId = randomUUID();
     const mcp = createMciMcpServer({
       manager: options.manager,
