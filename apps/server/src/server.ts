@@ -41,6 +41,11 @@ export interface ServerOptions {
   concurrency?: number;
   /** Most queued processes. @default 1000 */
   maxQueue?: number;
+  /**
+   * Most queued processes of one principal. @default half of `maxQueue` with tokens; without tokens
+   * every caller is one principal, and the whole queue is its
+   */
+  maxQueuedPerPrincipal?: number;
   /** Hosts (`HOST` or `HOST:PORT`) sandboxed `fetch` may reach even when loopback or private. */
   allowNet?: string[];
   /**
@@ -253,6 +258,11 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
       tools: runner,
       approvals,
       maxQueue: options.maxQueue ?? 1000,
+      maxQueuedPerPrincipal:
+        options.maxQueuedPerPrincipal ??
+        (authenticator.required
+          ? Math.max(1, Math.floor((options.maxQueue ?? 1000) / 2))
+          : (options.maxQueue ?? 1000)),
       maxCodeBytes: limits.maxCodeBytes,
       defaults: { timeoutMs: limits.timeoutMs, memoryLimitMb: limits.memoryLimitMb },
       maxima: { timeoutMs: limits.maxTimeoutMs, memoryLimitMb: limits.maxMemoryLimitMb },

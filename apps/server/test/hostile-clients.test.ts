@@ -86,6 +86,44 @@ describe('hostile clients', () => {
     for (const client of [operator, first, ...flood]) await client.close().catch(() => {});
   });
 
+  it("one principal's share of the queue is bounded: past it its creates get 429, another's still go in", {
+    timeout: 30_000,
+  }, async () => {
+    await using server = await createServer({
+      port: 0,
+      file,
+      logLevel: 'silent',
+      concurrency: 1,
+      maxQueue: 10,
+      tokens: [
+        { token: OPERATOR, role: 'operator', id: 'operator' },
+        { token: ALICE, role: 'client', id: 'alice' },
+      ],
+    });
+    const sleep = { code: 'await new Promise((resolve) => setTimeout(resolve, 20_000))', timeoutMs: 25_000 };
+    const first = await request(server.url, 'POST', '/processes', sleep, ALICE);
+    await expect
+      .poll(
+        async () =>
+          (await request(server.url, 'GET', `/processes/${first.body.pid}`, undefined, ALICE)).body.state,
+      )
+      .toBe('running');
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++)
+      statuses.push((await request(server.url, 'POST', '/processes', sleep, ALICE)).status);
+    // One runs, five (half of maxQueue) wait, the rest are refused.
+    expect(statuses).toEqual([201, 201, 201, 201, 201, 429, 429]);
+    const refused = await request(server.url, 'POST', '/processes', sleep, ALICE);
+    expect(refused.body).toMatchObject({
+      code: 'QUEUE_FULL',
+      message: expect.stringContaining('your share of the queue (5)'),
+    });
+    expect((await request(server.url, 'POST', '/processes', { code: 'output(1)' }, OPERATOR)).status).toBe(
+      201,
+    );
+    await server.close({ graceMs: 0 });
+  });
+
   it('refuses to start when one principal id is given tokens of two roles, naming the id', async () => {
     await expect(
       createServer({

@@ -89,6 +89,11 @@ export const ServerConfigFileSchema = z.strictObject({
   isolation: z.enum(['context', 'isolate']).optional(),
   /** Most queued processes; past it creation fails with 429 QUEUE_FULL. @default 1000 */
   maxQueue: positiveInt.optional(),
+  /**
+   * Most queued processes of one principal; past it its creates fail with 429 QUEUE_FULL.
+   * @default maxQueue / 2 with tokens, maxQueue without (every caller is one principal)
+   */
+  maxQueuedPerPrincipal: positiveInt.optional(),
   /** Hosts (`HOST` or `HOST:PORT`) sandboxed `fetch` may reach even when private or loopback. */
   allowNet: z.array(z.string().min(1)).optional(),
   /** Allow binding a non-loopback address without tokens. @default false */

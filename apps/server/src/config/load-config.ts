@@ -30,6 +30,8 @@ export interface ServerSettings {
   /** How sandbox runs are kept apart (docs/sandbox.md, "Isolation"). */
   isolation: 'context' | 'isolate';
   maxQueue: number;
+  /** Most queued processes of one principal (default half of `maxQueue`). */
+  maxQueuedPerPrincipal: number | undefined;
   allowNet: string[];
   insecure: boolean;
   /** Page origins allowed by CORS; `undefined` for the default (see `createOriginPolicy`). */
@@ -98,6 +100,7 @@ export function loadServerSettings(
     concurrency: pick(flags.concurrency, fromEnv.concurrency, config.concurrency),
     isolation: pick(flags.isolation, fromEnv.isolation, config.isolation) ?? 'context',
     maxQueue: pick(flags.maxQueue, fromEnv.maxQueue, config.maxQueue) ?? 1000,
+    maxQueuedPerPrincipal: config.maxQueuedPerPrincipal,
     allowNet: [...(config.allowNet ?? []), ...(fromEnv.allowNet ?? []), ...(flags.allowNet ?? [])],
     insecure: pick(flags.insecure || undefined, fromEnv.insecure, config.insecure) ?? false,
     corsOrigins: pick(flags.corsOrigin, config.cors?.origins),

@@ -82,8 +82,8 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
     let own = 0;
     let oldest: string | undefined;
     // Least recently used first.
-    for (const [id, session] of sessions.rentries()) {
-      if (session.principal.id !== principal.id) continue;
+    for (const id of sessions.rkeys()) {
+      if (sessions.peek(id)?.principal.id !== principal.id) continue;
       own++;
       oldest ??= id;
     }

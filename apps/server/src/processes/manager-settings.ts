@@ -7,6 +7,7 @@ import { DEFAULT_MAX_OPEN_STREAMS, DEFAULT_STREAM_IDLE_MS } from './stream-regis
 /** The process manager's numeric options, checked and with their defaults. */
 export interface ManagerSettings {
   maxQueue: number;
+  maxQueuedPerPrincipal: number;
   concurrency: number;
   /** Bytes. */
   responsePipeBytes: number;
@@ -24,6 +25,7 @@ export interface ManagerSettings {
  */
 export function managerSettings(options: ProcessManagerOptions): ManagerSettings {
   const maxQueue = checkOption('maxQueue', options.maxQueue, 1000);
+  const maxQueuedPerPrincipal = checkOption('maxQueuedPerPrincipal', options.maxQueuedPerPrincipal, maxQueue);
   const concurrency = checkOption('concurrency', options.concurrency, Math.max(1, options.pool.size));
   const responsePipeBytes = checkOption(
     'responsePipeBytes',
@@ -35,6 +37,7 @@ export function managerSettings(options: ProcessManagerOptions): ManagerSettings
   }
   return {
     maxQueue,
+    maxQueuedPerPrincipal,
     concurrency,
     responsePipeBytes,
     maxOpenStreams: checkOption('maxOpenStreams', options.maxOpenStreams, DEFAULT_MAX_OPEN_STREAMS),

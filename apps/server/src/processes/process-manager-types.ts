@@ -60,6 +60,12 @@ export interface ProcessManagerOptions {
   store?: ProcessStore;
   /** Most processes waiting in the queue; past it, creation fails with `QUEUE_FULL`. @default 1000 */
   maxQueue?: number;
+  /**
+   * Most processes of one principal waiting in the queue (on this node), so that one principal cannot
+   * fill it for the others; past it, its creation fails with `QUEUE_FULL`. @default `maxQueue` (no
+   * share: `createServer` gives half of `maxQueue` when it has tokens)
+   */
+  maxQueuedPerPrincipal?: number;
   /** Largest accepted program, in UTF-8 bytes; past it, `CODE_TOO_LARGE`. @default 102400 (100 KB) */
   maxCodeBytes?: number;
   /** Limits of a process that gives none. @default { timeoutMs: 30000, memoryLimitMb: 128 } */

@@ -69,6 +69,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
   readonly #store: ProcessStore;
   readonly #policy: LimitPolicy;
   readonly #maxQueue: number;
+  readonly #maxQueuedPerPrincipal: number;
   readonly #logger: Logger | undefined;
   readonly #createIntentStream: (limits: IntentStreamLimits) => IntentStream;
   readonly #stats = new StatsCounters();
@@ -103,6 +104,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     this.#policy = createLimitPolicy(options);
     const settings = managerSettings(options);
     this.#maxQueue = settings.maxQueue;
+    this.#maxQueuedPerPrincipal = settings.maxQueuedPerPrincipal;
     this.#concurrency = settings.concurrency;
     this.responsePipeBytes = settings.responsePipeBytes;
     this.#logger = options.logger;
@@ -193,7 +195,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     this.checkAccepting();
     const checked = checkProcessInput(this.#policy, input);
     const autorun = input.autorun ?? true;
-    if (autorun) this.#checkQueueRoom();
+    if (autorun) this.#checkQueueRoom(principal);
     const record: StoredProcess = {
       pid: this.#store.cluster?.nextPid() ?? ++this.#lastPid,
       owner: principal.id,
@@ -260,7 +262,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     if (state !== 'idle') {
       throw new ServerError('CONFLICT', `process ${pid} is ${state}: only an idle process can be run`);
     }
-    this.#checkQueueRoom();
+    this.#checkQueueRoom(principal);
     await this.#cluster?.claimRun(record);
     return this.#queueRun(record, false);
   }
@@ -460,13 +462,25 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     };
   }
 
-  /** In a cluster `maxQueue` counts the processes waiting on every node (the others' as of the last lease renewal). */
-  #checkQueueRoom(): void {
+  /**
+   * In a cluster `maxQueue` counts the processes waiting on every node (the others' as of the last
+   * lease renewal); a principal's share counts those waiting on this node.
+   */
+  #checkQueueRoom(principal: Principal): void {
     const queued = this.#stats.byState.queued + (this.#cluster?.queuedElsewhere() ?? 0);
     if (queued >= this.#maxQueue) {
       throw new ServerError(
         'QUEUE_FULL',
         `the queue is full (${this.#maxQueue} processes waiting${this.#cluster ? ' in the cluster' : ''}); retry later`,
+      );
+    }
+    let own = 0;
+    for (const live of this.#live.values())
+      if (live.record.owner === principal.id && live.record.state === 'queued') own++;
+    if (own >= this.#maxQueuedPerPrincipal) {
+      throw new ServerError(
+        'QUEUE_FULL',
+        `${own} of your processes are waiting, your share of the queue (${this.#maxQueuedPerPrincipal}); retry when some have run`,
       );
     }
   }

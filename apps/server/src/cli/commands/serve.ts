@@ -179,6 +179,9 @@ export default defineCommand<ServeOptions>({
         ...(settings.concurrency !== undefined && { concurrency: settings.concurrency }),
         isolation: settings.isolation,
         maxQueue: settings.maxQueue,
+        ...(settings.maxQueuedPerPrincipal !== undefined && {
+          maxQueuedPerPrincipal: settings.maxQueuedPerPrincipal,
+        }),
         allowNet: settings.allowNet,
         tokens: settings.tokens,
         insecure: settings.insecure,
