@@ -1,3 +1,4 @@
+import { RequestBudget } from './http/rate-limit.ts';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
@@ -74,7 +75,10 @@ export async function listen(options: ListenOptions): Promise<Listener> {
   const originPolicy =
     options.originPolicy ?? createOriginPolicy({ tokens: authenticator.required, bindHost: options.host });
   let accepting = true;
+  // One request budget per principal for HTTP, WebSocket messages and MCP batches.
+  const requestBudget = new RequestBudget(limits.rateLimitPerSecond);
   const gateway = createWsGateway({
+    requestBudget,
     manager,
     authenticator,
     maxFrameBytes: limits.maxFrameBytes,
@@ -91,7 +95,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     authenticator,
     tools: options.tools,
     maxBodyBytes: limits.maxBodyBytes,
-    rateLimitPerSecond: limits.rateLimitPerSecond,
+    requestBudget,
     isShuttingDown: () => !accepting,
     transportStats: () => ({ wsConnections: gateway.connections, wsEventsDropped: gateway.droppedEvents }),
     originPolicy,

@@ -124,6 +124,38 @@ describe('hostile clients', () => {
     await server.close({ graceMs: 0 });
   });
 
+  it('WebSocket messages share the HTTP request budget of their principal; other principals keep theirs', {
+    timeout: 30_000,
+  }, async () => {
+    await using server = await createServer({
+      port: 0,
+      file,
+      logLevel: 'silent',
+      limits: { rateLimitPerSecond: 50 },
+      tokens: [
+        { token: OPERATOR, role: 'operator', id: 'operator' },
+        { token: ALICE, role: 'client', id: 'alice' },
+      ],
+    });
+    const ws = await openJsonSocket(server.wsUrl, ALICE);
+    const answers = await Promise.all(
+      Array.from({ length: 120 }, () => ws.request({ type: 'process.list' })),
+    );
+    const limited = answers.filter((answer) => answer.type === 'error' && answer.code === 'RATE_LIMITED');
+    expect(limited.length).toBeGreaterThan(0);
+    expect(limited[0]!.id).toEqual(expect.any(Number));
+    // The same budget: right after a burst over WebSocket, alice's HTTP requests are refused too (a
+    // burst may straddle a window boundary, so a few bursts are tried).
+    let httpStatus = 0;
+    for (let i = 0; i < 5 && httpStatus !== 429; i++) {
+      await Promise.all(Array.from({ length: 60 }, () => ws.request({ type: 'process.list' })));
+      httpStatus = (await request(server.url, 'GET', '/processes', undefined, ALICE)).status;
+    }
+    expect(httpStatus).toBe(429);
+    expect((await request(server.url, 'GET', '/processes', undefined, OPERATOR)).status).toBe(200);
+    ws.close();
+  });
+
   it('refuses to start when one principal id is given tokens of two roles, naming the id', async () => {
     await expect(
       createServer({

@@ -18,7 +18,7 @@ import { sendError } from './http-error.ts';
 import { type ClusterStats, renderMetrics, type TransportStats } from './metrics.ts';
 import type { OriginPolicy } from './origin-policy.ts';
 import { registerProcessRoutes } from './process-routes.ts';
-import { principalRateLimit } from './rate-limit.ts';
+import { mcpMessageCount, principalRateLimit, RequestBudget } from './rate-limit.ts';
 import { requestGuard } from './request-guard.ts';
 
 /** A tool as `GET /tools` lists it. */
@@ -35,7 +35,8 @@ export interface HttpAppOptions {
   /** Largest request body in bytes; larger ones get 413 `PAYLOAD_TOO_LARGE`. */
   maxBodyBytes: number;
   /** HTTP requests per principal per second; past it 429 `RATE_LIMITED`. @default 200 */
-  rateLimitPerSecond?: number;
+  /** Each principal's requests per second, shared with the WebSocket gateway. @default 200 a second */
+  requestBudget?: RequestBudget;
   /** True once shutdown began: `/healthz` answers 503 and so does every other route. */
   isShuttingDown: () => boolean;
   transportStats: () => TransportStats;
@@ -120,7 +121,8 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpEnv> {
     c.set('principal', result.principal);
     await next();
   });
-  app.use('*', principalRateLimit(options.rateLimitPerSecond ?? 200));
+  const budget = options.requestBudget ?? new RequestBudget(200);
+  app.use('*', principalRateLimit(budget));
   app.use(
     '*',
     bodyLimit({
@@ -162,6 +164,12 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpEnv> {
   registerChatRoutes(app, options.chat);
   if (approvals) registerApprovalRoutes(app, approvals);
   const { mcp } = options;
-  if (mcp) app.all('/mcp', (c) => mcp.handle(c.req.raw, c.get('principal')));
+  if (mcp)
+    app.all('/mcp', async (c) => {
+      // A batch counts as its calls: the first was counted with the request.
+      const calls = await mcpMessageCount(c.req.raw);
+      if (calls > 1 && !budget.take(c.get('principal').id, calls - 1)) throw budget.error();
+      return mcp.handle(c.req.raw, c.get('principal'));
+    });
   return app;
 }

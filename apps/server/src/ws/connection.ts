@@ -1,3 +1,4 @@
+import type { RequestBudget } from '../http/rate-limit.ts';
 import type { Duplex } from 'node:stream';
 import {
   type ClientMessage,
@@ -98,8 +99,12 @@ export class Connection {
     this.approvals = approvals;
   }
 
-  /** Handles one frame; never throws. */
-  handleFrame(data: string): void {
+  /**
+   * Handles one frame; never throws. A request counts in its principal's `budget` (shared with HTTP)
+   * and past it is answered `RATE_LIMITED`; `stream.chunk` frames are data, not requests (a model
+   * streams hundreds a second), bounded by the stream's buffer limits instead.
+   */
+  handleFrame(data: string, budget?: RequestBudget): void {
     const parsed = parseClientMessage(data);
     if (!parsed.ok) {
       const { code, message, path, id } = parsed.problem;
@@ -107,6 +112,10 @@ export class Connection {
       return;
     }
     const request = parsed.message;
+    if (budget && request.type !== 'stream.chunk' && !budget.take(this.principal.id)) {
+      this.fail(request, budget.error());
+      return;
+    }
     try {
       this.dispatch(request)?.catch((error: unknown) => this.fail(request, error));
     } catch (error) {

@@ -1,3 +1,4 @@
+import type { RequestBudget } from '../http/rate-limit.ts';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { errorBody, type HelloMessage } from '@mci/protocol';
@@ -30,6 +31,8 @@ export interface WsGatewayOptions {
   maxCodeBytes: number;
   /** Bytes a socket may have waiting before its live events are dropped. */
   maxBufferedBytes: number;
+  /** Each principal's requests per second, shared with HTTP: a message past it gets `RATE_LIMITED`. */
+  requestBudget?: RequestBudget;
   /** Ping interval in ms; a connection that has not answered the previous ping is terminated. */
   heartbeatMs: number;
   /** Which `Host` names and page origins may open a WebSocket (the HTTP API's policy). */
@@ -132,7 +135,7 @@ export function createWsGateway(options: WsGatewayOptions): WsGateway {
             });
             return;
           }
-          connection.handleFrame(data.toString());
+          connection.handleFrame(data.toString(), options.requestBudget);
         });
         ws.on('error', (error) => logger?.debug({ err: error }, 'WebSocket error'));
         ws.on('close', () => {
