@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { createServer } from '../src/server.ts';
 import { request } from './support/http.ts';
 import { openJsonSocket } from './support/json-socket.ts';
@@ -154,6 +155,51 @@ describe('hostile clients', () => {
     expect(httpStatus).toBe(429);
     expect((await request(server.url, 'GET', '/processes', undefined, OPERATOR)).status).toBe(200);
     ws.close();
+  });
+
+  it('a client that stops reading and floods subscribe-with-since frames gets two replays at a time; the server stays up', {
+    timeout: 60_000,
+  }, async () => {
+    await using server = await createServer({
+      port: 0,
+      file,
+      logLevel: 'silent',
+      limits: { rateLimitPerSecond: 1_000_000 },
+    });
+    // About 900 KB of stored events.
+    for (let i = 0; i < 30; i++)
+      await request(server.url, 'POST', '/processes', { code: "output('x'.repeat(30000))", block: true });
+    const heapBefore = process.memoryUsage().heapUsed;
+    const flooder = new WebSocket(server.wsUrl);
+    await new Promise((resolve, reject) => flooder.once('open', resolve).once('error', reject));
+    // Stops reading: the server's writes back up in its socket.
+    (flooder as unknown as { _socket: { pause(): void } })._socket.pause();
+    const frame = JSON.stringify({ type: 'subscribe', all: true, since: 0 });
+    for (let i = 0; i < 3000; i++) flooder.send(frame);
+    await new Promise<void>((resolve) => flooder.send(frame, () => resolve()));
+    // Others are served meanwhile, and the server's heap does not follow the flood.
+    for (let i = 0; i < 10; i++) {
+      const health = await fetch(`${server.url}/healthz`, { signal: AbortSignal.timeout(5000) });
+      expect(health.status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(200 * 1024 * 1024);
+    // Reading again, it finds two replays at a time were run and the rest refused, saying why.
+    const messages: Array<{ type: string; code?: string; message?: string }> = [];
+    flooder.on('message', (data) => messages.push(JSON.parse(String(data))));
+    (flooder as unknown as { _socket: { resume(): void } })._socket.resume();
+    await expect
+      .poll(() => messages.filter((m) => m.type === 'error' || m.type === 'reply').length, {
+        timeout: 30_000,
+      })
+      .toBe(3001);
+    const refused = messages.filter((m) => m.type === 'error');
+    expect(refused.length).toBeGreaterThan(2900);
+    expect(refused[0]).toMatchObject({
+      code: 'LIMIT_EXCEEDED',
+      message: expect.stringContaining('2 replays'),
+    });
+    flooder.close();
   });
 
   it('refuses to start when one principal id is given tokens of two roles, naming the id', async () => {

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import type { RequestBudget } from '../http/rate-limit.ts';
 import type { Duplex } from 'node:stream';
 import {
@@ -44,6 +45,9 @@ function wireText(event: ServerEvent): string {
  */
 export const WRITE_BATCH_BYTES = 64 * 1024;
 
+/** Replays (`subscribe` with `since`) one connection runs at once; more are refused `LIMIT_EXCEEDED`. */
+export const MAX_REPLAYS_PER_CONNECTION = 2;
+
 /** Limits of one connection. */
 export interface ConnectionLimits {
   /** Bytes waiting in the socket past which live events are dropped (and an `overflow` is sent). */
@@ -67,6 +71,8 @@ export class Connection {
   /** The socket under the WebSocket, corked while frames of one tick accumulate (see `send`). */
   private readonly stream: Duplex;
   private corked = false;
+  /** Replays (`subscribe` with `since`) running on this connection. */
+  private replays = 0;
   private readonly principal: Principal;
   private readonly manager: ProcessManager;
   private readonly limits: ConnectionLimits;
@@ -182,8 +188,19 @@ export class Connection {
             request: request.type,
             result: { subscription: target, replayed, seq },
           });
-        if (since !== undefined)
-          return this.checkTarget(target).then(async () => done(await this.catchUp(target, since)));
+        if (since !== undefined) {
+          // Each replay holds a window of stored events until the socket takes them: a connection
+          // runs a few at once, and a client that asks for more (or stops reading) is told so.
+          if (this.replays >= MAX_REPLAYS_PER_CONNECTION)
+            throw new ServerError(
+              'LIMIT_EXCEEDED',
+              `${MAX_REPLAYS_PER_CONNECTION} replays (subscribe with since) are running on this connection; send the next one after a reply`,
+            );
+          this.replays++;
+          return this.checkTarget(target)
+            .then(async () => done(await this.catchUp(target, since)))
+            .finally(() => this.replays--);
+        }
         // Followed from the moment the request arrives, as the check reads the store (events go only
         // to a connection whose principal may see them); a target that is not found is dropped again.
         // The reply's seq is that moment's: the events sent while the check ran come after it.
@@ -282,11 +299,14 @@ export class Connection {
     });
   }
 
-  /** Waits until the socket has sent most of its backlog; false if it closed meanwhile. */
+  /**
+   * Waits until the socket has sent most of its backlog; false if it closed meanwhile. Woken by the
+   * socket's `drain` (checked again at least once a second).
+   */
   private async drained(): Promise<boolean> {
     while (this.socket.readyState === this.socket.OPEN) {
       if (this.socket.bufferedAmount <= this.limits.maxBufferedBytes / 2) return true;
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      await once(this.stream, 'drain', { signal: AbortSignal.timeout(1000) }).catch(() => {});
     }
     return false;
   }
