@@ -1,6 +1,5 @@
-import { RequestBudget } from './http/rate-limit.ts';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { errorBody } from '@mci/protocol';
 import type { Logger } from 'pino';
@@ -9,8 +8,10 @@ import type { Authenticator } from './auth/authenticator.ts';
 import type { ChatService } from './chat/chat-service.ts';
 import type { Limits } from './config/config-schema.ts';
 import { createHttpApp, type ToolListing } from './http/app.ts';
+import { ConnectionCaps } from './http/connection-caps.ts';
 import type { ClusterStats } from './http/metrics.ts';
 import { createOriginPolicy, type OriginPolicy } from './http/origin-policy.ts';
+import { RequestBudget } from './http/rate-limit.ts';
 import type { McpHttp } from './mcp/http-sessions.ts';
 import type { ProcessManager } from './processes/process-manager-types.ts';
 import type { StoreHealth } from './processes/process-store.ts';
@@ -30,6 +31,8 @@ export interface ListenOptions {
     | 'headersTimeoutMs'
     | 'requestTimeoutMs'
     | 'maxConnections'
+    | 'maxConnectionsPerAddress'
+    | 'maxWebSocketsPerPrincipal'
     | 'rateLimitPerSecond'
   >;
   host: string;
@@ -84,6 +87,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     maxFrameBytes: limits.maxFrameBytes,
     maxCodeBytes: limits.maxCodeBytes,
     maxBufferedBytes: limits.maxBufferedBytes,
+    maxWebSocketsPerPrincipal: limits.maxWebSocketsPerPrincipal,
     heartbeatMs: options.heartbeatMs,
     originPolicy,
     ...(logger && { logger }),
@@ -115,15 +119,37 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     requestTimeout,
     connectionsCheckingInterval: Math.min(1000, requestTimeout),
   };
+  // Past the connection caps a socket may only ask /healthz (see ConnectionCaps).
+  const caps = new ConnectionCaps(limits.maxConnections, limits.maxConnectionsPerAddress);
+  const healthOnly = new WeakSet<Socket>();
   const http = createHttpServer(timeouts, (request, response) => {
+    if (
+      healthOnly.has(request.socket) &&
+      new URL(request.url ?? '/', 'http://localhost').pathname !== '/healthz'
+    ) {
+      refuseOverCap(response);
+      return;
+    }
     if (Number(request.headers['content-length'] ?? 0) > limits.maxBodyBytes) {
       refuseLargeBody(request, response, limits.maxBodyBytes);
       return;
     }
     void handle(request, response);
   });
-  http.maxConnections = limits.maxConnections;
+  http.on('connection', (socket: Socket) => {
+    const admission = caps.admit(socket);
+    if (admission === 'refuse') socket.destroy();
+    else if (admission === 'health') healthOnly.add(socket);
+  });
   http.on('upgrade', (request, socket, head) => {
+    if (healthOnly.has(socket as Socket)) {
+      const body = JSON.stringify(errorBody('LIMIT_EXCEEDED', OVER_CAP));
+      socket.end(
+        'HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nConnection: close\r\n' +
+          `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
+      return;
+    }
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
     if (path !== '/ws') {
       const body = JSON.stringify(errorBody('NOT_FOUND', `no WebSocket endpoint at ${path}; use /ws`));
@@ -173,6 +199,16 @@ const MAX_DRAIN_BYTES = 64 * 1024 * 1024;
  * (up to {@link MAX_DRAIN_BYTES}): a client still writing when the socket closes would see a reset
  * instead of the answer.
  */
+const OVER_CAP =
+  'the server is at its connection limit (for all, or for your address); only GET /healthz is answered on this connection';
+
+/** 503 on a socket past the connection caps: it may only ask `/healthz`. */
+function refuseOverCap(response: ServerResponse): void {
+  const body = JSON.stringify(errorBody('LIMIT_EXCEEDED', OVER_CAP));
+  response.writeHead(503, { 'Content-Type': 'application/json', Connection: 'close' });
+  response.end(body);
+}
+
 function refuseLargeBody(request: IncomingMessage, response: ServerResponse, maxBodyBytes: number): void {
   const body = JSON.stringify(errorBody('PAYLOAD_TOO_LARGE', `request body is over ${maxBodyBytes} bytes`));
   let drained = 0;

@@ -1,4 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -200,6 +202,66 @@ describe('hostile clients', () => {
       message: expect.stringContaining('2 replays'),
     });
     flooder.close();
+  });
+
+  it('caps the WebSockets of one principal, and the sockets of one address, leaving /healthz answered', {
+    timeout: 30_000,
+  }, async () => {
+    await using server = await createServer({
+      port: 0,
+      file,
+      logLevel: 'silent',
+      limits: { maxConnections: 40, maxConnectionsPerAddress: 12, maxWebSocketsPerPrincipal: 5 },
+      tokens: [
+        { token: OPERATOR, role: 'operator', id: 'operator' },
+        { token: ALICE, role: 'client', id: 'alice' },
+      ],
+    });
+    const alice = [];
+    for (let i = 0; i < 5; i++) alice.push(await openJsonSocket(server.wsUrl, ALICE));
+    const sixth = new WebSocket(server.wsUrl, { headers: { Authorization: `Bearer ${ALICE}` } });
+    sixth.on('error', () => {});
+    const status = await new Promise<number>((resolve) => {
+      sixth.once('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0));
+      sixth.once('open', () => resolve(101));
+    });
+    sixth.terminate();
+    expect(status).toBe(429);
+    const operator = await openJsonSocket(server.wsUrl, OPERATOR);
+    for (const ws of [...alice, operator]) ws.close();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+
+    // Idle sockets from one address: past its share, a new socket may only ask /healthz.
+    const idle = await Promise.all(
+      Array.from(
+        { length: 12 },
+        () =>
+          new Promise<Socket>((resolve) => {
+            const socket = connect(server.port, '127.0.0.1', () => resolve(socket));
+          }),
+      ),
+    );
+    const get = (path: string) =>
+      new Promise<number>((resolve, reject) =>
+        httpGet(
+          {
+            host: '127.0.0.1',
+            port: server.port,
+            path,
+            agent: false,
+            headers: { Authorization: `Bearer ${OPERATOR}` },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        ).on('error', reject),
+      );
+    expect(await get('/healthz')).toBe(200);
+    expect(await get('/processes')).toBe(503);
+    for (const socket of idle) socket.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await get('/processes')).toBe(200);
   });
 
   it('refuses to start when one principal id is given tokens of two roles, naming the id', async () => {

@@ -1,6 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAuthenticator } from '../src/auth/authenticator.ts';
+import { HEALTH_RESERVE } from '../src/http/connection-caps.ts';
 import { LimitsSchema } from '../src/config/config-schema.ts';
 import { type Listener, listen } from '../src/listener.ts';
 import { createProcessManager } from '../src/processes/process-manager.ts';
@@ -63,18 +64,27 @@ describe('HTTP limits', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
-  it('closes connections past the cap at once, and serves again when some close', async () => {
+  it('past the cap answers only /healthz on a few more sockets, closes the rest at once, and serves again when some close', async () => {
     const listener = await setup({ maxConnections: 3 });
+    const connected = (raw: { socket: Socket }) =>
+      new Promise((resolve) => raw.socket.once('connect', resolve));
     const held = Array.from({ length: 3 }, () => rawSocket(listener));
-    await Promise.all(held.map(({ socket }) => new Promise((resolve) => socket.once('connect', resolve))));
-    // Let the server accept all three before the fourth comes.
+    await Promise.all(held.map(connected));
+    // Let the server accept all three before the next come.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const reserve = Array.from({ length: HEALTH_RESERVE }, () => rawSocket(listener));
+    await Promise.all(reserve.map(connected));
     await new Promise((resolve) => setTimeout(resolve, 100));
     const extra = rawSocket(listener);
     extra.socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
     expect(await extra.closed).toBe('');
-    for (const { socket } of held) socket.destroy();
+    reserve[0]!.socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+    expect(await reserve[0]!.closed).toMatch(/^HTTP\/1\.1 200/);
+    reserve[1]!.socket.write('GET /processes HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    expect(await reserve[1]!.closed).toMatch(/^HTTP\/1\.1 503[\s\S]*LIMIT_EXCEEDED/);
+    for (const { socket } of [...held, ...reserve]) socket.destroy();
     await Promise.all(held.map(({ closed }) => closed));
-    const response = await fetch(`${listener.url}/healthz`);
+    const response = await fetch(`${listener.url}/processes`);
     expect(response.status).toBe(200);
   });
 

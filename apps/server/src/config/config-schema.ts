@@ -49,8 +49,15 @@ export const LimitsSchema = z.strictObject({
   headersTimeoutMs: positiveInt.default(10_000),
   /** Time a client has to send a whole HTTP request (headers and body), in ms; then 408. @default 30000 */
   requestTimeoutMs: positiveInt.default(30_000),
-  /** Most open connections (HTTP and WebSocket); past it new ones are closed at once. @default 1024 */
+  /**
+   * Most open connections (HTTP and WebSocket); past it a new one may only ask `GET /healthz` (a few
+   * such), others are closed at once. @default 1024
+   */
   maxConnections: positiveInt.default(1024),
+  /** Most open connections from one remote address; past it, as past `maxConnections`. @default 512 */
+  maxConnectionsPerAddress: positiveInt.default(512),
+  /** Most WebSockets one principal has open; past it the upgrade is refused 429 `LIMIT_EXCEEDED`. @default 256 */
+  maxWebSocketsPerPrincipal: positiveInt.default(256),
   /** HTTP requests one principal may make per second; past it 429 `RATE_LIMITED` with `Retry-After`. @default 200 */
   rateLimitPerSecond: positiveInt.default(200),
   /** Open (not ended) streams one principal may hold; past it `LIMIT_EXCEEDED` (idle ones are ended first). @default 64 */

@@ -71,6 +71,10 @@ export class Connection {
   /** The socket under the WebSocket, corked while frames of one tick accumulate (see `send`). */
   private readonly stream: Duplex;
   private corked = false;
+  /** The id of the principal the connection is authenticated as. */
+  get principalId(): string {
+    return this.principal.id;
+  }
   /** Replays (`subscribe` with `since`) running on this connection. */
   private replays = 0;
   private readonly principal: Principal;

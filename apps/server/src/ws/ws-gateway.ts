@@ -31,6 +31,8 @@ export interface WsGatewayOptions {
   maxCodeBytes: number;
   /** Bytes a socket may have waiting before its live events are dropped. */
   maxBufferedBytes: number;
+  /** Most WebSockets one principal has open; past it the upgrade is refused 429 `LIMIT_EXCEEDED`. */
+  maxWebSocketsPerPrincipal?: number;
   /** Each principal's requests per second, shared with HTTP: a message past it gets `RATE_LIMITED`. */
   requestBudget?: RequestBudget;
   /** Ping interval in ms; a connection that has not answered the previous ping is terminated. */
@@ -111,6 +113,17 @@ export function createWsGateway(options: WsGatewayOptions): WsGateway {
       const token = bearerToken(request.headers.authorization) ?? url.searchParams.get('token') ?? undefined;
       const auth = authenticator.authenticate(token);
       if (!auth.ok) return refuse(socket, new ServerError('UNAUTHORIZED', auth.message));
+      const cap = options.maxWebSocketsPerPrincipal ?? Number.POSITIVE_INFINITY;
+      let own = 0;
+      for (const connection of connections.values()) if (connection.principalId === auth.principal.id) own++;
+      if (own >= cap)
+        return refuse(
+          socket,
+          new ServerError(
+            'LIMIT_EXCEEDED',
+            `principal ${auth.principal.id} has ${own} WebSockets open, its most; close one first`,
+          ),
+        );
       wss.handleUpgrade(request, socket, head, (ws) => {
         const connection = new Connection(
           ws,
