@@ -1,7 +1,7 @@
 // `pnpm soak`: a standing soak of hostile programs against a real `mci serve` (not part of `pnpm test`).
 //
 //   pnpm soak [--processes 2400] [--connections 4] [--in-flight 4] [--seconds S] [--idle-seconds 60]
-//             [--concurrency 2] [--json FILE] [--only NAME,NAME] [--server-log FILE]
+//             [--concurrency 2] [--port 0] [--json FILE] [--only NAME,NAME] [--server-log FILE] [--help]
 //
 // N client connections (each its own token, so its own principal) keep M programs in flight each, drawn
 // from a mix of hostile programs (tight loops with short timeouts, never-resolving promises, memory
@@ -24,19 +24,50 @@ import { connect, type MciClient, type ServerEvent } from '../packages/client/sr
 import { descendants, rssMb } from './soak/proc.ts';
 import { type Program, PROGRAMS } from './soak/programs.ts';
 
-const { values: flags } = parseArgs({
-  options: {
-    processes: { type: 'string', default: '2400' },
-    connections: { type: 'string', default: '4' },
-    'in-flight': { type: 'string', default: '4' },
-    seconds: { type: 'string' },
-    'idle-seconds': { type: 'string', default: '60' },
-    concurrency: { type: 'string', default: '2' },
-    json: { type: 'string' },
-    only: { type: 'string' },
-    'server-log': { type: 'string' },
-  },
-});
+const USAGE = `pnpm soak [options]: hostile programs against a real mci serve; exits 1 when a check fails
+  --processes N       processes to create (default 2400)
+  --connections N     client connections, each its own principal (default 4)
+  --in-flight N       programs each connection keeps in flight (default 4)
+  --seconds S         stop creating after S seconds (default: after --processes)
+  --idle-seconds S    wait after the load before the memory checks (default 60)
+  --concurrency N     sandbox workers of the server (default 2)
+  --port P            the server's port (default 0: any free one)
+  --json FILE         write the report as JSON
+  --only NAME,NAME    only these programs (${PROGRAMS.map((p) => p.name).join(', ')})
+  --server-log FILE   keep the server's log lines (JSON, debug level)
+  --help              this text
+`;
+
+let parsed: ReturnType<typeof parseSoakArgs>;
+try {
+  parsed = parseSoakArgs();
+} catch (error) {
+  process.stderr.write(`pnpm soak: ${(error as Error).message}\n\n${USAGE}`);
+  process.exit(2);
+}
+if (parsed.values.help) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
+const flags = parsed.values;
+
+function parseSoakArgs() {
+  return parseArgs({
+    options: {
+      help: { type: 'boolean', default: false },
+      port: { type: 'string', default: '0' },
+      processes: { type: 'string', default: '2400' },
+      connections: { type: 'string', default: '4' },
+      'in-flight': { type: 'string', default: '4' },
+      seconds: { type: 'string' },
+      'idle-seconds': { type: 'string', default: '60' },
+      concurrency: { type: 'string', default: '2' },
+      json: { type: 'string' },
+      only: { type: 'string' },
+      'server-log': { type: 'string' },
+    },
+  });
+}
 const serverLogFile = flags['server-log'];
 const total = Number(flags.processes);
 const connections = Number(flags.connections);
@@ -72,7 +103,7 @@ const server = spawn(
     join(root, 'apps/server/src/cli/main.ts'),
     'serve',
     '--port',
-    '0',
+    flags.port,
     '--db',
     join(dir, 'soak.db'),
     '--concurrency',
