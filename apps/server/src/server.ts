@@ -22,7 +22,11 @@ import { createMcpHttp } from './mcp/http-sessions.ts';
 import { createProcessManager } from './processes/process-manager.ts';
 import { collectServerSecrets, secretsOfTool } from './secrets/server-secrets.ts';
 import type { ProcessManager } from './processes/process-manager-types.ts';
-import type { RetentionOptions } from './store/retention.ts';
+import {
+  DEFAULT_RETENTION_MAX_AGE_MS,
+  DEFAULT_RETENTION_MAX_BYTES,
+  type RetentionOptions,
+} from './store/retention.ts';
 import { openServerStore, startServerRetention } from './store/server-store.ts';
 import { openDatabase } from './store/sql/sqlite-file.ts';
 import { corruptError, isCorruption } from './store/store-error.ts';
@@ -302,6 +306,21 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
     if (ownPool) await pool.close();
     throw error;
   }
+  // Conversations follow the processes' retention: the same age and bytes per principal.
+  const retentionOptions = options.retention === false ? undefined : (options.retention ?? {});
+  const chatRetention =
+    retentionOptions &&
+    setInterval(
+      () =>
+        void chat
+          .sweep({
+            maxAgeMs: retentionOptions.maxAgeMs ?? DEFAULT_RETENTION_MAX_AGE_MS,
+            maxBytes: retentionOptions.maxBytes ?? DEFAULT_RETENTION_MAX_BYTES,
+          })
+          .catch((error: unknown) => logger.error({ err: error }, 'conversation retention failed')),
+      retentionOptions.intervalMs ?? 60_000,
+    );
+  chatRetention?.unref();
   const mcp = createMcpHttp({
     manager,
     tools: exposedTools,
@@ -339,6 +358,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
       }),
     });
   } catch (error) {
+    clearInterval(chatRetention);
     await chat.close();
     retention?.stop();
     approvals.close();
@@ -358,6 +378,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
       logger.info('shutting down');
       listener.stopAccepting();
       retention?.stop();
+      clearInterval(chatRetention);
       await chat.close();
       approvals.close();
       await manager.shutdown({ graceMs: closeOptions?.graceMs ?? options.shutdownGraceMs ?? 10_000 });

@@ -52,11 +52,21 @@ export class ChatApi {
     return this.#connection.request({ type: 'chat.list' }, { retry: true });
   }
 
-  /** One conversation with its messages in order. @throws ClientError `NOT_FOUND` */
+  /**
+   * One conversation and a page of its messages in order: the newest `limit` (default 200) before
+   * `before`; `nextCursor`, when present, is the `before` of the older page.
+   * @throws ClientError `NOT_FOUND`
+   */
   get(
     conversationId: string,
-  ): Promise<{ conversation: Conversation; messages: ChatMessage[]; models: ModelInfo[] }> {
-    return this.#connection.request({ type: 'chat.get', conversationId }, { retry: true });
+    page: { limit?: number; before?: number } = {},
+  ): Promise<{
+    conversation: Conversation;
+    messages: ChatMessage[];
+    nextCursor?: number;
+    models: ModelInfo[];
+  }> {
+    return this.#connection.request({ type: 'chat.get', conversationId, ...page }, { retry: true });
   }
 
   /** Renames a conversation. @throws ClientError `NOT_FOUND`, `VALIDATION` */

@@ -140,11 +140,19 @@ export const ChatListRequestSchema = z.strictObject({
   id,
 });
 
-/** Read one conversation with its messages in order. Reply: `{ conversation, messages, models }`. */
+/**
+ * Read one conversation and a page of its messages in order: the newest `limit` before `before`, at
+ * most 4 MiB of text (the newest message always whole). Reply: `{ conversation, messages, nextCursor?,
+ * models }`; with `nextCursor`, older messages exist.
+ */
 export const ChatGetRequestSchema = z.strictObject({
   type: z.literal('chat.get'),
   id,
   conversationId: ConversationIdSchema,
+  /** Most messages in the page (the newest ones before `before`). @default 200 */
+  limit: z.number().int().min(1).max(1000).optional(),
+  /** A `nextCursor` of an earlier page: the messages older than it. @default the newest */
+  before: z.number().int().positive().optional(),
 });
 
 /** Rename a conversation. Reply: `{ conversation }`. */
@@ -192,6 +200,8 @@ export const CHAT_REPLY_SCHEMAS = [
   reply('chat.get', {
     conversation: ConversationSchema,
     messages: z.array(ChatMessageSchema),
+    /** Present when older messages exist: ask again with `before: nextCursor`. */
+    nextCursor: z.number().int().positive().optional(),
     models: z.array(ModelInfoSchema),
   }),
   reply('chat.rename', { conversation: ConversationSchema }),

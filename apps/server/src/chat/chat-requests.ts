@@ -65,7 +65,10 @@ export function handleChatRequest(request: ChatRequest, context: ChatRequestCont
       );
     case 'chat.get':
       return chat
-        .get(principal, request.conversationId)
+        .get(principal, request.conversationId, {
+          ...(request.limit !== undefined && { limit: request.limit }),
+          ...(request.before !== undefined && { before: request.before }),
+        })
         .then((found) =>
           reply({ type: 'reply', id, request: request.type, result: { ...found, models: chat.models() } }),
         );

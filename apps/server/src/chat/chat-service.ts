@@ -31,6 +31,13 @@ export interface TurnListener {
 
 const TITLE_LENGTH = 60;
 
+/** Messages of a `chat.get` page without a `limit`. */
+export const CHAT_PAGE_MESSAGES = 200;
+/** Text of one `chat.get` page (UTF-16 code units; the newest message is always whole). */
+export const CHAT_PAGE_BYTES = 4 * 1024 * 1024;
+/** Characters of text per token of a model's context window, for the history a turn reads. */
+const CHARS_PER_TOKEN = 4;
+
 /**
  * Server-hosted conversations: runs the agent loop for a principal on the server's own process
  * manager (keys stay in the server's environment), stores every message, and answers the `chat.*`
@@ -48,6 +55,39 @@ export class ChatService {
 
   #redact(text: string): string {
     return this.#options.redactor ? this.#options.redactor.redact(text) : text;
+  }
+
+  /**
+   * Retention of conversations: deletes those not updated for `maxAgeMs`, and, for a principal whose
+   * conversations hold more than `maxBytes` of message text, its least recently updated ones until the
+   * rest fits (another principal's are never touched). A conversation with a turn running is kept.
+   * Returns how many were deleted.
+   */
+  async sweep(options: { maxAgeMs: number; maxBytes: number; now?: number }): Promise<number> {
+    const cutoff = new Date((options.now ?? Date.now()) - options.maxAgeMs).toISOString();
+    const byOwner = new Map<string, Array<{ conversationId: string; updatedAt: string; bytes: number }>>();
+    for (const size of await this.#options.store.sizes()) {
+      const list = byOwner.get(size.owner) ?? [];
+      list.push(size);
+      byOwner.set(size.owner, list);
+    }
+    let deleted = 0;
+    for (const conversations of byOwner.values()) {
+      // Most recently updated first: the oldest go first once the total is past the quota.
+      conversations.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+      let kept = 0;
+      for (const { conversationId, updatedAt, bytes } of conversations) {
+        const running = this.#running.has(conversationId);
+        if (!running && (updatedAt < cutoff || kept + bytes > options.maxBytes)) {
+          await this.#options.store.delete(conversationId);
+          deleted++;
+          continue;
+        }
+        kept += bytes;
+      }
+    }
+    if (deleted > 0) this.#options.logger?.debug({ deleted }, 'conversations deleted by retention');
+    return deleted;
   }
 
   /** The configured models (no keys). */
@@ -140,15 +180,22 @@ export class ChatService {
     return (await this.#options.store.list(owner)).map((record) => this.#summary(record));
   }
 
+  /**
+   * A conversation and a page of its messages (see `chat.get`): the newest `limit` (default 200)
+   * before `before`, at most {@link CHAT_PAGE_BYTES} of text.
+   */
   async get(
     principal: Principal,
     conversationId: string,
-  ): Promise<{ conversation: Conversation; messages: ChatMessage[] }> {
+    page: { limit?: number; before?: number } = {},
+  ): Promise<{ conversation: Conversation; messages: ChatMessage[]; nextCursor?: number }> {
     const record = await this.#visible(principal, conversationId);
-    return {
-      conversation: this.#summary(record),
-      messages: await this.#options.store.messages(conversationId),
-    };
+    const found = await this.#options.store.page(conversationId, {
+      limit: page.limit ?? CHAT_PAGE_MESSAGES,
+      maxBytes: CHAT_PAGE_BYTES,
+      ...(page.before !== undefined && { before: page.before }),
+    });
+    return { conversation: this.#summary(record), ...found };
   }
 
   async rename(principal: Principal, conversationId: string, title: string): Promise<Conversation> {
@@ -208,7 +255,11 @@ export class ChatService {
     const host = managerStreamHost(manager, principal, (streamId) => listener.stream(streamId), logger);
     let failed: AgentEvent | undefined;
     try {
-      const history = await store.messages(conversationId);
+      // The newest messages the model's context can hold, never the whole history.
+      const { messages: history } = await store.page(conversationId, {
+        limit: 1000,
+        maxBytes: model.contextWindow * CHARS_PER_TOKEN,
+      });
       await runTurn({
         host,
         model,

@@ -162,6 +162,70 @@ export class ConversationStore {
     };
   }
 
+  /**
+   * A page of a conversation's messages, in order: the newest ones before message id `before` (all
+   * when absent), at most `limit` of them and at most `maxBytes` of text (UTF-16 code units; the
+   * newest message is always taken whole). `nextCursor` is the `before` of the page older than this one,
+   * absent when there is none.
+   */
+  async page(
+    conversationId: string,
+    options: { limit: number; before?: number; maxBytes: number },
+  ): Promise<{ messages: ChatMessage[]; nextCursor?: number }> {
+    // Sizes first (no text read), newest first: then only the rows that fit are read.
+    let sized = this.#db
+      .selectFrom('chat_messages')
+      .select((eb) => ['id', eb.fn<number>('length', ['text']).as('size')])
+      .where('conversation_id', '=', conversationId)
+      .orderBy('id', 'desc')
+      .limit(options.limit + 1);
+    if (options.before !== undefined) sized = sized.where('id', '<', options.before);
+    const candidates = await sized.execute();
+    const chosen: number[] = [];
+    let bytes = 0;
+    for (const { id, size } of candidates.slice(0, options.limit)) {
+      if (chosen.length > 0 && bytes + Number(size) > options.maxBytes) break;
+      chosen.push(Number(id));
+      bytes += Number(size);
+    }
+    if (chosen.length === 0) return { messages: [] };
+    const rows = await this.#db
+      .selectFrom('chat_messages')
+      .selectAll()
+      .where('id', 'in', chosen)
+      .orderBy('id')
+      .execute();
+    const oldest = chosen.at(-1)!;
+    return {
+      messages: rows.map(toMessage),
+      ...(candidates.length > chosen.length && { nextCursor: oldest }),
+    };
+  }
+
+  /** Text bytes (UTF-16 code units) of the messages of `owner`'s conversations, by conversation. */
+  async sizes(
+    owner?: string,
+  ): Promise<Array<{ conversationId: string; owner: string; updatedAt: string; bytes: number }>> {
+    let query = this.#db
+      .selectFrom('conversations as c')
+      .leftJoin('chat_messages as m', 'm.conversation_id', 'c.id')
+      .select((eb) => [
+        'c.id as id',
+        'c.owner as owner',
+        'c.updated_at as updated_at',
+        eb.fn.coalesce(eb.fn.sum<number>(eb.fn('length', ['m.text'])), eb.val(0)).as('bytes'),
+      ])
+      .groupBy(['c.id', 'c.owner', 'c.updated_at']);
+    if (owner !== undefined) query = query.where('c.owner', '=', owner);
+    const rows = await query.execute();
+    return rows.map((row) => ({
+      conversationId: String(row.id),
+      owner: String(row.owner),
+      updatedAt: String(row.updated_at),
+      bytes: Number(row.bytes),
+    }));
+  }
+
   /** The messages of a conversation, in order. */
   async messages(conversationId: string): Promise<ChatMessage[]> {
     const rows = await this.#db

@@ -38,6 +38,8 @@ export function useConversation(conversationId: string | undefined): {
   messages: ChatMessage[];
   turn: TurnState;
   error: string | undefined;
+  /** Loads the page of messages older than those shown; absent when there is none. */
+  loadEarlier?: () => void;
 } {
   const client = useClient();
   const store = chatStoreOf(client);
@@ -47,6 +49,8 @@ export function useConversation(conversationId: string | undefined): {
     id?: string;
     conversation?: Conversation;
     messages: ChatMessage[];
+    /** The `before` of the page older than what is loaded, when there is one. */
+    nextCursor?: number;
     error?: string;
   }>({
     messages: [],
@@ -61,7 +65,22 @@ export function useConversation(conversationId: string | undefined): {
     client.chat
       .get(conversationId)
       .then(
-        ({ conversation, messages }) => active && setLoaded({ id: conversationId, conversation, messages }),
+        ({ conversation, messages, nextCursor }) =>
+          active &&
+          setLoaded((previous) => {
+            // Earlier pages already loaded stay (a turn that ends reads the newest page again).
+            const earlier =
+              previous.id === conversationId && previous.messages.length > 0
+                ? previous.messages.filter((message) => message.id < (messages[0]?.id ?? 0))
+                : [];
+            const cursor = earlier.length > 0 ? previous.nextCursor : nextCursor;
+            return {
+              id: conversationId,
+              conversation,
+              messages: [...earlier, ...messages],
+              ...(cursor !== undefined && { nextCursor: cursor }),
+            };
+          }),
       )
       .catch(
         (error: Error) => active && setLoaded({ id: conversationId, messages: [], error: error.message }),
@@ -76,8 +95,28 @@ export function useConversation(conversationId: string | undefined): {
     for (const message of turn.stored) byId.set(message.id, message);
     return [...byId.values()].sort((a, b) => a.id - b.id);
   }, [loaded, turn.stored, conversationId]);
+  const nextCursor = loaded.id === conversationId ? loaded.nextCursor : undefined;
+  const loadEarlier = useCallback(() => {
+    if (conversationId === undefined || nextCursor === undefined) return;
+    void client.chat.get(conversationId, { before: nextCursor }).then(
+      (page) =>
+        setLoaded((previous) =>
+          previous.id !== conversationId
+            ? previous
+            : {
+                ...previous,
+                messages: [...page.messages, ...previous.messages],
+                ...(page.nextCursor === undefined
+                  ? { nextCursor: undefined }
+                  : { nextCursor: page.nextCursor }),
+              },
+        ),
+      (error: Error) => setLoaded((previous) => ({ ...previous, error: error.message })),
+    );
+  }, [client, conversationId, nextCursor]);
   return {
     conversation: loaded.id === conversationId ? loaded.conversation : undefined,
+    ...(nextCursor !== undefined && { loadEarlier }),
     messages,
     turn,
     error: loaded.id === conversationId ? loaded.error : undefined,

@@ -30,7 +30,7 @@ export function ChatPage({ conversationId }: { conversationId?: string }) {
   const client = useClient();
   const store = chatStoreOf(client);
   const [, navigate] = useLocation();
-  const { conversation, messages, turn, error } = useConversation(conversationId);
+  const { conversation, messages, turn, error, loadEarlier } = useConversation(conversationId);
   const {
     conversations,
     models,
@@ -86,6 +86,11 @@ export function ChatPage({ conversationId }: { conversationId?: string }) {
           </p>
         )}
         <div className="messages" aria-live="polite">
+          {loadEarlier !== undefined && (
+            <button type="button" className="load-earlier" onClick={loadEarlier}>
+              Show earlier messages
+            </button>
+          )}
           {/* A live answer and its stored message share a key (the stream), so its cards stay in place. */}
           {[
             ...messages.map((message) => ({
