@@ -1,7 +1,8 @@
 // `pnpm soak`: a standing soak of hostile programs against a real `mci serve` (not part of `pnpm test`).
 //
 //   pnpm soak [--processes 2400] [--connections 4] [--in-flight 4] [--seconds S] [--idle-seconds 60]
-//             [--concurrency 2] [--port 0] [--json FILE] [--only NAME,NAME] [--server-log FILE] [--help]
+//             [--concurrency 2] [--port 0] [--json FILE] [--only NAME,NAME] [--server-log FILE]
+//             [--abusive] [--abuse-seconds 40] [--help]
 //
 // N client connections (each its own token, so its own principal) keep M programs in flight each, drawn
 // from a mix of hostile programs (tight loops with short timeouts, never-resolving promises, memory
@@ -21,6 +22,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { connect, type MciClient, type ServerEvent } from '../packages/client/src/index.ts';
+import { abuse } from './soak/abuse.ts';
 import { descendants, rssMb } from './soak/proc.ts';
 import { type Program, PROGRAMS } from './soak/programs.ts';
 
@@ -35,6 +37,9 @@ const USAGE = `pnpm soak [options]: hostile programs against a real mci serve; e
   --json FILE         write the report as JSON
   --only NAME,NAME    only these programs (${PROGRAMS.map((p) => p.name).join(', ')})
   --server-log FILE   keep the server's log lines (JSON, debug level)
+  --abusive           one more client (a valid token) tries every abuse of docs/server.md's
+                      "Limits and abuse" at once, with the server's default request budget
+  --abuse-seconds S   how long it keeps what it took (default 40)
   --help              this text
 `;
 
@@ -55,6 +60,8 @@ function parseSoakArgs() {
   return parseArgs({
     options: {
       help: { type: 'boolean', default: false },
+      abusive: { type: 'boolean', default: false },
+      'abuse-seconds': { type: 'string', default: '40' },
       port: { type: 'string', default: '0' },
       processes: { type: 'string', default: '2400' },
       connections: { type: 'string', default: '4' },
@@ -80,6 +87,7 @@ const root = join(import.meta.dirname, '..');
 const dir = mkdtempSync(join(tmpdir(), 'mci-soak-'));
 const operatorToken = 'soak-operator';
 const clientTokens = Array.from({ length: connections }, (_, i) => `soak-client-${i}`);
+const abuserToken = 'soak-abuser-token';
 
 const only = flags.only?.split(',');
 if (only) PROGRAMS.splice(0, PROGRAMS.length, ...PROGRAMS.filter((p) => only.includes(p.name)));
@@ -108,8 +116,8 @@ const server = spawn(
     join(dir, 'soak.db'),
     '--concurrency',
     flags.concurrency,
-    '--rate-limit',
-    '100000',
+    // With --abusive the default request budget applies (the well-behaved clients stay under it).
+    ...(flags.abusive ? [] : ['--rate-limit', '100000']),
     '--file',
     join(root, 'examples/mci.yaml'),
   ],
@@ -119,14 +127,14 @@ const server = spawn(
       ...process.env,
       MCI_LOG_LEVEL: serverLogFile ? 'debug' : 'warn',
       MCI_API_KEY: operatorToken,
-      MCI_CLIENT_TOKENS: clientTokens.join(','),
+      MCI_CLIENT_TOKENS: [...clientTokens, ...(flags.abusive ? [abuserToken] : [])].join(','),
     },
     stdio: ['ignore', serverLogFile ? openSync(serverLogFile, 'w') : 'ignore', 'pipe'],
   },
 );
 let serverLog = '';
 const url = await new Promise<string>((resolve, reject) => {
-  server.stderr.on('data', (data: Buffer) => {
+  server.stderr!.on('data', (data: Buffer) => {
     serverLog = (serverLog + data.toString()).slice(-20_000);
     const found = /listening on (http:\/\/\S+)/.exec(serverLog);
     if (found) resolve(found[1]!);
@@ -207,6 +215,8 @@ const counts = {
   replays: 0,
 };
 const byProgram = new Map<string, number>();
+/** Milliseconds from create to idle of each process of the well-behaved clients. */
+const runMs: number[] = [];
 const statuses = new Map<string, number>();
 let inFlightCreates = 0;
 const startedAt = Date.now();
@@ -214,6 +224,7 @@ const startedAt = Date.now();
 async function one(client: MciClient): Promise<void> {
   const program = draw();
   let pid: number;
+  const began = performance.now();
   inFlightCreates++;
   try {
     const snapshot = await client.createProcess(program.code, {
@@ -252,6 +263,7 @@ async function one(client: MciClient): Promise<void> {
     );
   }
   const done = await client.wait(pid, { timeoutMs: 120_000 });
+  runMs.push(performance.now() - began);
   statuses.set(String(done.status), (statuses.get(String(done.status)) ?? 0) + 1);
   if (Math.random() < 0.01) {
     // A replay of this client's whole log, read for a moment and dropped.
@@ -266,6 +278,7 @@ const clients = await Promise.all(
   clientTokens.map((token) => connect(url, { token, requestTimeoutMs: 180_000 })),
 );
 let lastReport = Date.now();
+const abused = flags.abusive ? abuse(url, abuserToken, Number(flags['abuse-seconds']) * 1000) : undefined;
 await Promise.all(
   clients.flatMap((client) =>
     Array.from({ length: inFlight }, async () => {
@@ -281,6 +294,7 @@ await Promise.all(
     }),
   ),
 );
+const abuseReport = await abused;
 const loadSeconds = (Date.now() - startedAt) / 1000;
 samplerProcess.send('stop');
 
@@ -345,6 +359,8 @@ const report = {
   rssAfterIdleMb: { server: serverRssMb, workers: workers.map((w) => w.rssMb) },
   serverMemoryAfterIdleMb: serverMemoryMb,
   peakRssMb: { server: peakServerMb, worker: peakWorkerMb },
+  wellBehaved: { runs: runMs.length, ...summary(runMs), refusedUnexpectedly: counts.refusedUnexpectedly },
+  ...(abuseReport && { abuse: abuseReport }),
   notIdleExactlyOnce: notOnce.slice(0, 20),
   notIdleExactlyOnceCount: notOnce.length,
   viewsDisagree: disagree.slice(0, 20),
@@ -357,6 +373,14 @@ const checks = {
   healthzP99Under100Ms: report.healthz.p99 < 100,
   serverRssWithin300Mb: serverRssMb <= 300,
   workersRssWithin400Mb: workers.every((w) => w.rssMb <= 400),
+  ...(abuseReport && {
+    abuseContained:
+      abuseReport.replayFlood.refused >= abuseReport.replayFlood.frames - 2 &&
+      abuseReport.queueFlood.refused > 0 &&
+      abuseReport.webSockets.refused > 0 &&
+      abuseReport.forgedMetadata === 1 &&
+      abuseReport.requestBurst.limited > 0,
+  }),
 };
 process.stdout.write(`${JSON.stringify({ ...report, checks }, null, 2)}\n`);
 if (flags.json) writeFileSync(flags.json, JSON.stringify({ ...report, checks }, null, 2));
