@@ -228,7 +228,7 @@ describe('mci envs', { timeout: 60_000 }, () => {
     const run = await mci(['envs'], { cwd: dir });
     expect(run.code).toBe(0);
     const lines = run.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^MCI_TEST_BASE\s+NOT SET  secret$/);
+    expect(lines[0]).toMatch(/^MCI_TEST_BASE\s+NOT SET {2}secret$/);
     expect(lines[1]).toBe('  tools.fetch.execution.url  mci/remote.mci.json (toolset remote)');
     expect(lines.at(-1)).toBe('5 variables, 5 not set');
   });
@@ -244,7 +244,7 @@ describe('mci envs', { timeout: 60_000 }, () => {
       env: { MCI_TEST_BASE: 'abc', MCI_PUBLIC_ENV: 'MCI_TEST_BASE' },
     });
     expect(marked.code).toBe(0);
-    expect(marked.stdout.split('\n')[0]).toMatch(/^MCI_TEST_BASE\s+set      public$/);
+    expect(marked.stdout.split('\n')[0]).toMatch(/^MCI_TEST_BASE\s+set {6}public$/);
   });
 
   it('exits 1 on a broken template and 2 when the file does not load', async () => {
