@@ -264,6 +264,20 @@ describe('hostile clients', () => {
     expect(await get('/processes')).toBe(200);
   });
 
+  it('an MCP batch counts as its calls in the request budget', async () => {
+    await using server = await createServer({
+      port: 0,
+      file,
+      logLevel: 'silent',
+      limits: { rateLimitPerSecond: 50 },
+      tokens: [{ token: ALICE, role: 'client', id: 'alice' }],
+    });
+    const batch = Array.from({ length: 80 }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'ping' }));
+    const answer = await request(server.url, 'POST', '/mcp', batch, ALICE);
+    expect(answer.status).toBe(429);
+    expect(answer.body).toMatchObject({ code: 'RATE_LIMITED' });
+  });
+
   it('refuses to start when one principal id is given tokens of two roles, naming the id', async () => {
     await expect(
       createServer({
