@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import type { RequestBudget } from '../http/rate-limit.ts';
 import type { Duplex } from 'node:stream';
 import {
@@ -304,13 +303,20 @@ export class Connection {
   }
 
   /**
-   * Waits until the socket has sent most of its backlog; false if it closed meanwhile. Woken by the
-   * socket's `drain` (checked again at least once a second).
+   * Waits until the socket has sent most of its backlog; false if it closed meanwhile. Woken when
+   * what was written before has gone to the kernel: the callback of an empty write runs after every
+   * earlier chunk (checked again at least once a second).
    */
   private async drained(): Promise<boolean> {
     while (this.socket.readyState === this.socket.OPEN) {
       if (this.socket.bufferedAmount <= this.limits.maxBufferedBytes / 2) return true;
-      await once(this.stream, 'drain', { signal: AbortSignal.timeout(1000) }).catch(() => {});
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 1000);
+        this.stream.write('', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
     }
     return false;
   }
