@@ -267,6 +267,10 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
         (authenticator.required
           ? Math.max(1, Math.floor((options.maxQueue ?? 1000) / 2))
           : (options.maxQueue ?? 1000)),
+      // With tokens, one principal's long runs leave slots for the others.
+      ...(authenticator.required && {
+        maxRunningPerPrincipal: Math.max(1, Math.ceil((options.concurrency ?? pool.size) / 2)),
+      }),
       maxCodeBytes: limits.maxCodeBytes,
       defaults: { timeoutMs: limits.timeoutMs, memoryLimitMb: limits.memoryLimitMb },
       maxima: { timeoutMs: limits.maxTimeoutMs, memoryLimitMb: limits.maxMemoryLimitMb },

@@ -13,9 +13,19 @@ describe('FairQueue', () => {
     for (const item of ['b1', 'b2']) queue.push('b', item);
     queue.delete('a2');
     const order: string[] = [];
-    for (let item = queue.shift(); item !== undefined; item = queue.shift()) order.push(item);
+    for (let next = queue.shift(); next !== undefined; next = queue.shift()) order.push(next.item);
     expect(order).toEqual(['a1', 'b1', 'a3', 'b2']);
     expect(queue.length).toBe(0);
+  });
+
+  it('passes over principals that are not eligible, keeping their turn', () => {
+    const queue = new FairQueue<string>();
+    for (const item of ['a1', 'a2']) queue.push('a', item);
+    for (const item of ['b1', 'b2']) queue.push('b', item);
+    expect(queue.shift((principal) => principal !== 'a')).toEqual({ item: 'b1', principal: 'b' });
+    expect(queue.shift((principal) => principal !== 'a')).toEqual({ item: 'b2', principal: 'b' });
+    expect(queue.shift((principal) => principal !== 'a')).toBeUndefined();
+    expect(queue.shift()).toEqual({ item: 'a1', principal: 'a' });
   });
 
   it('keeps no item alive once it was taken or deleted, while its lane goes on', async () => {

@@ -38,19 +38,27 @@ export class FairQueue<T> {
     return this.#members.delete(item);
   }
 
-  /** The next item in fair order, or `undefined` when empty. */
-  shift(): T | undefined {
-    while (this.#ring.length > 0) {
-      const principal = this.#ring.shift()!;
+  /**
+   * The next item in fair order of a principal that `eligible` accepts (every one by default), with
+   * its principal, or `undefined` when there is none. Principals passed over keep their turn.
+   */
+  shift(eligible: (principal: string) => boolean = () => true): { item: T; principal: string } | undefined {
+    for (let i = 0; i < this.#ring.length; ) {
+      const principal = this.#ring[i]!;
+      if (!eligible(principal)) {
+        i++;
+        continue;
+      }
       const lane = this.#lanes.get(principal)!;
       const item = this.#take(lane);
+      this.#ring.splice(i, 1);
       if (item === undefined) {
         this.#lanes.delete(principal);
         continue;
       }
       if (this.#peekLive(lane)) this.#ring.push(principal);
       else this.#lanes.delete(principal);
-      return item;
+      return { item, principal };
     }
     return undefined;
   }

@@ -8,6 +8,7 @@ import { DEFAULT_MAX_OPEN_STREAMS, DEFAULT_STREAM_IDLE_MS } from './stream-regis
 export interface ManagerSettings {
   maxQueue: number;
   maxQueuedPerPrincipal: number;
+  maxRunningPerPrincipal: number;
   concurrency: number;
   /** Bytes. */
   responsePipeBytes: number;
@@ -35,9 +36,15 @@ export function managerSettings(options: ProcessManagerOptions): ManagerSettings
   if (responsePipeBytes < MIN_RESPONSE_PIPE_BYTES) {
     throw new RangeError(`responsePipeBytes must be at least ${MIN_RESPONSE_PIPE_BYTES}`);
   }
+  const maxRunningPerPrincipal = checkOption(
+    'maxRunningPerPrincipal',
+    options.maxRunningPerPrincipal,
+    concurrency,
+  );
   return {
     maxQueue,
     maxQueuedPerPrincipal,
+    maxRunningPerPrincipal,
     concurrency,
     responsePipeBytes,
     maxOpenStreams: checkOption('maxOpenStreams', options.maxOpenStreams, DEFAULT_MAX_OPEN_STREAMS),

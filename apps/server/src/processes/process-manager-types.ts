@@ -66,6 +66,12 @@ export interface ProcessManagerOptions {
    * share: `createServer` gives half of `maxQueue` when it has tokens)
    */
   maxQueuedPerPrincipal?: number;
+  /**
+   * Most running processes of one principal (on this node), so that long runs of one cannot hold
+   * every slot while others wait. @default `concurrency` (`createServer` gives half of it, rounded
+   * up, when it has tokens)
+   */
+  maxRunningPerPrincipal?: number;
   /** Largest accepted program, in UTF-8 bytes; past it, `CODE_TOO_LARGE`. @default 102400 (100 KB) */
   maxCodeBytes?: number;
   /** Limits of a process that gives none. @default { timeoutMs: 30000, memoryLimitMb: 128 } */

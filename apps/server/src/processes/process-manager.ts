@@ -117,7 +117,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
       stats: this.#stats,
       emit: (event, route, persist) => this.emit(event, route, persist),
       transition: (live, from) => this.#transition(live, from),
-      finished: () => this.#scheduler.finished(),
+      finished: (live) => this.#scheduler.finished(live.record.owner),
       outputBytesPerSecond: settings.outputBytesPerSecond,
       redactor: options.redactor,
       ...(options.approvals && {
@@ -141,8 +141,10 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
         emit: (event, route) => this.emit(event, route),
         onEvent: (listener) => this.onEvent(listener),
       });
-    this.#scheduler = new Scheduler(settings.concurrency, (live) =>
-      this.#runs.start(live, this.#pool, this.#tools),
+    this.#scheduler = new Scheduler(
+      settings.concurrency,
+      (live) => this.#runs.start(live, this.#pool, this.#tools),
+      settings.maxRunningPerPrincipal,
     );
     this.#lastPid = this.#store.counters().lastPid;
     const cluster = this.#store.cluster;

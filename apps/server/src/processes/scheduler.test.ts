@@ -13,6 +13,8 @@ describe('Scheduler', () => {
       fc.property(submissions, (items) => {
         const started: number[] = [];
         const scheduler = new Scheduler<number>(1, (item) => started.push(item));
+        const owner = new Map<number, string>([[-1, 'blocker']]);
+        items.forEach((item, i) => owner.set(i, item.principal));
         scheduler.enqueue('blocker', -1); // takes the only slot, so everything below queues first
         for (const [i, item] of items.entries()) scheduler.enqueue(item.principal, i);
         items.forEach((item, i) => {
@@ -20,7 +22,7 @@ describe('Scheduler', () => {
         });
         const kept = items.flatMap((item, i) => (item.removed ? [] : [{ principal: item.principal, i }]));
         expect(scheduler.waiting).toBe(kept.length);
-        for (let n = 0; n <= kept.length; n++) scheduler.finished();
+        for (let n = 0; n <= kept.length; n++) scheduler.finished(owner.get(started.at(-1)!)!);
 
         const lanes = new Map<string, number[]>();
         for (const { principal, i } of kept) lanes.set(principal, [...(lanes.get(principal) ?? []), i]);
@@ -38,6 +40,21 @@ describe('Scheduler', () => {
     );
   });
 
+  it('gives one principal at most maxRunningPerPrincipal slots; its other items wait while others run', () => {
+    const started: string[] = [];
+    const scheduler = new Scheduler<string>(2, (item) => started.push(item), 1);
+    for (const item of ['a1', 'a2', 'a3']) scheduler.enqueue('a', item);
+    // One slot is left free for another principal.
+    expect(started).toEqual(['a1']);
+    scheduler.enqueue('b', 'b1');
+    expect(started).toEqual(['a1', 'b1']);
+    scheduler.finished('a');
+    expect(started).toEqual(['a1', 'b1', 'a2']);
+    scheduler.finished('b');
+    scheduler.finished('a');
+    expect(started).toEqual(['a1', 'b1', 'a2', 'a3']);
+  });
+
   it('never runs more than `concurrency` at once, and starts nothing once paused', () => {
     fc.assert(
       fc.property(
@@ -49,7 +66,7 @@ describe('Scheduler', () => {
           for (const [i, owner] of owners.entries()) scheduler.enqueue(owner, i);
           expect(started).toHaveLength(Math.min(concurrency, owners.length));
           scheduler.pause();
-          scheduler.finished();
+          if (started.length > 0) scheduler.finished(owners[started[0]!]!);
           expect(started).toHaveLength(Math.min(concurrency, owners.length));
           expect(scheduler.waiting).toBe(owners.length - started.length);
         },

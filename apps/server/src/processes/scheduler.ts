@@ -2,18 +2,23 @@ import { FairQueue } from './fair-queue.ts';
 
 /**
  * Decides what runs next: a {@link FairQueue} (FIFO per principal, round-robin across principals)
- * drained into at most `concurrency` running slots. `start` is called for each item that gets a
- * slot; the caller reports the end of its run with {@link Scheduler.finished}.
+ * drained into at most `concurrency` running slots, of which one principal holds at most
+ * `maxRunningPerPrincipal` (so long runs of one cannot take every slot from the others). `start` is
+ * called for each item that gets a slot; the caller reports the end of its run with
+ * {@link Scheduler.finished}.
  */
 export class Scheduler<T> {
   readonly #queue = new FairQueue<T>();
   readonly #concurrency: number;
+  readonly #maxPerPrincipal: number;
   readonly #start: (item: T) => void;
   #running = 0;
+  readonly #runningBy = new Map<string, number>();
   #paused = false;
 
-  constructor(concurrency: number, start: (item: T) => void) {
+  constructor(concurrency: number, start: (item: T) => void, maxRunningPerPrincipal = concurrency) {
     this.#concurrency = concurrency;
+    this.#maxPerPrincipal = maxRunningPerPrincipal;
     this.#start = start;
   }
 
@@ -48,9 +53,12 @@ export class Scheduler<T> {
     return this.#queue.delete(item);
   }
 
-  /** A started item's run ended: its slot is free. */
-  finished(): void {
+  /** A started item of `principal` ended its run: its slot is free. */
+  finished(principal: string): void {
     this.#running--;
+    const held = (this.#runningBy.get(principal) ?? 1) - 1;
+    if (held > 0) this.#runningBy.set(principal, held);
+    else this.#runningBy.delete(principal);
     this.dispatch();
   }
 
@@ -62,10 +70,13 @@ export class Scheduler<T> {
   /** Starts waiting items while slots are free. */
   dispatch(): void {
     while (!this.#paused && this.#running < this.#concurrency) {
-      const item = this.#queue.shift();
-      if (item === undefined) return;
+      const next = this.#queue.shift(
+        (principal) => (this.#runningBy.get(principal) ?? 0) < this.#maxPerPrincipal,
+      );
+      if (next === undefined) return;
       this.#running++;
-      this.#start(item);
+      this.#runningBy.set(next.principal, (this.#runningBy.get(next.principal) ?? 0) + 1);
+      this.#start(next.item);
     }
   }
 }
