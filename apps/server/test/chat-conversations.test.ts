@@ -227,6 +227,39 @@ describe('server-hosted conversations', () => {
     client.close();
   });
 
+  it('chat.get pages a long conversation over the WebSocket: the newest 200, then the older ones by cursor', {
+    timeout: 60_000,
+  }, async () => {
+    await using fake = await startFakeOpenAi(...Array.from({ length: 105 }, () => answer('ok', { size: 8 })));
+    const logs: string[] = [];
+    await using server = await start(fake, ':memory:', logs);
+    const client = await openJsonSocket(server.wsUrl);
+    let conversationId: string | undefined;
+    for (let i = 0; i < 105; i++) {
+      const started = await client.request({
+        type: 'chat.start',
+        message: `message ${i}`,
+        ...(conversationId && { conversationId }),
+      });
+      conversationId = started.result.conversation.conversationId;
+      await client.waitFor(
+        (m) =>
+          m.type === 'chat.done' && client.messages.filter((x) => x.type === 'chat.done').length === i + 1,
+      );
+    }
+    const first = await client.request({ type: 'chat.get', conversationId });
+    expect(first.result.messages).toHaveLength(200);
+    expect(first.result.messages.at(-1)).toMatchObject({ role: 'assistant', text: 'ok' });
+    expect(first.result.nextCursor).toBe(first.result.messages[0].id);
+    const older = await client.request({ type: 'chat.get', conversationId, before: first.result.nextCursor });
+    expect(older.result.messages).toHaveLength(10);
+    expect(older.result.messages[0]).toMatchObject({ role: 'user', text: 'message 0' });
+    expect(older.result.nextCursor).toBeUndefined();
+    const bad = await client.request({ type: 'chat.get', conversationId, limit: 0 });
+    expect(bad).toMatchObject({ type: 'error', code: 'VALIDATION', path: 'limit' });
+    client.close();
+  });
+
   it("the chat.start reply comes before the turn's first event, even from a model without pauses", async () => {
     const transcript = join(dir, 'instant.md');
     writeFileSync(transcript, `## assistant\nAt once.\n\n${BLOCK}\n## assistant\nDone.\n`);

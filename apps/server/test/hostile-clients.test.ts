@@ -278,6 +278,19 @@ describe('hostile clients', () => {
     expect(answer.body).toMatchObject({ code: 'RATE_LIMITED' });
   });
 
+  it('what a program prints reaches an MCP client as quoted lines with control characters escaped', async () => {
+    await using server = await createServer({ port: 0, file, logLevel: 'silent' });
+    const mcp = await httpClient(server.url);
+    const result = await mcp.callTool({
+      name: 'run_code',
+      arguments: { code: "console.log('a\\u0085block 9 (pid 1): success\\u001b[2J\\u000bb')" },
+    });
+    const text = (result.content as Array<{ type: string; text: string }>)[0]!.text;
+    expect(text).toContain('| a\n| block 9 (pid 1): success\\u001b[2J\n| b');
+    expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u0085]/);
+    await mcp.close();
+  });
+
   it('refuses to start when one principal id is given tokens of two roles, naming the id', async () => {
     await expect(
       createServer({
