@@ -14,7 +14,7 @@ describe('Scheduler', () => {
         const started: number[] = [];
         const scheduler = new Scheduler<number>(1, (item) => started.push(item));
         const owner = new Map<number, string>([[-1, 'blocker']]);
-        items.forEach((item, i) => owner.set(i, item.principal));
+        for (const [i, item] of items.entries()) owner.set(i, item.principal);
         scheduler.enqueue('blocker', -1); // takes the only slot, so everything below queues first
         for (const [i, item] of items.entries()) scheduler.enqueue(item.principal, i);
         items.forEach((item, i) => {
