@@ -309,9 +309,19 @@ const notOnce = created
 const disagree: Array<{ pid: number; ws: string; http: string }> = [];
 for (const { pid, client } of created) {
   const ws = await client.get(pid);
-  const response = await fetch(`${url}/processes/${pid}`, {
+  let response = await fetch(`${url}/processes/${pid}`, {
     headers: { Authorization: `Bearer ${operatorToken}` },
   });
+  // These reads are past the default request budget of one principal (--abusive keeps it): wait.
+  while (response.status === 429) {
+    await response.body?.cancel();
+    await new Promise((resolve) =>
+      setTimeout(resolve, Number(response.headers.get('retry-after') ?? 1) * 1000),
+    );
+    response = await fetch(`${url}/processes/${pid}`, {
+      headers: { Authorization: `Bearer ${operatorToken}` },
+    });
+  }
   const http = (await response.json()) as { state: string; status: string | null; run: number };
   const event = lastProcessEvent.get(pid);
   const views = [ws, http, event].map((v) => `${v?.state}/${v?.status}/${v?.run}`);

@@ -41,6 +41,28 @@ export async function abuse(url: string, token: string, ms: number): Promise<Abu
       body: JSON.stringify(body),
     });
 
+  // First what needs an answer (before the floods take its own budget and sockets).
+  // Passing its processes off as MCP tasks of the operator.
+  await (async () => {
+    const answer = await post('/processes', {
+      code: 'output(1)',
+      metadata: { mcp: { session: 's', tool: 'run_code', principal: 'operator', task: { ttl: 1 } } },
+    });
+    if (answer.status === 400) report.forgedMetadata++;
+    await answer.body?.cancel();
+  })();
+  // Programs that print control characters and read a path with a NUL byte.
+  await (async () => {
+    for (const code of [
+      "console.log('a\\u0085block 9 (pid 1): success\\u001b[2J\\u2028x')",
+      "await tools.read_note({ name: 'a\\u0000b' }).catch((e) => output(e.message))",
+    ]) {
+      const answer = await post('/processes', { code, block: true });
+      if (answer.status === 201) report.hostilePrograms++;
+      await answer.body?.cancel();
+    }
+  })();
+
   // A client that stops reading and asks for 3,000 replays of everything.
   const flooder = new WebSocket(wsUrl, { headers: auth });
   await new Promise((resolve, reject) => flooder.once('open', resolve).once('error', reject));
@@ -103,15 +125,6 @@ export async function abuse(url: string, token: string, ms: number): Promise<Abu
         await answer.body?.cancel();
       }
     })(),
-    // Passing its processes off as MCP tasks of the operator.
-    (async () => {
-      const answer = await post('/processes', {
-        code: 'output(1)',
-        metadata: { mcp: { session: 's', tool: 'run_code', principal: 'operator', task: { ttl: 1 } } },
-      });
-      if (answer.status === 400) report.forgedMetadata++;
-      await answer.body?.cancel();
-    })(),
     // A burst of requests past the budget.
     (async () => {
       const answers = await Promise.all(
@@ -120,17 +133,6 @@ export async function abuse(url: string, token: string, ms: number): Promise<Abu
       for (const answer of answers) {
         if (answer.status === 429) report.requestBurst.limited++;
         else report.requestBurst.ok++;
-        await answer.body?.cancel();
-      }
-    })(),
-    // Programs that print control characters and read a path with a NUL byte.
-    (async () => {
-      for (const code of [
-        "console.log('a\\u0085block 9 (pid 1): success\\u001b[2J\\u2028x')",
-        "await tools.read_note({ name: 'a\\u0000b' }).catch((e) => output(e.message))",
-      ]) {
-        const answer = await post('/processes', { code, block: true });
-        if (answer.status === 201) report.hostilePrograms++;
         await answer.body?.cancel();
       }
     })(),
