@@ -385,7 +385,9 @@ const checks = {
   workersRssWithin400Mb: workers.every((w) => w.rssMb <= 400),
   ...(abuseReport && {
     abuseContained:
-      abuseReport.replayFlood.refused >= abuseReport.replayFlood.frames - 2 &&
+      // Every frame answered, most refused (a replay with nothing to send ends at once and frees its place).
+      abuseReport.replayFlood.replies + abuseReport.replayFlood.refused === abuseReport.replayFlood.frames &&
+      abuseReport.replayFlood.refused > abuseReport.replayFlood.frames / 2 &&
       abuseReport.queueFlood.refused > 0 &&
       abuseReport.webSockets.refused > 0 &&
       abuseReport.forgedMetadata === 1 &&
