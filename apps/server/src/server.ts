@@ -11,7 +11,11 @@ import { createAuthenticator, type TokenGrant } from './auth/authenticator.ts';
 import { isLoopbackHost } from './auth/loopback.ts';
 import type { ChatService } from './chat/chat-service.ts';
 import { ConversationStore } from './chat/conversation-store.ts';
-import { type ChatSettings, createChatService } from './chat/create-chat-service.ts';
+import {
+  type ChatSettings,
+  createChatService,
+  startConversationRetention,
+} from './chat/create-chat-service.ts';
 import { ConfigError } from './config/config-error.ts';
 import { type Limits, LimitsSchema } from './config/config-schema.ts';
 import { DEFAULT_PORT } from './config/load-config.ts';
@@ -22,11 +26,7 @@ import { createMcpHttp } from './mcp/http-sessions.ts';
 import { createProcessManager } from './processes/process-manager.ts';
 import { collectServerSecrets, secretsOfTool } from './secrets/server-secrets.ts';
 import type { ProcessManager } from './processes/process-manager-types.ts';
-import {
-  DEFAULT_RETENTION_MAX_AGE_MS,
-  DEFAULT_RETENTION_MAX_BYTES,
-  type RetentionOptions,
-} from './store/retention.ts';
+import type { RetentionOptions } from './store/retention.ts';
 import { openServerStore, startServerRetention } from './store/server-store.ts';
 import { openDatabase } from './store/sql/sqlite-file.ts';
 import { corruptError, isCorruption } from './store/store-error.ts';
@@ -310,21 +310,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
     if (ownPool) await pool.close();
     throw error;
   }
-  // Conversations follow the processes' retention: the same age and bytes per principal.
-  const retentionOptions = options.retention === false ? undefined : (options.retention ?? {});
-  const chatRetention =
-    retentionOptions &&
-    setInterval(
-      () =>
-        void chat
-          .sweep({
-            maxAgeMs: retentionOptions.maxAgeMs ?? DEFAULT_RETENTION_MAX_AGE_MS,
-            maxBytes: retentionOptions.maxBytes ?? DEFAULT_RETENTION_MAX_BYTES,
-          })
-          .catch((error: unknown) => logger.error({ err: error }, 'conversation retention failed')),
-      retentionOptions.intervalMs ?? 60_000,
-    );
-  chatRetention?.unref();
+  const chatRetention = startConversationRetention(chat, options.retention, logger);
   const mcp = createMcpHttp({
     manager,
     tools: exposedTools,
@@ -362,7 +348,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
       }),
     });
   } catch (error) {
-    clearInterval(chatRetention);
+    chatRetention?.stop();
     await chat.close();
     retention?.stop();
     approvals.close();
@@ -382,7 +368,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
       logger.info('shutting down');
       listener.stopAccepting();
       retention?.stop();
-      clearInterval(chatRetention);
+      chatRetention?.stop();
       await chat.close();
       approvals.close();
       await manager.shutdown({ graceMs: closeOptions?.graceMs ?? options.shutdownGraceMs ?? 10_000 });

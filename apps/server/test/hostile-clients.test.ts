@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { createServer } from '../src/server.ts';
+import { createServer, type ServerOptions } from '../src/server.ts';
 import { request } from './support/http.ts';
 import { openJsonSocket } from './support/json-socket.ts';
 import { httpClient } from './support/mcp-fixture.ts';
@@ -22,17 +22,22 @@ writeFileSync(
 const OPERATOR = 'operator-token-5b1f0c7e';
 const ALICE = 'alice-token-9d3e2a61';
 
+/** A server with an operator token and alice's client token. */
+const withTokens = (options: Partial<ServerOptions> = {}) =>
+  createServer({
+    port: 0,
+    file,
+    logLevel: 'silent',
+    tokens: [
+      { token: OPERATOR, role: 'operator', id: 'operator' },
+      { token: ALICE, role: 'client', id: 'alice' },
+    ],
+    ...options,
+  });
+
 describe('hostile clients', () => {
   it("cannot set the metadata the server reads (metadata.mcp, streamId), over HTTP or WebSocket; the operator's MCP tasks stay its own", async () => {
-    await using server = await createServer({
-      port: 0,
-      file,
-      logLevel: 'silent',
-      tokens: [
-        { token: OPERATOR, role: 'operator', id: 'operator' },
-        { token: ALICE, role: 'client', id: 'alice' },
-      ],
-    });
+    await using server = await withTokens();
     const forged = {
       mcp: { session: 's', tool: 'run_code', principal: 'operator', task: { ttl: 60_000 } },
     };
@@ -69,15 +74,7 @@ describe('hostile clients', () => {
   it("opening MCP sessions past a principal's cap closes that principal's oldest, never another's", {
     timeout: 60_000,
   }, async () => {
-    await using server = await createServer({
-      port: 0,
-      file,
-      logLevel: 'silent',
-      tokens: [
-        { token: OPERATOR, role: 'operator', id: 'operator' },
-        { token: ALICE, role: 'client', id: 'alice' },
-      ],
-    });
+    await using server = await withTokens();
     const operator = await httpClient(server.url, OPERATOR);
     const first = await httpClient(server.url, ALICE);
     const flood = [];
@@ -92,17 +89,7 @@ describe('hostile clients', () => {
   it("one principal's share of the queue is bounded: past it its creates get 429, another's still go in", {
     timeout: 30_000,
   }, async () => {
-    await using server = await createServer({
-      port: 0,
-      file,
-      logLevel: 'silent',
-      concurrency: 1,
-      maxQueue: 10,
-      tokens: [
-        { token: OPERATOR, role: 'operator', id: 'operator' },
-        { token: ALICE, role: 'client', id: 'alice' },
-      ],
-    });
+    await using server = await withTokens({ concurrency: 1, maxQueue: 10 });
     const sleep = { code: 'await new Promise((resolve) => setTimeout(resolve, 20_000))', timeoutMs: 25_000 };
     const first = await request(server.url, 'POST', '/processes', sleep, ALICE);
     await expect
@@ -130,16 +117,7 @@ describe('hostile clients', () => {
   it('WebSocket messages share the HTTP request budget of their principal; other principals keep theirs', {
     timeout: 30_000,
   }, async () => {
-    await using server = await createServer({
-      port: 0,
-      file,
-      logLevel: 'silent',
-      limits: { rateLimitPerSecond: 50 },
-      tokens: [
-        { token: OPERATOR, role: 'operator', id: 'operator' },
-        { token: ALICE, role: 'client', id: 'alice' },
-      ],
-    });
+    await using server = await withTokens({ limits: { rateLimitPerSecond: 50 } });
     const ws = await openJsonSocket(server.wsUrl, ALICE);
     const answers = await Promise.all(
       Array.from({ length: 120 }, () => ws.request({ type: 'process.list' })),
@@ -207,15 +185,8 @@ describe('hostile clients', () => {
   it('caps the WebSockets of one principal, and the sockets of one address, leaving /healthz answered', {
     timeout: 30_000,
   }, async () => {
-    await using server = await createServer({
-      port: 0,
-      file,
-      logLevel: 'silent',
+    await using server = await withTokens({
       limits: { maxConnections: 40, maxConnectionsPerAddress: 12, maxWebSocketsPerPrincipal: 5 },
-      tokens: [
-        { token: OPERATOR, role: 'operator', id: 'operator' },
-        { token: ALICE, role: 'client', id: 'alice' },
-      ],
     });
     const alice = [];
     for (let i = 0; i < 5; i++) alice.push(await openJsonSocket(server.wsUrl, ALICE));

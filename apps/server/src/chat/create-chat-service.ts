@@ -2,6 +2,11 @@ import { buildSystemPrompt, type ChatModel, createModel, type ModelOptions } fro
 import type { Redactor } from '@mci/schema';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/config-error.ts';
+import {
+  DEFAULT_RETENTION_MAX_AGE_MS,
+  DEFAULT_RETENTION_MAX_BYTES,
+  type RetentionOptions,
+} from '../store/retention.ts';
 import type { ProcessManager } from '../processes/process-manager-types.ts';
 import { renderSandboxGlobals, type ToolDeclarationSource } from '../tools-dts/sandbox-globals-dts.ts';
 import { ChatService } from './chat-service.ts';
@@ -62,4 +67,28 @@ export async function createChatService(options: {
     ...(logger && { logger }),
     ...(redactor && { redactor }),
   });
+}
+
+/**
+ * Runs the conversations' retention (see `ChatService.sweep`) with the processes' settings: the same
+ * age and bytes per principal, at the same interval. `false`: none.
+ */
+export function startConversationRetention(
+  chat: ChatService,
+  options: RetentionOptions | false | undefined,
+  logger: Logger,
+): { stop(): void } | undefined {
+  if (options === false) return undefined;
+  const timer = setInterval(
+    () =>
+      void chat
+        .sweep({
+          maxAgeMs: options?.maxAgeMs ?? DEFAULT_RETENTION_MAX_AGE_MS,
+          maxBytes: options?.maxBytes ?? DEFAULT_RETENTION_MAX_BYTES,
+        })
+        .catch((error: unknown) => logger.error({ err: error }, 'conversation retention failed')),
+    options?.intervalMs ?? 60_000,
+  );
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
 }
