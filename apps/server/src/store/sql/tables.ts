@@ -41,7 +41,8 @@ export interface RunsTable {
   /** JSON text of the run's `RunError`. */
   error: string | null;
   /** 1 when outputs or logs were dropped past the run's limits. */
-  truncated: number | null;
+  truncated: number | null;  /** JSON text of the run's check warnings (`CheckDiagnostic[]`), null when it has none. */
+  warnings: string | null;
 }
 
 /** Output values in the output encoding of `@mci/protocol` (UTF-8 JSON), keyed by their event seq. */
