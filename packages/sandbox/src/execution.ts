@@ -1,6 +1,7 @@
 import type { FetchRequestData, FetchResponseData } from './bootstrap/fetch.ts';
 import type { EgressAllow } from './egress.ts';
 import type { SandboxLimits } from './limits.ts';
+import type { RunFile } from './run-file.ts';
 import type { ToolHost } from './tool-host.ts';
 
 /** Languages `execute` accepts; `ts` code has its types stripped (no type checking). */
@@ -69,7 +70,9 @@ export interface FetchSendOptions {
 export type SandboxEventData =
   | { type: 'output'; value: unknown }
   | { type: 'log'; stream: 'stdout' | 'stderr'; text: string }
-  | { type: 'tool'; name: string; durationMs: number; isError: boolean };
+  | { type: 'tool'; name: string; durationMs: number; isError: boolean }
+  /** A file the program made with `output.file()` (an `output.image()` picture is an `output`). */
+  | ({ type: 'file' } & RunFile);
 
 /** A streamed event; `seq` starts at 1 and increases by one per event of an execution. */
 export type SandboxEvent = { seq: number } & SandboxEventData;
@@ -91,6 +94,8 @@ export interface ExecutionResult {
   status: ExecutionStatus;
   /** `output()` values, then the program's return value if not undefined (structured clones). */
   outputs: unknown[];
+  /** The files the program made with `output.file()`, in order (absent: none). */
+  files?: RunFile[];
   /** `console.log/info/debug` text, one line per call. */
   stdout: string;
   /**

@@ -15,6 +15,7 @@ import { failureText } from './failure-text.ts';
 import { HostCalls } from './host-calls.ts';
 import type { SandboxLimits } from './limits.ts';
 import type { WorkerEvent, WorkerMessage } from './protocol.ts';
+import type { RunFile } from './run-file.ts';
 import type { WorkerProcess } from './worker-process.ts';
 
 /** How long `kill()` waits for the worker's own report (with CPU and heap figures) before resolving. */
@@ -62,6 +63,7 @@ export class HostExecution implements Execution {
   #startedAt = 0;
   #seq = 0;
   #outputs: unknown[] = [];
+  #files: RunFile[] = [];
   #stdout = '';
   #stderr = '';
   #outputDropped = false;
@@ -252,6 +254,10 @@ export class HostExecution implements Execution {
       }
       this.#outputs.push(value);
       this.#emit({ type: 'output', value });
+    } else if (event.type === 'file') {
+      const { name, mimeType, data } = event;
+      this.#files.push({ name, mimeType, data });
+      this.#emit({ type: 'file', name, mimeType, data });
     } else {
       if (event.stream === 'stderr') this.#stderr += event.text;
       else this.#stdout += event.text;
@@ -306,6 +312,7 @@ export class HostExecution implements Execution {
       heapUsedBytes: figures.heapUsedBytes ?? 0,
     };
     if (error) result.error = error;
+    if (this.#files.length > 0) result.files = this.#files;
     if (figures.truncated || this.#outputDropped) result.truncated = true;
     if (figures.isolate && figures.isolate.run > 0) result.isolate = figures.isolate;
     this.#resolve(result);

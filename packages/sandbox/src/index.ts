@@ -27,6 +27,9 @@ export {
   DEFAULT_MAX_RUNS_PER_ISOLATE,
   DEFAULT_MAX_WORKER_RSS_MB,
 } from './pool.ts';
+// Pictures and files a program makes (output.image, output.file)
+export type { RunFile } from './run-file.ts';
+export { fileNameProblem, isMimeType, MAX_FILE_NAME_LENGTH } from './run-file.ts';
 export type { SandboxErrorCode } from './sandbox-error.ts';
 
 // Errors

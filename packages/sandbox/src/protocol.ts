@@ -2,6 +2,7 @@
 // `advanced` serialization (structured clone), so outputs keep Map, Set, Date and typed arrays.
 import type { FetchRequestData } from './bootstrap/fetch.ts';
 import type { ExecutionError, ExecutionStatus } from './execution.ts';
+import type { RunFile } from './run-file.ts';
 
 /** The limits a worker enforces itself (the host enforces tool, fetch and time limits too). */
 export interface WorkerLimits {
@@ -46,7 +47,9 @@ export type WorkerEvent =
   | { type: 'output'; serialized: Uint8Array }
   /** An output as JSON text, as the isolate sent it (values JSON carries exactly; see `clone.ts`). */
   | { type: 'output'; json: string }
-  | { type: 'log'; stream: 'stdout' | 'stderr'; text: string };
+  | { type: 'log'; stream: 'stdout' | 'stderr'; text: string }
+  /** A file the program made with `output.file()` (checked by the worker, see `run-file.ts`). */
+  | ({ type: 'file' } & RunFile);
 
 /** Worker -> host. */
 export type WorkerMessage =

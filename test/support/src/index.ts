@@ -10,6 +10,8 @@ export { CHROMIUM, launchBrowser } from './chromium.ts';
 export { answer, startFakeAnthropic, startFakeOpenAi } from './fake-providers.ts';
 // fast-check arbitraries
 export { cloneableValue } from './arbitraries.ts';
+// A program that draws a PNG in the sandbox (pictures as run results)
+export { DRAW_PNG_PROGRAM, PNG_SIGNATURE } from './tiny-png.ts';
 // The repository's files
 export { examplePath, repoRoot } from './paths.ts';
 

@@ -72,8 +72,9 @@ export type Control = (
 ) => unknown;
 
 /**
- * Installs the sandbox globals (`output`, `console`, `tools`, `fetch`, timers, web APIs) and returns
- * the {@link Control} function. `send` (fire-and-forget, queued for the worker's thread) and `call`
+ * Installs the sandbox globals (`output` with `output.image` and `output.file`, `console`, `tools`,
+ * `fetch`, timers, web APIs) and returns the {@link Control} function. `send` (fire-and-forget,
+ * queued for the worker's thread) and `call`
  * stay in this closure: no global, no property and no prototype chain leads to them, and they carry
  * only copies (isolated-vm `Callback` semantics).
  */
@@ -177,6 +178,34 @@ export function bootstrap(send: Send, call: HostCall, lib: BootstrapLib): Contro
       },
     ) as Promise<void>;
   }
+  // Pictures and files: the worker checks them and counts them against the output budget, and answers
+  // like a tool call, so a refusal rejects the promise (an unhandled one fails the run) with the reason.
+  const media = (kind: 'image' | 'file', args: unknown[], what: string): Promise<void> => {
+    const sent = hostCall(kind, cloner.copyOut(args, what));
+    pendingOutputs++;
+    return P.promiseThen(
+      sent,
+      () => {
+        outputDone();
+      },
+      (e: unknown) => {
+        outputDone();
+        throw e;
+      },
+    ) as Promise<void>;
+  };
+  P.defineProperty(output, 'image', {
+    enumerable: true,
+    value: function image(data: unknown, mimeType: unknown) {
+      return media('image', [data, mimeType], 'output.image() argument');
+    },
+  });
+  P.defineProperty(output, 'file', {
+    enumerable: true,
+    value: function file(name: unknown, data: unknown, mimeType?: unknown) {
+      return media('file', [name, data, mimeType], 'output.file() argument');
+    },
+  });
   define('output', output);
 
   // --- console ---

@@ -45,6 +45,19 @@ export class OutputBudget {
       : { type: 'output', value };
   }
 
+  /**
+   * Counts a picture or file of `size` bytes (what crosses the channel) if it fits in what is left;
+   * else counts nothing and returns why, for the program to see as an error (not a silent drop).
+   */
+  takeMedia(size: number, what: string): string | undefined {
+    const left = Math.max(0, this.#maxOutputBytes - this.#outputBytes);
+    if (size <= left) {
+      this.#outputBytes += size;
+      return undefined;
+    }
+    return `${what}: ${size} bytes do not fit in this run's output limit (${left} of ${this.#maxOutputBytes} bytes left, limits.maxOutputBytes)`;
+  }
+
   /** Counts an output of `size` bytes if it fits; else spends the budget (the caller drops it). */
   #take(size: number): boolean {
     if (this.#outputBytes + size > this.#maxOutputBytes) {

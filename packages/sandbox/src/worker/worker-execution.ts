@@ -6,6 +6,7 @@ import { formatLogArgs } from './console-format.ts';
 import { cpuTimeMsSince, heapUsedBytes } from './isolate-figures.ts';
 import { isCallId, toFetchRequest } from './isolate-requests.ts';
 import { OutputBudget } from './output-budget.ts';
+import { checkFile, checkImage } from './run-media.ts';
 import type { SandboxContext } from './sandbox-isolate.ts';
 import {
   checkFunctionBody,
@@ -193,6 +194,10 @@ export class WorkerExecution {
         if (event) this.#push(event);
         return;
       }
+      case 'image':
+      case 'file':
+        this.#onMedia(kind, args[0], args[1]);
+        return;
       case 'log': {
         if (this.#budget.logsFull) {
           this.#budget.truncated = true;
@@ -249,6 +254,38 @@ export class WorkerExecution {
         this.end('failed', this.#toError(args[0]));
         return;
     }
+  }
+
+  /**
+   * `output.image()` and `output.file()`: checks what the isolate sent, counts it against the output
+   * budget and answers the call (a refusal rejects the program's promise with the reason). An image
+   * is an output value `{type: 'image', mimeType, data}` (base64); a file is its own event.
+   */
+  #onMedia(kind: 'image' | 'file', callId: unknown, args: unknown): void {
+    if (!isCallId(callId)) return;
+    const checked = kind === 'image' ? checkImage(args) : checkFile(args);
+    if ('error' in checked) {
+      this.settle(callId, false, checked.error);
+      return;
+    }
+    let event: WorkerEvent;
+    let size: number;
+    if ('image' in checked) {
+      const { mimeType, data } = checked.image;
+      const json = JSON.stringify({ type: 'image', mimeType, data: Buffer.from(data).toString('base64') });
+      event = { type: 'output', json };
+      size = Buffer.byteLength(json);
+    } else {
+      event = { type: 'file', ...checked.file };
+      size = checked.file.data.byteLength;
+    }
+    const refused = this.#budget.takeMedia(size, `output.${kind}()`);
+    if (refused) {
+      this.settle(callId, false, { name: 'RangeError', message: refused });
+      return;
+    }
+    this.#push(event);
+    this.settle(callId, true, undefined);
   }
 
   /** Queues an event; the queue goes out once this turn of the event loop is over (one IPC message). */
