@@ -44,6 +44,7 @@ export default defineConfig({
       project('protocol', 'packages/protocol'),
       project('client', 'packages/client'),
       project('agent', 'packages/agent'),
+      project('check', 'packages/check'),
       project('server', 'apps/server'),
       project('e2e', 'test/e2e'),
       // The web console in Chromium: builds apps/web once, then drives pages against real servers.

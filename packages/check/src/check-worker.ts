@@ -1,0 +1,22 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import type { CheckDeclarations } from './check-types.ts';
+import type { CheckerReply, CheckerRequest } from './checker-protocol.ts';
+import { ProgramChecker } from './program-checker.ts';
+
+// The worker thread of a `Checker`: one warm language service, one request at a time.
+const port = parentPort!;
+const checker = new ProgramChecker(workerData as CheckDeclarations);
+
+port.on('message', (request: CheckerRequest) => {
+  if (request.type === 'declarations') {
+    checker.setDeclarations(request.declarations);
+    return;
+  }
+  let reply: CheckerReply;
+  try {
+    reply = { id: request.id, report: checker.check(request.code, request.lang) };
+  } catch (error) {
+    reply = { id: request.id, error: error instanceof Error ? error.message : String(error) };
+  }
+  port.postMessage(reply);
+});
