@@ -1,4 +1,11 @@
 import type { SandboxLimits } from './limits.ts';
+import {
+  searchArguments,
+  type ToolCatalog,
+  type ToolDescription,
+  type ToolMatch,
+  unknownToolMessage,
+} from './tool-catalog.ts';
 import type { ToolHost } from './tool-host.ts';
 
 /**
@@ -88,6 +95,45 @@ export class HostCalls {
         );
       }
     });
+  }
+
+  /**
+   * Answers `tools.search(query, options)` or `tools.describe(name)` (`args` as the program passed
+   * them, checked here) from the host's catalog, about the listed tools only. Counts as a call.
+   */
+  catalog(op: 'search' | 'describe', args: unknown[], done: HostCallDone): void {
+    const catalog = this.#host?.catalog;
+    if (!catalog) {
+      done(false, { name: 'Error', message: `tools.${op} is not available: this host has no tool catalog` });
+      return;
+    }
+    this.#admit(done, async () => {
+      let answer: ToolMatch[] | ToolDescription;
+      try {
+        answer = op === 'search' ? this.#search(catalog, args) : this.#describe(catalog, args);
+      } catch (error) {
+        const { name, message } = error as Error;
+        const type = name === 'RangeError' ? 'RangeError' : 'TypeError';
+        done(false, { name: type, message: `tools.${op}: ${message}` });
+        return;
+      }
+      done(true, answer);
+    });
+  }
+
+  #search(catalog: ToolCatalog, [query, options]: unknown[]): ToolMatch[] {
+    const checked = searchArguments(query, options);
+    return catalog.search(checked.query, checked.limit).filter((match) => this.#known.has(match.name));
+  }
+
+  #describe(catalog: ToolCatalog, [name]: unknown[]): ToolDescription {
+    if (typeof name !== 'string') throw new TypeError('name must be a string');
+    const description = this.#known.has(name) ? catalog.describe(name) : undefined;
+    if (!description) {
+      const message = unknownToolMessage(catalog, name, (n) => this.#known.has(n));
+      throw new TypeError(`${message} tools.search(query) finds tools by what they do.`);
+    }
+    return description;
   }
 
   /** Runs one fetch (`request` settles `done` itself). */

@@ -150,6 +150,10 @@ export class HostExecution implements Execution {
           this.#settle(message.callId, ok, value);
         });
         return;
+      case 'catalog':
+        if (this.#stopping) return;
+        this.#calls.catalog(message.op, message.args, (ok, value) => this.#settle(message.callId, ok, value));
+        return;
       case 'fetch': {
         if (this.#stopping) return;
         const { callId, request } = message;

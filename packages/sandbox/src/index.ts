@@ -36,3 +36,12 @@ export type { SandboxErrorCode } from './sandbox-error.ts';
 export { SandboxError } from './sandbox-error.ts';
 // Tools as the sandbox sees them
 export type { ToolHost, ToolResult } from './tool-host.ts';
+export type { ToolCatalog, ToolDescription, ToolMatch } from './tool-catalog.ts';
+// Finding tools (`tools.search`, `tools.describe`)
+export {
+  DEFAULT_SEARCH_LIMIT,
+  MAX_SEARCH_LIMIT,
+  MAX_SEARCH_QUERY_LENGTH,
+  searchArguments,
+  unknownToolMessage,
+} from './tool-catalog.ts';

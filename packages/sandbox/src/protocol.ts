@@ -59,6 +59,8 @@ export type WorkerMessage =
   | { type: 'warm' }
   | { type: 'events'; id: number; events: WorkerEvent[] }
   | { type: 'tool'; id: number; callId: number; name: string; props: unknown }
+  /** `tools.search(query, options)` or `tools.describe(name)`: `args` as the program passed them. */
+  | { type: 'catalog'; id: number; callId: number; op: 'search' | 'describe'; args: unknown[] }
   | { type: 'fetch'; id: number; callId: number; request: FetchRequestData }
   | {
       type: 'done';

@@ -1,4 +1,5 @@
 import type { ToolResult } from '@mci/tools';
+import type { ToolCatalog } from './tool-catalog.ts';
 
 export type { ToolResult };
 
@@ -16,4 +17,9 @@ export interface ToolHost {
    * The result reaches the sandbox as a structured clone.
    */
   execute(name: string, props: unknown, options?: { signal?: AbortSignal }): Promise<ToolResult>;
+  /**
+   * Answers `tools.search` and `tools.describe` over the listed tools. Without it, those calls
+   * reject with an error saying this host has no catalog.
+   */
+  readonly catalog?: ToolCatalog;
 }

@@ -348,6 +348,19 @@ export function bootstrap(send: Send, call: HostCall, lib: BootstrapLib): Contro
       }[name];
       P.defineProperty(table, name, { value: fn, enumerable: true });
     }
+    // Finding tools, answered by the host's catalog (which checks the arguments). A tool of the tool
+    // file with the same name wins; not enumerable, so `Object.keys(tools)` lists the tools alone.
+    const finders: Record<string, (...args: unknown[]) => unknown> = {
+      search(query: unknown, options?: unknown) {
+        return hostCall('catalog', 'search', cloner.copyOut([query, options], 'tools.search() argument'));
+      },
+      describe(name: unknown) {
+        return hostCall('catalog', 'describe', cloner.copyOut([name], 'tools.describe() argument'));
+      },
+    };
+    for (const name of ['search', 'describe']) {
+      if (!(name in table)) P.defineProperty(table, name, { value: finders[name], enumerable: false });
+    }
     P.objectFreeze(table);
     const passThrough = new P.Set<unknown>([
       'then',

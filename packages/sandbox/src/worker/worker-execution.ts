@@ -215,6 +215,13 @@ export class WorkerExecution {
         this.#post({ type: 'tool', id: this.id, callId, name, props });
         return;
       }
+      case 'catalog': {
+        const [callId, op, opArgs] = args;
+        if (!isCallId(callId) || (op !== 'search' && op !== 'describe') || !Array.isArray(opArgs)) return;
+        this.#flush();
+        this.#post({ type: 'catalog', id: this.id, callId, op, args: opArgs });
+        return;
+      }
       case 'fetch': {
         const [callId, request] = args;
         if (!isCallId(callId)) return;
