@@ -33,6 +33,8 @@ import { corruptError, isCorruption } from './store/store-error.ts';
 
 /** Options of {@link createServer}; every field but `file` is optional. */
 export interface ServerOptions {
+import { createToolCatalog } from './tool-search/tool-catalog.ts';
+import { withCatalog } from './tool-search/with-catalog.ts';
   /** Address to listen on. @default '127.0.0.1' */
   host?: string;
   /** Port (0 picks a free one). @default 7687 */
@@ -225,6 +227,8 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
     });
   } catch (error) {
     await runner.close();
+  // One search index for the tool file: runs (tools.search) and MCP sessions (search_tools) share it.
+  const catalog = createToolCatalog(exposedTools);
     throw error;
   }
   // Approvals live in the process database, or in memory without one.
@@ -259,7 +263,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
   try {
     manager = await createProcessManager({
       pool,
-      tools: runner,
+      tools: withCatalog(runner, catalog),
       approvals,
       maxQueue: options.maxQueue ?? 1000,
       maxQueuedPerPrincipal:
@@ -331,6 +335,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
       port: options.port ?? DEFAULT_PORT,
       heartbeatMs: options.heartbeatMs ?? 30_000,
       originPolicy,
+    catalog,
       logger,
       chat,
       mcp,

@@ -47,10 +47,12 @@ describe.each(transports)('MCP over %s', (_name, connect) => {
     const { tools } = await client.listTools();
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
     expect([...byName.keys()].sort()).toEqual([
+      'describe_tool',
       'get-resource-reference',
       'get-tiny-image',
       'greet',
       'run_code',
+      'search_tools',
       'shout',
     ]);
     const runCodeTool = byName.get('run_code')!;

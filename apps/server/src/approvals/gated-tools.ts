@@ -6,6 +6,7 @@ import type {
   FetchRequestData,
   FetchResponseData,
   FetchSendOptions,
+  ToolCatalog,
   ToolHost,
   ToolResult,
 } from '@mci/sandbox';
@@ -90,6 +91,11 @@ export class GatedTools implements ToolHost, FetchGate {
 
   list(): Array<{ name: string }> {
     return this.#base?.list() ?? [];
+  }
+
+  /** The base host's catalog: finding and describing tools acts on nothing, so it is not gated. */
+  get catalog(): ToolCatalog | undefined {
+    return this.#base?.catalog;
   }
 
   /** Resolves once every call in flight has settled (and is in the log). */

@@ -2,9 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
+import type { ToolCatalog } from '@mci/sandbox';
 import type { Approvals } from '../approvals/approvals.ts';
 import type { Principal, ProcessManager } from '../processes/process-manager-types.ts';
 import { createMciMcpServer, type MciMcpServer } from './mcp-server.ts';
+import { createToolCatalog } from '../tool-search/tool-catalog.ts';
 import type { ExposedTool } from './tool-definitions.ts';
 
 /** Most MCP sessions open at once on one server; past it, a new session is refused (503). */
@@ -22,6 +24,8 @@ export interface McpHttpOptions {
   manager: ProcessManager;
   /** The tools of the server (the MCP tools and `run_code`'s declarations). */
   tools: readonly ExposedTool[];
+  /** The catalog of `tools`, shared by every session. @default one built for these sessions */
+  catalog?: ToolCatalog;
   /** True when the server has tokens: then `tasks/list` answers (only the caller's tasks). */
   authenticated: boolean;
   /** Cap of `run_code`'s text block, in UTF-8 bytes. */
@@ -69,6 +73,7 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
   const perPrincipal = options.maxSessionsPerPrincipal ?? DEFAULT_MAX_MCP_SESSIONS_PER_PRINCIPAL;
   // Idle-expiring; a session leaving the cache (DELETE, idle, its principal's cap, shutdown) is
   // closed. The count cap is enforced before a session is added, so the cache never evicts by count.
+  const catalog = options.catalog ?? createToolCatalog(options.tools);
   const sessions = new LRUCache<string, Session>({
     max: maxSessions + 1,
     ttl: options.sessionIdleMs ?? DEFAULT_MCP_SESSION_IDLE_MS,
@@ -103,6 +108,7 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
       principal,
       sessionId,
       tools: options.tools,
+      catalog,
       listTasks: options.authenticated,
       ...(options.responsePipeBytes !== undefined && { responsePipeBytes: options.responsePipeBytes }),
       ...(options.logger && { logger: options.logger }),

@@ -1,3 +1,4 @@
+import type { ToolCatalog } from '@mci/sandbox';
 import type { ResolvedTool } from '@mci/schema';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
@@ -27,14 +28,17 @@ import type { Principal, ProcessManager } from '../processes/process-manager-typ
 import { ServerError, toServerError } from '../processes/server-error.ts';
 import { StoreError } from '../store/store-error.ts';
 import { renderSandboxGlobals } from '../tools-dts/sandbox-globals-dts.ts';
+import { createToolCatalog } from '../tool-search/tool-catalog.ts';
 import { ApprovalPrompts, approvalTools, DECIDE_APPROVAL, LIST_APPROVALS } from './approval-prompts.ts';
 import { directToolResult, runCodeResult } from './call-results.ts';
 import { type McpCallMetadata, mcpCallOf } from './process-task.ts';
+import { describeToolResult, searchToolsResult } from './catalog-results.ts';
 import { createProcessTaskStore } from './process-task-store.ts';
 import { ProgressRelay } from './progress-relay.ts';
 import {
   type ExposedTool,
-  inlinesDeclarations,
+  DESCRIBE_TOOL,
+  describeToolTool,
   mciToolDefinition,
   RUN_CODE,
   runCodeTool,
@@ -59,6 +63,8 @@ export interface MciMcpServerOptions {
   /** The tools exposed directly (and declared to `run_code`), already filtered. */
   tools: readonly ExposedTool[];
   /** Whether `tasks/list` answers (it does not on HTTP without tokens). */
+  /** The catalog of `tools` (`search_tools`, `describe_tool`). @default one built from `tools` */
+  catalog?: ToolCatalog;
   listTasks: boolean;
   /** Whether sandboxed code reaches the open network (`run_code`'s `openWorldHint`). @default true */
   openWorld?: boolean;
@@ -92,7 +98,7 @@ export interface MciMcpServer {
 type CallPlan =
   | { kind: 'run_code'; code: string; timeoutMs?: number; ref?: string }
   | { kind: 'tool'; tool: ResolvedTool; args: Record<string, unknown> }
-  | { kind: 'search'; query: string };
+  | { kind: 'answer'; result: CallToolResult };
 
 /**
  * Builds the MCP server of MCI on the SDK's low-level `Server` (the tools' schemas are JSON Schema
@@ -105,7 +111,7 @@ export function createMciMcpServer(options: MciMcpServerOptions): MciMcpServer {
   const maxText = options.responsePipeBytes ?? 16 * 1024;
   const maxTtl = options.maxTaskTtlMs ?? DEFAULT_MAX_TASK_TTL_MS;
   const toolsDts = renderSandboxGlobals(options.tools);
-  const inline = inlinesDeclarations(toolsDts, options.maxInlineDtsBytes);
+  const catalog = options.catalog ?? createToolCatalog(options.tools);
   const byName = new Map<string, ResolvedTool>();
   const definitions: Tool[] = [
     runCodeTool({
@@ -114,9 +120,9 @@ export function createMciMcpServer(options: MciMcpServerOptions): MciMcpServer {
       ...(options.maxInlineDtsBytes !== undefined && { maxInlineBytes: options.maxInlineDtsBytes }),
     }),
   ];
-  if (!inline) definitions.push(searchToolsTool);
+  definitions.push(searchToolsTool, describeToolTool);
   for (const tool of options.tools) {
-    if (tool.name === RUN_CODE || tool.name === SEARCH_TOOLS) {
+    if (tool.name === RUN_CODE || tool.name === SEARCH_TOOLS || tool.name === DESCRIBE_TOOL) {
       logger?.warn({ tool: tool.name }, 'MCI tool not exposed directly over MCP: its name is taken');
       continue;
     }
@@ -180,11 +186,8 @@ export function createMciMcpServer(options: MciMcpServerOptions): MciMcpServer {
 
   const plan = (name: string, args: Record<string, unknown>): CallPlan => {
     if (name === RUN_CODE) return runCodePlan(args);
-    if (name === SEARCH_TOOLS && !inline) {
-      if (typeof args.query !== 'string')
-        throw new McpError(ErrorCode.InvalidParams, 'search_tools: query must be a string');
-      return { kind: 'search', query: args.query };
-    }
+    if (name === SEARCH_TOOLS) return { kind: 'answer', result: searchToolsResult(catalog, args) };
+    if (name === DESCRIBE_TOOL) return { kind: 'answer', result: describeToolResult(catalog, args) };
     const tool = byName.get(name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`);
     return { kind: 'tool', tool, args };
@@ -214,7 +217,7 @@ export function createMciMcpServer(options: MciMcpServerOptions): MciMcpServer {
       }
     }
     const call = plan(name, request.params.arguments ?? {});
-    if (call.kind === 'search') return searchResult(options.tools, call.query);
+    if (call.kind === 'answer') return call.result;
     const definition = definitions.find((tool) => tool.name === name);
     if (task && definition?.execution?.taskSupport !== 'optional')
       throw new McpError(ErrorCode.MethodNotFound, `Tool ${name} does not run as a task`);
@@ -336,16 +339,6 @@ export function createMciMcpServer(options: MciMcpServerOptions): MciMcpServer {
       return closing;
     },
   };
-
-  function searchResult(tools: readonly ResolvedTool[], query: string): CallToolResult {
-    const words = query.toLowerCase().split(/\s+/).filter(Boolean);
-    const matches = tools.filter((tool) => {
-      const text = `${tool.name} ${tool.title ?? ''} ${tool.description ?? ''}`.toLowerCase();
-      return words.every((word) => text.includes(word));
-    });
-    const text = matches.length === 0 ? `no tool matches "${query}"` : renderSandboxGlobals(matches);
-    return { content: [{ type: 'text', text }], structuredContent: { tools: matches.map((t) => t.name) } };
-  }
 }
 
 /** Validates `run_code`'s arguments (a protocol error names the bad one). */

@@ -9,6 +9,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { Logger } from 'pino';
 import { LOCAL_OPERATOR } from '../auth/principal.ts';
 import { createProcessManager } from '../processes/process-manager.ts';
+import { createToolCatalog } from '../tool-search/tool-catalog.ts';
 import { createMciMcpServer } from './mcp-server.ts';
 
 /** How long runs under way may go on once the client closed stdin, in ms. */
@@ -42,6 +43,7 @@ export interface McpStdioOptions {
  */
 export async function serveMcpStdio(options: McpStdioOptions): Promise<void> {
   const names = new Set(options.tools.map((tool) => tool.name));
+  const catalog = createToolCatalog(options.tools);
   const pool = createSandboxPool({ size: options.concurrency ?? 2, allowNet: options.allowNet ?? [] });
   const manager = await createProcessManager({
     pool,
@@ -53,6 +55,7 @@ export async function serveMcpStdio(options: McpStdioOptions): Promise<void> {
           if (!names.has(name)) return Promise.reject(new Error(`Tool "${name}" not found`));
           return options.runner.execute(name, props, executeOptions);
         },
+        catalog,
       },
       options.redactor ?? new Redactor(),
     ),
@@ -66,6 +69,7 @@ export async function serveMcpStdio(options: McpStdioOptions): Promise<void> {
     principal: LOCAL_OPERATOR,
     sessionId: 'stdio',
     tools: options.tools,
+    catalog,
     // One local client owns this process: its tasks are listable.
     listTasks: true,
     logger: options.logger,

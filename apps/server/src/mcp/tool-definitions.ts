@@ -1,11 +1,14 @@
+import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, MAX_SEARCH_QUERY_LENGTH } from '@mci/sandbox';
 import type { ResolvedTool } from '@mci/schema';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { RUN_CODE_OUTPUT_SCHEMA } from './call-results.ts';
 
 /** The name of the code-mode tool. */
 export const RUN_CODE = 'run_code';
-/** The name of the declaration search tool (listed when the declarations are too long to inline). */
+/** The name of the tool search tool (`tools.search` over MCP). */
 export const SEARCH_TOOLS = 'search_tools';
+/** The name of the tool that describes one tool (`tools.describe` over MCP). */
+export const DESCRIBE_TOOL = 'describe_tool';
 /** The URI of the resource holding the full TypeScript declarations (`GET /tools.d.ts`). */
 export const TOOLS_DTS_URI = 'mci://tools.d.ts';
 /**
@@ -33,7 +36,7 @@ export interface RunCodeToolOptions {
   openWorld: boolean;
 }
 
-/** Whether the declarations go into the description, or behind the resource and `search_tools`. */
+/** Whether the declarations go into `run_code`'s description, or only behind the resource. */
 export function inlinesDeclarations(
   toolsDts: string,
   maxInlineBytes = DEFAULT_MAX_INLINE_DTS_BYTES,
@@ -50,7 +53,7 @@ export function runCodeTool(options: RunCodeToolOptions): Tool {
   const bytes = Buffer.byteLength(options.toolsDts);
   const declarations = inlinesDeclarations(options.toolsDts, options.maxInlineBytes)
     ? `\n\nThe globals and tools, as TypeScript declarations:\n\n\`\`\`ts\n${options.toolsDts}\`\`\``
-    : `\n\nThe TypeScript declarations of the globals and tools are ${bytes} bytes long: read the resource ${TOOLS_DTS_URI}, or call ${SEARCH_TOOLS} {query} for the declarations of the tools that match.`;
+    : `\n\nThe TypeScript declarations of the globals and tools are ${bytes} bytes long: read the resource ${TOOLS_DTS_URI}, or find tools with ${SEARCH_TOOLS} {query} and read one's declaration with ${DESCRIBE_TOOL} {name} (in the program: tools.search(query), tools.describe(name)).`;
   return {
     name: RUN_CODE,
     title: 'Run TypeScript with the tools',
@@ -86,18 +89,76 @@ export function runCodeTool(options: RunCodeToolOptions): Tool {
   };
 }
 
-/** The `search_tools` tool: declarations of the tools whose name or description matches. */
+/** The `search_tools` tool: the tools that best match a query, as `tools.search` finds them. */
 export const searchToolsTool: Tool = {
   name: SEARCH_TOOLS,
-  title: 'Search the tool declarations',
-  description: `Returns the TypeScript declarations (as used by ${RUN_CODE}) of the tools whose name or description contains every word of the query (case-insensitive).`,
+  title: 'Search the tools',
+  description: `Finds the tools (callable as tools.<name>(props) in ${RUN_CODE}) that best match a query: ranked full-text search over their names, descriptions, tags and input property names, best match first. ${DESCRIBE_TOOL} gives one tool's declaration.`,
   inputSchema: {
     type: 'object',
-    properties: { query: { type: 'string', description: 'words to look for' } },
+    properties: {
+      query: {
+        type: 'string',
+        minLength: 1,
+        maxLength: MAX_SEARCH_QUERY_LENGTH,
+        description: 'words about what the tool does',
+      },
+      limit: {
+        type: 'integer',
+        minimum: 1,
+        maximum: MAX_SEARCH_LIMIT,
+        default: DEFAULT_SEARCH_LIMIT,
+        description: 'most tools returned',
+      },
+    },
     required: ['query'],
     additionalProperties: false,
   },
-  annotations: { readOnlyHint: true, openWorldHint: false },
+  outputSchema: {
+    type: 'object',
+    properties: {
+      tools: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            name: { type: 'string' },
+            description: { type: 'string' },
+            score: { type: 'number', description: 'higher is a better match' },
+          },
+          required: ['name', 'score'],
+        },
+      },
+    },
+    required: ['tools'],
+  },
+  annotations: { title: 'Search the tools', readOnlyHint: true, openWorldHint: false },
+  execution: { taskSupport: 'forbidden' },
+};
+
+/** The `describe_tool` tool: one tool's description, schema, annotations and declaration. */
+export const describeToolTool: Tool = {
+  name: DESCRIBE_TOOL,
+  title: 'Describe a tool',
+  description: `Tells the description, input schema, annotations and TypeScript declaration (as used by ${RUN_CODE}) of one tool.`,
+  inputSchema: {
+    type: 'object',
+    properties: { name: { type: 'string', minLength: 1, description: 'the name of the tool' } },
+    required: ['name'],
+    additionalProperties: false,
+  },
+  outputSchema: {
+    type: 'object',
+    properties: {
+      name: { type: 'string' },
+      description: { type: 'string' },
+      inputSchema: { type: 'object' },
+      annotations: { type: 'object' },
+      declaration: { type: 'string', description: 'the TypeScript declaration of tools.<name>' },
+    },
+    required: ['name', 'inputSchema', 'declaration'],
+  },
+  annotations: { title: 'Describe a tool', readOnlyHint: true, openWorldHint: false },
   execution: { taskSupport: 'forbidden' },
 };
 

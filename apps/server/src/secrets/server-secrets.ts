@@ -122,5 +122,6 @@ export function redactingTools(host: ToolHost, redactor: Redactor): ToolHost {
     list: () => host.list(),
     execute: (name, props, options) =>
       redactedCall(redactor, async () => redactor.redactValue(await host.execute(name, props, options))),
+    ...(host.catalog && { catalog: host.catalog }),
   };
 }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { schemaToType } from './json-schema-to-ts.ts';
-import { renderSandboxGlobals } from './sandbox-globals-dts.ts';
+import { renderSandboxGlobals, renderToolDeclaration } from './sandbox-globals-dts.ts';
 
 const tsc = join(import.meta.dirname, '../../../../node_modules/.bin/tsc');
 
@@ -126,5 +126,45 @@ describe('renderSandboxGlobals', () => {
     expect(typecheck(dts, `await tools.get_weather({ units: 'metric' });`)).toMatch(/location/);
     expect(typecheck(dts, `await tools.get_weather({ location: 'x', units: 'kelvin' });`)).toMatch(/kelvin/);
     expect(typecheck(dts, `await tools.nope();`)).toMatch(/nope/);
+  });
+});
+
+describe('tools.search and tools.describe', () => {
+  it('are declared, with what they resolve to', () => {
+    const dts = renderSandboxGlobals([weather]);
+    const usage = `
+      const found: ToolMatch[] = await tools.search('weather in a city', { limit: 3 });
+      const best = found[0];
+      if (best) {
+        const tool: ToolDescription = await tools.describe(best.name);
+        output([best.score, tool.declaration, tool.inputSchema, tool.annotations?.readOnlyHint]);
+      }
+    `;
+    expect(typecheck(dts, usage)).toBe('');
+    expect(typecheck(dts, `await tools.search('x', { limit: '3' });`)).toMatch(/TS2322/);
+  });
+
+  it('give way to tools of the same name', () => {
+    const search = {
+      name: 'search',
+      description: 'Searches the web.',
+      inputSchema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+    };
+    const dts = renderSandboxGlobals([search]);
+    expect(typecheck(dts, `const r = await tools.search({ q: 'x' }); output(r.content);`)).toBe('');
+    expect(typecheck(dts, `await tools.describe('search');`)).toBe('');
+    expect(typecheck(dts, `await tools.search('x');`)).toMatch(/string/);
+  });
+
+  it('describe a tool with the declaration /tools.d.ts gives it', () => {
+    const declaration = renderToolDeclaration(weather);
+    expect(declaration.startsWith('/** Current weather for a city. */\nget_weather(props: {')).toBe(true);
+    expect(renderSandboxGlobals([weather])).toContain(
+      declaration
+        .trimEnd()
+        .split('\n')
+        .map((line) => `  ${line}`)
+        .join('\n'),
+    );
   });
 });

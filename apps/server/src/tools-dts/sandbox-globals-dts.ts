@@ -70,27 +70,69 @@ declare function fetch(
 
 /**
  * Renders the TypeScript declarations of the sandbox globals (`output`, `console`, `fetch`, and
- * `tools` with one typed async function per tool, its props typed from the tool's `inputSchema`):
- * what a chat client puts in a model's prompt. Served as `GET /tools.d.ts`.
+ * `tools` with one typed async function per tool, its props typed from the tool's `inputSchema`,
+ * and `tools.search` / `tools.describe` unless a tool has that name): what a chat client puts in a
+ * model's prompt. Served as `GET /tools.d.ts`.
  */
 export function renderSandboxGlobals(tools: readonly ToolDeclarationSource[]): string {
   let body = '';
   for (const tool of [...tools].sort((a, b) => a.name.localeCompare(b.name))) {
-    const schema = tool.inputSchema ?? { type: 'object' };
-    const propsType = schemaToType(schema, '  ');
-    const optional = !hasRequired(schema);
-    const lines = tool.description ? [tool.description] : [];
-    if (tool.secrets?.length) lines.push(secretsLine(tool.secrets));
-    body += docComment(lines, '  ');
-    body += `  ${propertyKey(tool.name)}(props${optional ? '?' : ''}: ${propsType}): Promise<ToolResult>;\n`;
+    body += renderToolDeclaration(tool, '  ');
   }
-  const toolsDecl =
-    body === ''
-      ? 'declare const tools: {};\n'
-      : `/** The tools of this server, one async function each. */\ndeclare const tools: {\n${body}};\n`;
-  return `${PRELUDE}\n${toolsDecl}`;
+/** The declarations of what `tools.search` and `tools.describe` resolve to. */
+const FINDER_TYPES = `
+/** A tool found by tools.search; a higher score is a better match. */
+interface ToolMatch {
+  name: string;
+  description?: string;
+  score: number;
 }
 
+/** What tools.describe tells about a tool. */
+interface ToolDescription {
+  name: string;
+  description?: string;
+  /** The JSON Schema of the tool's props. */
+  inputSchema: Record<string, unknown>;
+  /** MCP annotations: readOnlyHint, destructiveHint, idempotentHint, openWorldHint, title. */
+  annotations?: Record<string, unknown>;
+  /** The TypeScript declaration of the tool, as in \`tools\`. */
+  declaration: string;
+}
+`;
+
+/** The built-in members of `tools`, by name (a tool of the same name takes the name instead). */
+const FINDERS: Record<string, string> = {
+  search: `  /**
+   * Finds tools by what they do: ranked full-text search over their names, descriptions, tags and
+   * input property names, best match first. limit: 1 to 100, default 10.
+   */
+  search(query: string, options?: { limit?: number }): Promise<ToolMatch[]>;
+`,
+  describe: `  /** The description, input schema, annotations and declaration of one tool; rejects for an unknown name. */
+  describe(name: string): Promise<ToolDescription>;
+`,
+};
+
+  const toolsDecl = `/** The tools of this server, one async function each. */\ndeclare const tools: {\n${body}};\n`;
+  return `${PRELUDE}${FINDER_TYPES}\n${toolsDecl}`;
+}
+
+/**
+ * The declaration of one tool as a member of `tools` (its doc comment, then
+ * `name(props: {...}): Promise<ToolResult>;`), each line starting with `indent`.
+ */
+export function renderToolDeclaration(tool: ToolDeclarationSource, indent = ''): string {
+  const schema = tool.inputSchema ?? { type: 'object' };
+  const propsType = schemaToType(schema, indent);
+  const optional = !hasRequired(schema);
+  const lines = tool.description ? [tool.description] : [];
+  if (tool.secrets?.length) lines.push(secretsLine(tool.secrets));
+  return `${docComment(lines, indent)}${indent}${propertyKey(tool.name)}(props${optional ? '?' : ''}: ${propsType}): Promise<ToolResult>;\n`;
+}
+  const names = new Set(tools.map((tool) => tool.name));
+
+  for (const [name, declaration] of Object.entries(FINDERS)) if (!names.has(name)) body += declaration;
 /** The doc line naming a tool's secrets: the host adds them, the program never sees them. */
 function secretsLine(secrets: ReadonlyArray<{ name: string; set: boolean }>): string {
   const names = secrets.map(({ name, set }) => (set ? name : `${name} (not set)`));
