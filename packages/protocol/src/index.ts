@@ -142,6 +142,9 @@ export {
 export type { JsonValue } from './output-value.ts';
 // Output values: one JSON encoding for every interface (reversible for values JSON lacks)
 export { decodeOutputValue, encodeOutputValue } from './output-value.ts';
+// Pictures and files as output values (output.image, output.file)
+export type { FileOutput, ImageOutput } from './media-outputs.ts';
+export { isFileOutput, isImageOutput, runFileUri, withoutMediaData } from './media-outputs.ts';
 export type { ClientMessageProblem, ParsedClientMessage } from './parse-client-message.ts';
 // Reading a client frame at the edge (never throws)
 export { describeIssues, parseClientMessage } from './parse-client-message.ts';

@@ -1,3 +1,4 @@
+import { withoutMediaData } from './media-outputs.ts';
 import { encodeOutputValue } from './output-value.ts';
 import type { ProcessResult } from './snapshot.ts';
 import { utf8Head, utf8Length, utf8Tail } from './utf8.ts';
@@ -115,7 +116,8 @@ function toBlock(result: ProcessResult, position: number): Block {
   }
   if (result.truncated) lines.push('note: the sandbox dropped outputs or logs past its size limits');
   const sections: Section[] = [];
-  if (result.outputs.length > 0) sections.push({ kind: 'outputs', items: result.outputs.map(toJson) });
+  if (result.outputs.length > 0)
+    sections.push({ kind: 'outputs', items: result.outputs.map((value) => toJson(withoutMediaData(value))) });
   if (result.stdout !== '') sections.push({ kind: 'log', name: 'stdout', text: trimNewline(result.stdout) });
   const stderr = programStderr(result);
   if (stderr !== '') sections.push({ kind: 'log', name: 'stderr', text: trimNewline(stderr) });

@@ -107,6 +107,13 @@ describe('output.file', () => {
     ]);
   });
 
+  it('refuses a second file of the same name in a run', async () => {
+    const r = await run(pool, `await output.file('a.txt', '1'); await output.file('a.txt', '2');`);
+    expect(r.status).toBe('failed');
+    expect(r.error?.message).toBe('output.file(): this run already made a file named "a.txt"');
+    expect(r.files?.map((f) => Buffer.from(f.data).toString())).toEqual(['1']);
+  });
+
   it('waits for unawaited pictures and files before the run ends', async () => {
     const r = await run(pool, `output.file('late.txt', 'late'); output.image('AQID', 'image/png');`);
     expect(r.status).toBe('success');

@@ -1,4 +1,6 @@
 import { encodeOutputValue, type JsonValue } from '@mci/protocol';
+import type { RunFile } from '@mci/sandbox';
+import { create as contentDisposition } from 'content-disposition';
 import type { Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Logger } from 'pino';
@@ -18,7 +20,7 @@ import { parseOrThrow } from './validate.ts';
 
 /**
  * The process routes of the MCI process API: create (optionally `block`ing until idle), list, read,
- * delete, code/output/stdout/stderr/runs, and the run/kill signals. Bodies must be
+ * delete, code/output/stdout/stderr/runs, the files of runs, and the run/kill signals. Bodies must be
  * `application/json`. A reply to a change waits until the change is committed (the manager's
  * create, signal and delete resolve only then), so that in a cluster the client's next request sees
  * it on any node.
@@ -78,6 +80,16 @@ export function registerProcessRoutes(app: Hono<HttpEnv>, manager: ProcessManage
     return json(c, await manager.getRun(pid(c), parsePid(c.req.param('n'), 'n'), c.get('principal')));
   });
 
+  app.get('/processes/:pid/runs/:n/files/:name', async (c) => {
+    const file = await manager.getFile(
+      pid(c),
+      parsePid(c.req.param('n'), 'n'),
+      c.req.param('name'),
+      c.get('principal'),
+    );
+    return c.body(file.data as Uint8Array<ArrayBuffer>, 200, fileHeaders(file));
+  });
+
   app.post('/processes/:pid/signals/:signal', requireJson, async (c) => {
     const id = pid(c);
     const { signal } = parseOrThrow(SignalParamSchema, { signal: c.req.param('signal') }, 'path');
@@ -128,6 +140,43 @@ function sendJson(c: Context, body: unknown, status: ContentfulStatusCode, logge
   }
   return c.body(text, status, { 'Content-Type': 'application/json' });
 }
+
+/**
+ * The headers of a run's file: its type, and never a page of this origin. Pictures and text that a
+ * browser cannot run are shown inline; anything else (HTML, SVG, XML, scripts, unknown types) is an
+ * attachment, and a CSP sandbox keeps even a file opened directly from running scripts.
+ */
+function fileHeaders(file: RunFile): Record<string, string> {
+  const type = file.mimeType.toLowerCase();
+  const inline = SAFE_INLINE.has(type);
+  return {
+    'Content-Type': type.startsWith('text/') && inline ? `${type}; charset=utf-8` : type,
+    'Content-Disposition': contentDisposition(file.name, { type: inline ? 'inline' : 'attachment' }),
+    'Content-Length': String(file.data.byteLength),
+    'X-Content-Type-Options': 'nosniff',
+    'Content-Security-Policy': "default-src 'none'; sandbox",
+    'Cache-Control': 'private, no-store',
+  };
+}
+
+/** Types a browser shows without running anything: safe to show inline. */
+const SAFE_INLINE = new Set([
+  'image/png',
+  'image/jpeg',
+  'image/gif',
+  'image/webp',
+  'image/avif',
+  'image/bmp',
+  'text/plain',
+  'text/csv',
+  'application/json',
+  'application/pdf',
+  'audio/mpeg',
+  'audio/wav',
+  'audio/ogg',
+  'video/mp4',
+  'video/webm',
+]);
 
 function pid(c: Context<HttpEnv>): number {
   return parsePid(c.req.param('pid'));

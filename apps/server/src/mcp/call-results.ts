@@ -1,5 +1,6 @@
 import { formatResults, type ProcessResult, toJson } from '@mci/protocol';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { mediaContent } from './media-content.ts';
 
 /** What `run_code` puts in `structuredContent` (declared as its `outputSchema`). */
 export interface RunCodeStructured {
@@ -45,7 +46,9 @@ const jsonValue = (value: unknown): unknown => (value === undefined ? null : JSO
 
 /**
  * The `run_code` result of a finished process: one text block (the response pipe rendering of the
- * run, capped at `maxTextBytes`), the structured form, and `isError` unless the run succeeded.
+ * run, capped at `maxTextBytes`), then an `image`, `audio` or `resource_link` item per picture,
+ * sound or file of its outputs (see {@link mediaContent}), the structured form, and `isError` unless
+ * the run succeeded.
  */
 export function runCodeResult(result: ProcessResult, maxTextBytes: number): CallToolResult {
   const structured: RunCodeStructured = {
@@ -59,7 +62,10 @@ export function runCodeResult(result: ProcessResult, maxTextBytes: number): Call
   };
   if (result.error) structured.error = { ...result.error };
   return {
-    content: [{ type: 'text', text: formatResults([result], { maxBytes: maxTextBytes }) }],
+    content: [
+      { type: 'text', text: formatResults([result], { maxBytes: maxTextBytes }) },
+      ...mediaContent(result.outputs),
+    ],
     structuredContent: structured,
     isError: result.status !== 'success',
   };

@@ -11,7 +11,7 @@ import type {
   RunSnapshot,
   ServerEvent,
 } from '@mci/protocol';
-import type { SandboxEvent, SandboxPool, ToolHost } from '@mci/sandbox';
+import type { RunFile, SandboxEvent, SandboxPool, ToolHost } from '@mci/sandbox';
 import type { Logger } from 'pino';
 import type { Approvals } from '../approvals/approvals.ts';
 import type { EventRoute, ProcessStore } from './process-store.ts';
@@ -229,6 +229,12 @@ export interface ProcessManager {
   get(pid: number, principal: Principal): Promise<ProcessSnapshot>;
   /** One run in full (`NOT_FOUND` for a run that does not exist). */
   getRun(pid: number, run: number, principal: Principal): Promise<RunSnapshot>;
+  /**
+   * File `name` that run `run` made with `output.file()`.
+   * @throws ServerError `NOT_FOUND` (process not visible, no such run or file), `VALIDATION` (a name
+   * no file can have, for a visible process).
+   */
+  getFile(pid: number, run: number, name: string, principal: Principal): Promise<RunFile>;
   /** The snapshot with the latest run's outputs, stdout and stderr (empty if it never ran). */
   getResult(pid: number, principal: Principal): Promise<ProcessResult>;
   getCode(pid: number, principal: Principal): Promise<string>;

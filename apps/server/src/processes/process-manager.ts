@@ -8,7 +8,7 @@ import type {
   RunSnapshot,
   ServerEvent,
 } from '@mci/protocol';
-import type { ToolHost } from '@mci/sandbox';
+import type { RunFile, ToolHost } from '@mci/sandbox';
 import type { Logger } from 'pino';
 import { ClusterMember, type ClusterMemberHost } from '../cluster/cluster-member.ts';
 import { createMemoryStore } from '../store/memory-store.ts';
@@ -282,6 +282,10 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
 
   getRun(pid: number, run: number, principal: Principal): Promise<RunSnapshot> {
     return this.#reader.getRun(pid, run, principal);
+  }
+
+  getFile(pid: number, run: number, name: string, principal: Principal): Promise<RunFile> {
+    return this.#reader.getFile(pid, run, name, principal);
   }
 
   getResult(pid: number, principal: Principal): Promise<ProcessResult> {

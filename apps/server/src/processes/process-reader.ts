@@ -1,4 +1,5 @@
 import type { ProcessResult, ProcessSnapshot, RunSnapshot, ServerEvent } from '@mci/protocol';
+import { fileNameProblem, type RunFile } from '@mci/sandbox';
 import type { EventLog } from './event-log.ts';
 import { normalizeRef } from './limits.ts';
 import type { Principal, ProcessFilter, ReplayFilter } from './process-manager-types.ts';
@@ -83,6 +84,24 @@ export class ProcessReader {
     const stored = Number.isSafeInteger(run) && run > 0 ? await this.#store.getRun(pid, run) : undefined;
     if (!stored) throw new ServerError('NOT_FOUND', `process ${pid} has no run ${run}`, { path: 'run' });
     return toRunSnapshot(stored);
+  }
+
+  /**
+   * File `name` of run `run` of process `pid`. Visibility is checked first: another principal's
+   * process is `NOT_FOUND` whatever the name.
+   * @throws ServerError `NOT_FOUND` (process not visible, no such run or file), `VALIDATION` (a name
+   * no file can have).
+   */
+  async getFile(pid: number, run: number, name: string, principal: Principal): Promise<RunFile> {
+    await this.visible(pid, principal);
+    const problem = fileNameProblem(name);
+    if (problem) throw new ServerError('VALIDATION', `name: ${problem}`, { path: 'name' });
+    const file = Number.isSafeInteger(run) && run > 0 ? await this.#store.getFile(pid, run, name) : undefined;
+    if (!file)
+      throw new ServerError('NOT_FOUND', `run ${run} of process ${pid} has no file ${JSON.stringify(name)}`, {
+        path: 'name',
+      });
+    return file;
   }
 
   /**

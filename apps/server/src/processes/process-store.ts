@@ -6,6 +6,7 @@ import type {
   RunSnapshot,
   ServerEvent,
 } from '@mci/protocol';
+import type { RunFile } from '@mci/sandbox';
 
 /**
  * Routing information of an event: who owns it (a principal id) and what it concerns, so transports
@@ -204,6 +205,13 @@ export interface ProcessStore {
   /** Appends console text to a run's stdout or stderr. */
   appendLog(pid: number, run: number, seq: number, stream: 'stdout' | 'stderr', text: string): void;
   getRun(pid: number, run: number): Promise<StoredRun | undefined>;
+  /**
+   * Stores a file run `run` made with `output.file()`; a second file of that name in the run (a
+   * resumed run making it again) leaves the first.
+   */
+  putFile(pid: number, run: number, file: RunFile): void;
+  /** File `name` of run `run` of process `pid`, once what was written before is committed. */
+  getFile(pid: number, run: number, name: string): Promise<RunFile | undefined>;
   /** Appends an event to the log (events arrive with strictly increasing `seq`). */
   appendEvent(event: ServerEvent, route: EventRoute): void;
   /** Stored events with `seq > since` matching `filter`, in `seq` order. */

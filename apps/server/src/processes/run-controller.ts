@@ -2,12 +2,14 @@ import type { Redactor } from '@mci/schema';
 import {
   type DistributiveOmit,
   encodeOutputValue,
+  type FileOutput,
   type ProcessState,
   type ProcessStatus,
   type RunError,
+  runFileUri,
   type ServerEvent,
 } from '@mci/protocol';
-import type { Execution, ExecutionResult, FetchGate, ToolHost } from '@mci/sandbox';
+import type { Execution, ExecutionResult, FetchGate, RunFile, ToolHost } from '@mci/sandbox';
 import type { LoggedCall, Replay } from '../approvals/approval-store.ts';
 import type { AskedCall, CallRefused } from '../approvals/gated-tools.ts';
 import { ByteRateBudget } from './byte-rate-budget.ts';
@@ -74,6 +76,8 @@ export interface LiveProcess {
   result?: ExecutionResult;
   killTimer?: NodeJS.Timeout;
   watchdog?: NodeJS.Timeout;
+  /** The names of the files delivered in this attempt of the run. */
+  files?: Set<string>;
   /** `tool` events that arrived in this attempt of the run. */
   toolEvents?: number;
   /** What a resumed run replays: its earlier attempts' calls, and what they delivered (skipped now). */
@@ -304,6 +308,9 @@ export class RunController {
         if (text !== '') this.#emitLog(live, event.stream, text);
         break;
       }
+      case 'file':
+        this.#deliverFile(live, event);
+        break;
       case 'tool':
         live.toolEvents = (live.toolEvents ?? 0) + 1;
         if (live.toolEvents <= (live.replay?.delivered.tools ?? 0)) break;
@@ -323,6 +330,36 @@ export class RunController {
         );
         break;
     }
+  }
+
+  /**
+   * Stores a file the program made and delivers the output value that points at it
+   * (`{type: 'file', name, mimeType, size, uri}`; see `FileOutput`). The bytes count against the
+   * sandbox's output limit, not the byte rate: they are stored, not sent to subscribers.
+   */
+  #deliverFile(live: LiveProcess, file: RunFile): void {
+    live.files ??= new Set();
+    if (live.files.has(file.name)) return;
+    live.files.add(file.name);
+    if ((live.delivered ?? 0) >= MAX_OUTPUT_EVENTS_PER_RUN) {
+      this.#dropped(live, 'overCount').outputs++;
+      return;
+    }
+    const { pid } = live.record;
+    const { run } = live.run;
+    const route = routeOf(live.record);
+    const value: FileOutput = {
+      type: 'file',
+      name: file.name,
+      mimeType: file.mimeType,
+      size: file.data.byteLength,
+      uri: runFileUri(pid, run, file.name),
+    };
+    live.delivered = (live.delivered ?? 0) + 1;
+    this.#hooks.store.putFile(pid, run, { name: file.name, mimeType: file.mimeType, data: file.data });
+    this.#hooks.emit({ type: 'output', pid, run, ...wireRoute(route), value }, route, (seq) =>
+      this.#hooks.store.appendOutput(pid, run, seq, value),
+    );
   }
 
   /** Records a drop of `live` for `reason`: the run is truncated. */
@@ -378,6 +415,7 @@ export class RunController {
     const received = live.received ?? { outputs: 0, stdout: 0, stderr: 0 };
     for (const value of result.outputs.slice(received.outputs))
       this.#deliver(live, { type: 'output', value });
+    for (const file of result.files ?? []) this.#deliverFile(live, file);
     for (const stream of ['stdout', 'stderr'] as const) {
       const text = result[stream];
       if (typeof text === 'string' && text.length > received[stream]) {

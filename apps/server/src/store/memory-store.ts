@@ -1,4 +1,5 @@
 import type { ServerEvent } from '@mci/protocol';
+import type { RunFile } from '@mci/sandbox';
 import type {
   ProcessStore,
   RunUpdate,
@@ -30,6 +31,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): ProcessStor
   }
   const processes = new Map<number, StoredProcess>();
   const runs = new Map<number, StoredRun[]>();
+  /** Files by process, then `run/name`. */
+  const files = new Map<number, Map<string, RunFile>>();
   let events: StoredEvent[] = [];
   let lastPid = 0;
   let lastSeq = 0;
@@ -72,6 +75,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): ProcessStor
     deleteProcess(pid) {
       processes.delete(pid);
       runs.delete(pid);
+      files.delete(pid);
       events = events.filter((stored) => stored.route.pid !== pid);
     },
     insertRun(pid, run, init: RunUpdate) {
@@ -97,6 +101,15 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): ProcessStor
     appendLog(pid, run, _seq, stream, text) {
       const target = runOf(pid, run);
       target[stream] += text;
+    },
+    putFile(pid, run, file) {
+      const byKey = files.get(pid) ?? new Map<string, RunFile>();
+      files.set(pid, byKey);
+      const key = `${run}/${file.name}`;
+      if (!byKey.has(key)) byKey.set(key, file);
+    },
+    async getFile(pid, run, name) {
+      return files.get(pid)?.get(`${run}/${name}`);
     },
     async getRun(pid, run) {
       const found = runs.get(pid)?.[run - 1];

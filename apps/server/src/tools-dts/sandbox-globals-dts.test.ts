@@ -101,7 +101,7 @@ describe('renderSandboxGlobals', () => {
   ]);
 
   it('declares output, console, fetch and one function per tool', () => {
-    expect(dts).toContain('declare function output(value: unknown): void;');
+    expect(dts).toContain('declare const output: {\n  (value: unknown): void;');
     expect(dts).toContain('declare const console');
     expect(dts).toContain('declare function fetch(');
     expect(dts).toContain('get_weather(props: {');
@@ -120,6 +120,17 @@ describe('renderSandboxGlobals', () => {
       output(await res.json());
     `;
     expect(typecheck(dts, usage)).toBe('');
+  });
+
+  it('declares output.image and output.file', () => {
+    const usage = `
+      await output.image(new Uint8Array([1]), 'image/png');
+      await output.image('AQID', 'image/gif');
+      await output.file('a.csv', 'x,y', 'text/csv');
+      output.file('b.bin', new ArrayBuffer(2));
+    `;
+    expect(typecheck(dts, usage)).toBe('');
+    expect(typecheck(dts, `output.image(42, 'image/png');`)).toContain('not assignable');
   });
 
   it('rejects calls that break the input schema', () => {

@@ -39,7 +39,23 @@ interface ToolResult {
  * Records one output value of the program (copied with structured-clone rules). A promise is awaited
  * first. A non-undefined return value of the program is recorded as a final output.
  */
-declare function output(value: unknown): void;
+declare const output: {
+  (value: unknown): void;
+  /**
+   * Outputs a picture: { type: 'image', mimeType, data } with data in base64, shown by clients and
+   * sent to models that see images. data: the bytes, or base64 text; mimeType: image/png, image/jpeg...
+   * Counts against the run's output limit; rejects with the reason (bad type, too big), and an
+   * unhandled rejection fails the run.
+   */
+  image(data: Uint8Array | ArrayBuffer | string, mimeType: string): Promise<void>;
+  /**
+   * Stores a file with the run (served at GET /processes/:pid/runs/:n/files/:name) and outputs
+   * { type: 'file', name, mimeType, size, uri }. name: no "/", "\\" or "..", at most 200 characters,
+   * one file per name in a run. data: text (UTF-8) or bytes. mimeType: type/subtype, by default
+   * text/plain for text and application/octet-stream for bytes. Counts against the output limit.
+   */
+  file(name: string, data: string | Uint8Array | ArrayBuffer, mimeType?: string): Promise<void>;
+};
 
 /** log/info/debug go to stdout, warn/error to stderr (formatted like Node's console). */
 declare const console: {

@@ -44,6 +44,8 @@ export class WorkerExecution {
   readonly #budget: OutputBudget;
   readonly #timers = new Map<number, NodeJS.Timeout>();
   #events: WorkerEvent[] = [];
+  /** The names of the files `output.file()` made (one file per name in a run). */
+  readonly #fileNames = new Set<string>();
   #flushScheduled = false;
   #deadline: NodeJS.Timeout | undefined;
   #filename = 'snippet.ts';
@@ -274,6 +276,17 @@ export class WorkerExecution {
     if ('error' in checked) {
       this.settle(callId, false, checked.error);
       return;
+    }
+    if ('file' in checked) {
+      const { name } = checked.file;
+      if (this.#fileNames.has(name)) {
+        this.settle(callId, false, {
+          name: 'TypeError',
+          message: `output.file(): this run already made a file named ${JSON.stringify(name)}`,
+        });
+        return;
+      }
+      this.#fileNames.add(name);
     }
     let event: WorkerEvent;
     let size: number;

@@ -1,4 +1,5 @@
 import { text as readText } from 'node:stream/consumers';
+import { resolve } from 'node:path';
 import { inspect } from 'node:util';
 import { encodeOutputValue } from '@mci/protocol';
 import { createSandboxPool, type ExecutionResult, SandboxError, type SandboxEvent } from '@mci/sandbox';
@@ -10,6 +11,7 @@ import { defineCommand } from '../command.ts';
 import type { CliIo } from '../io.ts';
 import { collect, collectEnvOption, numberOption } from '../options.ts';
 import { roundMs, toJsonText } from '../process-format.ts';
+import { saveRunFiles } from '../save-files.ts';
 import { resolveToolFilePath } from '../tool-file.ts';
 import { describeLoadError, loadCollection } from '../tool-file-loading.ts';
 
@@ -21,12 +23,15 @@ interface RunOptions {
   lang: string;
   allowNet?: string[];
   env?: Record<string, string>;
+  saveFiles?: string;
 }
 
 /**
- * `mci run [SNIPPET|-] [--file F] [--timeout MS] [--memory MB] [--format json|text] [--allow-net H[:P]]...`:
- * runs one snippet in the sandbox with the tool collection at hand and prints the ExecutionResult
- * (JSON) or a readable summary with the logs streamed live. Exit 0 on success, 1 otherwise (a failed,
+ * `mci run [SNIPPET|-] [--file F] [--timeout MS] [--memory MB] [--format json|text] [--allow-net H[:P]]...
+ * [--save-files DIR]`: runs one snippet in the sandbox with the tool collection at hand and prints the
+ * ExecutionResult (JSON, files as `{name, mimeType, size}`) or a readable summary with the logs
+ * streamed live. `--save-files` writes the run's files and pictures to DIR and prints their paths
+ * (`saved: PATH` lines on stderr, or `saved` in the JSON). Exit 0 on success, 1 otherwise (a failed,
  * timed-out or canceled program, a tool file that does not load, or a bad option). Ctrl-C kills the
  * execution.
  */
@@ -56,7 +61,8 @@ export default defineCommand<RunOptions, [snippet: string | undefined]>({
         '-e, --env <KEY=VALUE>',
         'set an environment value for tool templates and commands (repeatable)',
         collectEnvOption,
-      );
+      )
+      .option('--save-files <dir>', "save the run's files and pictures (output.file, output.image) to DIR");
   },
   run({ args: [snippet], options }, io) {
     return run(snippet, options, io).catch((error: unknown) => {
@@ -92,10 +98,21 @@ async function run(snippet: string | undefined, options: RunOptions, io: CliIo):
   io.signals.on('SIGINT', cancel);
   try {
     const result = redactor.redactValue(await execution.result);
-    if (text) printSummary(result, io);
-    else {
+    const saved =
+      options.saveFiles === undefined
+        ? undefined
+        : await saveRunFiles(resolve(io.cwd, options.saveFiles), result);
+    if (text) {
+      for (const path of saved ?? []) io.stderr.write(`saved: ${path}\n`);
+      printSummary(result, io);
+    } else {
       const outputs = result.outputs.map((value) => redactor.redactValue(encodeOutputValue(value)));
-      io.stdout.write(`${toJsonText({ ...result, outputs })}\n`);
+      const files = result.files?.map(({ name, mimeType, data }) => ({
+        name,
+        mimeType,
+        size: data.byteLength,
+      }));
+      io.stdout.write(`${toJsonText({ ...result, outputs, ...(files && { files }), ...(saved && { saved }) })}\n`);
     }
     return result.status === 'success' ? 0 : 1;
   } finally {
@@ -118,6 +135,8 @@ const show = (value: unknown) => inspect(value, { depth: 6, colors: false, break
 function printEvent(event: SandboxEvent, io: CliIo): void {
   if (event.type === 'log') (event.stream === 'stderr' ? io.stderr : io.stdout).write(event.text);
   else if (event.type === 'output') io.stdout.write(`output: ${show(event.value)}\n`);
+  else if (event.type === 'file')
+    io.stdout.write(`file: ${event.name} (${event.mimeType}, ${event.data.byteLength} bytes)\n`);
   else
     io.stderr.write(
       `tool ${event.name} ${event.isError ? 'failed' : 'ok'} (${roundMs(event.durationMs)} ms)\n`,

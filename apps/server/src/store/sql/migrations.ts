@@ -323,6 +323,24 @@ export const MIGRATIONS: readonly Migration[] = [
       await db.schema.alterTable('runs').addColumn('warnings', 'text').execute();
     },
   },
+  {
+    version: 9,
+    description: 'run_files: the files programs made with output.file() (docs/sandbox.md)',
+    async up(db, engine) {
+      const { id, blob } = engine.types;
+      await withoutRowid(
+        engine,
+        db.schema
+          .createTable('run_files')
+          .addColumn('pid', id, (c) => c.notNull())
+          .addColumn('run', 'integer', (c) => c.notNull())
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('mime_type', 'text', (c) => c.notNull())
+          .addColumn('data', blob, (c) => c.notNull())
+          .addPrimaryKeyConstraint('run_files_pk', ['pid', 'run', 'name']),
+      ).execute();
+    },
+  },
 ];
 
 /** The schema version this server writes. */

@@ -1,4 +1,5 @@
 import type { ServerEvent } from '@mci/protocol';
+import type { RunFile } from '@mci/sandbox';
 import type { Kysely } from 'kysely';
 import type {
   ClusterStore,
@@ -247,6 +248,25 @@ export class SqlStore implements SqlProcessStore {
     this.#committer.write((set) => set.addLog({ seq, pid, run, stream, text }, Buffer.byteLength(text)));
     this.#cache.appendLog(pid, run, stream, text);
     this.#data(seq, pid);
+  }
+
+  putFile(pid: number, run: number, file: RunFile): void {
+    this.#committer.write((set) =>
+      set.addFile({ pid, run, name: file.name, mime_type: file.mimeType, data: file.data }),
+    );
+  }
+
+  async getFile(pid: number, run: number, name: string): Promise<RunFile | undefined> {
+    this.#assertOpen();
+    await this.#committer.committed();
+    const row = await this.#db
+      .selectFrom('run_files')
+      .select(['mime_type', 'data'])
+      .where('pid', '=', pid)
+      .where('run', '=', run)
+      .where('name', '=', name)
+      .executeTakeFirst();
+    return row && { name, mimeType: row.mime_type, data: new Uint8Array(row.data) };
   }
 
   async getRun(pid: number, run: number): Promise<StoredRun | undefined> {

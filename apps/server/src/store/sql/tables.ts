@@ -53,6 +53,15 @@ export interface OutputsTable {
   value: Uint8Array;
 }
 
+/** The files programs made with `output.file()`, one per name in a run. */
+export interface RunFilesTable {
+  pid: number;
+  run: number;
+  name: string;
+  mime_type: string;
+  data: Uint8Array;
+}
+
 /** Console text of runs, keyed by their event seq. */
 export interface LogsTable {
   seq: number;
@@ -179,6 +188,7 @@ export interface Database {
   policies: PoliciesTable;
   approvals: ApprovalsTable;
   run_calls: RunCallsTable;
+  run_files: RunFilesTable;
 }
 
 /** A connection to the process database, or a transaction on one. */

@@ -2,7 +2,7 @@ import { type CompiledQuery, type Insertable, sql } from 'kysely';
 import type { RunUpdate } from '../../processes/process-store.ts';
 import { NO_RUN_CHANGE, statementsOf } from './batch-statements.ts';
 import type { Engine } from './engine.ts';
-import type { Db, EventsTable, LogsTable, ProcessesTable, RunsTable } from './tables.ts';
+import type { Db, EventsTable, LogsTable, ProcessesTable, RunFilesTable, RunsTable } from './tables.ts';
 
 /** The fields of a process that change as it goes, and when it last became idle (epoch ms). */
 export interface ProcessChange {
@@ -46,6 +46,7 @@ export class WriteSet {
   #outputs: OutputRow[] = [];
   #logs: Array<Insertable<LogsTable>> = [];
   #events: Array<Insertable<EventsTable>> = [];
+  #files: Array<Insertable<RunFilesTable>> = [];
   readonly #bytes = new Map<number, number>();
   readonly #deleted = new Set<number>();
   readonly #counters = new Map<string, number>();
@@ -97,6 +98,7 @@ export class WriteSet {
     if (replacing) this.#replaced.set(key, { pid: row.pid, run: row.run });
     this.#runChanges.delete(key);
     const leftover = (data: { pid: number; run: number }) => data.pid === row.pid && data.run === row.run;
+    this.#files = this.#files.filter((file) => !leftover(file));
     if (!this.#outputs.some(leftover) && !this.#logs.some(leftover)) return;
     let bytes = 0;
     for (const output of this.#outputs) if (leftover(output)) bytes += Buffer.byteLength(output.json);
@@ -135,6 +137,13 @@ export class WriteSet {
     this.#bytes.set(row.pid, (this.#bytes.get(row.pid) ?? 0) + bytes);
   }
 
+  /** Adds a file of a run (its bytes count in `stored_bytes`); one of the same name already there stays. */
+  addFile(row: Insertable<RunFilesTable>): void {
+    this.#writes++;
+    this.#files.push(row);
+    this.#bytes.set(row.pid, (this.#bytes.get(row.pid) ?? 0) + row.data.byteLength);
+  }
+
   addEvent(row: Insertable<EventsTable>): void {
     this.#writes++;
     this.#events.push(row);
@@ -156,6 +165,7 @@ export class WriteSet {
     this.#outputs = this.#outputs.filter((row) => row.pid !== pid);
     this.#logs = this.#logs.filter((row) => row.pid !== pid);
     this.#events = this.#events.filter((row) => row.pid !== pid);
+    this.#files = this.#files.filter((row) => row.pid !== pid);
     this.#bytes.delete(pid);
     this.#deleted.add(pid);
   }
@@ -221,6 +231,15 @@ export class WriteSet {
     add(statements.putOutputs, this.#outputs);
     add(statements.putLogs, this.#logs);
     add(statements.putEvents, this.#events);
+    // Bytes do not travel in a JSON row set: one bound statement per file.
+    for (const file of this.#files)
+      out.push(
+        db
+          .insertInto('run_files')
+          .values(file)
+          .onConflict((oc) => oc.columns(['pid', 'run', 'name']).doNothing())
+          .compile(),
+      );
     add(
       statements.addBytes,
       [...this.#bytes].map(([pid, bytes]) => ({ pid, bytes })),
@@ -263,17 +282,17 @@ export class WriteSet {
           UNION ALL SELECT seq FROM logs WHERE pid IN (SELECT pid FROM ${deleted()}))`.compile(db),
       );
     }
-    for (const table of ['processes', 'runs', 'outputs', 'logs', 'events'] as const)
+    for (const table of ['processes', 'runs', 'outputs', 'logs', 'events', 'run_files'] as const)
       out.push(db.deleteFrom(table).where(sql<boolean>`pid IN (SELECT pid FROM ${deleted()})`).compile());
     return out;
   }
 
-  /** Deletes what runs started again may have left in the database (outputs, logs, their bytes). */
+  /** Deletes what runs started again may have left in the database (outputs, logs, files, their bytes). */
   #deleteLeftovers(db: Db, engine: Engine): CompiledQuery[] {
     const leftovers = () =>
       engine.rowset([...this.#replaced.values()], { pid: 'integer', run: 'integer' }, 'k');
     // Row-value IN lets both engines look each key up in the (pid, run) index of outputs and logs.
-    const ofKeys = (table: 'o' | 'l') =>
+    const ofKeys = (table: 'o' | 'l' | 'f') =>
       sql`${sql.ref(`${table}.pid`)} = processes.pid AND (${sql.ref(`${table}.pid`)}, ${sql.ref(`${table}.run`)}) IN (SELECT pid, run FROM ${leftovers()})`;
     return [
       db
@@ -281,11 +300,12 @@ export class WriteSet {
         .set({
           stored_bytes: sql`processes.stored_bytes
           - coalesce((SELECT sum(${engine.byteLength(sql.ref('o.value'))}) FROM outputs o WHERE ${ofKeys('o')}), 0)
-          - coalesce((SELECT sum(${engine.byteLength(sql.ref('l.text'))}) FROM logs l WHERE ${ofKeys('l')}), 0)`,
+          - coalesce((SELECT sum(${engine.byteLength(sql.ref('l.text'))}) FROM logs l WHERE ${ofKeys('l')}), 0)
+          - coalesce((SELECT sum(${engine.byteLength(sql.ref('f.data'))}) FROM run_files f WHERE ${ofKeys('f')}), 0)`,
         })
         .where(sql<boolean>`pid IN (SELECT pid FROM ${leftovers()})`)
         .compile(),
-      ...(['outputs', 'logs'] as const).map((table) =>
+      ...(['outputs', 'logs', 'run_files'] as const).map((table) =>
         db
           .deleteFrom(table)
           .where(sql<boolean>`(pid, run) IN (SELECT pid, run FROM ${leftovers()})`)
