@@ -86,18 +86,25 @@ export interface CreateAgentOptions extends ModelOptions {
   onEvent?: (event: AgentEvent) => void;
 }
 
+  /** Most estimated tokens the tools take in the generated prompt. @default DEFAULT_TOOL_PROMPT_BUDGET */
+  toolPromptBudget?: number;
 /**
  * Makes an {@link Agent} for a server: the model from its name, the system prompt from the server's
  * tool declarations (`GET /tools.d.ts`) unless `system` is given.
- * @throws ModelError for a bad model name or a missing key; Error when the declarations cannot be read.
+ * @throws ModelError for a bad model name or a missing key; Error when the declarations cannot be read;
+ * RangeError for a `toolPromptBudget` that is not a positive integer.
  */
 export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
-  const { client, token, system, maxSteps, contextBudget, onEvent, ...modelOptions } = options;
+  const { client, token, system, toolPromptBudget, maxSteps, contextBudget, onEvent, ...modelOptions } =
+    options;
   const model =
     typeof options.model === 'string' ? await createModel(options.model, modelOptions) : options.model;
   const prompt =
     system === undefined
-      ? buildSystemPrompt({ toolsDts: await fetchToolDeclarations(client.httpUrl, token ? { token } : {}) })
+      ? buildSystemPrompt({
+          toolsDts: await fetchToolDeclarations(client.httpUrl, token ? { token } : {}),
+          ...(toolPromptBudget !== undefined && { toolPromptBudget }),
+        })
       : undefined;
   return new Agent({
     host: client,

@@ -31,6 +31,7 @@ export type { SystemPrompt, SystemPromptOptions, SystemPromptReport } from './sy
 // The system prompt
 export {
   buildSystemPrompt,
+  DEFAULT_TOOL_PROMPT_BUDGET,
   fetchToolDeclarations,
   formatSystemPromptReport,
   measureSystemPrompt,

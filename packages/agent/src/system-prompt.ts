@@ -1,7 +1,23 @@
+import { listTools } from './tool-listing.ts';
+
+/**
+ * Default {@link SystemPromptOptions.toolPromptBudget}: 8,000 estimated tokens (about 32 KB), room
+ * for the full declarations of some 50 to 100 typical tools.
+ */
+export const DEFAULT_TOOL_PROMPT_BUDGET = 8_000;
+
 /** Options of {@link buildSystemPrompt}. */
 export interface SystemPromptOptions {
   /** The TypeScript declarations of the sandbox globals and tools (`GET /tools.d.ts`). */
   toolsDts: string;
+  /**
+   * Most estimated tokens (4 bytes each, as in {@link SystemPromptReport}) the tools may take in the
+   * prompt. Declarations within it go in whole; longer ones are replaced by a list of the tools'
+   * names with the first line of each description (as many as fit; the rest by name only, then a
+   * count), and the model is told to use `tools.search` and `tools.describe`.
+   * @default DEFAULT_TOOL_PROMPT_BUDGET
+   */
+  toolPromptBudget?: number;
   /** Text appended after the generated prompt (house rules, a persona). */
   extra?: string;
 }
@@ -16,10 +32,12 @@ export interface SystemPrompt {
 export interface SystemPromptReport {
   bytes: number;
   estimatedTokens: number;
-  /** Bytes of the tool declarations alone. */
+  /** Bytes of the tool declarations alone (of the tool list when {@link SystemPromptReport.listed}). */
   toolsDtsBytes: number;
-  /** Number of tools declared. */
+  /** Number of tools declared (or listed). */
   tools: number;
+  /** True when the declarations were over the budget and the tools are listed by name instead. */
+  listed?: boolean;
 }
 
 const HOW_TO = `You are an agent that acts by writing code. The code runs on MCI Server, in a sandbox with tools.
@@ -57,13 +75,32 @@ The globals your code sees, declared in TypeScript:`;
 /**
  * Builds the default system prompt: how to write an exec block (` ```ts exec=true `), what the
  * sandbox offers (`output()`, `console`, `fetch` and its policy, limits), and the TypeScript
- * declarations of the tools.
+ * declarations of the tools, or, when they are over `toolPromptBudget`, the globals with a list of
+ * the tools and how to find and read them (`tools.search`, `tools.describe`).
+ * @throws RangeError when `toolPromptBudget` is not a positive integer.
  */
 export function buildSystemPrompt(options: SystemPromptOptions): SystemPrompt {
+  const budget = options.toolPromptBudget ?? DEFAULT_TOOL_PROMPT_BUDGET;
+  if (!Number.isSafeInteger(budget) || budget < 1)
+    throw new RangeError(`toolPromptBudget must be a positive integer (tokens), not ${budget}`);
   const dts = options.toolsDts.trim();
-  const parts = [HOW_TO, `\`\`\`ts\n${dts}\n\`\`\``];
-  if (options.extra?.trim()) parts.push(options.extra.trim());
-  return measureSystemPrompt(parts.join('\n\n'), dts);
+  const extra = options.extra?.trim() ? [options.extra.trim()] : [];
+  if (Math.ceil(Buffer.byteLength(dts) / 4) <= budget) {
+    return measureSystemPrompt([HOW_TO, `\`\`\`ts\n${dts}\n\`\`\``, ...extra].join('\n\n'), dts);
+  }
+  const listing = listTools(dts, budget);
+  const text = [HOW_TO, listing.text, ...extra].join('\n\n');
+  const bytes = Buffer.byteLength(text);
+  return {
+    text,
+    report: {
+      bytes,
+      estimatedTokens: Math.ceil(bytes / 4),
+      toolsDtsBytes: Buffer.byteLength(listing.text),
+      tools: listing.tools,
+      listed: true,
+    },
+  };
 }
 
 /** The size report of a system prompt `text` (one given by the user, say) whose tool declarations are `toolsDts`. */
@@ -81,13 +118,16 @@ export function measureSystemPrompt(text: string, toolsDts = ''): SystemPrompt {
   };
 }
 
-/** One line for humans: `system prompt: 9.1 KB (~2,300 tokens), 12 tools (7.0 KB of declarations)`. */
+/**
+ * One line for humans: `system prompt: 9.1 KB (~2,300 tokens), 12 tools (7.0 KB of declarations)`,
+ * or `..., 1000 tools listed by name (30.2 KB; found with tools.search)` over the budget.
+ */
 export function formatSystemPromptReport(report: SystemPromptReport): string {
   const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
-  return (
-    `system prompt: ${kb(report.bytes)} (~${report.estimatedTokens.toLocaleString('en')} tokens), ` +
-    `${report.tools} tools (${kb(report.toolsDtsBytes)} of declarations)`
-  );
+  const tools = report.listed
+    ? `${report.tools} tools listed by name (${kb(report.toolsDtsBytes)}; found with tools.search)`
+    : `${report.tools} tools (${kb(report.toolsDtsBytes)} of declarations)`;
+  return `system prompt: ${kb(report.bytes)} (~${report.estimatedTokens.toLocaleString('en')} tokens), ${tools}`;
 }
 
 /**

@@ -8,6 +8,7 @@ export interface ChatFlags {
   modelUrl?: string;
   system?: string;
   maxSteps?: number;
+  toolPromptBudget?: number;
 }
 
 /**
@@ -20,5 +21,6 @@ export async function chatSettings(flags: ChatFlags, cwd: string): Promise<ChatS
     ...(flags.modelUrl && { modelOptions: { baseURL: flags.modelUrl } }),
     ...(flags.system && { system: await readFile(resolve(cwd, flags.system), 'utf8') }),
     ...(flags.maxSteps !== undefined && { maxSteps: flags.maxSteps }),
+    ...(flags.toolPromptBudget !== undefined && { toolPromptBudget: flags.toolPromptBudget }),
   };
 }

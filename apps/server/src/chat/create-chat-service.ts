@@ -12,7 +12,10 @@ import { renderSandboxGlobals, type ToolDeclarationSource } from '../tools-dts/s
 import { ChatService } from './chat-service.ts';
 import type { ConversationStore } from './conversation-store.ts';
 
-/** The chat settings of the server (`mci serve --model`, `--model-url`, `--system`, `--max-steps`). */
+/**
+ * The chat settings of the server (`mci serve --model`, `--model-url`, `--system`, `--max-steps`,
+ * `--tool-prompt-budget`).
+ */
 export interface ChatSettings {
   /** Models, `provider:model`, the first the default. Keys come from the server's environment. */
   models?: readonly string[];
@@ -22,6 +25,8 @@ export interface ChatSettings {
   system?: string;
   /** Most model requests per turn. @default 8 */
   maxSteps?: number;
+  /** Most estimated tokens the tools take in the generated system prompt. @default 8000 */
+  toolPromptBudget?: number;
 }
 
 /**
@@ -51,7 +56,10 @@ export async function createChatService(options: {
     }
     models.push(model);
   }
-  const prompt = buildSystemPrompt({ toolsDts: renderSandboxGlobals(options.tools) });
+  const prompt = buildSystemPrompt({
+    toolsDts: renderSandboxGlobals(options.tools),
+    ...(settings.toolPromptBudget !== undefined && { toolPromptBudget: settings.toolPromptBudget }),
+  });
   if (models.length > 0) {
     logger?.info(
       { models: models.map((model) => model.name), systemPromptBytes: prompt.report.bytes },

@@ -18,6 +18,7 @@ interface ChatOptions extends RemoteOptions {
   local?: boolean;
   file?: string;
   maxSteps?: number;
+  toolPromptBudget?: number;
   system?: string;
   json?: boolean;
 }
@@ -55,6 +56,12 @@ export default defineCommand<ChatOptions, [words: string[]]>({
         new Option('--max-steps <n>', 'most model requests per turn (default 8)').argParser(
           numberOption('--max-steps'),
         ),
+      )
+      .addOption(
+        new Option(
+          '--tool-prompt-budget <tokens>',
+          'most estimated tokens the tool declarations take in the generated system prompt; over it the tools are listed by name (default 8000)',
+        ).argParser(numberOption('--tool-prompt-budget')),
       )
       .option('--system <file>', 'a system prompt file to use instead of the generated one')
       .option('--json', 'print every event as a JSON line (for scripts)');
@@ -95,6 +102,7 @@ export async function runChat(prompt: string, options: ChatOptions, io: CliIo): 
       ...(options.modelUrl && { baseURL: options.modelUrl }),
       ...(options.system && { system: await readSystem(options.system, io.cwd) }),
       ...(options.maxSteps !== undefined && { maxSteps: options.maxSteps }),
+      ...(options.toolPromptBudget !== undefined && { toolPromptBudget: options.toolPromptBudget }),
     });
     if (agent.prompt && !options.json) io.stderr.write(`${formatSystemPromptReport(agent.prompt.report)}\n`);
     return prompt ? await oneShot(agent, prompt, options, io) : await repl(agent, options, io);

@@ -144,6 +144,12 @@ export default defineCommand<ServeOptions>({
           'log lines: pretty (default on a terminal) or json (env MCI_LOG_FORMAT)',
         ).choices(LOG_FORMATS),
       );
+      .addOption(
+        new Option(
+          '--tool-prompt-budget <tokens>',
+          'most estimated tokens the tool declarations take in the generated system prompt; over it the tools are listed by name (default 8000)',
+        ).argParser(numberOption('--tool-prompt-budget')),
+      )
   },
   async run({ options }, io) {
     let server: MciServer;
