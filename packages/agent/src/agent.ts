@@ -66,7 +66,12 @@ export class Agent {
         this.#options.onEvent?.(event);
         options.onEvent?.(event);
       },
-      onMessage: (message) => this.history.push({ role: message.role, text: message.text }),
+      onMessage: (message) =>
+        this.history.push({
+          role: message.role,
+          text: message.text,
+          ...(message.role === 'results' && message.images && { images: message.images }),
+        }),
     });
   }
 }

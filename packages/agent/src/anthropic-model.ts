@@ -1,4 +1,5 @@
-import type { ChatModel, ModelAnswer, ModelRequest } from './model.ts';
+import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
+import type { ChatModel, ModelAnswer, ModelMessage, ModelRequest } from './model.ts';
 import { withoutCredentials } from '@mci/schema';
 import { toModelError } from './model-error.ts';
 
@@ -9,6 +10,8 @@ export interface AnthropicModelSettings {
   baseURL: string;
   apiKey: string;
   contextWindow: number;
+  /** Whether the model takes image input (see {@link ChatModel.acceptsImages}). */
+  acceptsImages: boolean;
   /** The secret values of {@link ChatModel.secrets}. */
   secrets: ReadonlyArray<{ name: string; value: string }>;
   /** Retries of 429, 408, 409, 529 and 5xx answers and of connection errors, with the SDK's backoff. */
@@ -42,6 +45,7 @@ export async function createAnthropicModel(settings: AnthropicModelSettings): Pr
     endpoint: info.endpoint,
     secrets: settings.secrets,
     contextWindow: settings.contextWindow,
+    acceptsImages: settings.acceptsImages,
     async stream(request: ModelRequest): Promise<ModelAnswer> {
       let text = '';
       let finishReason: string | undefined;
@@ -53,7 +57,7 @@ export async function createAnthropicModel(settings: AnthropicModelSettings): Pr
             model: settings.model,
             max_tokens: settings.maxOutputTokens ?? 8192,
             system: request.system,
-            messages: request.messages.map((message) => ({ role: message.role, content: message.content })),
+            messages: request.messages.map(toAnthropicMessage),
             stream: true,
           },
           request.signal ? { signal: request.signal } : {},
@@ -89,5 +93,29 @@ export async function createAnthropicModel(settings: AnthropicModelSettings): Pr
         ...(finishReason && { finishReason }),
       };
     },
+  };
+}
+
+/**
+ * A message in Messages API form: text, or for a user message with pictures, a text block and one
+ * base64 `image` block per picture.
+ * @see https://docs.anthropic.com/en/docs/build-with-claude/vision
+ */
+function toAnthropicMessage(message: ModelMessage): MessageParam {
+  if (message.role === 'assistant' || !message.images?.length)
+    return { role: message.role, content: message.content };
+  return {
+    role: 'user',
+    content: [
+      { type: 'text', text: message.content },
+      ...message.images.map((image) => ({
+        type: 'image' as const,
+        source: {
+          type: 'base64' as const,
+          media_type: image.mimeType as 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp',
+          data: image.data,
+        },
+      })),
+    ],
   };
 }

@@ -22,6 +22,11 @@ export interface ModelOptions {
   maxRetries?: number;
   /** Tokens the model holds, the loop's context budget. @default per provider (128k OpenAI, 200k Anthropic, 32k Ollama) */
   contextWindow?: number;
+  /**
+   * Whether the model takes image input (pictures of run results are sent to it).
+   * @default true for `openai:` and `anthropic:`, false for the others (many of their models read text only)
+   */
+  images?: boolean;
   /** Cap on each answer's tokens. @default the provider's (8192 for Anthropic, which needs one) */
   maxOutputTokens?: number;
   /** Replay models: tokens played per second, 0 for no pauses. @default `MCI_REPLAY_RATE`, else 40 */
@@ -70,6 +75,7 @@ export async function createModel(name: string, options: ModelOptions = {}): Pro
     model,
     baseURL,
     contextWindow: options.contextWindow ?? spec.contextWindow,
+    acceptsImages: options.images ?? spec.images,
     maxRetries: options.maxRetries ?? 2,
     secrets,
     ...(options.maxOutputTokens !== undefined && { maxOutputTokens: options.maxOutputTokens }),

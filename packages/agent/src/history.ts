@@ -1,9 +1,13 @@
-import type { ModelMessage } from './model.ts';
+import type { ModelImage, ModelMessage } from './model.ts';
 
-/** A stored message: what the person wrote, what the model answered, or the results sent back. */
+/**
+ * A stored message: what the person wrote, what the model answered, or the results sent back (with
+ * the pictures sent to the model, if kept).
+ */
 export interface HistoryMessage {
   role: 'user' | 'assistant' | 'results';
   text: string;
+  images?: readonly ModelImage[];
 }
 
 /**
@@ -16,8 +20,11 @@ export function toModelMessages(history: readonly HistoryMessage[]): ModelMessag
   for (const message of history) {
     const role = message.role === 'assistant' ? 'assistant' : 'user';
     const previous = out.at(-1);
-    if (previous?.role === role) previous.content = `${previous.content}\n\n${message.text}`;
-    else out.push({ role, content: message.text });
+    const images = role === 'user' && message.images?.length ? message.images : undefined;
+    if (previous?.role === role) {
+      previous.content = `${previous.content}\n\n${message.text}`;
+      if (images) previous.images = [...(previous.images ?? []), ...images];
+    } else out.push({ role, content: message.text, ...(images && { images }) });
   }
   return out;
 }

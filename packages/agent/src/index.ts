@@ -13,7 +13,7 @@ export { createModel } from './create-model.ts';
 export type { HistoryMessage } from './history.ts';
 export { toModelMessages } from './history.ts';
 // Model types
-export type { ChatModel, ModelAnswer, ModelMessage, ModelRequest } from './model.ts';
+export type { ChatModel, ModelAnswer, ModelImage, ModelMessage, ModelRequest } from './model.ts';
 export type { ModelErrorCode } from './model-error.ts';
 // Errors (keys cut out)
 export { ModelError, redact, toModelError } from './model-error.ts';

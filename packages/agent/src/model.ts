@@ -1,9 +1,20 @@
 import type { ChatUsage } from '@mci/protocol';
 
-/** One message of the conversation as sent to a model (the system prompt goes apart). */
+/** A picture sent to a model: its `image/*` media type and its bytes in base64. */
+export interface ModelImage {
+  mimeType: string;
+  data: string;
+}
+
+/**
+ * One message of the conversation as sent to a model (the system prompt goes apart). `images` (user
+ * messages holding results) go after the text as the provider's image parts, to models that take
+ * them ({@link ChatModel.acceptsImages}).
+ */
 export interface ModelMessage {
   role: 'user' | 'assistant';
   content: string;
+  images?: readonly ModelImage[];
 }
 
 /** One model request: the system prompt, the conversation so far, and where the tokens go. */
@@ -36,6 +47,11 @@ export interface ChatModel {
   readonly model: string;
   /** The endpoint requests go to (no credentials), for messages; absent for local models. */
   readonly endpoint?: string;
+  /**
+   * Whether the model takes image input: the loop then sends the pictures of run results to it, else
+   * a note saying they were left out. Absent: false.
+   */
+  readonly acceptsImages?: boolean;
   /** Tokens the model can hold (prompt plus answer): the loop's context budget. */
   readonly contextWindow: number;
   /**

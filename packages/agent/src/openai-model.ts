@@ -1,4 +1,5 @@
-import type { ChatModel, ModelAnswer, ModelRequest } from './model.ts';
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { ChatModel, ModelAnswer, ModelMessage, ModelRequest } from './model.ts';
 import { withoutCredentials } from '@mci/schema';
 import { toModelError } from './model-error.ts';
 
@@ -10,6 +11,8 @@ export interface OpenAiModelSettings {
   /** `undefined` for local servers that need none (a placeholder is sent). */
   apiKey: string | undefined;
   contextWindow: number;
+  /** Whether the model takes image input (see {@link ChatModel.acceptsImages}). */
+  acceptsImages: boolean;
   /** The secret values of {@link ChatModel.secrets}. */
   secrets: ReadonlyArray<{ name: string; value: string }>;
   /** Retries of 429, 408, 409 and 5xx answers and of connection errors, with the SDK's backoff. */
@@ -44,6 +47,7 @@ export async function createOpenAiModel(settings: OpenAiModelSettings): Promise<
     endpoint: info.endpoint,
     secrets: settings.secrets,
     contextWindow: settings.contextWindow,
+    acceptsImages: settings.acceptsImages,
     async stream(request: ModelRequest): Promise<ModelAnswer> {
       let text = '';
       let finishReason: string | undefined;
@@ -52,7 +56,7 @@ export async function createOpenAiModel(settings: OpenAiModelSettings): Promise<
         const chunks = await client.chat.completions.create(
           {
             model: settings.model,
-            messages: [{ role: 'system', content: request.system }, ...request.messages],
+            messages: [{ role: 'system', content: request.system }, ...request.messages.map(toOpenAiMessage)],
             stream: true,
             stream_options: { include_usage: true },
             ...(settings.maxOutputTokens !== undefined && {
@@ -79,5 +83,25 @@ export async function createOpenAiModel(settings: OpenAiModelSettings): Promise<
       }
       return { text, ...(usage && { usage }), ...(finishReason && { finishReason }) };
     },
+  };
+}
+
+/**
+ * A message in Chat Completions form: text, or for a user message with pictures, a text part and one
+ * `image_url` part per picture (a `data:` URL).
+ * @see https://platform.openai.com/docs/guides/images-vision#giving-a-model-images-as-input
+ */
+function toOpenAiMessage(message: ModelMessage): ChatCompletionMessageParam {
+  if (message.role === 'assistant' || !message.images?.length)
+    return { role: message.role, content: message.content };
+  return {
+    role: 'user',
+    content: [
+      { type: 'text', text: message.content },
+      ...message.images.map((image) => ({
+        type: 'image_url' as const,
+        image_url: { url: `data:${image.mimeType};base64,${image.data}` },
+      })),
+    ],
   };
 }

@@ -14,6 +14,8 @@ export interface ProviderSpec {
   keyOptional?: boolean;
   /** Tokens of context assumed when the caller gives none. */
   contextWindow: number;
+  /** Whether its models take image input unless the caller says otherwise. */
+  images: boolean;
 }
 
 /**
@@ -28,6 +30,7 @@ export const PROVIDERS: Readonly<Record<string, ProviderSpec>> = {
     baseURLEnv: 'OPENAI_BASE_URL',
     keyEnv: ['OPENAI_API_KEY', 'MCI_MODEL_API_KEY'],
     contextWindow: 128_000,
+    images: true,
   },
   anthropic: {
     api: 'anthropic',
@@ -35,6 +38,7 @@ export const PROVIDERS: Readonly<Record<string, ProviderSpec>> = {
     baseURLEnv: 'ANTHROPIC_BASE_URL',
     keyEnv: ['ANTHROPIC_API_KEY', 'MCI_MODEL_API_KEY'],
     contextWindow: 200_000,
+    images: true,
   },
   ollama: {
     api: 'openai',
@@ -42,26 +46,30 @@ export const PROVIDERS: Readonly<Record<string, ProviderSpec>> = {
     keyEnv: ['MCI_MODEL_API_KEY'],
     keyOptional: true,
     contextWindow: 32_768,
+    images: false,
   },
   openrouter: {
     api: 'openai',
     defaultBaseURL: 'https://openrouter.ai/api/v1',
     keyEnv: ['MCI_MODEL_API_KEY'],
     contextWindow: 128_000,
+    images: false,
   },
   groq: {
     api: 'openai',
     defaultBaseURL: 'https://api.groq.com/openai/v1',
     keyEnv: ['MCI_MODEL_API_KEY'],
     contextWindow: 128_000,
+    images: false,
   },
   together: {
     api: 'openai',
     defaultBaseURL: 'https://api.together.xyz/v1',
     keyEnv: ['MCI_MODEL_API_KEY'],
     contextWindow: 128_000,
+    images: false,
   },
-  replay: { api: 'replay', keyEnv: [], keyOptional: true, contextWindow: 1_000_000 },
+  replay: { api: 'replay', keyEnv: [], keyOptional: true, contextWindow: 1_000_000, images: false },
 };
 
 /** A model name split at its first colon. */

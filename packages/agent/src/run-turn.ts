@@ -1,7 +1,8 @@
 import type { ChatStopReason, ChatUsage, ServerEvent } from '@mci/protocol';
 import type { AgentEvent } from './agent-events.ts';
-import type { ChatModel, ModelAnswer, ModelMessage } from './model.ts';
+import type { ChatModel, ModelAnswer, ModelImage, ModelMessage } from './model.ts';
 import { ModelError } from './model-error.ts';
+import { imagesForModel, imagesIn } from './result-images.ts';
 import type { StreamHost, TurnStream, TurnStreamResult } from './stream-host.ts';
 
 /** The prefix of the message that hands a step's response pipe back to the model. */
@@ -10,7 +11,7 @@ export const RESULTS_PREFIX = 'Results of your code:\n\n';
 /** A message the turn added to the conversation: an answer, or the results sent back. */
 export type TurnMessage =
   | { role: 'assistant'; text: string; step: number; pids: number[]; usage?: ChatUsage }
-  | { role: 'results'; text: string; step: number; pids: number[] };
+  | { role: 'results'; text: string; step: number; pids: number[]; images?: ModelImage[] };
 
 /** Options of {@link runTurn}. */
 export interface TurnOptions {
@@ -56,7 +57,8 @@ export interface TurnResult {
  * Runs one turn of the agent loop. Each step streams the model's answer into a new MCI stream token
  * by token (so blocks start while the model is still writing), ends the stream, waits for its
  * `stream.result` (with `autorun: false`, once the user has run every block) and sends the response pipe back as a user message starting with
- * {@link RESULTS_PREFIX}. The loop stops when an answer has no exec block (`answered`), after
+ * {@link RESULTS_PREFIX}, with the pictures of the step's outputs as image parts when the model takes
+ * images ({@link ChatModel.acceptsImages}), else a note saying they were left out. The loop stops when an answer has no exec block (`answered`), after
  * `maxSteps` requests (`max-steps`), on abort (`canceled`; running processes are killed), or when
  * the next request would pass the context budget (`context-budget`, counted from the provider's usage).
  * @throws ModelError when the model fails (after an `error` event); `SERVER_ERROR` as a ModelError-like
@@ -87,6 +89,7 @@ export async function runTurn(options: TurnOptions): Promise<TurnResult> {
     if (estimateContext(system, messages, lastUsage) > budget) return finish('context-budget', step - 1);
 
     const pids: number[] = [];
+    const images: ModelImage[] = [];
     let intents = 0;
     const stream = host.openStream({
       ...(options.ref !== undefined && { ref: options.ref }),
@@ -95,7 +98,7 @@ export async function runTurn(options: TurnOptions): Promise<TurnResult> {
         if (event.type === 'intent') {
           intents++;
           if (event.pid !== undefined) pids.push(event.pid);
-        }
+        } else if (event.type === 'output' && pids.includes(event.pid)) imagesIn(event.value, images);
         emit(event);
       },
     });
@@ -158,10 +161,11 @@ export async function runTurn(options: TurnOptions): Promise<TurnResult> {
     });
     messages.push({ role: 'assistant', content: answer.text });
     const last = intents === 0 || step >= maxSteps;
-    const results = `${RESULTS_PREFIX}${result.text}`;
+    const { sent, note } = imagesForModel(images, model.acceptsImages === true);
+    const results = `${RESULTS_PREFIX}${result.text}${note}`;
     if (!last) {
-      add({ role: 'results', text: results, step, pids: ran });
-      messages.push({ role: 'user', content: results });
+      add({ role: 'results', text: results, step, pids: ran, ...(sent.length > 0 && { images: sent }) });
+      messages.push({ role: 'user', content: results, ...(sent.length > 0 && { images: sent }) });
     }
     emit({
       type: 'step',

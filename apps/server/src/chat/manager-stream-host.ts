@@ -26,10 +26,11 @@ export function managerStreamHost(
         principal,
       );
       const streamId = handle.streamId;
-      // The loop needs this stream's intents (to count blocks and learn pids); the rest reaches
-      // clients through their subscriptions.
+      // The loop needs this stream's intents (to count blocks and learn pids) and outputs (the
+      // pictures it sends the model); the rest reaches clients through their subscriptions.
       const stop = manager.onEvent((event: ServerEvent) => {
-        if (event.type === 'intent' && event.streamId === streamId) options.onEvent(event);
+        if ((event.type === 'intent' || event.type === 'output') && event.streamId === streamId)
+          options.onEvent(event);
       });
       onStream(streamId);
       const result = handle.result.finally(stop);
