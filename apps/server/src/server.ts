@@ -1,4 +1,6 @@
+import { createChecker } from '@mci/check';
 import { createIntentStream } from '@mci/intent-extractor';
+import type { CheckMode } from '@mci/protocol';
 import { Redactor } from '@mci/schema';
 import { createSandboxPool, type Isolation, type SandboxPool } from '@mci/sandbox';
 import { createToolRunner, loadTools, type ToolRunner } from '@mci/tools';
@@ -11,6 +13,7 @@ import { createAuthenticator, type TokenGrant } from './auth/authenticator.ts';
 import { isLoopbackHost } from './auth/loopback.ts';
 import type { ChatService } from './chat/chat-service.ts';
 import { ConversationStore } from './chat/conversation-store.ts';
+import { checkDeclarations } from './check/check-declarations.ts';
 import {
   type ChatSettings,
   createChatService,
@@ -30,11 +33,11 @@ import type { RetentionOptions } from './store/retention.ts';
 import { openServerStore, startServerRetention } from './store/server-store.ts';
 import { openDatabase } from './store/sql/sqlite-file.ts';
 import { corruptError, isCorruption } from './store/store-error.ts';
+import { createToolCatalog } from './tool-search/tool-catalog.ts';
+import { withCatalog } from './tool-search/with-catalog.ts';
 
 /** Options of {@link createServer}; every field but `file` is optional. */
 export interface ServerOptions {
-import { createToolCatalog } from './tool-search/tool-catalog.ts';
-import { withCatalog } from './tool-search/with-catalog.ts';
   /** Address to listen on. @default '127.0.0.1' */
   host?: string;
   /** Port (0 picks a free one). @default 7687 */
@@ -45,6 +48,13 @@ import { withCatalog } from './tool-search/with-catalog.ts';
   env?: Record<string, string | undefined>;
   /** Sandbox workers and processes run at once. @default the sandbox pool's default (CPUs) */
   concurrency?: number;
+  /**
+   * The check of each program before it runs, for processes that give no `check` of their own
+   * (docs/sandbox.md): `block` ends a run whose program is certainly wrong `failed` with
+   * `CHECK_FAILED` before anything runs, `warn` runs it with the findings as warnings, `off` skips it.
+   * @default 'block'
+   */
+  check?: CheckMode;
   /** Most queued processes. @default 1000 */
   maxQueue?: number;
   /**
@@ -217,6 +227,8 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
   };
   const tools = runner.list().map(({ env: _env, ...tool }) => withSecrets(tool));
   const exposedTools = collection.list().map(withSecrets);
+  // One search index for the tool file: runs (tools.search) and MCP sessions (search_tools) share it.
+  const catalog = createToolCatalog(exposedTools);
   let store: Awaited<ReturnType<typeof openServerStore>>;
   try {
     store = await openServerStore(options.db, logger, {
@@ -227,8 +239,6 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
     });
   } catch (error) {
     await runner.close();
-  // One search index for the tool file: runs (tools.search) and MCP sessions (search_tools) share it.
-  const catalog = createToolCatalog(exposedTools);
     throw error;
   }
   // Approvals live in the process database, or in memory without one.
@@ -259,6 +269,9 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
       ...(options.allowNet !== undefined && { allowNet: options.allowNet }),
       ...(options.isolation !== undefined && { isolation: options.isolation }),
     });
+  const checkMode = options.check ?? 'block';
+  // A warm compiler in a worker thread; without a check there is nothing to start.
+  const checker = checkMode === 'off' ? undefined : createChecker({ declarations: checkDeclarations(tools) });
   let manager: ProcessManager;
   try {
     manager = await createProcessManager({
@@ -284,12 +297,15 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
       createIntentStream,
       redactor,
       logger,
+      check: checkMode,
+      ...(checker && { checker }),
       ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
       ...(store && { store }),
     });
   } catch (error) {
     // Recovery read a damaged store (or an option was bad): release the store, its lock and the pool.
     await store?.close().catch(() => {});
+    await checker?.close();
     await runner.close();
     if (ownPool) await pool.close();
     throw store && isCorruption(error) ? corruptError(store.path, error) : error;
@@ -310,6 +326,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
     retention?.stop();
     approvals.close();
     await manager.shutdown({ graceMs: 0 });
+    await checker?.close();
     await runner.close();
     if (ownPool) await pool.close();
     throw error;
@@ -318,6 +335,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
   const mcp = createMcpHttp({
     manager,
     tools: exposedTools,
+    catalog,
     authenticated: authenticator.required,
     responsePipeBytes: limits.responsePipeBytes,
     logger,
@@ -335,7 +353,6 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
       port: options.port ?? DEFAULT_PORT,
       heartbeatMs: options.heartbeatMs ?? 30_000,
       originPolicy,
-    catalog,
       logger,
       chat,
       mcp,
@@ -358,6 +375,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
     retention?.stop();
     approvals.close();
     await manager.shutdown({ graceMs: 0 });
+    await checker?.close();
     await runner.close();
     if (ownPool) await pool.close();
     throw error;
@@ -380,6 +398,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
       approvalDb?.close();
       await mcp.close();
       await listener.close(1001);
+      await checker?.close();
       await runner.close();
       if (ownPool) await pool.close();
       logger.info('stopped');

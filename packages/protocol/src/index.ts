@@ -159,6 +159,8 @@ export {
 } from './response-pipe.ts';
 // Snapshot types
 export type {
+  CheckDiagnostic,
+  CheckMode,
   IntentAttributes,
   ProcessMetadata,
   ProcessResult,
@@ -171,6 +173,8 @@ export type {
 } from './snapshot.ts';
 // Process and run snapshots (zod schemas)
 export {
+  CheckDiagnosticSchema,
+  CheckModeSchema,
   IntentAttributesSchema,
   ProcessMetadataSchema,
   ProcessResultSchema,

@@ -4,6 +4,7 @@ import { CHAT_REPLY_SCHEMAS, CHAT_REQUEST_SCHEMAS, ChatEventSchema } from './cha
 import { ServerEventSchema } from './events.ts';
 import { RequestIdSchema, replySchema as reply } from './request-id.ts';
 import {
+  CheckModeSchema,
   ProcessMetadataSchema,
   ProcessSnapshotSchema,
   ProcessStateSchema,
@@ -71,6 +72,8 @@ export const ProcessCreateRequestSchema = z.strictObject({
   timeoutMs: z.number().int().positive().nullable().optional(),
   memoryLimitMb: z.number().int().positive().optional(),
   autorun: z.boolean().optional(),
+  /** The check before each run (see `CheckModeSchema`). @default the server's `check` */
+  check: CheckModeSchema.optional(),
   /** Free-form data kept with the process; {@link SERVER_METADATA_KEYS} are refused. */
   metadata: ClientMetadataSchema.optional(),
 });
@@ -163,6 +166,8 @@ export const StreamStartRequestSchema = z.strictObject({
   id,
   streamId: StreamIdSchema,
   ref: RefSchema.optional(),
+  /** The check mode of the stream's processes (see `CheckModeSchema`). @default the server's `check` */
+  check: CheckModeSchema.optional(),
 });
 
 /** Push the next piece of model output (any split, even inside a fence or a character). Reply: `{ streamId }`. */

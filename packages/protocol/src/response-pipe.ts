@@ -1,6 +1,6 @@
 import { withoutMediaData } from './media-outputs.ts';
 import { encodeOutputValue } from './output-value.ts';
-import type { ProcessResult } from './snapshot.ts';
+import type { CheckDiagnostic, ProcessResult } from './snapshot.ts';
 import { utf8Head, utf8Length, utf8Tail } from './utf8.ts';
 
 /** The default cap of the response pipe, in UTF-8 bytes (16 KiB). */
@@ -28,6 +28,12 @@ export interface FormatResultsOptions {
 /** Longest error message kept in a block's header lines, in bytes (the stack is never shown). */
 const MAX_ERROR_BYTES = 1024;
 
+/** Check warnings listed per block; the rest are counted. */
+const MAX_WARNINGS = 5;
+
+/** A check finding in the short form a model acts on: `line 3: tools.gret does not exist. ...`. */
+const checkLine = (diagnostic: CheckDiagnostic) => `line ${diagnostic.line}: ${oneLine(diagnostic.message)}`;
+
 interface Block {
   index: number;
   /** Lines always shown (block header, error, notes). */
@@ -43,8 +49,9 @@ type Section =
 /**
  * Renders process results as the **response pipe**: compact, deterministic plain text a model reads
  * to learn what its exec blocks did. Per block, in index order: a header line with the block index,
- * pid and status (`block 0 (pid 7): success`), the error with its line and column, each output as
- * one line of JSON, and the tail of stdout and stderr. The same input always gives the same text
+ * pid and status (`block 0 (pid 7): success`), the error with its line and column (for a program the
+ * check stopped, one `line N: message` per finding), up to five check warnings
+ * (`warning: line N: message`), each output as one line of JSON, and the tail of stdout and stderr. The same input always gives the same text
  * (durations are left out on purpose).
  *
  * The text never exceeds `maxBytes` UTF-8 bytes. When everything does not fit, every block keeps its
@@ -113,7 +120,11 @@ function toBlock(result: ProcessResult, position: number): Block {
     const [first = '', ...rest] = message.split(LINE_BREAK);
     lines.push(`error${where}: ${oneLine(result.error.name)}: ${escapeControls(first)}`);
     if (rest.length > 0) lines.push(quote(rest.join('\n')));
+    for (const diagnostic of result.error.diagnostics ?? []) lines.push(checkLine(diagnostic));
   }
+  const warnings = result.warnings ?? [];
+  for (const warning of warnings.slice(0, MAX_WARNINGS)) lines.push(`warning: ${checkLine(warning)}`);
+  if (warnings.length > MAX_WARNINGS) lines.push(`warning: and ${warnings.length - MAX_WARNINGS} more`);
   if (result.truncated) lines.push('note: the sandbox dropped outputs or logs past its size limits');
   const sections: Section[] = [];
   if (result.outputs.length > 0)

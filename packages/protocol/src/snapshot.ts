@@ -23,14 +23,41 @@ export type ProcessStatus = z.infer<typeof ProcessStatusSchema>;
 const TimestampSchema = z.iso.datetime();
 
 /**
+ * How a server treats its check of a program before it runs (docs/sandbox.md, "Check before
+ * running"): `block` ends a run whose program is certainly wrong `failed` without running it (error
+ * code `CHECK_FAILED`) and passes the rest along as warnings, `warn` runs every program with all
+ * findings as warnings, `off` skips the check.
+ */
+export const CheckModeSchema = z.enum(['block', 'warn', 'off']);
+/** @see CheckModeSchema */
+export type CheckMode = z.infer<typeof CheckModeSchema>;
+
+/**
+ * One finding of the check: where (1-based `line` and `column` in the submitted code), the TypeScript
+ * diagnostic number (`code`, e.g. 2551) and a one-line `message` ("tools.gret does not exist. Did you
+ * mean tools.greet?").
+ */
+export const CheckDiagnosticSchema = z.object({
+  line: z.number().int().positive(),
+  column: z.number().int().positive(),
+  code: z.number().int(),
+  message: z.string(),
+});
+/** @see CheckDiagnosticSchema */
+export type CheckDiagnostic = z.infer<typeof CheckDiagnosticSchema>;
+
+/**
  * Why a run failed, as reported by the sandbox. `line` and `column` (1-based) point into the submitted
- * code, not into generated wrapper code.
+ * code, not into generated wrapper code. `code` names errors the server found itself (`CHECK_FAILED`:
+ * the check found what `diagnostics` lists and the program never ran).
  */
 export const RunErrorSchema = z.object({
   name: z.string(),
   message: z.string(),
   line: z.number().int().positive().optional(),
   column: z.number().int().positive().optional(),
+  code: z.string().optional(),
+  diagnostics: z.array(CheckDiagnosticSchema).optional(),
 });
 /** @see RunErrorSchema */
 export type RunError = z.infer<typeof RunErrorSchema>;
@@ -67,7 +94,8 @@ const RunTimesShape = {
 /**
  * One run of a process, in full: its state and outcome, timestamps, outputs (in order), captured
  * stdout/stderr, and the error of a failed run. Runs are numbered from 1 and stay readable after later
- * runs. `truncated` is true when the sandbox dropped outputs or logs past its limits.
+ * runs. `truncated` is true when the sandbox dropped outputs or logs past its limits. `warnings`: what
+ * the check before the run found that did not block it.
  */
 export const RunSnapshotSchema = z.object({
   run: z.number().int().positive(),
@@ -75,6 +103,7 @@ export const RunSnapshotSchema = z.object({
   status: ProcessStatusSchema,
   ...RunTimesShape,
   error: RunErrorSchema.optional(),
+  warnings: z.array(CheckDiagnosticSchema).optional(),
   outputs: z.array(z.unknown()),
   stdout: z.string(),
   stderr: z.string(),
@@ -100,7 +129,11 @@ export const ProcessSnapshotSchema = z.object({
   runs: z.number().int().nonnegative(),
   timeoutMs: z.number().int().positive(),
   memoryLimitMb: z.number().int().positive(),
+  /** The process's check mode, when it gave one (else the server's). */
+  check: CheckModeSchema.optional(),
   error: RunErrorSchema.optional(),
+  /** The latest run's check warnings. */
+  warnings: z.array(CheckDiagnosticSchema).optional(),
   metadata: ProcessMetadataSchema.optional(),
   /** Ids of the approvals a `suspended` process waits for (see `ApprovalSchema`). */
   pendingApprovals: z.array(z.string()).optional(),

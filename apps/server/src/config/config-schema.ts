@@ -94,6 +94,11 @@ export const ServerConfigFileSchema = z.strictObject({
    * context per run; `isolate`, a fresh isolate per run (docs/sandbox.md, "Isolation"). @default 'context'
    */
   isolation: z.enum(['context', 'isolate']).optional(),
+  /**
+   * The check of each program before it runs (docs/sandbox.md, "Check before running"): `block`,
+   * `warn` or `off`; a process may give its own. @default 'block'
+   */
+  check: z.enum(['block', 'warn', 'off']).optional(),
   /** Most queued processes; past it creation fails with 429 QUEUE_FULL. @default 1000 */
   maxQueue: positiveInt.optional(),
   /**

@@ -29,6 +29,8 @@ export interface ServerSettings {
   concurrency: number | undefined;
   /** How sandbox runs are kept apart (docs/sandbox.md, "Isolation"). */
   isolation: 'context' | 'isolate';
+  /** The check before each run, for processes that give none (docs/sandbox.md). */
+  check: 'block' | 'warn' | 'off';
   maxQueue: number;
   /** Most queued processes of one principal (default half of `maxQueue`). */
   maxQueuedPerPrincipal: number | undefined;
@@ -59,7 +61,15 @@ export interface ServerSettings {
 export type ServerFlags = Partial<
   Pick<
     ServerSettings,
-    'host' | 'port' | 'file' | 'concurrency' | 'isolation' | 'maxQueue' | 'allowNet' | 'insecure'
+    | 'host'
+    | 'port'
+    | 'file'
+    | 'concurrency'
+    | 'isolation'
+    | 'check'
+    | 'maxQueue'
+    | 'allowNet'
+    | 'insecure'
   >
 > & { config?: string; corsOrigin?: string[]; publicUrl?: string[] };
 
@@ -68,7 +78,7 @@ export const DEFAULT_PORT = 7687;
 
 /**
  * Resolves the server settings. Environment: `MCI_CONFIG`, `MCI_HOST`, `MCI_PORT`, `MCI_FILE`,
- * `MCI_CONCURRENCY`, `MCI_ISOLATION` (`context` or `isolate`), `MCI_MAX_QUEUE`, `MCI_ALLOW_NET` (comma-separated), `MCI_INSECURE` (`1`/`true`),
+ * `MCI_CONCURRENCY`, `MCI_ISOLATION` (`context` or `isolate`), `MCI_CHECK` (`block`, `warn` or `off`), `MCI_MAX_QUEUE`, `MCI_ALLOW_NET` (comma-separated), `MCI_INSECURE` (`1`/`true`),
  * `MCI_LOG_LEVEL`, `MCI_API_KEY` (an operator token), `MCI_CLIENT_TOKENS` (comma-separated `token` or
  * `id=token`), `MCI_SECRETS` and `MCI_PUBLIC_ENV` (comma-separated variable names). Tokens, secrets
  * and public variables from all sources add up.
@@ -99,6 +109,7 @@ export function loadServerSettings(
     file: toolFile,
     concurrency: pick(flags.concurrency, fromEnv.concurrency, config.concurrency),
     isolation: pick(flags.isolation, fromEnv.isolation, config.isolation) ?? 'context',
+    check: pick(flags.check, fromEnv.check, config.check) ?? 'block',
     maxQueue: pick(flags.maxQueue, fromEnv.maxQueue, config.maxQueue) ?? 1000,
     maxQueuedPerPrincipal: config.maxQueuedPerPrincipal,
     allowNet: [...(config.allowNet ?? []), ...(fromEnv.allowNet ?? []), ...(flags.allowNet ?? [])],
@@ -177,6 +188,7 @@ interface EnvSettings {
   file: string | undefined;
   concurrency: number | undefined;
   isolation: ServerSettings['isolation'] | undefined;
+  check: ServerSettings['check'] | undefined;
   maxQueue: number | undefined;
   allowNet: string[] | undefined;
   insecure: boolean | undefined;
@@ -204,6 +216,7 @@ function readEnvSettings(env: Env): EnvSettings {
     file: readEnv(env, 'MCI_FILE'),
     concurrency: readEnvNumber(env, 'MCI_CONCURRENCY'),
     isolation: readEnvChoice(env, 'MCI_ISOLATION', ['context', 'isolate'] as const),
+    check: readEnvChoice(env, 'MCI_CHECK', ['block', 'warn', 'off'] as const),
     maxQueue: readEnvNumber(env, 'MCI_MAX_QUEUE'),
     allowNet: readEnvList(env, 'MCI_ALLOW_NET'),
     insecure: readEnvBoolean(env, 'MCI_INSECURE'),

@@ -41,6 +41,7 @@ export function registerProcessRoutes(app: Hono<HttpEnv>, manager: ProcessManage
         ...(timeoutMs !== undefined && { timeoutMs }),
         ...(body.memoryLimitMb !== undefined && { memoryLimitMb: body.memoryLimitMb }),
         ...(body.autorun !== undefined && { autorun: body.autorun }),
+        ...(body.check !== undefined && { check: body.check }),
         ...(body.metadata !== undefined && { metadata: body.metadata }),
       },
       principal,

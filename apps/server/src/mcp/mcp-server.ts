@@ -1,3 +1,4 @@
+import { type CheckMode, CheckModeSchema } from '@mci/protocol';
 import type { ToolCatalog } from '@mci/sandbox';
 import type { ResolvedTool } from '@mci/schema';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -27,18 +28,18 @@ import type { Approvals } from '../approvals/approvals.ts';
 import type { Principal, ProcessManager } from '../processes/process-manager-types.ts';
 import { ServerError, toServerError } from '../processes/server-error.ts';
 import { StoreError } from '../store/store-error.ts';
-import { renderSandboxGlobals } from '../tools-dts/sandbox-globals-dts.ts';
 import { createToolCatalog } from '../tool-search/tool-catalog.ts';
+import { renderSandboxGlobals } from '../tools-dts/sandbox-globals-dts.ts';
 import { ApprovalPrompts, approvalTools, DECIDE_APPROVAL, LIST_APPROVALS } from './approval-prompts.ts';
 import { directToolResult, runCodeResult } from './call-results.ts';
-import { type McpCallMetadata, mcpCallOf } from './process-task.ts';
 import { describeToolResult, searchToolsResult } from './catalog-results.ts';
+import { type McpCallMetadata, mcpCallOf } from './process-task.ts';
 import { createProcessTaskStore } from './process-task-store.ts';
 import { ProgressRelay } from './progress-relay.ts';
 import {
-  type ExposedTool,
   DESCRIBE_TOOL,
   describeToolTool,
+  type ExposedTool,
   mciToolDefinition,
   RUN_CODE,
   runCodeTool,
@@ -62,9 +63,9 @@ export interface MciMcpServerOptions {
   sessionId: string;
   /** The tools exposed directly (and declared to `run_code`), already filtered. */
   tools: readonly ExposedTool[];
-  /** Whether `tasks/list` answers (it does not on HTTP without tokens). */
   /** The catalog of `tools` (`search_tools`, `describe_tool`). @default one built from `tools` */
   catalog?: ToolCatalog;
+  /** Whether `tasks/list` answers (it does not on HTTP without tokens). */
   listTasks: boolean;
   /** Whether sandboxed code reaches the open network (`run_code`'s `openWorldHint`). @default true */
   openWorld?: boolean;
@@ -96,7 +97,7 @@ export interface MciMcpServer {
 }
 
 type CallPlan =
-  | { kind: 'run_code'; code: string; timeoutMs?: number; ref?: string }
+  | { kind: 'run_code'; code: string; timeoutMs?: number; ref?: string; check?: CheckMode }
   | { kind: 'tool'; tool: ResolvedTool; args: Record<string, unknown> }
   | { kind: 'answer'; result: CallToolResult };
 
@@ -237,9 +238,11 @@ export function createMciMcpServer(options: MciMcpServerOptions): MciMcpServer {
             code: call.code,
             ref,
             ...(call.timeoutMs !== undefined && { timeoutMs: call.timeoutMs }),
+            ...(call.check !== undefined && { check: call.check }),
             metadata: { mcp },
           }
-        : { code: directCallCode(call.tool.name, call.args), lang: 'js', ref, metadata: { mcp } },
+        : // The tool validates its own arguments: its generated program needs no check.
+          { code: directCallCode(call.tool.name, call.args), lang: 'js', ref, check: 'off', metadata: { mcp } },
       principal,
     );
     // What the process does while its creation is committed is relayed once it is watched.
@@ -343,15 +346,18 @@ export function createMciMcpServer(options: MciMcpServerOptions): MciMcpServer {
 
 /** Validates `run_code`'s arguments (a protocol error names the bad one). */
 function runCodePlan(args: Record<string, unknown>): CallPlan {
-  const { code, timeoutMs, ref } = args;
+  const { code, timeoutMs, ref, check } = args;
   if (typeof code !== 'string' || code.length === 0)
     throw new McpError(ErrorCode.InvalidParams, 'run_code: code must be a non-empty string');
   if (timeoutMs !== undefined && (!Number.isSafeInteger(timeoutMs) || (timeoutMs as number) <= 0))
     throw new McpError(ErrorCode.InvalidParams, 'run_code: timeoutMs must be a positive integer');
   if (ref !== undefined && typeof ref !== 'string')
     throw new McpError(ErrorCode.InvalidParams, 'run_code: ref must be a string');
+  const mode = CheckModeSchema.safeParse(check);
+  if (check !== undefined && !mode.success)
+    throw new McpError(ErrorCode.InvalidParams, 'run_code: check must be block, warn or off');
   for (const key of Object.keys(args)) {
-    if (key !== 'code' && key !== 'timeoutMs' && key !== 'ref')
+    if (key !== 'code' && key !== 'timeoutMs' && key !== 'ref' && key !== 'check')
       throw new McpError(ErrorCode.InvalidParams, `run_code: unknown argument "${key}"`);
   }
   return {
@@ -359,6 +365,7 @@ function runCodePlan(args: Record<string, unknown>): CallPlan {
     code,
     ...(timeoutMs !== undefined && { timeoutMs: timeoutMs as number }),
     ...(ref !== undefined && { ref }),
+    ...(mode.success && { check: mode.data }),
   };
 }
 

@@ -24,6 +24,7 @@ const GUIDE = `Runs a TypeScript program in a sandbox (isolated-vm) and returns 
 - console.log/info go to stdout, console.warn/error to stderr.
 - tools.<name>(props) calls a tool and resolves to { content, structuredContent? }; a failed call rejects with a ToolError (catch it to handle the failure).
 - fetch(url, init) works for public hosts (the server's egress policy decides the rest).
+- The program is type-checked first: a tool that does not exist, a missing required input property or a syntax error stops it before anything runs, with the line to fix.
 - The run stops at timeoutMs (default set by the server). A throw fails the run with its line number.`;
 
 /** What {@link runCodeTool} needs. */
@@ -72,6 +73,12 @@ export function runCodeTool(options: RunCodeToolOptions): Tool {
           minLength: 1,
           maxLength: 256,
           description: 'a label grouping this run with others (GET /processes?ref=, mci ps)',
+        },
+        check: {
+          type: 'string',
+          enum: ['block', 'warn', 'off'],
+          description:
+            'the type check before the run: block (certain errors stop it before anything runs), warn, off (default: the server\'s)',
         },
       },
       required: ['code'],

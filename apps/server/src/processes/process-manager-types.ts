@@ -1,7 +1,9 @@
 import type { Redactor } from '@mci/schema';
 import type { IntentStream } from '@mci/intent-extractor';
+import type { Checker } from '@mci/check';
 import type {
   Approval,
+  CheckMode,
   DistributiveOmit,
   ProcessMetadata,
   ProcessResult,
@@ -56,6 +58,13 @@ export interface ProcessManagerOptions {
    * are stored or sent (docs/security.md). @default nothing is redacted
    */
   redactor?: Redactor;
+  /** Checks each program before it runs (`createChecker` of `@mci/check`); absent: no check. */
+  checker?: Pick<Checker, 'check'>;
+  /**
+   * The check mode of processes that give none: `block` (a program the check finds certainly wrong
+   * ends `failed` with `CHECK_FAILED` without running), `warn` or `off`. @default 'block'
+   */
+  check?: CheckMode;
   /** Where records, runs and events live. @default an in-memory store ({@link createMemoryStore}) */
   store?: ProcessStore;
   /** Most processes waiting in the queue; past it, creation fails with `QUEUE_FULL`. @default 1000 */
@@ -120,6 +129,8 @@ export interface CreateProcessInput {
   memoryLimitMb?: number;
   /** Queue the process at once. `false`: it waits idle with status null until a run signal. @default true */
   autorun?: boolean;
+  /** The check before each run. @default the manager's `check` */
+  check?: CheckMode;
   metadata?: ProcessMetadata;
 }
 

@@ -1,6 +1,7 @@
 import { createIntentStream, type IntentStream } from '@mci/intent-extractor';
 import type {
   Approval,
+  CheckMode,
   ProcessResult,
   ProcessSnapshot,
   ProcessState,
@@ -125,6 +126,13 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
           this.#suspensions!.toolsFor(live, tools),
       }),
       suspend: (live) => this.#suspensions?.suspend(live),
+      checker: options.checker,
+      checkMode: options.check,
+      checkUnavailable: (live, error) =>
+        this.#logger?.warn(
+          { pid: live.record.pid, err: error },
+          'the program ran unchecked: the check failed',
+        ),
     });
     this.#approvals = options.approvals;
     if (options.approvals)
@@ -204,6 +212,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
       ...checked,
       createdAt: new Date().toISOString(),
       ...(input.metadata === undefined ? {} : { metadata: input.metadata }),
+      ...(input.check === undefined ? {} : { check: input.check }),
       state: 'idle',
       status: null,
       runs: 0,
@@ -345,7 +354,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
   // --- streams ---------------------------------------------------------------------------------
 
   openStream(
-    input: { streamId: string; ref?: string; autorun?: boolean },
+    input: { streamId: string; ref?: string; autorun?: boolean; check?: CheckMode | undefined },
     principal: Principal,
   ): StreamHandle {
     this.checkAccepting();

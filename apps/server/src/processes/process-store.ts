@@ -1,4 +1,5 @@
 import type {
+  CheckMode,
   ProcessMetadata,
   ProcessState,
   ProcessStatus,
@@ -33,6 +34,8 @@ export interface StoredProcess {
   timeoutMs: number;
   memoryLimitMb: number;
   metadata?: ProcessMetadata;
+  /** The check mode the process asked for; absent: the server's. */
+  check?: CheckMode;
   state: ProcessState;
   status: ProcessStatus;
   /** Number of runs (the latest run's number; 0 if it never ran). */
@@ -44,7 +47,10 @@ export type StoredRun = RunSnapshot & { pid: number };
 
 /** The fields of a run that change as it goes (everything but outputs and logs). */
 export type RunUpdate = Partial<
-  Pick<RunSnapshot, 'state' | 'status' | 'queuedAt' | 'startedAt' | 'endedAt' | 'durationMs' | 'truncated'>
+  Pick<
+    RunSnapshot,
+    'state' | 'status' | 'queuedAt' | 'startedAt' | 'endedAt' | 'durationMs' | 'truncated' | 'warnings'
+  >
 > & { error?: RunError };
 
 /** A filter over stored processes; every given field must match. */

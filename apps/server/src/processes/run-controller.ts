@@ -1,5 +1,8 @@
+import type { CheckLanguage, CheckReport, Checker } from '@mci/check';
 import type { Redactor } from '@mci/schema';
 import {
+  type CheckDiagnostic,
+  type CheckMode,
   type DistributiveOmit,
   encodeOutputValue,
   type FileOutput,
@@ -58,6 +61,8 @@ export interface LiveProcess {
   /** Called when the process becomes idle. */
   waiters: Array<() => void>;
   execution?: Execution;
+  /** The program is being checked (it has no execution yet). */
+  checking?: boolean;
   startedAtMs?: number;
   /** How much of the run's outputs and logs arrived as events (the final result may hold more). */
   received?: { outputs: number; stdout: number; stderr: number };
@@ -111,6 +116,12 @@ export interface RunHooks {
   toolsFor?(live: LiveProcess, tools: ToolHost | undefined): ToolHost & FetchGate;
   /** A run that asked for an approval has stopped (its slot is free): suspend it. */
   suspend?(live: LiveProcess): void;
+  /** Checks programs before they run; absent: programs run unchecked. */
+  checker?: Pick<Checker, 'check'> | undefined;
+  /** The check mode of a process that gives none. @default 'block' */
+  checkMode?: CheckMode | undefined;
+  /** A check could not be done (it timed out, the checker failed): the run goes on unchecked. */
+  checkUnavailable?(live: LiveProcess, error: unknown): void;
 }
 
 type Shape = { state: ProcessState; status: ProcessStatus };
@@ -139,6 +150,77 @@ export class RunController {
     this.#hooks.stats.runsStarted++;
     this.#hooks.transition(live, from);
     live.toolEvents = 0;
+    const mode = record.check ?? this.#hooks.checkMode ?? 'block';
+    const checker = this.#hooks.checker;
+    if (!checker || mode === 'off') {
+      this.#execute(live, pool, tools);
+      return;
+    }
+    live.checking = true;
+    checker.check(record.code, record.lang as CheckLanguage).then(
+      (report) => this.#checked(live, pool, tools, mode, report),
+      (error: unknown) => {
+        this.#hooks.checkUnavailable?.(live, error);
+        this.#checked(live, pool, tools, mode, undefined);
+      },
+    );
+  }
+
+  /** Runs a checked program, or ends its run `failed` when the check blocks it (nothing ran). */
+  #checked(
+    live: LiveProcess,
+    pool: ExecutionPool,
+    tools: ToolHost | undefined,
+    mode: CheckMode,
+    report: CheckReport | undefined,
+  ): void {
+    live.checking = false;
+    if (live.done) return;
+    if (live.killRequested) {
+      this.#finish(live, { ...failure(new Error('killed')), status: 'canceled', error: undefined });
+      return;
+    }
+    const { record, run } = live;
+    if (report && mode === 'block' && report.errors.length > 0) {
+      this.#refuse(live, report);
+      return;
+    }
+    const warnings = report
+      ? byPosition(mode === 'warn' ? [...report.errors, ...report.warnings] : report.warnings)
+      : [{ line: 1, column: 1, code: 0, message: 'the check was skipped: the checker did not answer' }];
+    if (warnings.length > 0) {
+      run.warnings = this.#redactValue(warnings);
+      this.#hooks.store.updateRun(record.pid, run.run, { warnings: run.warnings });
+    }
+    this.#execute(live, pool, tools);
+  }
+
+  /** Ends a run whose program the check found certainly wrong: `failed`, `CHECK_FAILED`, never run. */
+  #refuse(live: LiveProcess, report: CheckReport): void {
+    const { record, run } = live;
+    const count = report.errors.length;
+    const first = report.errors[0]!;
+    const error: RunError = {
+      name: 'CheckError',
+      message: `the check found ${count} error${count === 1 ? '' : 's'}; the program did not run`,
+      line: first.line,
+      column: first.column,
+      code: 'CHECK_FAILED',
+      diagnostics: this.#redactValue(report.errors),
+    };
+    if (report.warnings.length > 0) {
+      run.warnings = this.#redactValue(byPosition(report.warnings));
+      this.#hooks.store.updateRun(record.pid, run.run, { warnings: run.warnings });
+    }
+    this.#emitLog(live, 'stderr', `${error.name}: ${error.message}\n`);
+    run.durationMs = Math.round(report.durationMs * 1000) / 1000;
+    this.#end(live, 'failed', error);
+    this.#hooks.finished(live);
+  }
+
+  /** Hands the program of a started run to the pool. */
+  #execute(live: LiveProcess, pool: ExecutionPool, tools: ToolHost | undefined): void {
+    const { record, run } = live;
     const gated = this.#hooks.toolsFor?.(live, tools);
     const runTools = gated && tools ? gated : tools;
     let execution: Execution;
@@ -479,6 +561,11 @@ export function routeOf(record: StoredProcess): EventRoute {
 /** The `Math.random` seed of run `run` of process `pid` (the same for every attempt of the run). */
 function seedOf(pid: number, run: number): number {
   return (Math.imul(pid, 0x9e3779b1) ^ Math.imul(run, 0x85ebca6b)) | 0;
+}
+
+/** Findings in the order of the code. */
+function byPosition(diagnostics: CheckDiagnostic[]): CheckDiagnostic[] {
+  return diagnostics.sort((a, b) => a.line - b.line || a.column - b.column);
 }
 
 function failure(error: unknown): ExecutionResult {

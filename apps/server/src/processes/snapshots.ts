@@ -45,7 +45,9 @@ export function toSnapshot(record: StoredProcess, run: RunFields | undefined): P
     timeoutMs: record.timeoutMs,
     memoryLimitMb: record.memoryLimitMb,
   };
+  if (record.check) snapshot.check = record.check;
   if (run?.error) snapshot.error = run.error;
+  if (run?.warnings?.length) snapshot.warnings = run.warnings;
   if (record.metadata) snapshot.metadata = record.metadata;
   if (record.state === 'suspended' && run?.pendingApprovals) snapshot.pendingApprovals = run.pendingApprovals;
   if (run?.queuedAt) snapshot.queuedAt = run.queuedAt;
@@ -66,6 +68,7 @@ export function toRunSnapshot(run: StoredRun): RunSnapshot {
     ...(run.endedAt ? { endedAt: run.endedAt } : {}),
     ...(run.durationMs === undefined ? {} : { durationMs: wireDuration(run.durationMs) }),
     ...(run.error ? { error: run.error } : {}),
+    ...(run.warnings?.length ? { warnings: run.warnings } : {}),
     outputs: run.outputs,
     stdout: run.stdout,
     stderr: run.stderr,

@@ -1,4 +1,5 @@
 import type { IntentStream } from '@mci/intent-extractor';
+import type { CheckMode } from '@mci/protocol';
 import { normalizeRef } from './limits.ts';
 import type { Principal } from './process-manager-types.ts';
 import { ServerError } from './server-error.ts';
@@ -52,7 +53,7 @@ export class StreamRegistry {
   open(
     host: StreamHost,
     extractor: () => IntentStream,
-    input: { streamId: string; ref?: string; autorun?: boolean },
+    input: { streamId: string; ref?: string; autorun?: boolean; check?: CheckMode | undefined },
     principal: Principal,
   ): StreamSession {
     const { streamId } = input;
@@ -81,6 +82,7 @@ export class StreamRegistry {
       ref,
       principal,
       autorun: input.autorun ?? true,
+      check: input.check,
     });
     this.#streams.set(key, session);
     open.add(session);

@@ -1,5 +1,7 @@
 import type { Intent, IntentStream } from '@mci/intent-extractor';
 import {
+  type CheckMode,
+  CheckModeSchema,
   type DistributiveOmit,
   formatResults,
   type IntentAttributes,
@@ -67,6 +69,8 @@ export class StreamSession implements StreamHandle {
   /** Processes created idle (`autorun: false`) that have not run yet. */
   readonly #waiting = new Set<number>();
   readonly #autorun: boolean;
+  /** The check mode of the stream's processes (a block's `check=` attribute wins). */
+  readonly #check: CheckMode | undefined;
   /** The released pid whose run has not ended yet. */
   #current: number | undefined;
   #ended = false;
@@ -77,10 +81,17 @@ export class StreamSession implements StreamHandle {
   constructor(
     host: StreamHost,
     extractor: IntentStream,
-    init: { streamId: string; ref: string | undefined; principal: Principal; autorun?: boolean },
+    init: {
+      streamId: string;
+      ref: string | undefined;
+      principal: Principal;
+      autorun?: boolean;
+      check?: CheckMode | undefined;
+    },
   ) {
     this.#host = host;
     this.#autorun = init.autorun ?? true;
+    this.#check = init.check;
     this.#extractor = extractor;
     this.streamId = init.streamId;
     this.ref = init.ref;
@@ -183,6 +194,7 @@ export class StreamSession implements StreamHandle {
             : { timeoutMs: Number(intent.attributes.timeout) }),
           metadata: { streamId: this.streamId, intentIndex: intent.index, attributes },
           ...(!autorun && { autorun: false }),
+          ...checkOf(intent.attributes.check, this.#check),
         },
         this,
         hold,
@@ -261,4 +273,11 @@ function rejectionOf(intent: Intent, maxCodeBytes: number): string | undefined {
     return `timeout attribute must be a positive integer (ms), got ${JSON.stringify(timeout)}`;
   }
   return undefined;
+}
+
+/** A block's `check=` attribute when it names a mode, else the stream's mode. */
+function checkOf(attribute: unknown, stream: CheckMode | undefined): { check?: CheckMode } {
+  const parsed = CheckModeSchema.safeParse(attribute);
+  if (parsed.success) return { check: parsed.data };
+  return stream === undefined ? {} : { check: stream };
 }

@@ -1,5 +1,5 @@
 import { deserialize } from 'node:v8';
-import { encodeOutputValue, type ProcessState, type ProcessStatus, type ServerEvent } from '@mci/protocol';
+import { type CheckMode, encodeOutputValue, type ProcessState, type ProcessStatus, type ServerEvent } from '@mci/protocol';
 import type { EventRoute, StoredEvent, StoredProcess, StoredRun } from '../processes/process-store.ts';
 
 // How stored rows become records. Output values are stored in the output encoding of
@@ -24,6 +24,7 @@ export function toProcess(row: Row): StoredProcess {
   };
   if (row.ref !== null) record.ref = row.ref as string;
   if (row.metadata !== null) record.metadata = JSON.parse(row.metadata as string);
+  if (typeof row.check === 'string') record.check = row.check as CheckMode;
   return record;
 }
 
@@ -43,6 +44,7 @@ export function toRun(row: Row, outputs: unknown[], logs: Row[]): StoredRun {
   if (row.duration_ms !== null) run.durationMs = row.duration_ms as number;
   if (row.error !== null) run.error = JSON.parse(row.error as string);
   if (row.truncated !== null) run.truncated = row.truncated === 1;
+  if (typeof row.warnings === 'string') run.warnings = JSON.parse(row.warnings);
   const text = { stdout: [] as string[], stderr: [] as string[] };
   for (const log of logs) text[log.stream as 'stdout' | 'stderr'].push(log.text as string);
   run.stdout = text.stdout.join('');

@@ -226,7 +226,11 @@ export class Connection {
       }
       case 'stream.start': {
         const stream = this.manager.openStream(
-          { streamId: request.streamId, ...(request.ref !== undefined && { ref: request.ref }) },
+          {
+            streamId: request.streamId,
+            ...(request.ref !== undefined && { ref: request.ref }),
+            ...(request.check !== undefined && { check: request.check }),
+          },
           principal,
         );
         this.subscriptions.add({ streamId: stream.streamId });

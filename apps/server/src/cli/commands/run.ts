@@ -1,10 +1,12 @@
 import { text as readText } from 'node:stream/consumers';
 import { resolve } from 'node:path';
 import { inspect } from 'node:util';
-import { encodeOutputValue } from '@mci/protocol';
+import { type CheckLanguage, ProgramChecker } from '@mci/check';
+import { type CheckDiagnostic, encodeOutputValue, type RunError } from '@mci/protocol';
 import { createSandboxPool, type ExecutionResult, SandboxError, type SandboxEvent } from '@mci/sandbox';
 import { createToolRunner } from '@mci/tools';
 import { Option } from 'commander';
+import { checkDeclarations } from '../../check/check-declarations.ts';
 import { ConfigError } from '../../config/config-error.ts';
 import { localRedactor, redactingTools } from '../../secrets/server-secrets.ts';
 import { defineCommand } from '../command.ts';
@@ -12,6 +14,7 @@ import type { CliIo } from '../io.ts';
 import { collect, collectEnvOption, numberOption } from '../options.ts';
 import { roundMs, toJsonText } from '../process-format.ts';
 import { saveRunFiles } from '../save-files.ts';
+import type { ToolDeclarationSource } from '../../tools-dts/sandbox-globals-dts.ts';
 import { resolveToolFilePath } from '../tool-file.ts';
 import { describeLoadError, loadCollection } from '../tool-file-loading.ts';
 
@@ -24,14 +27,17 @@ interface RunOptions {
   allowNet?: string[];
   env?: Record<string, string>;
   saveFiles?: string;
+  check?: 'block' | 'warn' | 'off';
 }
 
 /**
  * `mci run [SNIPPET|-] [--file F] [--timeout MS] [--memory MB] [--format json|text] [--allow-net H[:P]]...
- * [--save-files DIR]`: runs one snippet in the sandbox with the tool collection at hand and prints the
+ * [--save-files DIR] [--check [block|warn|off]]`: runs one snippet in the sandbox with the tool collection at hand and prints the
  * ExecutionResult (JSON, files as `{name, mimeType, size}`) or a readable summary with the logs
  * streamed live. `--save-files` writes the run's files and pictures to DIR and prints their paths
- * (`saved: PATH` lines on stderr, or `saved` in the JSON). Exit 0 on success, 1 otherwise (a failed,
+ * (`saved: PATH` lines on stderr, or `saved` in the JSON). `--check` type-checks the snippet first
+ * (docs/sandbox.md): its findings go to stderr (`warnings` in the JSON), and under `block` a snippet
+ * with certain errors does not run (`CHECK_FAILED`, exit 1). Exit 0 on success, 1 otherwise (a failed,
  * timed-out or canceled program, a tool file that does not load, or a bad option). Ctrl-C kills the
  * execution.
  */
@@ -62,7 +68,15 @@ export default defineCommand<RunOptions, [snippet: string | undefined]>({
         'set an environment value for tool templates and commands (repeatable)',
         collectEnvOption,
       )
-      .option('--save-files <dir>', "save the run's files and pictures (output.file, output.image) to DIR");
+      .option('--save-files <dir>', "save the run's files and pictures (output.file, output.image) to DIR")
+      .addOption(
+        new Option(
+          '--check [mode]',
+          'type-check the snippet first: block (certain errors stop it; the mode of a bare --check), warn, or off (the default)',
+        )
+          .choices(['block', 'warn', 'off'])
+          .preset('block'),
+      );
   },
   run({ args: [snippet], options }, io) {
     return run(snippet, options, io).catch((error: unknown) => {
@@ -84,8 +98,18 @@ async function run(snippet: string | undefined, options: RunOptions, io: CliIo):
   // What the tools read from the environment is secret: it never reaches the terminal.
   const redactor = localRedactor(collection, env);
   await using runner = createToolRunner(collection, { env });
-  await using pool = createSandboxPool({ size: 1, allowNet: options.allowNet ?? [] });
   const text = options.format === 'text';
+  const check = checkSnippet(code, options, runner.list());
+  if (check.refused) {
+    if (text) printCheck(check, io);
+    else
+      io.stdout.write(
+        `${toJsonText({ status: 'failed', error: check.refused, warnings: check.warnings })}\n`,
+      );
+    return 1;
+  }
+  if (text) printCheck(check, io);
+  await using pool = createSandboxPool({ size: 1, allowNet: options.allowNet ?? [] });
   const execution = pool.execute({
     code,
     lang: options.lang,
@@ -112,12 +136,46 @@ async function run(snippet: string | undefined, options: RunOptions, io: CliIo):
         mimeType,
         size: data.byteLength,
       }));
-      io.stdout.write(`${toJsonText({ ...result, outputs, ...(files && { files }), ...(saved && { saved }) })}\n`);
+      const warnings = check.warnings.length > 0 ? { warnings: check.warnings } : {};
+      io.stdout.write(
+        `${toJsonText({ ...result, outputs, ...(files && { files }), ...(saved && { saved }), ...warnings })}\n`,
+      );
     }
     return result.status === 'success' ? 0 : 1;
   } finally {
     io.signals.off('SIGINT', cancel);
   }
+}
+
+/** What `--check` found: the error of a refused snippet (it never runs), and the warnings. */
+interface SnippetCheck {
+  refused?: RunError;
+  warnings: CheckDiagnostic[];
+}
+
+/** Checks the snippet in this thread (one check: a worker thread would only add its start-up). */
+function checkSnippet(code: string, options: RunOptions, tools: ToolDeclarationSource[]): SnippetCheck {
+  const mode = options.check ?? 'off';
+  if (mode === 'off') return { warnings: [] };
+  const report = new ProgramChecker(checkDeclarations(tools)).check(code, options.lang as CheckLanguage);
+  if (mode === 'warn') return { warnings: [...report.errors, ...report.warnings] };
+  if (report.errors.length === 0) return { warnings: report.warnings };
+  const count = report.errors.length;
+  return {
+    refused: {
+      name: 'CheckError',
+      message: `the check found ${count} error${count === 1 ? '' : 's'}; the program did not run`,
+      code: 'CHECK_FAILED',
+      diagnostics: report.errors,
+    },
+    warnings: report.warnings,
+  };
+}
+
+function printCheck(check: SnippetCheck, io: CliIo): void {
+  for (const d of check.refused?.diagnostics ?? []) io.stderr.write(`error: line ${d.line}: ${d.message}\n`);
+  for (const d of check.warnings) io.stderr.write(`warning: line ${d.line}: ${d.message}\n`);
+  if (check.refused) io.stderr.write(`failed: ${check.refused.name}: ${check.refused.message}\n`);
 }
 
 async function readStdin(io: CliIo): Promise<string> {

@@ -54,6 +54,12 @@ export default defineCommand<ServeOptions>({
         ).choices(['context', 'isolate']),
       )
       .addOption(
+        new Option(
+          '--check <mode>',
+          'check each program before it runs: block (certain errors stop it), warn, or off (env MCI_CHECK; default block)',
+        ).choices(['block', 'warn', 'off']),
+      )
+      .addOption(
         new Option('--max-queue <n>', 'most queued processes (env MCI_MAX_QUEUE; default 1000)').argParser(
           numberOption('--max-queue'),
         ),
@@ -140,16 +146,16 @@ export default defineCommand<ServeOptions>({
       )
       .addOption(
         new Option(
-          '--log-format <format>',
-          'log lines: pretty (default on a terminal) or json (env MCI_LOG_FORMAT)',
-        ).choices(LOG_FORMATS),
-      );
-      .addOption(
-        new Option(
           '--tool-prompt-budget <tokens>',
           'most estimated tokens the tool declarations take in the generated system prompt; over it the tools are listed by name (default 8000)',
         ).argParser(numberOption('--tool-prompt-budget')),
       )
+      .addOption(
+        new Option(
+          '--log-format <format>',
+          'log lines: pretty (default on a terminal) or json (env MCI_LOG_FORMAT)',
+        ).choices(LOG_FORMATS),
+      );
   },
   async run({ options }, io) {
     let server: MciServer;
@@ -184,6 +190,7 @@ export default defineCommand<ServeOptions>({
         env: io.env,
         ...(settings.concurrency !== undefined && { concurrency: settings.concurrency }),
         isolation: settings.isolation,
+        check: settings.check,
         maxQueue: settings.maxQueue,
         ...(settings.maxQueuedPerPrincipal !== undefined && {
           maxQueuedPerPrincipal: settings.maxQueuedPerPrincipal,

@@ -19,6 +19,7 @@ export const NO_RUN_CHANGE = {
   duration_ms: null,
   error: null,
   truncated: null,
+  warnings: null,
 };
 
 const PROCESS_ROW = {
@@ -37,6 +38,7 @@ const PROCESS_ROW = {
   runs: 'integer',
   idle_since: 'integer',
   node: 'text',
+  check: 'text',
 } as const satisfies Record<string, RowsetType>;
 
 const RUN_ROW = {
@@ -50,6 +52,7 @@ const RUN_ROW = {
   duration_ms: 'real',
   error: 'text',
   truncated: 'integer',
+  warnings: 'text',
 } as const satisfies Record<string, RowsetType>;
 
 /** The statements of every batch, compiled once per engine: each takes its rows as one JSON parameter. */

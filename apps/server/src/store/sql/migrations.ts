@@ -316,10 +316,12 @@ export const MIGRATIONS: readonly Migration[] = [
           .addPrimaryKeyConstraint('run_calls_pk', ['pid', 'run']),
       ).execute();
     },
-  },  {
+  },
+  {
     version: 8,
-    description: "runs.warnings: the type check's warnings of a run (docs/sandbox.md)",
+    description: 'the type check: processes.check (its mode) and runs.warnings (docs/sandbox.md)',
     async up(db) {
+      await db.schema.alterTable('processes').addColumn('check', 'text').execute();
       await db.schema.alterTable('runs').addColumn('warnings', 'text').execute();
     },
   },

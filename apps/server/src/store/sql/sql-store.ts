@@ -181,6 +181,7 @@ export class SqlStore implements SqlProcessStore {
         status: record.status,
         runs: record.runs,
         idle_since: Date.now(),
+        check: record.check ?? null,
       }),
     );
     this.#cache.putProcess(record);

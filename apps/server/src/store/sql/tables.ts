@@ -26,6 +26,8 @@ export interface ProcessesTable {
   stored_bytes: Generated<number>;
   /** The cluster node that runs it (PostgreSQL clusters; null elsewhere). */
   node: string | null;
+  /** Its check mode (`block`, `warn`, `off`); null: the server's. */
+  check: string | null;
 }
 
 /** One row per run of a process. */
@@ -41,7 +43,9 @@ export interface RunsTable {
   /** JSON text of the run's `RunError`. */
   error: string | null;
   /** 1 when outputs or logs were dropped past the run's limits. */
-  truncated: number | null;  /** JSON text of the run's check warnings (`CheckDiagnostic[]`), null when it has none. */
+  truncated:
+    | number
+    | null /** JSON text of the run's check warnings (`CheckDiagnostic[]`), null when it has none. */;
   warnings: string | null;
 }
 

@@ -328,6 +328,7 @@ function fullRun(row: Partial<RunsTable> & { pid: number; run: number }): Insert
     duration_ms: row.duration_ms ?? null,
     error: row.error ?? null,
     truncated: row.truncated ?? null,
+    warnings: row.warnings ?? null,
   };
 }
 
@@ -351,5 +352,7 @@ export function runColumns(update: RunUpdate): RunChange {
   if ('error' in update) change.error = update.error === undefined ? null : JSON.stringify(update.error);
   if ('truncated' in update)
     change.truncated = update.truncated === undefined ? null : update.truncated ? 1 : 0;
+  if ('warnings' in update)
+    change.warnings = update.warnings?.length ? JSON.stringify(update.warnings) : null;
   return change;
 }
