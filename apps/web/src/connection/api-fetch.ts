@@ -14,13 +14,13 @@ export class ApiError extends Error {
 
 /**
  * GET `path` of the server's HTTP API (same origin) with `token` as a Bearer header; the JSON body, or
- * the text with `as: 'text'`.
+ * the text with `as: 'text'`, or the bytes as a `Blob` with `as: 'blob'`.
  * @throws ApiError with the server's `code` (`UNAUTHORIZED`, `FORBIDDEN`, ...), or `HTTP_<status>`.
  */
 export async function apiGet<T>(
   path: string,
   token: string | undefined,
-  as: 'json' | 'text' = 'json',
+  as: 'json' | 'text' | 'blob' = 'json',
 ): Promise<T> {
   const response = await fetch(path, {
     headers: token === undefined ? {} : { Authorization: `Bearer ${token}` },
@@ -32,5 +32,5 @@ export async function apiGet<T>(
     const message = typeof body.error === 'string' ? body.error : `GET ${path} answered ${response.status}`;
     throw new ApiError(response.status, code, message);
   }
-  return (as === 'json' ? response.json() : response.text()) as Promise<T>;
+  return (as === 'json' ? response.json() : as === 'blob' ? response.blob() : response.text()) as Promise<T>;
 }

@@ -1,0 +1,38 @@
+import { readFileSync } from 'node:fs';
+import { DRAW_PNG_PROGRAM, launchBrowser } from '@mci/test-support';
+import { describe, expect, it } from 'vitest';
+import { openPage, screenshotAll } from '../support/browser.ts';
+import { startServer, testClient } from '../support/start-server.ts';
+
+// A run's pictures and files in the console: output.image() shown as an image, output.file() as a
+// download link that saves the file's bytes, for a signed-in console too (the link sends the token).
+
+const PROGRAM = `${DRAW_PNG_PROGRAM}
+output.file('report.csv', 'city,temperature\\nOslo,4\\n', 'text/csv');`;
+
+describe('a run with pictures and files', () => {
+  it('shows the drawn PNG inline and the files as download links', async () => {
+    const TOKEN = 'console-files-token';
+    await using server = await startServer({ tokens: [{ token: TOKEN, role: 'client', id: 'alice' }] });
+    await using client = await testClient(server, TOKEN);
+    await using browser = await launchBrowser();
+    const { context, page } = await openPage(browser);
+    await context.addInitScript((token) => localStorage.setItem('mci.token', token), TOKEN);
+    const process = await client.createProcess(PROGRAM);
+    await client.wait(process.pid);
+    await page.goto(`${server.url}/processes/${process.pid}`);
+
+    const image = page.getByRole('img', { name: 'Output 1, item 1 (image/png)' });
+    await image.waitFor();
+    expect(await image.evaluate((element) => (element as HTMLImageElement).naturalWidth)).toBe(4);
+
+    const csv = page.getByRole('link', { name: 'Download report.csv' });
+    await csv.waitFor();
+    expect(await page.getByRole('link', { name: 'Download square.png' }).count()).toBe(1);
+    const [download] = await Promise.all([page.waitForEvent('download'), csv.click()]);
+    expect(download.suggestedFilename()).toBe('report.csv');
+    expect(readFileSync((await download.path())!, 'utf8')).toBe('city,temperature\nOslo,4\n');
+    expect(await page.getByRole('alert').count()).toBe(0);
+    await screenshotAll(page, 'run-pictures-and-files');
+  });
+});
