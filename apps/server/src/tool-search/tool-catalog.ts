@@ -31,18 +31,29 @@ const tokenize = (text: string): string[] =>
     return parts.length > 1 ? [word, ...parts] : [word];
   });
 
+// Words too common to tell tools apart; leaving them out also keeps a query in plain English fast
+// (each one would match nearly every description).
+const STOP_WORDS = new Set(
+  'a an and are as at be by for from has have in is it its of on or that the their this to with'.split(' '),
+);
+const processTerm = (term: string): string | null => {
+  const lower = term.toLowerCase();
+  return STOP_WORDS.has(lower) ? null : lower;
+};
+
 /**
  * The catalog of a tool list for `tools.search`, `tools.describe` and MCP `search_tools` /
  * `describe_tool`: a full-text index (MiniSearch, BM25 ranking) over each tool's name, title,
- * description, tags and input property names, built once. A query's words are matched as whole
- * words, as prefixes (3 letters and more) and with a typo or two (5 letters and more); a match in the
- * name counts most. Tools are described with the declaration `/tools.d.ts` gives them.
+ * description, tags and input property names, built once. A query's words (but common ones such as
+ * "the" and "for") are matched as whole words, as prefixes (3 letters and more) and with a typo
+ * (5 letters and more); a match in the name counts most. Tools are described with the declaration `/tools.d.ts` gives them.
  */
 export function createToolCatalog(tools: readonly CatalogTool[]): ToolCatalog {
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   const index = new MiniSearch<ToolDocument>({
     fields: [...FIELDS],
     tokenize,
+    processTerm,
     searchOptions: {
       boost: { name: 3, title: 2, tags: 1.5 },
       prefix: (term) => term.length >= 3,

@@ -1,0 +1,123 @@
+// Finding tools among 1,000 (text tools with generated descriptions):
+// 1. Building the catalog (the MiniSearch index) once for the tool file.
+// 2. One search of the catalog, p50 and p99 over queries of one to four words.
+// 3. tools.search from a program: 200 searches in one run, per search (sandbox -> host -> sandbox).
+// 4. The generated system prompt: /tools.d.ts rendered and cut to the default tool prompt budget.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildSystemPrompt } from '@mci/agent';
+import { type BenchResult, percentile, sample } from '../../../bench/lib.ts';
+import { createServer } from '../src/server.ts';
+import { createToolCatalog } from '../src/tool-search/tool-catalog.ts';
+import { renderSandboxGlobals } from '../src/tools-dts/sandbox-globals-dts.ts';
+
+const VERBS = [
+  'Lists',
+  'Creates',
+  'Deletes',
+  'Updates',
+  'Archives',
+  'Exports',
+  'Counts',
+  'Checks',
+  'Merges',
+  'Sends',
+];
+const NOUNS = [
+  'invoices',
+  'tickets',
+  'users',
+  'orders',
+  'shipments',
+  'reports',
+  'payments',
+  'contracts',
+  'alerts',
+  'notes',
+];
+const TEAMS = [
+  'billing',
+  'support',
+  'sales',
+  'logistics',
+  'legal',
+  'finance',
+  'security',
+  'research',
+  'design',
+  'hiring',
+];
+const TOOLS = Array.from({ length: 1000 }, (_, i) => ({
+  name: `tool_${i}`,
+  description: `${VERBS[i % 10]} ${NOUNS[Math.floor(i / 10) % 10]} for the ${TEAMS[Math.floor(i / 100)]} team, with their details and history.`,
+  tags: ['generated', TEAMS[Math.floor(i / 100)]!],
+  inputSchema: {
+    type: 'object',
+    properties: { id: { type: 'string' }, limit: { type: 'integer' } },
+    required: ['id'],
+  },
+}));
+const QUERIES = [
+  'invoices',
+  'archive shipments finance',
+  'send alerts to the security team',
+  'tool_42',
+  'contracts legal',
+  'hiring',
+];
+
+export default async function bench(): Promise<BenchResult[]> {
+  const builds = await sample(() => createToolCatalog(TOOLS), 2000, 3);
+  const catalog = createToolCatalog(TOOLS);
+  let q = 0;
+  const searches = await sample(() => catalog.search(QUERIES[q++ % QUERIES.length]!, 10), 2000, 50);
+  const prompts = await sample(() => buildSystemPrompt({ toolsDts: renderSandboxGlobals(TOOLS) }), 2000, 3);
+  return [
+    { name: 'tool catalog build, 1,000 tools (p50)', value: percentile(builds, 50), unit: 'ms' },
+    {
+      name: 'tool catalog search, 1,000 tools (p50)',
+      value: percentile(searches, 50) * 1000,
+      unit: 'us',
+      target: '< 1 ms',
+    },
+    { name: 'tool catalog search, 1,000 tools (p99)', value: percentile(searches, 99) * 1000, unit: 'us' },
+    { name: 'tools.search from a program, 1,000 tools', value: await fromProgram(), unit: 'ms per search' },
+    { name: 'system prompt of 1,000 tools (render + budget)', value: percentile(prompts, 50), unit: 'ms' },
+  ];
+}
+
+/** Milliseconds per `tools.search` in a program that makes 200 of them (median of 5 runs). */
+async function fromProgram(): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'mci-bench-tool-search-'));
+  const file = join(dir, 'tools.yaml');
+  writeFileSync(
+    file,
+    `schemaVersion: '1.0'\ntools:\n${TOOLS.map(
+      (tool) =>
+        `  - name: ${tool.name}\n    description: ${JSON.stringify(tool.description)}\n    execution: { type: text, text: 'ok' }\n`,
+    ).join('')}`,
+  );
+  await using server = await createServer({ port: 0, file, logLevel: 'silent', concurrency: 1 });
+  const code = `const queries = ${JSON.stringify(QUERIES)};
+const started = Date.now();
+for (let i = 0; i < 200; i++) await tools.search(queries[i % queries.length]);
+return (Date.now() - started) / 200;`;
+  const perSearch: number[] = [];
+  try {
+    for (let i = 0; i < 6; i++) {
+      const response = await fetch(`${server.url}/processes`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ code, block: true, timeoutMs: 60_000 }),
+      });
+      const body = (await response.json()) as { outputs?: unknown[] };
+      const value = body.outputs?.[0];
+      if (typeof value !== 'number') throw new Error(`unexpected answer: ${JSON.stringify(body)}`);
+      if (i > 0) perSearch.push(value);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return percentile(perSearch, 50);
+}
