@@ -121,6 +121,24 @@ export function describeProcessStoreContract(
       expect(await s.getRun(1, 1)).toBeUndefined();
     });
 
+    it('keeps the files of runs byte for byte, the first of a name, until the process is deleted', async () => {
+      const s = await open();
+      s.putProcess(record(1, { runs: 1 }));
+      s.insertRun(1, 1, { state: 'running', status: null });
+      const bytes = Uint8Array.from({ length: 300 }, (_, i) => i % 256);
+      s.putFile(1, 1, { name: 'a.bin', mimeType: 'application/octet-stream', data: bytes });
+      s.putFile(1, 1, { name: 'a.bin', mimeType: 'text/plain', data: Uint8Array.of(1) });
+      s.putFile(1, 1, { name: 'notes.txt', mimeType: 'text/plain', data: new TextEncoder().encode('héllo') });
+      const file = await s.getFile(1, 1, 'a.bin');
+      expect(file?.mimeType).toBe('application/octet-stream');
+      expect(file && Array.from(file.data)).toEqual(Array.from(bytes));
+      expect(new TextDecoder().decode((await s.getFile(1, 1, 'notes.txt'))?.data)).toBe('héllo');
+      expect(await s.getFile(1, 1, 'missing')).toBeUndefined();
+      expect(await s.getFile(1, 2, 'a.bin')).toBeUndefined();
+      s.deleteProcess(1);
+      expect(await s.getFile(1, 1, 'a.bin')).toBeUndefined();
+    });
+
     it('logs events in seq order and filters them by seq, owner, pid and ref', async () => {
       const s = await open();
       const routes: EventRoute[] = [
