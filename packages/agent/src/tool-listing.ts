@@ -27,9 +27,10 @@ const MAX_SUMMARY = 120;
 
 /**
  * Lists the tools of `/tools.d.ts` text `dts` after the globals, all in at most `budgetTokens`
- * estimated tokens (4 bytes each) when the globals leave room: `- name: first line of its
- * description` for as many tools as fit, the next ones by name alone, and a count of the rest. Reads
- * the declarations as `renderSandboxGlobals` of `@mci/server` writes them.
+ * estimated tokens (4 bytes each) when the globals leave room: every tool by name when the names fit
+ * (else as many as fit and a count of the rest), the first ones as `- name: first line of its
+ * description` as far as the budget allows. Reads the declarations as `renderSandboxGlobals` of
+ * `@mci/server` writes them.
  */
 export function listTools(dts: string, budgetTokens: number): ToolListing {
   const block = TOOLS_BLOCK.exec(dts);
@@ -39,28 +40,32 @@ export function listTools(dts: string, budgetTokens: number): ToolListing {
   const declaration = `/** The tools of this server: tools.<name>(props) for each tool listed below, and these. */\ndeclare const tools: {\n${builtIns.map((line) => `${line}\n`).join('')}};`;
   const globals = block ? `${dts.slice(0, block.index).trimEnd()}\n\n${declaration}` : dts;
   const head = `\`\`\`ts\n${globals}\n\`\`\`\n\nThe server has ${tools.length} tools, too many to declare here. Each is an async function tools.<name>(props) resolving to a ToolResult. Find the tools for a task with tools.search(query), and read a tool's declaration (its props) with tools.describe(name) before calling it: output what you found, or find, describe and call in one block. The tools:`;
-  const tail = `...and ${tools.length} more: find them with tools.search(query).`;
-  let room = budgetTokens * 4 - Buffer.byteLength(`${head}\n\nAlso: \n${tail}`);
-  const lines: string[] = [];
+  const tail = (count: number) => `...and ${count} more: find them with tools.search(query).`;
+  const room = budgetTokens * 4 - Buffer.byteLength(`${head}\n\nAlso: \n${tail(tools.length)}`);
+  const lineOf = (tool: Member) => `- ${tool.name}${tool.summary ? `: ${tool.summary}` : ''}`;
+  const nameBytes = (tool: Member) => Buffer.byteLength(tool.name) + 2;
+  // Every name when they all fit, the first tools with a line each as far as the rest allows;
+  // else as many names as fit.
+  let spare = room - tools.reduce((sum, tool) => sum + nameBytes(tool), 0);
   let listed = 0;
-  for (const tool of tools) {
-    const line = `- ${tool.name}${tool.summary ? `: ${tool.summary}` : ''}`;
-    const bytes = Buffer.byteLength(line) + 1;
-    if (bytes > room) break;
-    lines.push(line);
-    room -= bytes;
+  while (spare >= 0 && listed < tools.length) {
+    const tool = tools[listed]!;
+    const extra = Buffer.byteLength(lineOf(tool)) + 1 - nameBytes(tool);
+    if (extra > spare) break;
+    spare -= extra;
     listed++;
   }
+  const lines = tools.slice(0, listed).map(lineOf);
   const names: string[] = [];
+  let left = spare >= 0 ? Number.POSITIVE_INFINITY : room;
   for (const tool of tools.slice(listed)) {
-    const bytes = Buffer.byteLength(tool.name) + 2;
-    if (bytes > room) break;
+    if (nameBytes(tool) > left) break;
     names.push(tool.name);
-    room -= bytes;
+    left -= nameBytes(tool);
   }
   if (names.length > 0) lines.push(`Also: ${names.join(', ')}`);
   const rest = tools.length - listed - names.length;
-  if (rest > 0) lines.push(tail.replace(String(tools.length), String(rest)));
+  if (rest > 0) lines.push(tail(rest));
   return { text: `${head}\n\n${lines.join('\n')}`, tools: tools.length };
 }
 

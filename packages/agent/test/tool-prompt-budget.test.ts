@@ -36,11 +36,11 @@ describe('the tool prompt budget', () => {
     expect(prompt.report.listed).toBeUndefined();
   });
 
-  it('lists the tools by name with one line each over it, then names, then a count', () => {
-    const prompt = buildSystemPrompt({ toolsDts: DTS, toolPromptBudget: 400, extra: 'Be brief.' });
+  it('lists every tool by name over it, the first ones with a line each', () => {
+    const prompt = buildSystemPrompt({ toolsDts: DTS, toolPromptBudget: 500, extra: 'Be brief.' });
     const { text, report } = prompt;
     expect(report).toMatchObject({ listed: true, tools: 61 });
-    expect(Math.ceil(report.toolsDtsBytes / 4)).toBeLessThanOrEqual(400);
+    expect(Math.ceil(report.toolsDtsBytes / 4)).toBeLessThanOrEqual(500);
     expect(text).toContain('declare function output(value: unknown): void;');
     expect(text).toContain('  search(query: string, options?: { limit?: number }): Promise<ToolMatch[]>;');
     expect(text).toContain('  describe(name: string): Promise<ToolDescription>;');
@@ -49,10 +49,18 @@ describe('the tool prompt budget', () => {
     expect(text).toContain(
       '- read-notes: Reads notes aloud.\n- lookup_0: Looks up record 0 in the archive.\n',
     );
-    expect(text).toMatch(/\nAlso: lookup_\d+, lookup_\d+/);
-    expect(text).toMatch(/\n\.\.\.and \d+ more: find them with tools\.search\(query\)\.\n\nBe brief\.$/);
+    expect(text).toMatch(/\nAlso: lookup_\d+, (lookup_\d+, )*lookup_59\n\nBe brief\.$/);
     expect(formatSystemPromptReport(report)).toMatch(
       /, 61 tools listed by name \(\d+\.\d KB; found with tools\.search\)$/,
+    );
+  });
+
+  it('lists as many names as fit, and counts the rest, when not every name fits', () => {
+    const { text, report } = buildSystemPrompt({ toolsDts: DTS, toolPromptBudget: 300 });
+    expect(Math.ceil(report.toolsDtsBytes / 4)).toBeLessThanOrEqual(300);
+    expect(text).not.toContain('- read-notes');
+    expect(text).toMatch(
+      /\nAlso: read-notes, lookup_0, lookup_1, .*\n\.\.\.and \d+ more: find them with tools\.search\(query\)\.$/,
     );
   });
 
