@@ -6,6 +6,9 @@ import { ProgramChecker } from './program-checker.ts';
 // The worker thread of a `Checker`: one warm language service, one request at a time.
 const port = parentPort!;
 const checker = new ProgramChecker(workerData as CheckDeclarations);
+// Parse the standard library and the declarations now, before the first program arrives.
+checker.check('');
+port.postMessage({ ready: true } satisfies CheckerReply);
 
 port.on('message', (request: CheckerRequest) => {
   if (request.type === 'declarations') {

@@ -5,5 +5,8 @@ export type CheckerRequest =
   | { type: 'check'; id: number; code: string; lang: CheckLanguage }
   | { type: 'declarations'; declarations: CheckDeclarations };
 
-/** The worker's answer to one `check`. */
-export type CheckerReply = { id: number; report: CheckReport } | { id: number; error: string };
+/** The worker's answer to one `check`, or its word that it is warm (after its start-up). */
+export type CheckerReply =
+  | { id: number; report: CheckReport }
+  | { id: number; error: string }
+  | { ready: true };

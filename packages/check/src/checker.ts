@@ -12,11 +12,16 @@ export interface CheckerOptions {
   /** What programs are checked against; replace it later with {@link Checker.setDeclarations}. */
   declarations: CheckDeclarations;
   /**
-   * Longest one check may take, in ms, from the moment it is asked (waiting behind other checks
-   * counts). Past it the check rejects with `CheckError` `CHECK_TIMEOUT` and the worker restarts.
-   * @default 5000
+   * Longest one check may take, in ms, counted once the worker is warm (its start-up does not count;
+   * see `startTimeoutMs`). Past it the check rejects with `CheckError` `CHECK_TIMEOUT` and the worker
+   * is replaced (the compiler may be stuck in that program). @default 5000
    */
   timeoutMs?: number;
+  /**
+   * Longest the worker may take to start and warm up, in ms; past it waiting checks reject with
+   * `CHECK_UNAVAILABLE`. @default 60000
+   */
+  startTimeoutMs?: number;
 }
 
 /** Why a check gave no report: `CHECK_TIMEOUT`, `CHECK_UNAVAILABLE` (the worker failed) or `CHECK_CLOSED`. */
@@ -44,105 +49,129 @@ export interface Checker {
 }
 
 interface Pending {
-  request: CheckerRequest;
+  request: CheckerRequest & { type: 'check' };
   resolve(report: CheckReport): void;
   reject(error: CheckError): void;
 }
 
+/** One worker thread and the moment it is warm. */
+interface Thread {
+  worker: Worker;
+  /** Resolves once the worker has parsed the standard library and the declarations. */
+  ready: Promise<void>;
+}
+
 /**
  * Starts a checker: a worker thread holding a warm TypeScript language service (the standard library
- * and the declarations parsed once). The worker starts at once and warms up with an empty program, so
- * the first real check does not pay the cold start (about half a second). A worker that fails or
- * times out is replaced on the next check.
+ * and the declarations parsed once). The worker starts at once and warms up (about half a second of
+ * CPU), so the first real check does not pay the cold start. A worker that fails or times out is
+ * replaced on the next check.
  */
 export function createChecker(options: CheckerOptions): Checker {
   const timeoutMs = options.timeoutMs ?? 5000;
+  const startTimeoutMs = options.startTimeoutMs ?? 60_000;
   let declarations = options.declarations;
-  let worker: Worker | undefined;
+  let thread: Thread | undefined;
   let nextId = 1;
   let closed = false;
   const pending = new Map<number, Pending>();
 
+  const settle = (id: number, outcome: { report: CheckReport } | { error: CheckError }) => {
+    const entry = pending.get(id);
+    if (!entry) return;
+    pending.delete(id);
+    if ('report' in outcome) entry.resolve(outcome.report);
+    else entry.reject(outcome.error);
+  };
   const failAll = (error: CheckError) => {
-    for (const entry of pending.values()) entry.reject(error);
-    pending.clear();
+    for (const id of [...pending.keys()]) settle(id, { error });
   };
 
-  const start = (): Worker => {
-    const thread = new Worker(WORKER_URL, { workerData: declarations });
-    thread.unref();
-    thread.on('message', (reply: CheckerReply) => {
-      const entry = pending.get(reply.id);
-      if (!entry) return;
-      pending.delete(reply.id);
-      if ('report' in reply) entry.resolve(reply.report);
-      else entry.reject(new CheckError('CHECK_UNAVAILABLE', `the check failed: ${reply.error}`));
+  const start = (): Thread => {
+    const worker = new Worker(WORKER_URL, { workerData: declarations });
+    worker.unref();
+    let warm: () => void = () => {};
+    const ready = new Promise<void>((resolve) => {
+      warm = resolve;
     });
-    thread.on('error', (error) => {
-      if (worker === thread) worker = undefined;
-      failAll(new CheckError('CHECK_UNAVAILABLE', `the checker stopped: ${error.message}`, { cause: error }));
+    const current: Thread = { worker, ready };
+    worker.on('message', (reply: CheckerReply) => {
+      if ('ready' in reply) warm();
+      else if ('report' in reply) settle(reply.id, { report: reply.report });
+      else
+        settle(reply.id, { error: new CheckError('CHECK_UNAVAILABLE', `the check failed: ${reply.error}`) });
     });
-    thread.on('exit', () => {
-      if (worker !== thread) return;
-      worker = undefined;
-      failAll(new CheckError('CHECK_UNAVAILABLE', 'the checker stopped'));
-    });
-    return thread;
+    const stopped = (message: string, cause?: unknown) => {
+      if (thread !== current) return;
+      thread = undefined;
+      failAll(new CheckError('CHECK_UNAVAILABLE', message, { cause }));
+    };
+    worker.on('error', (error) => stopped(`the checker stopped: ${error.message}`, error));
+    worker.on('exit', () => stopped('the checker stopped'));
+    return current;
   };
 
-  const send = (request: CheckerRequest) => {
-    worker ??= start();
-    worker.postMessage(request);
+  /** Rejects check `id` when the worker does not warm up in time, or the check outlasts its timeout. */
+  const watch = async (id: number, current: Thread) => {
+    const cold = AbortSignal.timeout(startTimeoutMs);
+    const started = await Promise.race([
+      current.ready.then(() => true),
+      new Promise<false>((resolve) => cold.addEventListener('abort', () => resolve(false), { once: true })),
+    ]);
+    if (!pending.has(id)) return;
+    if (!started) {
+      settle(id, {
+        error: new CheckError('CHECK_UNAVAILABLE', `the checker did not start within ${startTimeoutMs} ms`),
+      });
+      return;
+    }
+    await sleep(timeoutMs);
+    if (!pending.has(id)) return;
+    settle(id, { error: new CheckError('CHECK_TIMEOUT', `the check took longer than ${timeoutMs} ms`) });
+    // The compiler may be stuck in this program: a fresh worker serves the checks waiting behind it.
+    if (thread === current) {
+      thread = undefined;
+      void current.worker.terminate();
+      for (const entry of pending.values()) send(entry);
+    }
+  };
+
+  const send = (entry: Pending) => {
+    thread ??= start();
+    thread.worker.postMessage(entry.request);
+    void watch(entry.request.id, thread);
   };
 
   const check = (code: string, lang: CheckLanguage = 'ts'): Promise<CheckReport> => {
     if (closed) return Promise.reject(new CheckError('CHECK_CLOSED', 'the checker is closed'));
     const id = nextId++;
     return new Promise<CheckReport>((resolve, reject) => {
-      const signal = AbortSignal.timeout(timeoutMs);
-      const onTimeout = () => {
-        if (!pending.delete(id)) return;
-        reject(new CheckError('CHECK_TIMEOUT', `the check took longer than ${timeoutMs} ms`));
-        // The language service may be stuck in this program: a fresh worker serves the checks
-        // waiting behind it.
-        const stuck = worker;
-        worker = undefined;
-        void stuck?.terminate();
-        for (const entry of pending.values()) send(entry.request);
-      };
-      signal.addEventListener('abort', onTimeout, { once: true });
-      const settle = () => signal.removeEventListener('abort', onTimeout);
-      const request: CheckerRequest = { type: 'check', id, code, lang };
-      pending.set(id, {
-        request,
-        resolve: (report) => {
-          settle();
-          resolve(report);
-        },
-        reject: (error) => {
-          settle();
-          reject(error);
-        },
-      });
-      send(request);
+      const entry: Pending = { request: { type: 'check', id, code, lang }, resolve, reject };
+      pending.set(id, entry);
+      send(entry);
     });
   };
 
-  // Warm up: the first check parses the standard library and the declarations.
-  check('').catch(() => {});
+  thread = start();
 
   return {
     check,
     setDeclarations(next) {
       declarations = next;
-      if (worker) worker.postMessage({ type: 'declarations', declarations: next } satisfies CheckerRequest);
+      thread?.worker.postMessage({ type: 'declarations', declarations: next } satisfies CheckerRequest);
     },
     async close() {
       closed = true;
       failAll(new CheckError('CHECK_CLOSED', 'the checker is closed'));
-      const thread = worker;
-      worker = undefined;
-      await thread?.terminate();
+      const current = thread;
+      thread = undefined;
+      await current?.worker.terminate();
     },
   };
 }
+
+/** Resolves after `ms` without holding the process open. */
+const sleep = (ms: number) =>
+  new Promise<void>((resolve) => {
+    setTimeout(resolve, ms).unref();
+  });

@@ -136,4 +136,31 @@ describe('Processes page', () => {
     await image.waitFor();
     expect(await image.evaluate((element) => (element as HTMLImageElement).naturalWidth)).toBe(2);
   });
+
+  it('marks on the code what the check found: the errors that stopped a program, and warnings', async () => {
+    await using server = await startServer();
+    await using client = await testClient(server);
+    await using browser = await launchBrowser();
+    const { page } = await openPage(browser);
+    const code = [
+      "const n: number = 'seven';",
+      "const hello = await tools.gret({ name: 'Ada' });",
+      'output(hello);',
+      'await tools.greet({});',
+    ].join('\n');
+    const process = await client.createProcess(code);
+    expect(await client.wait(process.pid)).toMatchObject({ status: 'failed', error: { code: 'CHECK_FAILED' } });
+    await page.goto(`${server.url}/processes/${process.pid}`);
+    const figure = page.getByRole('figure', { name: 'Code' });
+    const notes = figure.getByRole('note');
+    await expect.poll(() => notes.count()).toBe(3);
+    expect(await notes.allTextContents()).toEqual([
+      "warning, line 1:7 Type 'string' is not assignable to type 'number'.",
+      'line 2:27 tools.gret does not exist. Did you mean tools.greet?',
+      "line 4:20 tools.greet: input property 'name' is required.",
+    ]);
+    expect(await figure.locator('.code-line-error').count()).toBe(2);
+    expect(await figure.locator('.code-line-warning').count()).toBe(1);
+    await screenshotAll(page, 'process-check-failed');
+  });
 });

@@ -1,3 +1,4 @@
+import { marksOf } from '../components/code-marks.ts';
 import { CodeView } from '../components/code-view.tsx';
 import { useProcess } from '../hooks/use-process.ts';
 import { ProcessCard } from './process-card.tsx';
@@ -15,16 +16,9 @@ export function ExecBlock({
   index: number;
 }) {
   const view = useProcess(pid);
-  const error = view.snapshot?.error;
   return (
     <div className="exec-block">
-      <CodeView
-        code={code}
-        language={language}
-        label={`Block ${index + 1}`}
-        highlightLine={error?.line}
-        highlightNote={error === undefined ? undefined : `${error.name}: ${error.message}`}
-      />
+      <CodeView code={code} language={language} label={`Block ${index + 1}`} marks={marksOf(view.snapshot)} />
       {pid === undefined ? (
         <p className="muted">Waiting for the block to end…</p>
       ) : (

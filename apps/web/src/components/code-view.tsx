@@ -1,4 +1,5 @@
 import { Highlight, type PrismTheme } from 'prism-react-renderer';
+import type { CodeMark } from './code-marks.ts';
 
 // Colours come from the stylesheet (`.token.keyword`, ...), which follows the system's light/dark setting.
 const CLASS_ONLY_THEME: PrismTheme = { plain: {}, styles: [] };
@@ -8,22 +9,14 @@ export interface CodeViewProps {
   code: string;
   /** Prism language: `ts`, `js`, `json`, ... @default 'tsx' */
   language?: string;
-  /** 1-based line to highlight (an error's line). */
-  highlightLine?: number;
-  /** A note shown under the highlighted line (the error message). */
-  highlightNote?: string;
+  /** Lines to mark, each with a note shown under it (errors and check warnings; see `marksOf`). */
+  marks?: readonly CodeMark[];
   /** Accessible name of the code region. */
   label?: string;
 }
 
-/** Code with syntax highlighting and line numbers; one line can be marked (an error's line). */
-export function CodeView({
-  code,
-  language = 'tsx',
-  highlightLine,
-  highlightNote,
-  label = 'Code',
-}: CodeViewProps) {
+/** Code with syntax highlighting and line numbers; lines can be marked with notes (errors, warnings). */
+export function CodeView({ code, language = 'tsx', marks = [], label = 'Code' }: CodeViewProps) {
   const grammar = language === 'ts' || language === 'typescript' ? 'tsx' : language;
   return (
     <Highlight code={code.replace(/\n$/, '')} language={grammar} theme={CLASS_ONLY_THEME}>
@@ -32,15 +25,20 @@ export function CodeView({
           <pre className="code-view">
             {tokens.map((line, index) => {
               const number = index + 1;
-              const marked = number === highlightLine;
+              const notes = marks.filter((mark) => mark.line === number);
+              const kind = notes.some((mark) => mark.kind === 'error')
+                ? 'error'
+                : notes.length > 0
+                  ? 'warning'
+                  : undefined;
               const { style: _style, ...lineProps } = getLineProps({ line });
               return (
                 <div
                   key={number}
                   {...lineProps}
-                  className={marked ? 'code-line code-line-error' : 'code-line'}
+                  className={kind ? `code-line code-line-${kind}` : 'code-line'}
                   data-line={number}
-                  aria-current={marked ? 'true' : undefined}
+                  aria-current={kind === 'error' ? 'true' : undefined}
                 >
                   <span className="line-number" aria-hidden="true">
                     {number}
@@ -52,11 +50,12 @@ export function CodeView({
                       return <span key={key} {...tokenProps} />;
                     })}
                   </span>
-                  {marked && highlightNote !== undefined && (
-                    <span className="line-note" role="note">
-                      {highlightNote}
+                  {notes.map((mark, n) => (
+                    // biome-ignore lint/suspicious/noArrayIndexKey: the notes of a line keep their order.
+                    <span key={n} className={`line-note line-note-${mark.kind}`} role="note">
+                      {mark.note}
                     </span>
-                  )}
+                  ))}
                 </div>
               );
             })}

@@ -1,4 +1,5 @@
 import { Link } from 'wouter';
+import { marksOf } from '../components/code-marks.ts';
 import { CodeView } from '../components/code-view.tsx';
 import { formatDateTime, formatDuration } from '../components/duration.ts';
 import { ProcessActions } from '../components/process-actions.tsx';
@@ -85,14 +86,7 @@ export function ProcessDetailPage({ pid }: { pid: number }) {
         </dl>
       )}
       {code !== undefined && (
-        <CodeView
-          code={code}
-          language={snapshot?.lang ?? 'ts'}
-          highlightLine={snapshot?.error?.line}
-          highlightNote={
-            snapshot?.error === undefined ? undefined : `${snapshot.error.name}: ${snapshot.error.message}`
-          }
-        />
+        <CodeView code={code} language={snapshot?.lang ?? 'ts'} marks={marksOf(snapshot)} />
       )}
       <h2>Runs</h2>
       {runs.length === 0 && <p className="muted">Not run yet.</p>}
