@@ -52,6 +52,14 @@ describe('mci run', { timeout: 60_000 }, () => {
     expect(result.outputs.map(decodeOutputValue)).toEqual([2, new Map([['k', 2n]])]);
   });
 
+  it('finds and describes the tools of the file (tools.search, tools.describe)', async () => {
+    const code =
+      'const [found] = await tools.search("hello"); console.log(found.name, (await tools.describe(found.name)).declaration);';
+    const r = await mciRun([code, '--file', toolFile], { cwd: dir });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('hello hello(props?: Record<string, unknown>): Promise<ToolResult>;\n\n');
+  });
+
   it('reads the snippet from stdin and calls the tools of the file', async () => {
     const code = 'const r = await tools.hello({ name: "Ada" });\nconsole.log(r.content[0].text);';
     const r = await mciRun(['-', '--file', toolFile], { cwd: dir, stdin: code });

@@ -14,6 +14,8 @@ import type { CliIo } from '../io.ts';
 import { collect, collectEnvOption, numberOption } from '../options.ts';
 import { roundMs, toJsonText } from '../process-format.ts';
 import { saveRunFiles } from '../save-files.ts';
+import { createToolCatalog } from '../../tool-search/tool-catalog.ts';
+import { withCatalog } from '../../tool-search/with-catalog.ts';
 import type { ToolDeclarationSource } from '../../tools-dts/sandbox-globals-dts.ts';
 import { resolveToolFilePath } from '../tool-file.ts';
 import { describeLoadError, loadCollection } from '../tool-file-loading.ts';
@@ -113,7 +115,7 @@ async function run(snippet: string | undefined, options: RunOptions, io: CliIo):
   const execution = pool.execute({
     code,
     lang: options.lang,
-    tools: redactingTools(runner, redactor),
+    tools: redactingTools(withCatalog(runner, createToolCatalog(runner.list())), redactor),
     timeoutMs: options.timeout,
     memoryLimitMb: options.memory,
     onEvent: text ? (event) => printEvent(redactor.redactValue(event), io) : undefined,
