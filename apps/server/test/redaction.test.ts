@@ -142,6 +142,18 @@ describe('redaction of secret values', () => {
     expect(JSON.stringify(called)).toContain('[redacted:API_KEY]');
     expect(leaks(JSON.stringify(called))).toBeUndefined();
     await mcp.close();
+    // A text file the program makes is redacted too, before it is stored.
+    const filed = await request(
+      url,
+      'POST',
+      '/processes',
+      { code: `output.file('pw.txt', 'pw=' + ${JSON.stringify(DB_PASSWORD)});`, block: true },
+      TOKEN,
+    );
+    const file = await fetch(`${url}/processes/${filed.body.pid}/runs/1/files/pw.txt`, {
+      headers: { Authorization: `Bearer ${TOKEN}` },
+    });
+    expect(await file.text()).toBe('pw=[redacted:DB_PASSWORD]');
     // What a client sends is its own (a ref names its process), but the log line of it is redacted.
     const named = await request(
       url,

@@ -127,6 +127,8 @@ export interface RunHooks {
 type Shape = { state: ProcessState; status: ProcessStatus };
 const shapeOf = (record: StoredProcess): Shape => ({ state: record.state, status: record.status });
 const now = () => new Date().toISOString();
+/** Reads a file's bytes as text, refusing anything that is not UTF-8. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Runs processes in the sandbox pool and drives their run through running, terminating and idle. */
 export class RunController {
@@ -430,18 +432,36 @@ export class RunController {
     const { pid } = live.record;
     const { run } = live.run;
     const route = routeOf(live.record);
+    const data = this.#redactFile(file.data);
     const value: FileOutput = {
       type: 'file',
       name: file.name,
       mimeType: file.mimeType,
-      size: file.data.byteLength,
+      size: data.byteLength,
       uri: runFileUri(pid, run, file.name),
     };
     live.delivered = (live.delivered ?? 0) + 1;
-    this.#hooks.store.putFile(pid, run, { name: file.name, mimeType: file.mimeType, data: file.data });
+    this.#hooks.store.putFile(pid, run, { name: file.name, mimeType: file.mimeType, data });
     this.#hooks.emit({ type: 'output', pid, run, ...wireRoute(route), value }, route, (seq) =>
       this.#hooks.store.appendOutput(pid, run, seq, value),
     );
+  }
+
+  /**
+   * The bytes of a file with the server's secrets taken out when they are UTF-8 text; other bytes
+   * (pictures, archives) are kept as they are.
+   */
+  #redactFile(data: Uint8Array): Uint8Array {
+    const redactor = this.#hooks.redactor;
+    if (!redactor) return data;
+    let text: string;
+    try {
+      text = UTF8.decode(data);
+    } catch {
+      return data;
+    }
+    const redacted = redactor.redact(text);
+    return redacted === text ? data : Buffer.from(redacted);
   }
 
   /** Records a drop of `live` for `reason`: the run is truncated. */
