@@ -157,7 +157,7 @@ describe('Processes page', () => {
     expect(await notes.allTextContents()).toEqual([
       "warning, line 1:7 Type 'string' is not assignable to type 'number'.",
       'line 2:27 tools.gret does not exist. Did you mean tools.greet?',
-      "line 4:20 tools.greet: input property 'name' is required.",
+      "line 4:19 tools.greet: input property 'name' is required.",
     ]);
     expect(await figure.locator('.code-line-error').count()).toBe(2);
     expect(await figure.locator('.code-line-warning').count()).toBe(1);
