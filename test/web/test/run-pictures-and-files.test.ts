@@ -35,4 +35,38 @@ describe('a run with pictures and files', () => {
     expect(await page.getByRole('alert').count()).toBe(0);
     await screenshotAll(page, 'run-pictures-and-files');
   });
+
+  it("shows a tool result's sound as an audio player and its web links as links", async () => {
+    await using server = await startServer();
+    await using client = await testClient(server);
+    await using browser = await launchBrowser();
+    const { page } = await openPage(browser);
+    // A WAV header with no samples: a valid, silent sound.
+    const wav = Buffer.alloc(44);
+    wav.write('RIFF', 0);
+    wav.writeUInt32LE(36, 4);
+    wav.write('WAVEfmt ', 8);
+    wav.writeUInt32LE(16, 16);
+    wav.writeUInt16LE(1, 20);
+    wav.writeUInt16LE(1, 22);
+    wav.writeUInt32LE(8000, 24);
+    wav.writeUInt32LE(8000, 28);
+    wav.writeUInt16LE(1, 32);
+    wav.writeUInt16LE(8, 34);
+    wav.write('data', 36);
+    const content = [
+      { type: 'audio', mimeType: 'audio/wav', data: wav.toString('base64') },
+      { type: 'resource_link', uri: 'https://example.com/report', name: 'The report' },
+      { type: 'resource_link', uri: 'javascript:alert(1)', name: 'Not a link' },
+    ];
+    const process = await client.createProcess(`output(${JSON.stringify({ isError: false, content })});`);
+    await client.wait(process.pid);
+    await page.goto(`${server.url}/processes/${process.pid}`);
+    const audio = page.getByLabel('Output 1, item 1 (audio/wav)');
+    await audio.waitFor();
+    expect(await audio.evaluate((element) => element.tagName)).toBe('AUDIO');
+    const link = page.getByRole('link', { name: 'The report' });
+    expect(await link.getAttribute('href')).toBe('https://example.com/report');
+    expect(await page.getByRole('link', { name: 'Not a link' }).count()).toBe(0);
+  });
 });
