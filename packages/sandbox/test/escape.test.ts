@@ -335,7 +335,8 @@ return [seen.size, suspicious];`,
       'undefined',
       'undefined',
       false,
-      ['length', 'name', 'prototype'],
+      // output.image and output.file: functions of the bootstrap, as output itself is.
+      ['length', 'name', 'prototype', 'image', 'file'],
     ]);
   });
 
