@@ -32,7 +32,7 @@ const tokenize = (text: string): string[] =>
   });
 
 // Words too common to tell tools apart; leaving them out also keeps a query in plain English fast
-// (each one would match nearly every description).
+// (each one would match nearly every description: docs/notes/2026-11-28-tool-search.md).
 const STOP_WORDS = new Set(
   'a an and are as at be by for from has have in is it its of on or that the their this to with'.split(' '),
 );
