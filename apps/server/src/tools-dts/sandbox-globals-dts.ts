@@ -84,17 +84,6 @@ declare function fetch(
 ): Promise<FetchResponse>;
 `;
 
-/**
- * Renders the TypeScript declarations of the sandbox globals (`output`, `console`, `fetch`, and
- * `tools` with one typed async function per tool, its props typed from the tool's `inputSchema`,
- * and `tools.search` / `tools.describe` unless a tool has that name): what a chat client puts in a
- * model's prompt. Served as `GET /tools.d.ts`.
- */
-export function renderSandboxGlobals(tools: readonly ToolDeclarationSource[]): string {
-  let body = '';
-  for (const tool of [...tools].sort((a, b) => a.name.localeCompare(b.name))) {
-    body += renderToolDeclaration(tool, '  ');
-  }
 /** The declarations of what `tools.search` and `tools.describe` resolve to. */
 const FINDER_TYPES = `
 /** A tool found by tools.search; a higher score is a better match. */
@@ -130,6 +119,19 @@ const FINDERS: Record<string, string> = {
 `,
 };
 
+/**
+ * Renders the TypeScript declarations of the sandbox globals (`output`, `console`, `fetch`, and
+ * `tools` with one typed async function per tool, its props typed from the tool's `inputSchema`,
+ * and `tools.search` / `tools.describe` unless a tool has that name): what a chat client puts in a
+ * model's prompt. Served as `GET /tools.d.ts`.
+ */
+export function renderSandboxGlobals(tools: readonly ToolDeclarationSource[]): string {
+  const names = new Set(tools.map((tool) => tool.name));
+  let body = '';
+  for (const [name, declaration] of Object.entries(FINDERS)) if (!names.has(name)) body += declaration;
+  for (const tool of [...tools].sort((a, b) => a.name.localeCompare(b.name))) {
+    body += renderToolDeclaration(tool, '  ');
+  }
   const toolsDecl = `/** The tools of this server, one async function each. */\ndeclare const tools: {\n${body}};\n`;
   return `${PRELUDE}${FINDER_TYPES}\n${toolsDecl}`;
 }
@@ -146,9 +148,7 @@ export function renderToolDeclaration(tool: ToolDeclarationSource, indent = ''):
   if (tool.secrets?.length) lines.push(secretsLine(tool.secrets));
   return `${docComment(lines, indent)}${indent}${propertyKey(tool.name)}(props${optional ? '?' : ''}: ${propsType}): Promise<ToolResult>;\n`;
 }
-  const names = new Set(tools.map((tool) => tool.name));
 
-  for (const [name, declaration] of Object.entries(FINDERS)) if (!names.has(name)) body += declaration;
 /** The doc line naming a tool's secrets: the host adds them, the program never sees them. */
 function secretsLine(secrets: ReadonlyArray<{ name: string; set: boolean }>): string {
   const names = secrets.map(({ name, set }) => (set ? name : `${name} (not set)`));
