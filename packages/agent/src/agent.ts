@@ -86,13 +86,13 @@ export interface CreateAgentOptions extends ModelOptions {
   token?: string;
   /** A system prompt to use instead of the generated one. */
   system?: string;
+  /** Most estimated tokens the tools take in the generated prompt. @default DEFAULT_TOOL_PROMPT_BUDGET */
+  toolPromptBudget?: number;
   maxSteps?: number;
   contextBudget?: number;
   onEvent?: (event: AgentEvent) => void;
 }
 
-  /** Most estimated tokens the tools take in the generated prompt. @default DEFAULT_TOOL_PROMPT_BUDGET */
-  toolPromptBudget?: number;
 /**
  * Makes an {@link Agent} for a server: the model from its name, the system prompt from the server's
  * tool declarations (`GET /tools.d.ts`) unless `system` is given.
