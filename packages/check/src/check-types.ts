@@ -35,6 +35,8 @@ export interface CheckTool {
   name: string;
   /** The tool's input schema has `additionalProperties: false` at its top level. */
   closed: boolean;
+  /** The input properties its schema requires at its top level. @default none */
+  required?: readonly string[];
 }
 
 /** What programs are checked against: the sandbox's declarations and the tools they declare. */

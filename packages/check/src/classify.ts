@@ -11,6 +11,8 @@ export interface ClassifyContext {
   closedTools: ReadonlySet<string>;
   /** Every tool on `tools`. */
   toolNames: ReadonlySet<string>;
+  /** The top-level required input properties of each tool. */
+  required: ReadonlyMap<string, readonly string[]>;
   /** Lines of wrapper before the submitted code. */
   firstLine: number;
   /** Length of the submitted code, in UTF-16 units. */
@@ -95,10 +97,17 @@ function blockingMessage(diagnostic: ts.Diagnostic, context: ClassifyContext): s
     case TS.excessProperty:
     case TS.excessPropertyDidYouMean: {
       const literal = node.parent && ts.isPropertyAssignment(node.parent) ? node.parent.parent : undefined;
-      if (!context.closedTools.has(call.name) || literal !== call.expression.arguments[0]) return undefined;
+      if (!literal || !ts.isObjectLiteralExpression(literal) || literal !== call.expression.arguments[0])
+        return undefined;
       const property = ts.isIdentifier(node) || ts.isStringLiteral(node) ? node.text : node.getText();
       const suggestion = /Did you mean to write '([^']+)'\?/.exec(plain(diagnostic))?.[1];
-      return `${tool}: input property '${property}' is not in its input schema.${suggestion ? ` Did you mean '${suggestion}'?` : ''}`;
+      const hint = suggestion ? ` Did you mean '${suggestion}'?` : '';
+      if (context.closedTools.has(call.name))
+        return `${tool}: input property '${property}' is not in its input schema.${hint}`;
+      // TypeScript stops at the extra property; a required one missing beside it is still certain.
+      const missing = missingFrom(literal, context.required.get(call.name) ?? []);
+      if (missing.length === 0) return undefined;
+      return `${tool}: input ${missing.length === 1 ? 'property' : 'properties'} ${missing.map((p) => `'${p}'`).join(', ')} ${missing.length === 1 ? 'is' : 'are'} required ('${property}' is not in its input schema.${hint})`;
     }
   }
   return undefined;
@@ -131,6 +140,18 @@ function toolCall(node: ts.Node): { name: string; expression: ts.CallExpression 
     if (ts.isFunctionLike(at)) return undefined;
   }
   return undefined;
+}
+
+/** Required properties an object literal does not give (none when it spreads or computes names). */
+function missingFrom(literal: ts.ObjectLiteralExpression, required: readonly string[]): string[] {
+  const given = new Set<string>();
+  for (const property of literal.properties) {
+    if (ts.isSpreadAssignment(property)) return [];
+    const name = property.name;
+    if (!name || !(ts.isIdentifier(name) || ts.isStringLiteral(name) || ts.isNumericLiteral(name))) return [];
+    given.add(name.text);
+  }
+  return required.filter((name) => !given.has(name));
 }
 
 /** The properties a "missing in type" message chain names (TS2741, TS2739, TS2740). */

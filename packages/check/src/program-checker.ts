@@ -44,6 +44,7 @@ export class ProgramChecker {
   #declarations: CheckDeclarations = { dts: '', tools: [] };
   #closedTools = new Set<string>();
   #toolNames = new Set<string>();
+  #required = new Map<string, readonly string[]>();
 
   constructor(declarations?: CheckDeclarations) {
     const host: ts.LanguageServiceHost = {
@@ -72,6 +73,7 @@ export class ProgramChecker {
     this.#declarations = declarations;
     this.#closedTools = new Set(declarations.tools.filter((t) => t.closed).map((t) => t.name));
     this.#toolNames = new Set(declarations.tools.map((t) => t.name));
+    this.#required = new Map(declarations.tools.map((t) => [t.name, t.required ?? []]));
     this.#write(DECLARATIONS, declarations.dts);
   }
 
@@ -96,6 +98,7 @@ export class ProgramChecker {
       syntactic: new Set(syntactic),
       closedTools: this.#closedTools,
       toolNames: this.#toolNames,
+      required: this.#required,
       firstLine: 1,
       codeLength: code.length,
     });

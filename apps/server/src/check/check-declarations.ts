@@ -4,18 +4,19 @@ import { SANDBOX_WEB_APIS_DTS } from './sandbox-web-apis-dts.ts';
 
 /**
  * What the check reads for a server's tools: the declarations of `/tools.d.ts` with the sandbox's
- * web APIs, and which tools forbid extra input properties (`additionalProperties: false` at the top
- * of their input schema, MCI schema).
+ * web APIs, and for each tool whether it forbids extra input properties (`additionalProperties: false`
+ * at the top of its input schema, MCI schema) and which input properties it requires.
  */
 export function checkDeclarations(tools: readonly ToolDeclarationSource[]): CheckDeclarations {
   return {
     dts: `${renderSandboxGlobals(tools)}\n${SANDBOX_WEB_APIS_DTS}`,
-    tools: tools.map((tool) => ({
-      name: tool.name,
-      closed:
-        typeof tool.inputSchema === 'object' && tool.inputSchema !== null
-          ? tool.inputSchema.additionalProperties === false
-          : false,
-    })),
+    tools: tools.map((tool) => {
+      const schema =
+        typeof tool.inputSchema === 'object' && tool.inputSchema !== null ? tool.inputSchema : {};
+      const required = Array.isArray(schema.required)
+        ? schema.required.filter((p) => typeof p === 'string')
+        : [];
+      return { name: tool.name, closed: schema.additionalProperties === false, required };
+    }),
   };
 }
