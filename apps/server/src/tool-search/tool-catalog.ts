@@ -46,7 +46,8 @@ const processTerm = (term: string): string | null => {
  * `describe_tool`: a full-text index (MiniSearch, BM25 ranking) over each tool's name, title,
  * description, tags and input property names, built once. A query's words (but common ones such as
  * "the" and "for") are matched as whole words, as prefixes (3 letters and more) and with a typo
- * (5 letters and more); a match in the name counts most. Tools are described with the declaration `/tools.d.ts` gives them.
+ * (5 letters and more); a match in the name counts most. Tools are described with the declaration
+ * `/tools.d.ts` gives them.
  */
 export function createToolCatalog(tools: readonly CatalogTool[]): ToolCatalog {
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
