@@ -21,6 +21,8 @@ export interface Delivered {
   stderr: number;
   /** `tool` events. */
   tools: number;
+  /** Files made with `output.file()` (absent in logs stored before files existed: none). */
+  files?: number;
 }
 
 /** What a resumed run replays: its call log by position (null: a call that never settled). */

@@ -81,7 +81,7 @@ export interface LiveProcess {
   result?: ExecutionResult;
   killTimer?: NodeJS.Timeout;
   watchdog?: NodeJS.Timeout;
-  /** The names of the files delivered in this attempt of the run. */
+  /** The names of the files this attempt of the run made (delivered, or by an earlier attempt). */
   files?: Set<string>;
   /** `tool` events that arrived in this attempt of the run. */
   toolEvents?: number;
@@ -425,6 +425,8 @@ export class RunController {
     live.files ??= new Set();
     if (live.files.has(file.name)) return;
     live.files.add(file.name);
+    // Delivered by an earlier attempt of this run (a resumed run makes its files again, in order).
+    if (live.files.size <= (live.replay?.delivered.files ?? 0)) return;
     if ((live.delivered ?? 0) >= MAX_OUTPUT_EVENTS_PER_RUN) {
       this.#dropped(live, 'overCount').outputs++;
       return;

@@ -80,6 +80,7 @@ export class Suspensions {
       stdout: Math.max(before.stdout, received.stdout),
       stderr: Math.max(before.stderr, received.stderr),
       tools: Math.max(before.tools, live.toolEvents ?? 0),
+      files: Math.max(before.files ?? 0, live.files?.size ?? 0),
     };
     const asked = live.asked!;
     this.#approvals
