@@ -65,6 +65,15 @@ describe('a run with pictures and files', () => {
     const audio = page.getByLabel('Output 1, item 1 (audio/wav)');
     await audio.waitFor();
     expect(await audio.evaluate((element) => element.tagName)).toBe('AUDIO');
+    // The console's Content-Security-Policy lets it load (media-src allows data: URLs).
+    await expect
+      .poll(() =>
+        audio.evaluate((element) => {
+          const media = element as HTMLAudioElement;
+          return media.error ? `error ${media.error.code}` : media.readyState >= 1 ? 'loaded' : 'loading';
+        }),
+      )
+      .toBe('loaded');
     const link = page.getByRole('link', { name: 'The report' });
     expect(await link.getAttribute('href')).toBe('https://example.com/report');
     expect(await page.getByRole('link', { name: 'Not a link' }).count()).toBe(0);

@@ -12,13 +12,14 @@ export const DEFAULT_CONSOLE_DIR = fileURLToPath(new URL('../../console/', impor
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 // Only the console's own origin: scripts, styles, fetches and the WebSocket (`'self'` covers ws: on the
-// same host), images also as data: URLs (images in tool results).
+// same host), images and sounds also as data: URLs (pictures of runs, tool results' content).
 const consoleHeaders = secureHeaders({
   contentSecurityPolicy: {
     defaultSrc: ["'self'"],
     scriptSrc: ["'self'"],
     styleSrc: ["'self'"],
     imgSrc: ["'self'", 'data:', 'blob:'],
+    mediaSrc: ["'self'", 'data:'],
     connectSrc: ["'self'"],
     fontSrc: ["'self'"],
     objectSrc: ["'none'"],
