@@ -176,7 +176,7 @@ describe('check before running', () => {
         'Let me try.\n```ts exec=true\n',
         `${MISSPELT}\n`,
         '```\nAnd a loose one:\n```ts exec=true check=warn\n',
-        `const n: number = 'x';\noutput(n);\n`,
+        `const n: number = 'x';\nthrow new Error(n);\n`,
         '```\n',
       ].join('');
       await socket.request({ type: 'stream.chunk', streamId: 's1', text });
@@ -184,6 +184,7 @@ describe('check before running', () => {
       const result = await socket.waitFor((m) => m.type === 'stream.result');
       expect(result.text).toContain('block 0');
       expect(result.text).toContain('line 3: tools.gret does not exist. Did you mean tools.greet?');
+      // A failed run's warnings may explain it: they are listed (a success's are not).
       expect(result.text).toContain("warning: line 1: Type 'string' is not assignable to type 'number'.");
       const bad = await socket.request({ type: 'stream.start', streamId: 's2', check: 'yes' });
       expect(bad).toMatchObject({ type: 'error', code: 'VALIDATION', path: 'check' });

@@ -14,8 +14,8 @@ const PROGRAM_JS = '/mci/program.js';
 
 /**
  * The sandbox runs V8's current JavaScript without DOM or Node APIs: `esnext` declares what V8 has,
- * and the sandbox's own globals come from the declarations. Implicit `any` is allowed because
- * programs are scripts a model writes; everything else is strict.
+ * and the sandbox's own globals come from the declarations. Implicit `any` and `any` in `catch` are
+ * allowed because programs are scripts a model writes; everything else is strict.
  */
 const OPTIONS: ts.CompilerOptions = {
   target: ts.ScriptTarget.ESNext,
@@ -23,6 +23,7 @@ const OPTIONS: ts.CompilerOptions = {
   types: [],
   strict: true,
   noImplicitAny: false,
+  useUnknownInCatchVariables: false,
   allowJs: true,
   checkJs: true,
   noEmit: true,

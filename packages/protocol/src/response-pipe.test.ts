@@ -25,6 +25,45 @@ function result(pid: number, fields: Partial<ProcessResult> = {}): ProcessResult
 }
 
 describe('formatResults', () => {
+  it("lists the check's findings of a program it stopped, and the warnings of runs that did not succeed", () => {
+    const warning = (line: number) => ({ line, column: 1, code: 2322, message: `type error\non ${line}` });
+    const text = formatResults([
+      result(1, {
+        status: 'failed',
+        error: {
+          name: 'CheckError',
+          message: 'the check found 1 error; the program did not run',
+          line: 3,
+          column: 13,
+          code: 'CHECK_FAILED',
+          diagnostics: [
+            {
+              line: 3,
+              column: 13,
+              code: 2551,
+              message: 'tools.gret does not exist. Did you mean tools.greet?',
+            },
+          ],
+        },
+        warnings: Array.from({ length: 7 }, (_, i) => warning(i + 1)),
+        stderr: 'CheckError: the check found 1 error; the program did not run\n',
+      }),
+      result(2, { warnings: [warning(1)], outputs: [1] }),
+    ]);
+    expect(text).toBe(
+      [
+        'block 0 (pid 1): failed',
+        'error (line 3, column 13): CheckError: the check found 1 error; the program did not run',
+        'line 3: tools.gret does not exist. Did you mean tools.greet?',
+        ...[1, 2, 3, 4, 5].map((n) => `warning: line ${n}: type error on ${n}`),
+        'warning: and 2 more',
+        '',
+        'block 1 (pid 2): success',
+        'output: 1',
+      ].join('\n'),
+    );
+  });
+
   it("leaves out the failure text the sandbox appends to stderr, keeping the program's own lines", () => {
     const text = formatResults([
       result(1, {

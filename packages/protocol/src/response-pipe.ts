@@ -50,8 +50,8 @@ type Section =
  * Renders process results as the **response pipe**: compact, deterministic plain text a model reads
  * to learn what its exec blocks did. Per block, in index order: a header line with the block index,
  * pid and status (`block 0 (pid 7): success`), the error with its line and column (for a program the
- * check stopped, one `line N: message` per finding), up to five check warnings
- * (`warning: line N: message`), each output as one line of JSON, and the tail of stdout and stderr. The same input always gives the same text
+ * check stopped, one `line N: message` per finding), up to five check warnings of a run that did not
+ * succeed (`warning: line N: message`), each output as one line of JSON, and the tail of stdout and stderr. The same input always gives the same text
  * (durations are left out on purpose).
  *
  * The text never exceeds `maxBytes` UTF-8 bytes. When everything does not fit, every block keeps its
@@ -122,7 +122,8 @@ function toBlock(result: ProcessResult, position: number): Block {
     if (rest.length > 0) lines.push(quote(rest.join('\n')));
     for (const diagnostic of result.error.diagnostics ?? []) lines.push(checkLine(diagnostic));
   }
-  const warnings = result.warnings ?? [];
+  // Warnings may explain a failure; beside a success they would only cost the model tokens.
+  const warnings = result.status === 'success' ? [] : (result.warnings ?? []);
   for (const warning of warnings.slice(0, MAX_WARNINGS)) lines.push(`warning: ${checkLine(warning)}`);
   if (warnings.length > MAX_WARNINGS) lines.push(`warning: and ${warnings.length - MAX_WARNINGS} more`);
   if (result.truncated) lines.push('note: the sandbox dropped outputs or logs past its size limits');

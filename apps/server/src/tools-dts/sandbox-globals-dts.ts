@@ -12,13 +12,14 @@ export interface ToolDeclarationSource {
 const PRELUDE = `// Globals available to code run by MCI Server (an async function body: top-level await and
 // return work; import/require do not). Generated from the server's tool file.
 
-/** Content items of a tool result (the MCP content union). */
-type ToolContent =
+/** Content items of a tool result (the MCP content union); \`text\` is undefined on the others. */
+type ToolContent = { text?: string } & (
   | { type: 'text'; text: string }
   | { type: 'image'; data: string; mimeType: string }
   | { type: 'audio'; data: string; mimeType: string }
   | { type: 'resource_link'; uri: string; name: string; mimeType?: string }
-  | { type: 'resource'; resource: { uri: string; mimeType?: string; text?: string; blob?: string } };
+  | { type: 'resource'; resource: { uri: string; mimeType?: string; text?: string; blob?: string } }
+);
 
 /**
  * The MCI execution result a successful tool call resolves to. A failed call rejects with an Error
