@@ -193,7 +193,7 @@ describe('HTTP process API', { timeout: 60_000 }, () => {
       expect.arrayContaining(['greet', 'read_notes', 'shout', 'slow', 'get_item', 'inventory_url']),
     );
     const dts = await http(server, 'GET', '/tools.d.ts');
-    expect(dts.text).toContain('declare function output(value: unknown): void;');
+    expect(dts.text).toContain('declare const output: {\n  (value: unknown): void;');
     expect(dts.text).toContain('greet(props: {');
     expect(dts.text).toContain('get_item(props: {');
     expect(await http(server, 'GET', '/healthz')).toMatchObject({ status: 200, body: { status: 'ok' } });
