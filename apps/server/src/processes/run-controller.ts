@@ -1,7 +1,6 @@
 import type { CheckLanguage, CheckReport, Checker } from '@mci/check';
 import type { Redactor } from '@mci/schema';
 import {
-  type CheckDiagnostic,
   type CheckMode,
   type DistributiveOmit,
   encodeOutputValue,
@@ -15,6 +14,7 @@ import {
 import type { Execution, ExecutionResult, FetchGate, RunFile, ToolHost } from '@mci/sandbox';
 import type { LoggedCall, Replay } from '../approvals/approval-store.ts';
 import type { AskedCall, CallRefused } from '../approvals/gated-tools.ts';
+import { checkOutcome } from '../check/check-outcome.ts';
 import { ByteRateBudget } from './byte-rate-budget.ts';
 import type { ExecutionPool, SandboxEventBody } from './process-manager-types.ts';
 import type { StatsCounters } from './process-stats.ts';
@@ -183,40 +183,19 @@ export class RunController {
       return;
     }
     const { record, run } = live;
-    if (report && mode === 'block' && report.errors.length > 0) {
-      this.#refuse(live, report);
-      return;
-    }
-    const warnings = report
-      ? byPosition(mode === 'warn' ? [...report.errors, ...report.warnings] : report.warnings)
-      : [{ line: 1, column: 1, code: 0, message: 'the check was skipped: the checker did not answer' }];
+    const { refused, warnings } = checkOutcome(mode, report);
     if (warnings.length > 0) {
       run.warnings = this.#redactValue(warnings);
       this.#hooks.store.updateRun(record.pid, run.run, { warnings: run.warnings });
     }
-    this.#execute(live, pool, tools);
-  }
-
-  /** Ends a run whose program the check found certainly wrong: `failed`, `CHECK_FAILED`, never run. */
-  #refuse(live: LiveProcess, report: CheckReport): void {
-    const { record, run } = live;
-    const count = report.errors.length;
-    const first = report.errors[0]!;
-    const error: RunError = {
-      name: 'CheckError',
-      message: `the check found ${count} error${count === 1 ? '' : 's'}; the program did not run`,
-      line: first.line,
-      column: first.column,
-      code: 'CHECK_FAILED',
-      diagnostics: this.#redactValue(report.errors),
-    };
-    if (report.warnings.length > 0) {
-      run.warnings = this.#redactValue(byPosition(report.warnings));
-      this.#hooks.store.updateRun(record.pid, run.run, { warnings: run.warnings });
+    if (!refused) {
+      this.#execute(live, pool, tools);
+      return;
     }
-    this.#emitLog(live, 'stderr', `${error.name}: ${error.message}\n`);
-    run.durationMs = Math.round(report.durationMs * 1000) / 1000;
-    this.#end(live, 'failed', error);
+    // The program never ran: its run ends failed with the findings, and its stderr says so.
+    this.#emitLog(live, 'stderr', `${refused.name}: ${refused.message}\n`);
+    run.durationMs = Math.round((report?.durationMs ?? 0) * 1000) / 1000;
+    this.#end(live, 'failed', refused);
     this.#hooks.finished(live);
   }
 
@@ -583,11 +562,6 @@ export function routeOf(record: StoredProcess): EventRoute {
 /** The `Math.random` seed of run `run` of process `pid` (the same for every attempt of the run). */
 function seedOf(pid: number, run: number): number {
   return (Math.imul(pid, 0x9e3779b1) ^ Math.imul(run, 0x85ebca6b)) | 0;
-}
-
-/** Findings in the order of the code. */
-function byPosition(diagnostics: CheckDiagnostic[]): CheckDiagnostic[] {
-  return diagnostics.sort((a, b) => a.line - b.line || a.column - b.column);
 }
 
 function failure(error: unknown): ExecutionResult {

@@ -108,6 +108,42 @@ describe('mci run', { timeout: 60_000 }, () => {
     );
   });
 
+  it('--check stops a snippet the check finds certainly wrong before it runs, and reports warnings', async () => {
+    const code = "const n: number = 'x';\noutput('ran');\nawait tools.helo({ name: 'a' });";
+    const blocked = await mciRun([code, '--file', toolFile, '--check'], { cwd: dir });
+    expect(blocked.code).toBe(1);
+    expect(blocked.stdout).toBe('');
+    expect(blocked.stderr).toBe(
+      [
+        'error: line 3: tools.helo does not exist. Did you mean tools.hello?',
+        "warning: line 1: Type 'string' is not assignable to type 'number'.",
+        'failed: CheckError: the check found 1 error; the program did not run',
+        '',
+      ].join('\n'),
+    );
+    const json = await mciRun([code, '--file', toolFile, '--check', 'block', '--format', 'json'], {
+      cwd: dir,
+    });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      status: 'failed',
+      error: { code: 'CHECK_FAILED', diagnostics: [{ line: 3, column: 13, code: 2551 }] },
+      warnings: [{ line: 1, code: 2322 }],
+    });
+    const warned = await mciRun(
+      ["const n: number = 'x';\noutput(n);", '--file', toolFile, '--check', 'warn', '--format', 'json'],
+      { cwd: dir },
+    );
+    expect(warned.code).toBe(0);
+    expect(JSON.parse(warned.stdout)).toMatchObject({
+      status: 'success',
+      outputs: ['x'],
+      warnings: [{ code: 2322 }],
+    });
+    const bad = await mciRun(['output(1)', '--file', toolFile, '--check', 'strict'], { cwd: dir });
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/--check.*strict.*(block|choices)/s);
+  });
+
   it('enforces --timeout and --memory', async () => {
     const slow = await mciRun(
       ['while (true) {}', '--timeout', '300', '--format', 'json', '--file', toolFile],

@@ -2,11 +2,12 @@ import { text as readText } from 'node:stream/consumers';
 import { resolve } from 'node:path';
 import { inspect } from 'node:util';
 import { type CheckLanguage, ProgramChecker } from '@mci/check';
-import { type CheckDiagnostic, encodeOutputValue, type RunError } from '@mci/protocol';
+import { encodeOutputValue } from '@mci/protocol';
 import { createSandboxPool, type ExecutionResult, SandboxError, type SandboxEvent } from '@mci/sandbox';
 import { createToolRunner } from '@mci/tools';
 import { Option } from 'commander';
 import { checkDeclarations } from '../../check/check-declarations.ts';
+import { type CheckOutcome, checkOutcome } from '../../check/check-outcome.ts';
 import { ConfigError } from '../../config/config-error.ts';
 import { localRedactor, redactingTools } from '../../secrets/server-secrets.ts';
 import { defineCommand } from '../command.ts';
@@ -149,32 +150,15 @@ async function run(snippet: string | undefined, options: RunOptions, io: CliIo):
   }
 }
 
-/** What `--check` found: the error of a refused snippet (it never runs), and the warnings. */
-interface SnippetCheck {
-  refused?: RunError;
-  warnings: CheckDiagnostic[];
-}
-
 /** Checks the snippet in this thread (one check: a worker thread would only add its start-up). */
-function checkSnippet(code: string, options: RunOptions, tools: ToolDeclarationSource[]): SnippetCheck {
+function checkSnippet(code: string, options: RunOptions, tools: ToolDeclarationSource[]): CheckOutcome {
   const mode = options.check ?? 'off';
   if (mode === 'off') return { warnings: [] };
-  const report = new ProgramChecker(checkDeclarations(tools)).check(code, options.lang as CheckLanguage);
-  if (mode === 'warn') return { warnings: [...report.errors, ...report.warnings] };
-  if (report.errors.length === 0) return { warnings: report.warnings };
-  const count = report.errors.length;
-  return {
-    refused: {
-      name: 'CheckError',
-      message: `the check found ${count} error${count === 1 ? '' : 's'}; the program did not run`,
-      code: 'CHECK_FAILED',
-      diagnostics: report.errors,
-    },
-    warnings: report.warnings,
-  };
+  const checker = new ProgramChecker(checkDeclarations(tools));
+  return checkOutcome(mode, checker.check(code, options.lang as CheckLanguage));
 }
 
-function printCheck(check: SnippetCheck, io: CliIo): void {
+function printCheck(check: CheckOutcome, io: CliIo): void {
   for (const d of check.refused?.diagnostics ?? []) io.stderr.write(`error: line ${d.line}: ${d.message}\n`);
   for (const d of check.warnings) io.stderr.write(`warning: line ${d.line}: ${d.message}\n`);
   if (check.refused) io.stderr.write(`failed: ${check.refused.name}: ${check.refused.message}\n`);
