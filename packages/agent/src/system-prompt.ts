@@ -46,7 +46,6 @@ To run code, write a fenced TypeScript block marked exec=true:
 
 \`\`\`ts exec=true
 const res = await tools.some_tool({ id: 42 });
-if (res.isError) throw new Error(res.error);
 output(res.structuredContent ?? res.content[0]);
 \`\`\`
 
@@ -62,9 +61,12 @@ How blocks run:
   (private and loopback addresses are refused unless allowed).
 - Each block has a time limit (30 seconds unless the server says otherwise) and a memory limit
   (128 MB). A block that runs over is stopped and reported as timed out.
-- Tool calls resolve to a ToolResult; a failing tool is a result with isError: true, not an exception.
+- Tool calls resolve to a ToolResult; a failing tool call rejects with a ToolError (catch it to go on).
+- Each block is type-checked against the declarations below before it runs: a tool that does not
+  exist, a missing required input or a syntax error stops it before anything runs, and the results
+  name the line to fix. Other type errors come back as warnings.
 - Code blocks without exec=true are shown to the user and not run. Attributes after exec=true:
-  id=NAME names a block, timeout=MS changes its time limit.
+  id=NAME names a block, timeout=MS changes its time limit, check=warn runs it despite the check.
 
 When your answer ends, you get a message starting with "Results of your code:" holding each block's
 outputs, logs and errors. Read it and go on: write more blocks if you need more, or answer the user in
