@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ApprovalSchema } from './approvals.ts';
+import { CallSummarySchema } from './calls.ts';
 import { IntentAttributesSchema, ProcessSnapshotSchema } from './snapshot.ts';
 
 /**
@@ -54,7 +55,11 @@ export const LogEventSchema = z.object({
 /** @see LogEventSchema */
 export type LogEvent = z.infer<typeof LogEventSchema>;
 
-/** The program finished one tool call (for live UIs): tool name, duration in ms, whether it failed. */
+/**
+ * The program finished one tool call (for live UIs): tool name, duration in ms, whether it failed,
+ * and `call`, the call's summary as the audit records it (its position, decision, who decided, what
+ * it returned; absent when the server keeps no audit).
+ */
 export const ToolEventSchema = z.object({
   type: z.literal('tool'),
   seq: SeqSchema,
@@ -64,6 +69,7 @@ export const ToolEventSchema = z.object({
   name: z.string(),
   durationMs: z.number().nonnegative(),
   isError: z.boolean(),
+  call: CallSummarySchema.optional(),
 });
 /** @see ToolEventSchema */
 export type ToolEvent = z.infer<typeof ToolEventSchema>;

@@ -11,6 +11,21 @@ export {
   type PolicyDecision,
   PolicyDecisionSchema,
 } from './approvals.ts';
+// The audit of a run's tool calls and fetches (docs/operations.md, "Audit")
+export {
+  type CallApproval,
+  CallApprovalSchema,
+  type CallDecision,
+  CallDecisionSchema,
+  type CallPage,
+  CallPageSchema,
+  type CallRecord,
+  CallRecordSchema,
+  type CallResult,
+  CallResultSchema,
+  type CallSummary,
+  CallSummarySchema,
+} from './calls.ts';
 // Chat types
 export type {
   ChatCancelRequest,

@@ -1,17 +1,8 @@
 import type { Approval, ApprovalState } from '@mci/protocol';
 import type { Kysely, Selectable } from 'kysely';
+import type { StoredCall } from '../processes/process-store.ts';
 import type { ApprovalsTable, Database } from '../store/sql/tables.ts';
 import type { PolicyRule } from './policy.ts';
-
-/** One call of a run as the call log keeps it: what was called and how it settled. */
-export interface LoggedCall {
-  name: string;
-  /** The input as JSON (what a replayed call must match). */
-  input: unknown;
-  ok: boolean;
-  /** The result (ok), or the error `{ name?, message, code? }` the call rejected with. */
-  value: unknown;
-}
 
 /** How much of a run's outputs and logs its earlier attempts delivered (a resumed run skips them). */
 export interface Delivered {
@@ -25,9 +16,9 @@ export interface Delivered {
   files?: number;
 }
 
-/** What a resumed run replays: its call log by position (null: a call that never settled). */
+/** What a resumed run replays: its calls by position (the audit's records), and what it delivered. */
 export interface Replay {
-  calls: Array<LoggedCall | null>;
+  calls: StoredCall[];
   delivered: Delivered;
   /** Decided approvals of the run by call position. */
   decided: Map<number, Approval>;
@@ -63,7 +54,7 @@ const toApproval = (row: Selectable<ApprovalsTable>): Approval => ({
 });
 
 /**
- * Approvals, call logs of suspended runs and the policy rules, in the process database (SQLite or
+ * Approvals, what suspended runs delivered and the policy rules, in the process database (SQLite or
  * PostgreSQL, through the store's Kysely connection). Every change of an approval's state is one
  * conditional `UPDATE ... WHERE state = 'pending'`, so of two deciders racing (two requests, two
  * cluster nodes) exactly one wins.
@@ -76,10 +67,10 @@ export class ApprovalStore {
   }
 
   /**
-   * Stores a new pending approval together with the call log and delivered counts of its run, in one
-   * transaction: a process is suspended only once both are durable.
+   * Stores a new pending approval together with the delivered counts of its run, in one transaction
+   * (the run's calls are in the process store's `calls`, committed before).
    */
-  async suspend(approval: Approval, calls: Array<LoggedCall | null>, delivered: Delivered): Promise<void> {
+  async suspend(approval: Approval, delivered: Delivered): Promise<void> {
     await this.#db.transaction().execute(async (trx) => {
       await trx
         .insertInto('approvals')
@@ -102,27 +93,23 @@ export class ApprovalStore {
           reason: null,
         })
         .execute();
-      const row = {
-        pid: approval.pid,
-        run: approval.run,
-        calls: JSON.stringify(calls),
-        delivered: JSON.stringify(delivered),
-      };
+      const row = { pid: approval.pid, run: approval.run, delivered: JSON.stringify(delivered) };
       await trx
-        .insertInto('run_calls')
+        .insertInto('run_delivered')
         .values(row)
-        .onConflict((c) =>
-          c.columns(['pid', 'run']).doUpdateSet({ calls: row.calls, delivered: row.delivered }),
-        )
+        .onConflict((c) => c.columns(['pid', 'run']).doUpdateSet({ delivered: row.delivered }))
         .execute();
     });
   }
 
-  /** What run `run` of process `pid` replays when it resumes (an empty log when it never suspended). */
-  async replayOf(pid: number, run: number): Promise<Replay> {
+  /**
+   * What run `run` of process `pid` delivered and which of its approvals were decided, for its resume
+   * (nothing delivered when it never suspended); its calls come from the process store.
+   */
+  async replayOf(pid: number, run: number): Promise<Omit<Replay, 'calls'>> {
     const row = await this.#db
-      .selectFrom('run_calls')
-      .select(['calls', 'delivered'])
+      .selectFrom('run_delivered')
+      .select(['delivered'])
       .where('pid', '=', pid)
       .where('run', '=', run)
       .executeTakeFirst();
@@ -134,7 +121,6 @@ export class ApprovalStore {
       .where('state', '<>', 'pending')
       .execute();
     return {
-      calls: row ? JSON.parse(row.calls) : [],
       delivered: row ? JSON.parse(row.delivered) : { outputs: 0, stdout: 0, stderr: 0, tools: 0 },
       decided: new Map(decided.map((approval) => [approval.position, toApproval(approval)])),
     };

@@ -3,7 +3,7 @@ import type { Approval, ApprovalState } from '@mci/protocol';
 import type { Logger } from 'pino';
 import type { Principal } from '../processes/process-manager-types.ts';
 import { ServerError } from '../processes/server-error.ts';
-import type { ApprovalStore, Delivered, LoggedCall, Replay } from './approval-store.ts';
+import type { ApprovalStore, Delivered, Replay } from './approval-store.ts';
 import type { Redactor } from '@mci/schema';
 import type { Credentials } from './credentials.ts';
 import type { AskedCall } from './gated-tools.ts';
@@ -161,13 +161,12 @@ export class Approvals {
   // --- suspensions --------------------------------------------------------------------------------
 
   /**
-   * Stores the approval a run asks for, with the run's call log and what it delivered: the process
-   * may be suspended once this resolves.
+   * Stores the approval a run asks for, with what the run delivered (its calls are committed to the
+   * process store before): the process may be suspended once this resolves.
    */
   async request(
     process: { pid: number; run: number; owner: string },
     asked: AskedCall,
-    calls: Array<LoggedCall | null>,
     delivered: Delivered,
   ): Promise<Approval> {
     const now = Date.now();
@@ -184,7 +183,7 @@ export class Approvals {
       createdAt: new Date(now).toISOString(),
       expiresAt: new Date(now + this.timeoutMs).toISOString(),
     };
-    await this.store.suspend(approval, calls, delivered);
+    await this.store.suspend(approval, delivered);
     const what = asked.kind === 'tool' ? asked.tool : `fetch ${asked.method} ${asked.url}`;
     this.#logger?.info(
       { pid: approval.pid, approval: approval.id, call: what },
@@ -193,7 +192,8 @@ export class Approvals {
     return approval;
   }
 
-  replayOf(pid: number, run: number): Promise<Replay> {
+  /** What run `run` of process `pid` delivered and its decided approvals (its calls: the process store). */
+  replayOf(pid: number, run: number): Promise<Omit<Replay, 'calls'>> {
     return this.store.replayOf(pid, run);
   }
 

@@ -1,5 +1,4 @@
-import { isDeepStrictEqual } from 'node:util';
-import type { Approval } from '@mci/protocol';
+import type { Approval, CallApproval, CallDecision, CallSummary } from '@mci/protocol';
 import type {
   EgressAllow,
   FetchGate,
@@ -10,8 +9,17 @@ import type {
   ToolHost,
   ToolResult,
 } from '@mci/sandbox';
-import type { LoggedCall, Replay } from './approval-store.ts';
 import type { Redactor } from '@mci/schema';
+import { trace } from '@opentelemetry/api';
+import {
+  callRecord,
+  DEFAULT_AUDIT_VALUE_BYTES,
+  inputHashOf,
+  replayOf,
+  type SettledCall,
+} from '../audit/call-record.ts';
+import type { StoredCall } from '../processes/process-store.ts';
+import type { Replay } from './approval-store.ts';
 import { redactedCall } from '../secrets/server-secrets.ts';
 import type { Credentials } from './credentials.ts';
 import type { Decided, PolicyTool } from './policy.ts';
@@ -30,7 +38,7 @@ export type AskedCall =
   | { kind: 'tool'; position: number; tool: string; input: unknown }
   | { kind: 'fetch'; position: number; method: string; url: string };
 
-/** The name a `fetch` has in the call log. */
+/** The name a `fetch` has in its record. */
 const FETCH = 'fetch';
 
 /** What a {@link GatedTools} needs from the server. */
@@ -52,22 +60,56 @@ export interface GateHooks {
   ask(call: AskedCall): void;
   /** A replayed call differs from the log: the run is to fail with `error`. */
   diverged(error: CallRefused): void;
+  /** A call settled (or was refused): its audit record, to store (without `replay`). */
+  record?(call: StoredCall): void;
+  /** Bytes of JSON of a call's input and result the record keeps. @default 4096 */
+  auditValueBytes?: number | undefined;
+}
+
+/** What a call is, for its record. */
+interface CallFacts {
+  position: number;
+  kind: 'tool' | 'fetch';
+  name: string;
+  input: unknown;
+  startedAt: string;
+  started: number;
+  decision: CallDecision;
+  rule?: number | undefined;
+  approval?: CallApproval | undefined;
 }
 
 /** A JSON copy of `value` (what the log stores and compares); undefined stays undefined. */
 const jsonCopy = (value: unknown): unknown =>
   value === undefined ? undefined : JSON.parse(JSON.stringify(value));
 
-const refusal = (call: LoggedCall) => {
-  const error = call.value as { message?: string; code?: string };
+const refusal = (value: unknown) => {
+  const error = value as { message?: string; code?: string };
   return new CallRefused(error.code ?? 'TOOL_ERROR', String(error.message ?? 'the call failed'));
+};
+
+/** The approval facts a call's record carries. */
+const approvalOf = (approval: Approval): CallApproval => ({
+  id: approval.id,
+  state: approval.state,
+  ...(approval.decidedBy !== undefined && { decidedBy: approval.decidedBy }),
+  ...(approval.decidedAt !== undefined && { decidedAt: approval.decidedAt }),
+  ...(approval.reason !== undefined && { reason: approval.reason }),
+});
+
+/** A record without its input and result value: what a `tool` event carries. */
+const summaryOf = (call: StoredCall): CallSummary => {
+  const { input: _input, inputBytes: _bytes, inputTruncated: _cut, inputHash: _hash, replay: _r, ...rest } = call;
+  if (!rest.result) return rest;
+  const { value: _value, ...result } = rest.result;
+  return { ...rest, result };
 };
 
 /**
  * The tools one run sees: every call is checked against the policy (`deny` rejects with
- * `POLICY_DENIED`, `ask` suspends the run until a person decides), and logged by position with its
- * input and result. A resumed run is the same program run again from the start: calls the log holds
- * are answered from it without acting again, and a call that differs from the log (another tool or
+ * `POLICY_DENIED`, `ask` suspends the run until a person decides), and recorded by position with its
+ * input, result, duration and decision (the audit: docs/operations.md). A resumed run is the same
+ * program run again from the start: calls the records hold are answered from them without acting again, and a call that differs from the log (another tool or
  * other input at that position) fails the run with `REPLAY_DIVERGED`. Positions follow the order the
  * program makes its calls in, which is deterministic for a program that is deterministic up to its
  * calls (see docs/approvals.md).
@@ -75,9 +117,14 @@ const refusal = (call: LoggedCall) => {
 export class GatedTools implements ToolHost, FetchGate {
   readonly #base: ToolHost | undefined;
   readonly #hooks: GateHooks;
-  readonly #replay: Replay | undefined;
-  /** This run's log: what it replayed, then what it did. */
-  readonly calls: Array<LoggedCall | null>;
+  /** The calls of the run's earlier attempts, by position. */
+  readonly #replayed = new Map<number, StoredCall>();
+  /** Decided approvals of the run by call position. */
+  readonly #decided: ReadonlyMap<number, Approval>;
+  /** The records of this attempt's calls (replayed ones included), by position. */
+  readonly #records = new Map<number, StoredCall>();
+  /** Positions of settled tool calls that no `tool` event has claimed yet, in the order they settled. */
+  readonly #unclaimed: number[] = [];
   readonly #inFlight = new Set<Promise<unknown>>();
   #next = 0;
   #asked = false;
@@ -85,8 +132,29 @@ export class GatedTools implements ToolHost, FetchGate {
   constructor(base: ToolHost | undefined, hooks: GateHooks, replay: Replay | undefined) {
     this.#base = base;
     this.#hooks = hooks;
-    this.#replay = replay;
-    this.calls = replay ? [...replay.calls] : [];
+    for (const call of replay?.calls ?? []) this.#replayed.set(call.position, call);
+    this.#decided = replay?.decided ?? new Map();
+  }
+
+  /**
+   * The records of this attempt whose result was cut, each with its whole result in `replay`: a run
+   * that suspends stores them, so that its resume answers these calls again.
+   */
+  cutRecords(): StoredCall[] {
+    return [...this.#records.values()].filter(
+      (call) => call.replay !== undefined && !this.#replayed.has(call.position),
+    );
+  }
+
+  /**
+   * The summary of the earliest settled call of tool `name` that no `tool` event has claimed yet (the
+   * sandbox sends a call's `tool` event right after the call settles here).
+   */
+  claimToolCall(name: string): CallSummary | undefined {
+    const index = this.#unclaimed.findIndex((position) => this.#records.get(position)?.name === name);
+    if (index < 0) return undefined;
+    const [position] = this.#unclaimed.splice(index, 1);
+    return summaryOf(this.#records.get(position!)!);
   }
 
   list(): Array<{ name: string }> {
@@ -98,7 +166,7 @@ export class GatedTools implements ToolHost, FetchGate {
     return this.#base?.catalog;
   }
 
-  /** Resolves once every call in flight has settled (and is in the log). */
+  /** Resolves once every call in flight has settled (and is recorded). */
   async settled(): Promise<void> {
     while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
   }
@@ -106,6 +174,7 @@ export class GatedTools implements ToolHost, FetchGate {
   execute(name: string, props: unknown, options?: { signal?: AbortSignal }): Promise<ToolResult> {
     const input = this.#redactValue(jsonCopy(props));
     return this.#call(
+      'tool',
       name,
       input,
       () => this.#hooks.decide(this.#hooks.describe(name)),
@@ -154,9 +223,10 @@ export class GatedTools implements ToolHost, FetchGate {
         ),
       );
     return this.#call(
+      'fetch',
       FETCH,
       input,
-      () => decided ?? { decision: 'allow' },
+      () => decided ?? { decision: 'egress' },
       (position) => ({ kind: 'fetch', position, method, url }),
       go,
       (value) => {
@@ -193,13 +263,14 @@ export class GatedTools implements ToolHost, FetchGate {
 
   /**
    * One call at the next position: answered from the replayed log, refused, asked about, or made
-   * (and logged) through `act`. `revive` turns a logged value back into a result, `record` a result
-   * into what the log keeps (JSON).
+   * (and recorded) through `act`. `revive` turns a recorded value back into a result, `record` a
+   * result into what the record keeps (JSON).
    */
   #call<T>(
+    kind: 'tool' | 'fetch',
     name: string,
     input: unknown,
-    decide: () => Decided,
+    decide: () => { decision: CallDecision; rule?: number | undefined },
     asked: (position: number) => AskedCall,
     act: () => Promise<T>,
     revive: (value: unknown) => T,
@@ -207,68 +278,75 @@ export class GatedTools implements ToolHost, FetchGate {
   ): Promise<T> {
     const position = this.#next++;
     const what =
-      name === FETCH
+      kind === 'fetch'
         ? `fetch ${(input as { method: string; url: string }).method} ${(input as { url: string }).url}`
         : name;
-    const logged = this.#replay?.calls[position];
+    const logged = this.#replayed.get(position);
     if (logged) {
-      if (logged.name !== name || !isDeepStrictEqual(logged.input, input)) {
+      const answer = replayOf(logged);
+      if (logged.name !== name || logged.inputHash !== inputHashOf(input) || !answer) {
         const error = new CallRefused(
           'REPLAY_DIVERGED',
-          `the resumed program called ${what} at call ${position + 1}, where its first run called ${logged.name}${logged.name === name ? ' with other input' : ''}: a program must make the same calls when it runs again (see docs/approvals.md)`,
+          answer
+            ? `the resumed program called ${what} at call ${position + 1}, where its first run called ${logged.name}${logged.name === name ? ' with other input' : ''}: a program must make the same calls when it runs again (see docs/approvals.md)`
+            : `the result of call ${position + 1} (${what}) of the first run was not kept, so the resumed run cannot replay it`,
         );
         this.#hooks.diverged(error);
         return Promise.reject(error);
       }
-      return logged.ok ? Promise.resolve(revive(logged.value)) : Promise.reject(refusal(logged));
+      this.#recorded(logged);
+      return answer.resolved ? Promise.resolve(revive(answer.value)) : Promise.reject(refusal(answer.value));
     }
     if (this.#asked) return new Promise<never>(() => {});
     const { decision, rule } = decide();
+    // The call's span (docs/operations.md, "Traces"), when it is traced.
+    trace.getActiveSpan()?.setAttribute('mci.policy.decision', decision);
+    const facts: CallFacts = {
+      position,
+      kind,
+      name,
+      input,
+      startedAt: new Date().toISOString(),
+      started: performance.now(),
+      decision,
+      rule,
+    };
     if (decision === 'deny') {
       const why = rule === undefined ? 'the default policy' : `policy rule ${rule + 1}`;
-      return this.#refuse(position, name, input, 'POLICY_DENIED', `${what} is denied by ${why}`);
+      return this.#refuse(facts, 'POLICY_DENIED', `${what} is denied by ${why}`);
     }
     if (decision === 'ask') {
-      const approval = this.#replay?.decided.get(position);
+      const approval = this.#decided.get(position);
       if (!approval) return this.#ask(asked(position));
+      facts.approval = approvalOf(approval);
       if (approval.state === 'denied' || approval.state === 'canceled')
-        return this.#refuse(position, name, input, 'APPROVAL_DENIED', deniedMessage(what, approval));
+        return this.#refuse(facts, 'APPROVAL_DENIED', deniedMessage(what, approval));
       if (approval.state === 'expired')
         return this.#refuse(
-          position,
-          name,
-          input,
+          facts,
           'APPROVAL_EXPIRED',
           `nobody approved the call of ${what} before ${approval.expiresAt}`,
         );
     }
-    return this.#act(position, name, input, act, record);
+    return this.#act(facts, act, record);
   }
 
   #act<T>(
-    position: number,
-    name: string,
-    input: unknown,
+    facts: CallFacts,
     act: () => Promise<T>,
     record: (result: T) => unknown,
   ): Promise<T> {
-    this.calls[position] = null;
     const call = act().then(
       (result) => {
-        this.calls[position] = { name, input, ok: true, value: record(result) };
+        this.#settle(facts, true, record(result));
         return result;
       },
       (error: unknown) => {
         const { message, code } = error as { message?: unknown; code?: unknown };
-        this.calls[position] = {
-          name,
-          input,
-          ok: false,
-          value: {
-            message: String(message ?? error),
-            ...(typeof code === 'string' && { code }),
-          },
-        };
+        this.#settle(facts, false, {
+          message: String(message ?? error),
+          ...(typeof code === 'string' && { code }),
+        });
         throw error;
       },
     );
@@ -278,9 +356,25 @@ export class GatedTools implements ToolHost, FetchGate {
     return call;
   }
 
-  #refuse(position: number, name: string, input: unknown, code: string, message: string): Promise<never> {
-    this.calls[position] = { name, input, ok: false, value: { message, code } };
+  #refuse(facts: CallFacts, code: string, message: string): Promise<never> {
+    this.#settle(facts, false, { message, code });
     return Promise.reject(new CallRefused(code, message));
+  }
+
+  /** Records a call that settled in this attempt (and hands the record, without `replay`, to be stored). */
+  #settle(facts: CallFacts, resolved: boolean, value: unknown): void {
+    const { started, ...call } = facts;
+    const settled: SettledCall = { ...call, durationMs: performance.now() - started, resolved, value };
+    const stored = callRecord(settled, this.#hooks.auditValueBytes ?? DEFAULT_AUDIT_VALUE_BYTES);
+    this.#recorded(stored);
+    const { replay: _whole, ...row } = stored;
+    this.#hooks.record?.(row);
+  }
+
+  /** Keeps the record of a call of this attempt (a tool call waits for its `tool` event). */
+  #recorded(call: StoredCall): void {
+    this.#records.set(call.position, call);
+    if (call.kind === 'tool') this.#unclaimed.push(call.position);
   }
 
   #ask(call: AskedCall): Promise<never> {

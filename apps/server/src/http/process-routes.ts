@@ -20,7 +20,7 @@ import { parseOrThrow } from './validate.ts';
 
 /**
  * The process routes of the MCI process API: create (optionally `block`ing until idle), list, read,
- * delete, code/output/stdout/stderr/runs, the files of runs, and the run/kill signals. Bodies must be
+ * delete, code/output/stdout/stderr/runs, the calls and files of runs, and the run/kill signals. Bodies must be
  * `application/json`. A reply to a change waits until the change is committed (the manager's
  * create, signal and delete resolve only then), so that in a cluster the client's next request sees
  * it on any node.
@@ -79,6 +79,17 @@ export function registerProcessRoutes(app: Hono<HttpEnv>, manager: ProcessManage
   );
   app.get('/processes/:pid/runs/:n', async (c) => {
     return json(c, await manager.getRun(pid(c), parsePid(c.req.param('n'), 'n'), c.get('principal')));
+  });
+
+  // The manager checks the page after visibility: another principal's process is 404 whatever the query.
+  app.get('/processes/:pid/runs/:n/calls', async (c) => {
+    const limit = c.req.query('limit');
+    const cursor = c.req.query('cursor');
+    const page = {
+      ...(limit !== undefined && { limit: limit.trim() === '' ? Number.NaN : Number(limit) }),
+      ...(cursor !== undefined && { cursor }),
+    };
+    return json(c, await manager.listCalls(pid(c), parsePid(c.req.param('n'), 'n'), page, c.get('principal')));
   });
 
   app.get('/processes/:pid/runs/:n/files/:name', async (c) => {

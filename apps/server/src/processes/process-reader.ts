@@ -1,8 +1,9 @@
-import type { ProcessResult, ProcessSnapshot, RunSnapshot, ServerEvent } from '@mci/protocol';
+import type { CallPage, ProcessResult, ProcessSnapshot, RunSnapshot, ServerEvent } from '@mci/protocol';
 import { fileNameProblem, type RunFile } from '@mci/sandbox';
+import { callPage, callPageBounds } from '../audit/call-pages.ts';
 import type { EventLog } from './event-log.ts';
 import { normalizeRef } from './limits.ts';
-import type { Principal, ProcessFilter, ReplayFilter } from './process-manager-types.ts';
+import type { CallPageRequest, Principal, ProcessFilter, ReplayFilter } from './process-manager-types.ts';
 import type { ProcessStore, StoredProcess } from './process-store.ts';
 import type { LiveProcess } from './run-controller.ts';
 import { ServerError } from './server-error.ts';
@@ -102,6 +103,19 @@ export class ProcessReader {
         path: 'name',
       });
     return file;
+  }
+
+  /**
+   * A page of the calls of run `run` of process `pid`, by position. Visibility is checked first:
+   * another principal's process is `NOT_FOUND` whatever the page.
+   * @throws ServerError `NOT_FOUND` (process not visible, no such run), `VALIDATION` (bad cursor or limit).
+   */
+  async listCalls(pid: number, run: number, page: CallPageRequest, principal: Principal): Promise<CallPage> {
+    const record = await this.visible(pid, principal);
+    const { after, limit } = callPageBounds(page);
+    if (!Number.isSafeInteger(run) || run < 1 || run > record.runs)
+      throw new ServerError('NOT_FOUND', `process ${pid} has no run ${run}`, { path: 'run' });
+    return callPage(pid, run, await this.#store.listCalls(pid, run, after, limit + 1), limit);
   }
 
   /**

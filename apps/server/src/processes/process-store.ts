@@ -1,4 +1,5 @@
 import type {
+  CallRecord,
   CheckMode,
   ProcessMetadata,
   ProcessState,
@@ -8,6 +9,7 @@ import type {
   ServerEvent,
 } from '@mci/protocol';
 import type { RunFile } from '@mci/sandbox';
+import type { QuotaLedger } from './quota-ledger.ts';
 
 /**
  * Routing information of an event: who owns it (a principal id) and what it concerns, so transports
@@ -44,6 +46,13 @@ export interface StoredProcess {
 
 /** One run as stored (outputs and logs are appended with {@link ProcessStore.appendOutput}/`appendLog`). */
 export type StoredRun = RunSnapshot & { pid: number };
+
+/**
+ * One call of a run as stored (see `callRecord`): its audit record, the hash of its whole input, and,
+ * for a run that suspended, its whole result when the record's was cut (`replay`: a resumed run
+ * answers the call from it).
+ */
+export type StoredCall = Omit<CallRecord, 'pid' | 'run'> & { inputHash: string; replay?: unknown };
 
 /** The fields of a run that change as it goes (everything but outputs and logs). */
 export type RunUpdate = Partial<
@@ -170,6 +179,8 @@ export interface ClusterStore {
    * this node's lease was ended), so that of two nodes sent `run` at once only one runs it.
    */
   claimRun(pid: number, runs: number): Promise<boolean>;
+  /** Runs and CPU time per principal and minute, counted in the database for every node. */
+  readonly quotas: QuotaLedger;
 }
 
 /** Whether a store can take writes now, for `/healthz` and 503 answers. */
@@ -218,6 +229,13 @@ export interface ProcessStore {
   putFile(pid: number, run: number, file: RunFile): void;
   /** File `name` of run `run` of process `pid`, once what was written before is committed. */
   getFile(pid: number, run: number, name: string): Promise<RunFile | undefined>;
+  /** Inserts or replaces the record of the call at `call.position` of run `run` of process `pid`. */
+  putCall(pid: number, run: number, call: StoredCall): void;
+  /**
+   * The calls of run `run` of process `pid` with a position after `after` (all: -1), by position, at
+   * most `limit` (all when absent), once what was written before is committed.
+   */
+  listCalls(pid: number, run: number, after: number, limit?: number): Promise<StoredCall[]>;
   /** Appends an event to the log (events arrive with strictly increasing `seq`). */
   appendEvent(event: ServerEvent, route: EventRoute): void;
   /** Stored events with `seq > since` matching `filter`, in `seq` order. */

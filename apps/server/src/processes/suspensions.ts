@@ -14,6 +14,8 @@ export interface SuspensionHost {
   readonly store: ProcessStore;
   readonly runs: RunController;
   readonly logger: Logger | undefined;
+  /** Bytes of JSON of a call's input and result its record keeps (`limits.auditValueBytes`). */
+  readonly auditValueBytes: number | undefined;
   /** Makes `live` one of the manager's live processes (counted as `from`). */
   enter(live: LiveProcess): void;
   enqueue(live: LiveProcess): void;
@@ -42,8 +44,13 @@ export class Suspensions {
     this.#host = host;
   }
 
-  /** The tools run `live` sees: policy-checked, logged, its log replayed when it resumes. */
+  /**
+   * The tools run `live` sees: policy-checked, each call recorded in the store (the audit), the
+   * records replayed when it resumes.
+   */
   toolsFor(live: LiveProcess, tools: ToolHost | undefined): GatedTools {
+    const { pid } = live.record;
+    const { run } = live.run;
     const gated: GatedTools = new GatedTools(
       tools,
       {
@@ -56,7 +63,7 @@ export class Suspensions {
           // The calls in flight settle (and are logged) first, so none acts twice after the resume.
           void gated.settled().then(() => {
             live.asked = call;
-            live.calls = gated.calls;
+            live.cutCalls = gated.cutRecords();
             live.execution?.kill();
           });
         },
@@ -64,13 +71,18 @@ export class Suspensions {
           live.diverged ??= error;
           live.execution?.kill();
         },
+        record: (call) => this.#host.store.putCall(pid, run, call),
+        auditValueBytes: this.#host.auditValueBytes,
       },
       live.replay,
     );
     return gated;
   }
 
-  /** A run that asked has stopped: store its approval and log, then suspend it (or end it, killed meanwhile). */
+  /**
+   * A run that asked has stopped: store the whole results of its cut records and, once its calls are
+   * committed, its approval; then suspend it (or end it, killed meanwhile).
+   */
   suspend(live: LiveProcess): void {
     const { record, run } = live;
     const received = live.received ?? { outputs: 0, stdout: 0, stderr: 0 };
@@ -83,8 +95,13 @@ export class Suspensions {
       files: Math.max(before.files ?? 0, live.files?.size ?? 0),
     };
     const asked = live.asked!;
-    this.#approvals
-      .request({ pid: record.pid, run: run.run, owner: record.owner }, asked, live.calls ?? [], delivered)
+    const { store } = this.#host;
+    for (const call of live.cutCalls ?? []) store.putCall(record.pid, run.run, call);
+    store
+      .committed()
+      .then(() =>
+        this.#approvals.request({ pid: record.pid, run: run.run, owner: record.owner }, asked, delivered),
+      )
       .then(
         async (approval) => {
           if (!live.killRequested) {
@@ -128,7 +145,10 @@ export class Suspensions {
     const record = await store.getProcess(pid);
     if (record?.state !== 'suspended') return;
     const run = await store.getRun(pid, record.runs);
-    const replay = await this.#approvals.replayOf(pid, record.runs);
+    const replay = {
+      ...(await this.#approvals.replayOf(pid, record.runs)),
+      calls: await store.listCalls(pid, record.runs, -1),
+    };
     // The run may have begun on another node: its outputs from here on must sort after those.
     await store.cluster?.renewEventIds();
     const live = this.#revive(record, run);

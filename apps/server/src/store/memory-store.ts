@@ -3,6 +3,7 @@ import type { RunFile } from '@mci/sandbox';
 import type {
   ProcessStore,
   RunUpdate,
+  StoredCall,
   StoredEvent,
   StoredEventFilter,
   StoredProcess,
@@ -33,6 +34,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): ProcessStor
   const runs = new Map<number, StoredRun[]>();
   /** Files by process, then `run/name`. */
   const files = new Map<number, Map<string, RunFile>>();
+  /** Calls by process, then run, then position. */
+  const calls = new Map<number, Map<number, Map<number, StoredCall>>>();
   let events: StoredEvent[] = [];
   let lastPid = 0;
   let lastSeq = 0;
@@ -76,6 +79,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): ProcessStor
       processes.delete(pid);
       runs.delete(pid);
       files.delete(pid);
+      calls.delete(pid);
       events = events.filter((stored) => stored.route.pid !== pid);
     },
     insertRun(pid, run, init: RunUpdate) {
@@ -91,6 +95,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): ProcessStor
         ...init,
       };
       runs.set(pid, list);
+      calls.get(pid)?.delete(run);
     },
     updateRun(pid, run, update) {
       Object.assign(runOf(pid, run), update);
@@ -110,6 +115,19 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): ProcessStor
     },
     async getFile(pid, run, name) {
       return files.get(pid)?.get(`${run}/${name}`);
+    },
+    putCall(pid, run, call) {
+      const byRun = calls.get(pid) ?? new Map<number, Map<number, StoredCall>>();
+      calls.set(pid, byRun);
+      const byPosition = byRun.get(run) ?? new Map<number, StoredCall>();
+      byRun.set(run, byPosition);
+      byPosition.set(call.position, structuredClone(call));
+    },
+    async listCalls(pid, run, after, limit) {
+      const found = [...(calls.get(pid)?.get(run)?.values() ?? [])]
+        .filter((call) => call.position > after)
+        .sort((a, b) => a.position - b.position);
+      return found.slice(0, limit ?? found.length).map((call) => structuredClone(call));
     },
     async getRun(pid, run) {
       const found = runs.get(pid)?.[run - 1];

@@ -64,6 +64,7 @@ export type Statements = Record<
   | 'putOutputs'
   | 'putLogs'
   | 'putEvents'
+  | 'putCalls'
   | 'addBytes',
   CompiledQuery
 >;
@@ -85,7 +86,7 @@ function compileStatements(db: Db, engine: Engine): Statements {
   const ref = (column: string) => sql.ref(`r.${column}`);
   /** `INSERT INTO table (columns) SELECT ... FROM rows ON CONFLICT (keys) DO UPDATE SET the others`. */
   const upsert = (
-    table: 'processes' | 'runs' | 'outputs' | 'logs' | 'events',
+    table: 'processes' | 'runs' | 'outputs' | 'logs' | 'events' | 'calls',
     columns: Record<string, RowsetType>,
     keys: string[],
     value: (column: string) => unknown = ref,
@@ -181,6 +182,18 @@ function compileStatements(db: Db, engine: Engine): Statements {
         body: 'text',
       },
       ['seq'],
+    ),
+    putCalls: upsert(
+      'calls',
+      {
+        pid: 'integer',
+        run: 'integer',
+        position: 'integer',
+        body: 'text',
+        input_hash: 'text',
+        replay: 'text',
+      },
+      ['pid', 'run', 'position'],
     ),
     addBytes: db
       .updateTable('processes')

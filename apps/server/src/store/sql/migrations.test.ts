@@ -192,7 +192,7 @@ describe('SQLite', () => {
       );
     expect(Object.fromEntries(tables.map((t) => [t, withoutAdded(t)]))).toEqual(rows);
     expect(sqliteRows(db, 'runs').every((row) => row.warnings === null)).toBe(true);
-    for (const table of ['policies', 'approvals', 'run_calls', 'run_files'])
+    for (const table of ['policies', 'approvals', 'run_delivered', 'calls', 'run_files'])
       expect(sqliteRows(db, table)).toEqual([]);
     db.close();
   });
@@ -391,7 +391,8 @@ describe('PostgreSQL', () => {
       mci_schema: expect.anything(),
       policies: empty,
       approvals: empty,
-      run_calls: empty,
+      run_delivered: empty,
+      calls: empty,
       run_files: empty,
     });
   });

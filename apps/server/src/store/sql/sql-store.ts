@@ -6,6 +6,7 @@ import type {
   EventRoute,
   ProcessStore,
   RunUpdate,
+  StoredCall,
   StoredEvent,
   StoredEventFilter,
   StoredProcess,
@@ -18,6 +19,7 @@ import { RecordCache } from '../record-cache.ts';
 import { toProcess } from '../row-codec.ts';
 import { StoreError } from '../store-error.ts';
 import { BatchCommitter } from './batch-committer.ts';
+import { readCalls } from './call-reads.ts';
 import type { Engine } from './engine.ts';
 import { readEvents } from './event-reads.ts';
 import { type ClusterNode as ClusterNodeRow, readExpiredPids, readProcesses, readRun } from './reads.ts';
@@ -279,6 +281,25 @@ export class SqlStore implements SqlProcessStore {
     if (!found) return undefined;
     this.#cache.putRun(found.run, found.outputBytes);
     return { ...found.run, outputs: [...found.run.outputs] };
+  }
+
+  putCall(pid: number, run: number, call: StoredCall): void {
+    const { inputHash, replay, ...record } = call;
+    const row = {
+      pid,
+      run,
+      position: call.position,
+      body: JSON.stringify(record),
+      input_hash: inputHash,
+      replay: replay === undefined ? null : JSON.stringify(replay),
+    };
+    this.#committer.write((set) => set.putCall(row));
+  }
+
+  async listCalls(pid: number, run: number, after: number, limit?: number): Promise<StoredCall[]> {
+    this.#assertOpen();
+    await this.#committer.committed();
+    return readCalls(this.#db, pid, run, after, limit);
   }
 
   appendEvent(event: ServerEvent, route: EventRoute): void {

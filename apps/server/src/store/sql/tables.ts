@@ -166,15 +166,25 @@ export interface ApprovalsTable {
   resumed: Generated<number>;
 }
 
-/**
- * What a suspended run replays when it resumes: its call log (JSON array, by position, null for a
- * call that did not finish) and how much of its outputs and logs were delivered (JSON).
- */
-export interface RunCallsTable {
+/** How much of its outputs and logs a suspended run delivered (JSON), which its resumed run skips. */
+export interface RunDeliveredTable {
   pid: number;
   run: number;
-  calls: string;
   delivered: string;
+}
+
+/**
+ * The calls of runs (tool calls and fetches), one row per call: `body`, the JSON text of its audit
+ * record (`CallRecord` without `pid` and `run`); `input_hash`, the sha256 of its whole input;
+ * `replay`, the JSON text of its whole result when `body` holds it cut and the run suspended.
+ */
+export interface CallsTable {
+  pid: number;
+  run: number;
+  position: number;
+  body: string;
+  input_hash: string;
+  replay: string | null;
 }
 
 /** The process database. */
@@ -191,7 +201,8 @@ export interface Database {
   event_log: EventLogTable;
   policies: PoliciesTable;
   approvals: ApprovalsTable;
-  run_calls: RunCallsTable;
+  run_delivered: RunDeliveredTable;
+  calls: CallsTable;
   run_files: RunFilesTable;
 }
 

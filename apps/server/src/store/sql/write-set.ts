@@ -2,7 +2,15 @@ import { type CompiledQuery, type Insertable, sql } from 'kysely';
 import type { RunUpdate } from '../../processes/process-store.ts';
 import { NO_RUN_CHANGE, statementsOf } from './batch-statements.ts';
 import type { Engine } from './engine.ts';
-import type { Db, EventsTable, LogsTable, ProcessesTable, RunFilesTable, RunsTable } from './tables.ts';
+import type {
+  CallsTable,
+  Db,
+  EventsTable,
+  LogsTable,
+  ProcessesTable,
+  RunFilesTable,
+  RunsTable,
+} from './tables.ts';
 
 /** The fields of a process that change as it goes, and when it last became idle (epoch ms). */
 export interface ProcessChange {
@@ -47,6 +55,8 @@ export class WriteSet {
   #logs: Array<Insertable<LogsTable>> = [];
   #events: Array<Insertable<EventsTable>> = [];
   #files: Array<Insertable<RunFilesTable>> = [];
+  /** Calls by `pid:run:position` (a call written again replaces its row). */
+  readonly #calls = new Map<string, Insertable<CallsTable>>();
   readonly #bytes = new Map<number, number>();
   readonly #deleted = new Set<number>();
   readonly #counters = new Map<string, number>();
@@ -99,6 +109,7 @@ export class WriteSet {
     this.#runChanges.delete(key);
     const leftover = (data: { pid: number; run: number }) => data.pid === row.pid && data.run === row.run;
     this.#files = this.#files.filter((file) => !leftover(file));
+    for (const [callKey, call] of this.#calls) if (leftover(call)) this.#calls.delete(callKey);
     if (!this.#outputs.some(leftover) && !this.#logs.some(leftover)) return;
     let bytes = 0;
     for (const output of this.#outputs) if (leftover(output)) bytes += Buffer.byteLength(output.json);
@@ -144,6 +155,12 @@ export class WriteSet {
     this.#bytes.set(row.pid, (this.#bytes.get(row.pid) ?? 0) + row.data.byteLength);
   }
 
+  /** Inserts or replaces the row of a call. */
+  putCall(row: Insertable<CallsTable>): void {
+    this.#writes++;
+    this.#calls.set(`${row.pid}:${row.run}:${row.position}`, row);
+  }
+
   addEvent(row: Insertable<EventsTable>): void {
     this.#writes++;
     this.#events.push(row);
@@ -154,7 +171,7 @@ export class WriteSet {
     this.#eventOrder.push(seq);
   }
 
-  /** Deletes a process with its runs, outputs, logs and events (also those written before this set). */
+  /** Deletes a process with its runs, outputs, logs, calls and events (also those written before this set). */
   deleteProcess(pid: number): void {
     this.#writes++;
     this.#processes.delete(pid);
@@ -166,6 +183,7 @@ export class WriteSet {
     this.#logs = this.#logs.filter((row) => row.pid !== pid);
     this.#events = this.#events.filter((row) => row.pid !== pid);
     this.#files = this.#files.filter((row) => row.pid !== pid);
+    for (const [key, row] of this.#calls) if (row.pid === pid) this.#calls.delete(key);
     this.#bytes.delete(pid);
     this.#deleted.add(pid);
   }
@@ -231,6 +249,7 @@ export class WriteSet {
     add(statements.putOutputs, this.#outputs);
     add(statements.putLogs, this.#logs);
     add(statements.putEvents, this.#events);
+    add(statements.putCalls, [...this.#calls.values()]);
     // Bytes do not travel in a JSON row set: one bound statement per file.
     for (const file of this.#files)
       out.push(
@@ -282,12 +301,12 @@ export class WriteSet {
           UNION ALL SELECT seq FROM logs WHERE pid IN (SELECT pid FROM ${deleted()}))`.compile(db),
       );
     }
-    for (const table of ['processes', 'runs', 'outputs', 'logs', 'events', 'run_files'] as const)
+    for (const table of ['processes', 'runs', 'outputs', 'logs', 'events', 'run_files', 'calls'] as const)
       out.push(db.deleteFrom(table).where(sql<boolean>`pid IN (SELECT pid FROM ${deleted()})`).compile());
     return out;
   }
 
-  /** Deletes what runs started again may have left in the database (outputs, logs, files, their bytes). */
+  /** Deletes what runs started again may have left in the database (outputs, logs, files, their bytes, calls). */
   #deleteLeftovers(db: Db, engine: Engine): CompiledQuery[] {
     const leftovers = () =>
       engine.rowset([...this.#replaced.values()], { pid: 'integer', run: 'integer' }, 'k');
@@ -305,7 +324,7 @@ export class WriteSet {
         })
         .where(sql<boolean>`pid IN (SELECT pid FROM ${leftovers()})`)
         .compile(),
-      ...(['outputs', 'logs', 'run_files'] as const).map((table) =>
+      ...(['outputs', 'logs', 'run_files', 'calls'] as const).map((table) =>
         db
           .deleteFrom(table)
           .where(sql<boolean>`(pid, run) IN (SELECT pid, run FROM ${leftovers()})`)
