@@ -17,6 +17,9 @@ export type { Listener, ListenOptions } from './listener.ts';
 export { listen } from './listener.ts';
 export type { LoggerOptions } from './logger.ts';
 export { createLogger } from './logger.ts';
+// Traces: the OpenTelemetry SDK, started from the OTEL_* variables
+export type { Tracing } from './tracing/start-tracing.ts';
+export { startTracing, tracingRequested } from './tracing/start-tracing.ts';
 export { Redactor } from '@mci/schema';
 export { createProcessManager } from './processes/process-manager.ts';
 // Process model types

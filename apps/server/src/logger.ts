@@ -1,6 +1,7 @@
 import { type DestinationStream, type LevelWithSilent, type Logger, pino } from 'pino';
 import { PinoPretty } from 'pino-pretty';
 import type { Redactor } from '@mci/schema';
+import { traceLogFields } from './tracing/log-fields.ts';
 
 export type { Logger };
 
@@ -26,7 +27,8 @@ export interface LoggerOptions {
 
 /**
  * The server's logger: pino, one line per event (a process transition carries its `pid`); JSON lines
- * for machines, or pretty lines for a person at a terminal.
+ * for machines, or pretty lines for a person at a terminal. A line written while a span is active
+ * carries its `trace_id` and `span_id` (docs/operations.md, "Traces").
  * @see https://getpino.io
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
@@ -36,6 +38,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     name: 'mci-server',
     level: options.level ?? 'info',
     base: undefined,
+    // `trace_id` and `span_id` of the active span, when tracing is on.
+    mixin: traceLogFields,
     ...(redactor && { hooks: { streamWrite: (line: string) => redactor.redact(line) } }),
   };
   if (options.format === 'pretty') {

@@ -218,7 +218,10 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
       urls: { db: options.db },
     }),
   );
-  const runner: ToolRunner = createToolRunner(collection, options.env ? { env: options.env } : {});
+  const runner: ToolRunner = createToolRunner(collection, {
+    ...(options.env && { env: options.env }),
+    redactor,
+  });
   const publicEnv = options.publicEnv ?? [];
   const secretsByTool = new Map(runner.list().map(({ name, env }) => [name, secretsOfTool(env, publicEnv)]));
   const withSecrets = <T extends { name: string }>(tool: T) => {

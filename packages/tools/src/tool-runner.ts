@@ -1,4 +1,5 @@
-import type { Annotations, ResolvedTool, ToolCollection } from '@mci/schema';
+import type { Annotations, Redactor, ResolvedTool, ToolCollection } from '@mci/schema';
+import { trace } from '@opentelemetry/api';
 import { envByTool, type ToolEnvVariable } from './env-usage.ts';
 import { raceAbort } from './race-abort.ts';
 import { executeCli } from './cli/cli-executor.ts';
@@ -45,6 +46,11 @@ export interface ToolRunnerOptions {
   maxOutputBytes?: number;
   /** Cancels every execution of this runner. */
   signal?: AbortSignal;
+  /**
+   * Secret values taken out of what the tools' trace spans record (the `url.full` of http tools).
+   * @default only a URL's password and credential query values are taken out
+   */
+  redactor?: Redactor;
 }
 
 /** Options of one {@link ToolRunner.execute} call. */
@@ -84,7 +90,7 @@ export function createToolRunner(collection: ToolCollection, options: ToolRunner
   const env: Record<string, string | undefined> = { ...process.env, ...options.env };
   const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   const validator = new PropsValidator();
-  const http = new HttpClient(maxOutputBytes);
+  const http = new HttpClient(maxOutputBytes, options.redactor);
   const mcp = new McpConnections(collection.mcpServers, env);
   const envs = envByTool(collection, env);
   // Loaded tools never change, so neither do their path policies.
@@ -157,8 +163,10 @@ export function createToolRunner(collection: ToolCollection, options: ToolRunner
         // The race makes cancellation immediate while a cli or file executor cleans up (kill, close);
         // http requests and MCP calls (and waits for their connections) end at once by themselves,
         // and text renders synchronously, so they skip it.
-        const pending = run(tool, ctx);
         const type = tool.execution.type;
+        // The caller's span of this call (the server's `execute_tool`) learns the executor.
+        trace.getActiveSpan()?.setAttribute('mci.tool.type', type);
+        const pending = run(tool, ctx);
         return await (type === 'cli' || type === 'file' ? raceAbort(pending, signal) : pending);
       } catch (error) {
         if (signal.aborted) return canceledResult(signal.reason);

@@ -20,6 +20,7 @@ import type { OriginPolicy } from './origin-policy.ts';
 import { registerProcessRoutes } from './process-routes.ts';
 import { mcpMessageCount, principalRateLimit, RequestBudget } from './rate-limit.ts';
 import { requestGuard } from './request-guard.ts';
+import { traceRequests } from '../tracing/request-span.ts';
 
 /** A tool as `GET /tools` lists it. */
 export interface ToolListing extends ToolDeclarationSource {
@@ -84,6 +85,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpEnv> {
   app.onError((error, c) => sendError(c, error, options.logger));
   app.notFound((c) => sendError(c, new ServerError('NOT_FOUND', `no route ${c.req.method} ${c.req.path}`)));
 
+  app.use('*', traceRequests());
   app.use('*', requestGuard(options.originPolicy));
   app.use(
     '*',

@@ -41,6 +41,7 @@ import { type RunFields, toSnapshot } from './snapshots.ts';
 import { StreamRegistry } from './stream-registry.ts';
 import type { IntentStreamLimits, StreamHost, StreamSession } from './stream-session.ts';
 import { Suspensions } from './suspensions.ts';
+import { inRunContext, traceRunTransition } from '../tracing/run-spans.ts';
 
 /**
  * Creates the process manager: process records and runs, the fair run queue over a sandbox pool,
@@ -539,9 +540,12 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     const { record } = live;
     this.#store.updateProcess(record.pid, { state: record.state, status: record.status, runs: record.runs });
     this.#stats.move(from, record);
-    this.#logger?.info(
-      { pid: record.pid, run: record.runs, state: record.state, status: record.status, ref: record.ref },
-      `process ${record.pid} ${record.state}${record.status ? ` (${record.status})` : ''}`,
+    traceRunTransition(live);
+    inRunContext(live, () =>
+      this.#logger?.info(
+        { pid: record.pid, run: record.runs, state: record.state, status: record.status, ref: record.ref },
+        `process ${record.pid} ${record.state}${record.status ? ` (${record.status})` : ''}`,
+      ),
     );
     this.#emitProcess(record, live.run);
     if (record.state === 'suspended') {

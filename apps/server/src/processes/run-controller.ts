@@ -26,6 +26,8 @@ import {
   truncationNote,
 } from './run-output-limits.ts';
 import { type RunFields, toRunError, wireDuration } from './snapshots.ts';
+import type { RunTrace } from '../tracing/run-spans.ts';
+import { traceExecution } from '../tracing/traced-execution.ts';
 
 /**
  * How long a killed run may take to confirm before it is ended `canceled` anyway (the sandbox promises
@@ -93,6 +95,8 @@ export interface LiveProcess {
   calls?: Array<LoggedCall | null>;
   /** The resumed run made other calls than its log says: it ends failed with this error. */
   diverged?: CallRefused;
+  /** The run's span, when tracing is on (docs/operations.md, "Traces"). */
+  trace?: RunTrace | undefined;
 }
 
 /** What the run controller needs from the manager. */
@@ -203,7 +207,10 @@ export class RunController {
   #execute(live: LiveProcess, pool: ExecutionPool, tools: ToolHost | undefined): void {
     const { record, run } = live;
     const gated = this.#hooks.toolsFor?.(live, tools);
-    const runTools = gated && tools ? gated : tools;
+    const gatedTools = gated && tools ? gated : tools;
+    const traced = traceExecution(live.trace?.context, gatedTools, gated, this.#hooks.redactor);
+    const runTools = traced ? traced.tools : gatedTools;
+    const fetchGate = traced ? traced.fetchGate : gated;
     let execution: Execution;
     try {
       execution = pool.execute({
@@ -212,7 +219,7 @@ export class RunController {
         timeoutMs: record.timeoutMs,
         memoryLimitMb: record.memoryLimitMb,
         ...(runTools === undefined ? {} : { tools: runTools }),
-        ...(gated && { fetchGate: gated }),
+        ...(fetchGate && { fetchGate }),
         // The same numbers when a resumed run replays the program.
         randomSeed: seedOf(record.pid, run.run),
         // Runs of one principal may share an isolate (a fresh context each); others never do.
@@ -220,9 +227,11 @@ export class RunController {
         onEvent: (event) => this.#onEvent(live, event),
       });
     } catch (error) {
+      traced?.end(failure(error));
       this.#finish(live, failure(error));
       return;
     }
+    if (traced) execution.result.then(traced.end, (error: unknown) => traced.end(failure(error)));
     live.execution = execution;
     live.watchdog = setTimeout(() => {
       execution.kill();

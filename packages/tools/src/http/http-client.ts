@@ -1,3 +1,5 @@
+import type { Redactor } from '@mci/schema';
+import type { Span } from '@opentelemetry/api';
 import { Agent, type Dispatcher, interceptors } from 'undici';
 import { raceAbort } from '../race-abort.ts';
 import { messageOf } from '../tool-error.ts';
@@ -10,6 +12,7 @@ import {
   setHeader,
   setQueryParam,
 } from './http-request.ts';
+import { endHttpSpan, startHttpSpan } from './http-span.ts';
 import { OAuth2TokenCache } from './oauth2-token-cache.ts';
 import { readResponse } from './read-response.ts';
 import { bodyTypeOf, mapBody } from './response-content.ts';
@@ -45,17 +48,22 @@ const ERROR_BODY_CHARS = 500;
  * undici's retry interceptor (connection errors, 408, 429, 5xx; exponential backoff; `Retry-After`),
  * one timeout for the whole request (an `AbortController` ended by a timer or by the caller's
  * signal), a response body limit (the pool's `maxResponseSize`), and the mapping of the response to
- * a {@link ToolResult}.
+ * a {@link ToolResult}. Each request is an OpenTelemetry client span that it sends as `traceparent`.
  */
 export class HttpClient {
   readonly #agent: Agent;
   readonly #maxBodyBytes: number;
   readonly #retrying: Dispatcher;
   readonly #tokens: OAuth2TokenCache;
+  readonly #redactor: Redactor | undefined;
 
-  /** @param maxBodyBytes larger response bodies are an error (undici ends them unread). */
-  constructor(maxBodyBytes: number) {
+  /**
+   * @param maxBodyBytes larger response bodies are an error (undici ends them unread).
+   * @param redactor takes secret values out of the URL a request's span records.
+   */
+  constructor(maxBodyBytes: number, redactor?: Redactor) {
     this.#maxBodyBytes = maxBodyBytes;
+    this.#redactor = redactor;
     this.#agent = new Agent({ maxResponseSize: maxBodyBytes });
     this.#retrying = this.#agent.compose(interceptors.retry({ throwOnError: false }));
     this.#tokens = new OAuth2TokenCache(this.#agent);
@@ -91,8 +99,10 @@ export class HttpClient {
             controller.abort(new Error(`timed out after ${spec.timeoutMs} ms`));
           }, spec.timeoutMs)
         : undefined;
+    let span: Span | undefined;
     try {
       const token = spec.auth ? await this.#authorize(prepared, spec, limit) : undefined;
+      span = startHttpSpan(spec.method.toUpperCase(), prepared.url, prepared.headers, this.#redactor);
       let response = await this.#request(prepared, spec, limit);
       if (response.statusCode === 401 && spec.auth?.type === 'oauth2' && token !== undefined) {
         // The token may have been revoked early: fetch a new one and try once more.
@@ -101,6 +111,7 @@ export class HttpClient {
         response = await this.#request(prepared, spec, limit);
       }
       const { body } = response;
+      endHttpSpan(span, { status: response.statusCode });
       const metadata = {
         status_code: response.statusCode,
         response_time_ms: Math.round((performance.now() - started) * 100) / 100,
@@ -116,6 +127,7 @@ export class HttpClient {
       if (mapped.structuredContent !== undefined) result.structuredContent = mapped.structuredContent;
       return result;
     } catch (error) {
+      if (span) endHttpSpan(span, { error: errorType(error, signal?.aborted === true, timedOut) });
       if (signal?.aborted) return canceledResult(signal.reason);
       if (timedOut) {
         return errorResult(`Request to ${prepared.url.origin} timed out after ${spec.timeoutMs} ms`);
@@ -195,6 +207,14 @@ export class HttpClient {
 /** The first value of a header that may repeat. */
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
+}
+
+/** The `error.type` of a request that failed: canceled, timeout, or the error's code or name. */
+function errorType(error: unknown, aborted: boolean, timedOut: boolean): string {
+  if (aborted) return 'canceled';
+  if (timedOut) return 'timeout';
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' ? code : error instanceof Error ? error.name : 'Error';
 }
 
 function describe(error: unknown): string {

@@ -66,12 +66,14 @@ export class McpConnection {
    *
    * @param repeatable whether the call may be sent again after the connection closed mid-call (the
    *   tool is read-only or idempotent); a call the server never received is always sent again.
+   * @param meta the request's `params._meta` (the W3C trace context `traceparent`, `tracestate`).
    */
   callTool(
     toolName: string,
     args: Record<string, unknown>,
     signal?: AbortSignal,
     repeatable = false,
+    meta: Record<string, string> = {},
   ): Promise<CallToolResult> {
     // The SDK never removes the abort listener it adds to a request's signal: it gets a signal of its
     // own per call, linked to the caller's only while the call runs, so a long-lived caller signal
@@ -82,9 +84,11 @@ export class McpConnection {
     else signal?.addEventListener('abort', forward, { once: true });
     const call = this.#withReconnect(
       (client) =>
-        client.callTool({ name: toolName, arguments: args }, undefined, {
-          signal: own.signal,
-        }) as Promise<CallToolResult>,
+        client.callTool(
+          { name: toolName, arguments: args, ...(Object.keys(meta).length > 0 && { _meta: meta }) },
+          undefined,
+          { signal: own.signal },
+        ) as Promise<CallToolResult>,
       repeatable,
       own.signal,
     );

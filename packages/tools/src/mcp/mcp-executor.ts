@@ -4,11 +4,13 @@ import type { ExecutionContext } from '../execution-context.ts';
 import { messageOf } from '../tool-error.ts';
 import { type Content, canceledResult, errorResult, type ToolResult } from '../tool-result.ts';
 import type { McpConnection } from './mcp-connection.ts';
+import { endMcpCallSpan, startMcpCallSpan } from './mcp-span.ts';
 
 /**
  * Calls the tool on its MCP server (the connection opens on first use). The MCP result's content,
  * `structuredContent` and `isError` pass through (every MCP content type, embedded resources with
- * their text or blob). Metadata: `mcp_server`, `mcp_tool`.
+ * their text or blob). Metadata: `mcp_server`, `mcp_tool`. The call is an OpenTelemetry client span
+ * whose context goes to the server in `params._meta`.
  */
 export async function executeMcp(
   execution: McpExecution,
@@ -17,11 +19,14 @@ export async function executeMcp(
 ): Promise<ToolResult> {
   const metadata = { mcp_server: execution.serverName, mcp_tool: execution.toolName };
   let result: CallToolResult;
+  const { span, meta } = startMcpCallSpan(execution.toolName, execution.serverName);
   try {
     const hints = ctx.tool.annotations;
     const repeatable = hints?.readOnlyHint === true || hints?.idempotentHint === true;
-    result = await connection.callTool(execution.toolName, ctx.props, ctx.callerSignal, repeatable);
+    result = await connection.callTool(execution.toolName, ctx.props, ctx.callerSignal, repeatable, meta);
+    endMcpCallSpan(span, result.isError === true ? 'tool_error' : undefined);
   } catch (error) {
+    endMcpCallSpan(span, ctx.signal?.aborted ? 'canceled' : error instanceof Error ? error.name : 'Error');
     if (ctx.signal?.aborted) return canceledResult(ctx.signal.reason);
     return errorResult(
       `MCP tool "${execution.toolName}" on server "${execution.serverName}" failed: ${messageOf(error)}`,

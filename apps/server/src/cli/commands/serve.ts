@@ -7,6 +7,7 @@ import { readEnvChoice } from '../../config/read-setting.ts';
 import { startIdleCollector } from '../../idle-collector.ts';
 import { createLogger, type LogFormat, type Logger } from '../../logger.ts';
 import { createServer, type MciServer } from '../../server.ts';
+import { startTracing, type Tracing } from '../../tracing/start-tracing.ts';
 import { type StorageFlags, storageSettings } from '../../store/storage-flags.ts';
 import { defineCommand } from '../command.ts';
 import type { CliIo } from '../io.ts';
@@ -31,6 +32,7 @@ const SAME_SIGNAL_MS = 1000;
  * `mci serve`: runs the server until SIGTERM/SIGINT, then shuts down gracefully (running processes
  * get the grace period) and exits 0 (1 when the shutdown failed); a second signal while draining
  * exits 1 at once. Exit 2 for a bad configuration or tool file, 1 for anything else at start.
+ * The standard `OTEL_*` variables turn on traces (`startTracing`, docs/operations.md).
  */
 export default defineCommand<ServeOptions>({
   configure(command) {
@@ -163,6 +165,7 @@ export default defineCommand<ServeOptions>({
     let tokens: boolean;
     let egressRules: number;
     let logger: Logger;
+    let tracing: Tracing | undefined;
     try {
       const settings = loadServerSettings(options, io.env, io.cwd);
       const storage = storageSettings(options, io.env);
@@ -176,6 +179,8 @@ export default defineCommand<ServeOptions>({
         (io.stdout.isTTY ? 'pretty' : 'json');
       // One redactor for the server and its log lines: the server adds its secrets as it loads them.
       const redactor = new Redactor();
+      // Before the server: its spans are recorded only once the SDK is started.
+      tracing = await startTracing();
       logger = createLogger({
         redactor,
         level: settings.logLevel,
@@ -235,6 +240,8 @@ export default defineCommand<ServeOptions>({
     printBanner(server, { db, tokens, egressRules }, io);
     const code = await stopped;
     collector.stop();
+    // The spans of the last runs are exported before the process exits.
+    await tracing?.shutdown().catch((error: unknown) => logger.warn({ err: error }, 'traces not exported'));
     return code;
   },
 });

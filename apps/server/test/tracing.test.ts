@@ -1,0 +1,243 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request } from './support/http.ts';
+import { type CollectedSpan, printSpanTree, startOtlpCollector } from './support/otlp-collector.ts';
+import { serveProcesses } from './support/serve-process.ts';
+
+// Traces through a whole `mci serve` started with the standard OTEL_* variables, exporting to a fake
+// OTLP/HTTP collector (`http/json`) on 127.0.0.1, with a local service behind an http tool and a
+// sandbox `fetch` that records the `traceparent` it receives.
+
+const API_KEY = 'sk-trace-0123456789abcdefghijKLMN';
+const PATH_SECRET = 'path-secret-9f8e7d6c5b4a3210';
+const CALLER_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
+const CALLER_SPAN = '00f067aa0ba902b7';
+const dir = mkdtempSync(join(tmpdir(), 'mci-tracing-'));
+const loadHook = join(dirname(fileURLToPath(import.meta.url)), 'support/load-hook.mjs');
+/** The `traceparent` of each request the service got, by path. */
+const received: Array<{ path: string; traceparent: string | undefined }> = [];
+let service: Server;
+let serviceUrl = '';
+
+beforeAll(async () => {
+  service = createServer((req, res) => {
+    received.push({ path: req.url ?? '', traceparent: req.headers.traceparent as string | undefined });
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ ok: true }));
+  });
+  await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve));
+  serviceUrl = `http://127.0.0.1:${(service.address() as { port: number }).port}`;
+  writeFileSync(
+    join(dir, 'tools.yaml'),
+    `schemaVersion: '1.0'
+tools:
+  - name: lookup
+    description: Asks the service, with a key in the URL.
+    execution:
+      type: http
+      method: GET
+      url: '{{env.SERVICE_URL}}/lookup/{{env.PATH_SECRET}}?api_key={{env.API_KEY}}'
+`,
+  );
+  writeFileSync(
+    join(dir, 'config.yaml'),
+    `file: tools.yaml\nallowNet: ['127.0.0.1']\npublicEnv: [SERVICE_URL]\n`,
+  );
+});
+afterAll(() => {
+  service?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const { serve } = serveProcesses(dir);
+const env = () => ({ API_KEY, PATH_SECRET, SERVICE_URL: serviceUrl, NODE_OPTIONS: `--import=${loadHook}` });
+const otel = (endpoint: string) => ({
+  OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+  OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+  OTEL_SERVICE_NAME: 'mci-under-test',
+  OTEL_BSP_SCHEDULE_DELAY: '50',
+});
+const program = (path: string) => `
+const found = await tools.lookup({});
+const response = await fetch(${JSON.stringify(`${serviceUrl}${path}`)});
+console.log(JSON.stringify({ tool: found.isError === true, fetch: response.status }));
+`;
+
+const traceparentOf = (traceId: string, spanId: string) => `00-${traceId}-${spanId}-01`;
+const ofRun = (spans: CollectedSpan[], pid: number) =>
+  spans.find((span) => span.name === 'mci.run' && span.attributes['mci.process.pid'] === pid);
+
+describe('traces', () => {
+  it('continues the caller trace through the run, its tool call and fetch, into the service behind them', {
+    timeout: 60_000,
+  }, async () => {
+    await using collector = await startOtlpCollector();
+    const server = serve(['--config', 'config.yaml', '--db', ':memory:'], {
+      ...env(),
+      ...otel(collector.url),
+    });
+    const url = await server.url;
+    expect(server.stderr()).toContain('[load-hook] loaded @opentelemetry/sdk-node');
+
+    const response = await fetch(`${url}/processes`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        traceparent: traceparentOf(CALLER_TRACE, CALLER_SPAN),
+        tracestate: 'caller=1',
+      },
+      body: JSON.stringify({ code: program('/fetched'), block: true }),
+    });
+    const done = (await response.json()) as { pid: number; status: string; stdout: string };
+    expect(done).toMatchObject({ status: 'success' });
+    expect(JSON.parse(done.stdout)).toEqual({ tool: false, fetch: 200 });
+
+    const spans = await collector.waitFor(
+      (all) =>
+        ['POST /processes', 'mci.run', 'mci.sandbox.execute', 'execute_tool lookup'].every((name) =>
+          all.some((span) => span.name === name),
+        ) && all.filter((span) => span.name === 'GET').length >= 2,
+    );
+    const trace = spans.filter((span) => span.traceId === CALLER_TRACE);
+    const byName = (name: string) => trace.filter((span) => span.name === name);
+    const [requestSpan] = byName('POST /processes');
+    const [run] = byName('mci.run');
+    const [execution] = byName('mci.sandbox.execute');
+    const [tool] = byName('execute_tool lookup');
+    expect(requestSpan).toMatchObject({
+      parentSpanId: CALLER_SPAN,
+      kind: 2,
+      service: 'mci-under-test',
+      attributes: {
+        'http.request.method': 'POST',
+        'http.route': '/processes',
+        'http.response.status_code': 201,
+      },
+    });
+    expect(run).toMatchObject({
+      parentSpanId: requestSpan!.spanId,
+      attributes: {
+        'mci.process.pid': done.pid,
+        'mci.run': 1,
+        'mci.run.status': 'success',
+        'mci.principal': expect.any(String),
+      },
+      events: expect.arrayContaining(['running']),
+    });
+    expect(run!.attributes['mci.run.queue_wait_ms']).toBeGreaterThanOrEqual(0);
+    expect(execution).toMatchObject({
+      parentSpanId: run!.spanId,
+      attributes: { 'mci.run.status': 'success' },
+    });
+    expect(tool).toMatchObject({
+      parentSpanId: execution!.spanId,
+      attributes: {
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': 'lookup',
+        'mci.tool.type': 'http',
+        'mci.policy.decision': 'allow',
+      },
+    });
+    // The http tool's own client span, and the fetch's, each the parent the service was told of.
+    const toolHttp = trace.find((span) => span.name === 'GET' && span.parentSpanId === tool!.spanId);
+    const fetchHttp = trace.find((span) => span.name === 'GET' && span.parentSpanId === execution!.spanId);
+    expect(toolHttp).toMatchObject({ kind: 3, attributes: { 'http.response.status_code': 200 } });
+    expect(fetchHttp).toMatchObject({
+      kind: 3,
+      attributes: { 'url.full': `${serviceUrl}/fetched`, 'http.response.status_code': 200 },
+    });
+    // Without a fetch rule the egress rules decide (allowNet here).
+    expect(fetchHttp!.attributes['mci.policy.decision']).toMatch(/^(allow|egress)$/);
+    const lookup = received.find((got) => got.path.startsWith('/lookup/'));
+    const fetched = received.find((got) => got.path === '/fetched');
+    expect(lookup?.traceparent).toBe(traceparentOf(CALLER_TRACE, toolHttp!.spanId));
+    expect(fetched?.traceparent).toBe(traceparentOf(CALLER_TRACE, fetchHttp!.spanId));
+
+    // The secrets of the tool's URL are in no attribute: redacted where they were.
+    expect(toolHttp!.attributes['url.full']).toBe(`${serviceUrl}/lookup/[redacted:PATH_SECRET]?api_key=***`);
+    for (const body of collector.bodies) {
+      expect(body).not.toContain(API_KEY);
+      expect(body).not.toContain(PATH_SECRET);
+    }
+    console.log(
+      printSpanTree(trace, [
+        'http.route',
+        'http.response.status_code',
+        'mci.process.pid',
+        'mci.run.status',
+        'mci.tool.type',
+        'mci.policy.decision',
+        'url.full',
+      ]),
+    );
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+  });
+
+  it('starts a new trace for a malformed traceparent, and answers as usual', {
+    timeout: 60_000,
+  }, async () => {
+    await using collector = await startOtlpCollector();
+    const server = serve(['--config', 'config.yaml', '--db', ':memory:'], {
+      ...env(),
+      ...otel(collector.url),
+    });
+    const url = await server.url;
+    const pids: number[] = [];
+    for (const traceparent of [
+      'not-a-traceparent',
+      `00-${'0'.repeat(32)}-${CALLER_SPAN}-01`,
+      `00-${CALLER_TRACE}-${CALLER_SPAN}-01-extra`,
+      `zz-${CALLER_TRACE}-${CALLER_SPAN}-01`,
+      'x'.repeat(8000),
+    ]) {
+      const response = await fetch(`${url}/processes`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', traceparent, tracestate: '=,=,a=b=c,,' },
+        body: JSON.stringify({ code: 'console.log(1)', block: true }),
+      });
+      expect(response.status).toBe(201);
+      pids.push(((await response.json()) as { pid: number }).pid);
+    }
+    const spans = await collector.waitFor((all) => pids.every((pid) => ofRun(all, pid)));
+    for (const pid of pids) {
+      const run = ofRun(spans, pid)!;
+      expect(run.traceId).not.toBe(CALLER_TRACE);
+      expect(run.traceId).toMatch(/^[0-9a-f]{32}$/);
+      const parent = spans.find((span) => span.spanId === run.parentSpanId);
+      expect(parent).toMatchObject({ name: 'POST /processes', parentSpanId: '' });
+    }
+    expect((await request(url, 'GET', '/healthz')).status).toBe(200);
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+  });
+
+  it('exports nothing and loads no SDK without OTEL_* variables', { timeout: 60_000 }, async () => {
+    await using collector = await startOtlpCollector();
+    // Shaping variables alone (and a collector listening) do not turn tracing on.
+    const server = serve(['--config', 'config.yaml', '--db', ':memory:'], {
+      ...env(),
+      OTEL_SERVICE_NAME: 'mci-under-test',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    });
+    const url = await server.url;
+    received.length = 0;
+    const response = await fetch(`${url}/processes`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', traceparent: traceparentOf(CALLER_TRACE, CALLER_SPAN) },
+      body: JSON.stringify({ code: program('/untraced'), block: true }),
+    });
+    expect(await response.json()).toMatchObject({ status: 'success' });
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+    // The API and the attribute names only: no SDK, exporter or context manager.
+    const loaded = new Set(server.stderr().match(/(?<=\[load-hook\] loaded )\S+/g) ?? []);
+    expect([...loaded]).toEqual(['@opentelemetry/semantic-conventions']);
+    expect(collector.bodies).toEqual([]);
+    expect(received.map((got) => got.traceparent)).toEqual([undefined, undefined]);
+  });
+});
