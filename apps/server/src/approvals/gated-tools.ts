@@ -11,7 +11,6 @@ import type {
 } from '@mci/sandbox';
 import type { Redactor } from '@mci/schema';
 import { trace } from '@opentelemetry/api';
-import { trace } from '@opentelemetry/api';
 import {
   callRecord,
   DEFAULT_AUDIT_VALUE_BYTES,
@@ -300,8 +299,6 @@ export class GatedTools implements ToolHost, FetchGate {
     }
     if (this.#asked) return new Promise<never>(() => {});
     const { decision, rule } = decide();
-    // The call's span (docs/operations.md, "Traces"), when it is traced.
-    trace.getActiveSpan()?.setAttribute('mci.policy.decision', decision);
     // The call's span (docs/operations.md, "Traces"), when it is traced.
     trace.getActiveSpan()?.setAttribute('mci.policy.decision', decision);
     const facts: CallFacts = {
