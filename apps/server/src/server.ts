@@ -19,6 +19,7 @@ import {
   createChatService,
   startConversationRetention,
 } from './chat/create-chat-service.ts';
+import { checkQuotas } from './config/check-quotas.ts';
 import { ConfigError } from './config/config-error.ts';
 import { type Limits, LimitsSchema } from './config/config-schema.ts';
 import { DEFAULT_PORT } from './config/load-config.ts';
@@ -29,6 +30,7 @@ import { createMcpHttp } from './mcp/http-sessions.ts';
 import { createProcessManager } from './processes/process-manager.ts';
 import { collectServerSecrets, secretsOfTool } from './secrets/server-secrets.ts';
 import type { ProcessManager } from './processes/process-manager-types.ts';
+import type { QuotaOptions } from './processes/quota-policy.ts';
 import type { RetentionOptions } from './store/retention.ts';
 import { openServerStore, startServerRetention } from './store/server-store.ts';
 import { openDatabase } from './store/sql/sqlite-file.ts';
@@ -62,6 +64,12 @@ export interface ServerOptions {
    * every caller is one principal, and the whole queue is its
    */
   maxQueuedPerPrincipal?: number;
+  /**
+   * Quotas per principal id (docs/operations.md, "Quotas"): `maxRunning`, `maxQueued`,
+   * `runsPerMinute`, `cpuMsPerMinute`. `maxQueuedPerPrincipal` (and, with tokens, half the
+   * concurrency for `maxRunning`) are the defaults of `quotas.default`. @default no per-minute quotas
+   */
+  quotas?: QuotaOptions;
   /** Hosts (`HOST` or `HOST:PORT`) sandboxed `fetch` may reach even when loopback or private. */
   allowNet?: string[];
   /**
@@ -171,7 +179,7 @@ export interface MciServer {
  * Loads the tool file, starts the sandbox pool, the process manager, the HTTP API and the WebSocket
  * gateway (`/ws`) on one port, and listens.
  * @throws ConfigError `INSECURE_BIND` for a non-loopback host without tokens (unless `insecure`),
- * `CONFIG_INVALID` for a bad CORS origin or public URL;
+ * `CONFIG_INVALID` for a bad CORS origin or public URL, or bad `quotas` (a field, or an id no token has);
  * a `SchemaError` from `@mci/tools` for a bad tool file; a `StoreError` for a `db` that cannot be opened;
  * the listen error (EADDRINUSE, ...).
  */
@@ -183,6 +191,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
   } catch (error) {
     throw new ConfigError('CONFIG_INVALID', (error as Error).message, { path: 'tokens' });
   }
+  checkQuotas(options.quotas, authenticator.principals);
   if (!authenticator.required && !isLoopbackHost(host) && !options.insecure) {
     throw new ConfigError(
       'INSECURE_BIND',
@@ -287,6 +296,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
         (authenticator.required
           ? Math.max(1, Math.floor((options.maxQueue ?? 1000) / 2))
           : (options.maxQueue ?? 1000)),
+      ...(options.quotas && { quotas: options.quotas }),
       // With tokens, one principal's long runs leave slots for the others.
       ...(authenticator.required && {
         maxRunningPerPrincipal: Math.max(1, Math.ceil((options.concurrency ?? pool.size) / 2)),

@@ -105,8 +105,9 @@ describe('hostile clients', () => {
     expect(statuses).toEqual([201, 201, 201, 201, 201, 429, 429]);
     const refused = await request(server.url, 'POST', '/processes', sleep, ALICE);
     expect(refused.body).toMatchObject({
-      code: 'QUEUE_FULL',
-      message: expect.stringContaining('your share of the queue (5)'),
+      code: 'QUOTA_EXCEEDED',
+      message: expect.stringContaining('your share of the queue (maxQueued 5)'),
+      retryAfter: 1,
     });
     expect((await request(server.url, 'POST', '/processes', { code: 'output(1)' }, OPERATOR)).status).toBe(
       201,

@@ -261,7 +261,8 @@ export type ReplyTo<T extends ClientMessageType> = Extract<ReplyMessage, { reque
  * not JSON), `UNKNOWN_TYPE` (400), `UNAUTHORIZED` (401), `FORBIDDEN` (403, also a page origin that is
  * not allowed), `NOT_FOUND` (404), `CONFLICT` (409), `NOT_PENDING` (409, an approval decided already), `CODE_TOO_LARGE` / `PAYLOAD_TOO_LARGE` (413),
  * `UNSUPPORTED_MEDIA_TYPE` (415, a body that is not `application/json`), `MISDIRECTED_REQUEST` (421, a
- * `Host` the server does not answer to), `QUEUE_FULL` (429), `INTERNAL` (500), `SHUTTING_DOWN` (503).
+ * `Host` the server does not answer to), `QUEUE_FULL` / `QUOTA_EXCEEDED` (429, with `retryAfter`),
+ * `INTERNAL` (500), `SHUTTING_DOWN` (503).
  */
 export const ErrorCodeSchema = z.string().min(1);
 
@@ -276,13 +277,29 @@ export const ErrorBodySchema = z.object({
   code: ErrorCodeSchema,
   message: z.string().optional(),
   path: z.string().optional(),
+  /** Seconds to wait before trying again (a 429 `QUOTA_EXCEEDED`; HTTP also sends `Retry-After`). */
+  retryAfter: z.number().int().nonnegative().optional(),
 });
 /** @see ErrorBodySchema */
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;
 
-/** The {@link ErrorBody} of `message` with `code` and, when given, the bad field's `path`. */
-export function errorBody(code: string, message: string, path?: string): ErrorBody & { message: string } {
-  return path === undefined ? { error: message, code, message } : { error: message, code, message, path };
+/**
+ * The {@link ErrorBody} of `message` with `code` and, when given, the bad field's `path` and the
+ * seconds to wait before a retry (`retryAfter`).
+ */
+export function errorBody(
+  code: string,
+  message: string,
+  path?: string,
+  retryAfter?: number,
+): ErrorBody & { message: string } {
+  return {
+    error: message,
+    code,
+    message,
+    ...(path !== undefined && { path }),
+    ...(retryAfter !== undefined && { retryAfter }),
+  };
 }
 
 /**

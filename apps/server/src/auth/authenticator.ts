@@ -19,6 +19,8 @@ export type AuthResult =
 export interface Authenticator {
   /** True when at least one token is configured (else every caller is the local operator). */
   readonly required: boolean;
+  /** The principal ids of the tokens (`local` alone when there are none). */
+  readonly principals: readonly string[];
   /** Resolves a presented token (or its absence) to a principal. */
   authenticate(token: string | undefined): AuthResult;
 }
@@ -55,6 +57,8 @@ export function createAuthenticator(grants: readonly TokenGrant[]): Authenticato
   }
   return {
     required: entries.length > 0,
+    principals:
+      entries.length === 0 ? [LOCAL_OPERATOR.id] : [...new Set(entries.map((entry) => entry.principal.id))],
     authenticate(token) {
       if (entries.length === 0) return { ok: true, principal: LOCAL_OPERATOR };
       if (token === undefined || token === '') {

@@ -4,6 +4,7 @@ import type { ClusterHandlers, ClusterStore } from '../processes/process-store.t
 import type { Engine } from '../store/sql/engine.ts';
 import type { Database } from '../store/sql/tables.ts';
 import type { WriteSet, WriteSetNode } from '../store/sql/write-set.ts';
+import { ClusterQuotaLedger } from './cluster-quota-ledger.ts';
 import { IdBlock } from './id-block.ts';
 import { NodeBus, nodeChannel } from './node-bus.ts';
 import { NodeLease } from './node-lease.ts';
@@ -65,6 +66,9 @@ export class ClusterNode implements ClusterStore {
   #handlers: ClusterHandlers | undefined;
   #queuedElsewhere = 0;
 
+  /** Runs and CPU ms per principal and minute, counted in the `quota_windows` table. */
+  readonly quotas: ClusterQuotaLedger;
+
   /** What each write batch of this node adds (see {@link WriteSetNode}). */
   readonly writes: WriteSetNode;
 
@@ -74,6 +78,7 @@ export class ClusterNode implements ClusterStore {
     const { pool, url, name } = options;
     this.#pids = new IdBlock(pool, 'pid', PID_BLOCK, url);
     this.#eventIds = new IdBlock(pool, 'seq', EVENT_ID_BLOCK, url);
+    this.quotas = new ClusterQuotaLedger(pool);
     this.#lease = new NodeLease(pool, name, options.leaseMs, {
       queuedElsewhere: (count) => {
         this.#queuedElsewhere = count;

@@ -82,6 +82,30 @@ export type Limits = z.infer<typeof LimitsSchema>;
  */
 export const ServerConfigFileSchema = z.strictObject({
   /** Address to listen on. @default '127.0.0.1' */
+/**
+ * What one principal may use (docs/operations.md, "Quotas"); an absent field is not limited
+ * (`maxRunning` and `maxQueued` then have the server's per-principal defaults).
+ */
+export const QuotaSchema = z.strictObject({
+  /** Runs of the principal running at once; its other processes wait in the queue. */
+  maxRunning: positiveInt.optional(),
+  /** Processes of the principal waiting in the queue; past it 429 `QUOTA_EXCEEDED`. */
+  maxQueued: positiveInt.optional(),
+  /** Runs the principal may start per one-minute window; past it 429 `QUOTA_EXCEEDED`. */
+  runsPerMinute: positiveInt.optional(),
+  /** Sandbox CPU time (ms) the principal's runs may use per one-minute window; past it new runs get 429. */
+  cpuMsPerMinute: positiveInt.optional(),
+});
+
+/**
+ * Quotas of every principal (`default`) and of principals by token id (`principals`, field by field
+ * over `default`). An id in `principals` that no token has is a config error.
+ */
+export const QuotasSchema = z.strictObject({
+  default: QuotaSchema.optional(),
+  principals: z.record(z.string().min(1).max(128), QuotaSchema).optional(),
+});
+
   host: z.string().min(1).optional(),
   /** Port to listen on (0 picks a free one). @default 7687 */
   port: z.number().int().min(0).max(65535).optional(),
@@ -102,7 +126,8 @@ export const ServerConfigFileSchema = z.strictObject({
   /** Most queued processes; past it creation fails with 429 QUEUE_FULL. @default 1000 */
   maxQueue: positiveInt.optional(),
   /**
-   * Most queued processes of one principal; past it its creates fail with 429 QUEUE_FULL.
+   * Most queued processes of one principal; past it its creates fail with 429 QUOTA_EXCEEDED. The
+   * default of `quotas.default.maxQueued`.
    * @default maxQueue / 2 with tokens, maxQueue without (every caller is one principal)
    */
   maxQueuedPerPrincipal: positiveInt.optional(),
@@ -112,6 +137,8 @@ export const ServerConfigFileSchema = z.strictObject({
   insecure: z.boolean().optional(),
   tokens: z.array(TokenConfigSchema).optional(),
   /**
+  /** Quotas per principal: runs at once, queued, runs and sandbox CPU ms per minute (docs/operations.md). */
+  quotas: QuotasSchema.optional(),
    * Browser pages allowed to call the server. `origins`: `scheme://host[:port]`, `:*` for any port,
    * or `*` (only without tokens). @default without tokens: `http://localhost:*` and `http://127.0.0.1:*`
    */

@@ -34,6 +34,8 @@ export interface ServerSettings {
   maxQueue: number;
   /** Most queued processes of one principal (default half of `maxQueue`). */
   maxQueuedPerPrincipal: number | undefined;
+  /** Quotas per principal (docs/operations.md, "Quotas"). */
+  quotas: ServerConfigFile['quotas'];
   allowNet: string[];
   insecure: boolean;
   /** Page origins allowed by CORS; `undefined` for the default (see `createOriginPolicy`). */
@@ -112,6 +114,7 @@ export function loadServerSettings(
     check: pick(flags.check, fromEnv.check, config.check) ?? 'block',
     maxQueue: pick(flags.maxQueue, fromEnv.maxQueue, config.maxQueue) ?? 1000,
     maxQueuedPerPrincipal: config.maxQueuedPerPrincipal,
+    quotas: config.quotas,
     allowNet: [...(config.allowNet ?? []), ...(fromEnv.allowNet ?? []), ...(flags.allowNet ?? [])],
     insecure: pick(flags.insecure || undefined, fromEnv.insecure, config.insecure) ?? false,
     corsOrigins: pick(flags.corsOrigin, config.cors?.origins),

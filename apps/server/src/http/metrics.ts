@@ -1,4 +1,4 @@
-import type { ProcessStats } from '../processes/process-manager-types.ts';
+import type { PrincipalUse, ProcessStats } from '../processes/process-manager-types.ts';
 
 /** Counters the transports keep beside the manager's. */
 export interface TransportStats {
@@ -18,7 +18,9 @@ export interface ClusterStats {
 /**
  * Renders the Prometheus text exposition format (version 0.0.4): processes by state and by status,
  * queue length, run durations (seconds histogram), tool calls, WebSocket connections, the process's
- * memory (resident, V8 heap, external; bytes), and on a
+ * memory (resident, V8 heap, external; bytes), the use of the quotas by principal (those named in
+ * `quotas.principals`, then `other`: running, queued, runs and CPU ms in the current window,
+ * refusals), and on a
  * PostgreSQL store this node's name and the database's nodes by lease state (in cluster mode also
  * the cluster's processes that are not idle, by node and state).
  * @see https://prometheus.io/docs/instrumenting/exposition_formats/
@@ -81,6 +83,39 @@ export function renderMetrics(
   metric('mci_ws_events_dropped_total', 'counter', 'Live events dropped for slow WebSocket readers.', [
     ['', transport.wsEventsDropped],
   ]);
+  // One sample per principal named in `quotas.principals` and one `other`: a bounded label count.
+  const byPrincipal = (value: (use: PrincipalUse) => number): Array<[string, number]> =>
+    stats.quotas.map((use) => [`{principal="${escapeLabel(use.principal)}"}`, value(use)]);
+  metric(
+    'mci_principal_running',
+    'gauge',
+    'Processes running on this node, by principal.',
+    byPrincipal((use) => use.running),
+  );
+  metric(
+    'mci_principal_queued',
+    'gauge',
+    'Processes waiting on this node, by principal.',
+    byPrincipal((use) => use.queued),
+  );
+  metric(
+    'mci_principal_window_runs',
+    'gauge',
+    'Runs started in the current one-minute quota window, by principal.',
+    byPrincipal((use) => use.runs),
+  );
+  metric(
+    'mci_principal_window_cpu_ms',
+    'gauge',
+    'Sandbox CPU milliseconds of runs that ended in the current one-minute quota window, by principal.',
+    byPrincipal((use) => use.cpuMs),
+  );
+  metric(
+    'mci_quota_refusals_total',
+    'counter',
+    'Creates and run signals refused with QUOTA_EXCEEDED, by principal.',
+    byPrincipal((use) => use.refused),
+  );
   if (cluster) {
     metric('mci_node_info', 'gauge', 'The node this server runs as (its lease in the nodes table).', [
       [`{node="${escapeLabel(cluster.node)}"}`, 1],

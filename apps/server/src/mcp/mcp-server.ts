@@ -378,8 +378,8 @@ function directCallCode(name: string, args: Record<string, unknown>): string {
 }
 
 /**
- * Errors of process creation as MCP errors: bad input is -32602; a full queue, an unavailable store
- * and other server errors -32603, with the server's `code` in `data`.
+ * Errors of process creation as MCP errors: bad input is -32602; a full queue, a quota, an unavailable
+ * store and other server errors -32603, with the server's `code` (and `retryAfter`, seconds) in `data`.
  */
 function toMcpError(error: unknown): McpError {
   if (error instanceof McpError) return error;
@@ -390,5 +390,6 @@ function toMcpError(error: unknown): McpError {
   return new McpError(invalid ? ErrorCode.InvalidParams : ErrorCode.InternalError, serverError.message, {
     code: serverError.code,
     ...(serverError.path !== undefined && { path: serverError.path }),
+    ...(serverError.retryAfter !== undefined && { retryAfter: serverError.retryAfter }),
   });
 }

@@ -1,6 +1,7 @@
 import { DEFAULT_RESPONSE_PIPE_BYTES, MIN_RESPONSE_PIPE_BYTES } from '@mci/protocol';
 import { checkOption } from './limits.ts';
 import type { ProcessManagerOptions } from './process-manager-types.ts';
+import { QuotaPolicy } from './quota-policy.ts';
 import { DEFAULT_OUTPUT_BYTES_PER_SECOND } from './run-output-limits.ts';
 import { DEFAULT_MAX_OPEN_STREAMS, DEFAULT_STREAM_IDLE_MS } from './stream-registry.ts';
 
@@ -16,12 +17,14 @@ export interface ManagerSettings {
   /** Milliseconds. */
   streamIdleMs: number;
   outputBytesPerSecond: number;
+  /** The quotas of each principal, over `maxRunningPerPrincipal` and `maxQueuedPerPrincipal`. */
+  quotas: QuotaPolicy;
 }
 
 /**
  * Checks the numeric options of {@link ProcessManagerOptions} (positive integers) and fills in the
  * defaults: a queue of 1000, as many slots as the pool has workers, and the defaults of the response
- * pipe, streams and output rate.
+ * pipe, streams and output rate; resolves the quotas over the per-principal shares.
  * @throws RangeError naming the first bad option.
  */
 export function managerSettings(options: ProcessManagerOptions): ManagerSettings {
@@ -54,5 +57,9 @@ export function managerSettings(options: ProcessManagerOptions): ManagerSettings
       options.outputBytesPerSecond,
       DEFAULT_OUTPUT_BYTES_PER_SECOND,
     ),
+    quotas: new QuotaPolicy(options.quotas, {
+      maxRunning: maxRunningPerPrincipal,
+      maxQueued: maxQueuedPerPrincipal,
+    }),
   };
 }

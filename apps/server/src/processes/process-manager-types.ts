@@ -18,6 +18,7 @@ import type { Logger } from 'pino';
 import type { Approvals } from '../approvals/approvals.ts';
 import type { EventRoute, ProcessStore } from './process-store.ts';
 import type { IntentStreamLimits } from './stream-session.ts';
+import type { QuotaOptions } from './quota-policy.ts';
 
 /** The part of a `SandboxPool` the process manager uses (a test may pass a pool of its own). */
 export type ExecutionPool = Pick<SandboxPool, 'execute' | 'size'>;
@@ -71,17 +72,26 @@ export interface ProcessManagerOptions {
   maxQueue?: number;
   /**
    * Most processes of one principal waiting in the queue (on this node), so that one principal cannot
-   * fill it for the others; past it, its creation fails with `QUEUE_FULL`. @default `maxQueue` (no
-   * share: `createServer` gives half of `maxQueue` when it has tokens)
+   * fill it for the others; past it, its creation fails with `QUOTA_EXCEEDED`. The default of
+   * `quotas.default.maxQueued`. @default `maxQueue` (no share: `createServer` gives half of `maxQueue`
+   * when it has tokens)
    */
   maxQueuedPerPrincipal?: number;
   /**
    * Most running processes of one principal (on this node), so that long runs of one cannot hold
-   * every slot while others wait. @default `concurrency` (`createServer` gives half of it, rounded
-   * up, when it has tokens)
+   * every slot while others wait. The default of `quotas.default.maxRunning`. @default `concurrency`
+   * (`createServer` gives half of it, rounded up, when it has tokens)
    */
   maxRunningPerPrincipal?: number;
   /** Largest accepted program, in UTF-8 bytes; past it, `CODE_TOO_LARGE`. @default 102400 (100 KB) */
+  /**
+   * Quotas per principal (by principal id): runs at once, processes queued, runs and sandbox CPU ms
+   * per minute; past one a create or `run` fails with `QUOTA_EXCEEDED` and creates nothing.
+   * `maxRunningPerPrincipal` and `maxQueuedPerPrincipal` are the defaults of `quotas.default`.
+   * @default no per-minute quotas
+   * @see docs/operations.md, "Quotas"
+   */
+  quotas?: QuotaOptions;
   maxCodeBytes?: number;
   /** Limits of a process that gives none. @default { timeoutMs: 30000, memoryLimitMb: 128 } */
   defaults?: ProcessLimits;
@@ -221,6 +231,21 @@ export interface ProcessStats {
  * `STORE_UNAVAILABLE` (the change stays queued in the store).
  */
 export interface ProcessManager {
+  /** Use of the quotas: the principals named in `quotas.principals`, then `other` for the rest. */
+  quotas: PrincipalUse[];
+}
+
+/** What one principal (or every principal not named in the quotas: `other`) uses now on this node. */
+export interface PrincipalUse {
+  principal: string;
+  /** Its processes running (or terminating) and waiting in the queue. */
+  running: number;
+  queued: number;
+  /** Runs started and sandbox CPU time (ms) of runs ended in the current one-minute window. */
+  runs: number;
+  cpuMs: number;
+  /** Creates and `run` signals refused with `QUOTA_EXCEEDED` since the server started. */
+  refused: number;
   /** Creates a process (queued, or idle with `autorun: false`); resolves with its snapshot as created. */
   create(input: CreateProcessInput, principal: Principal): Promise<ProcessSnapshot>;
   /**

@@ -35,6 +35,8 @@ import { StatsCounters } from './process-stats.ts';
 import type { EventRoute, ProcessStore, StoredProcess } from './process-store.ts';
 import { type LiveProcess, RunController, routeOf } from './run-controller.ts';
 import { Scheduler } from './scheduler.ts';
+import { QuotaGate } from './quota-gate.ts';
+import { LocalQuotaLedger } from './quota-ledger.ts';
 import { ServerError } from './server-error.ts';
 import { drainLive } from './shutdown-drain.ts';
 import { type RunFields, toSnapshot } from './snapshots.ts';
@@ -71,7 +73,8 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
   readonly #store: ProcessStore;
   readonly #policy: LimitPolicy;
   readonly #maxQueue: number;
-  readonly #maxQueuedPerPrincipal: number;
+  /** The quotas of each principal: admission of new runs, and their `maxRunning` in the scheduler. */
+  readonly #quotas: QuotaGate;
   readonly #logger: Logger | undefined;
   readonly #createIntentStream: (limits: IntentStreamLimits) => IntentStream;
   readonly #stats = new StatsCounters();
@@ -106,7 +109,9 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     this.#policy = createLimitPolicy(options);
     const settings = managerSettings(options);
     this.#maxQueue = settings.maxQueue;
-    this.#maxQueuedPerPrincipal = settings.maxQueuedPerPrincipal;
+    // A cluster counts per-minute quotas in its database; without them, counts on the node suffice.
+    const shared = settings.quotas.windowed ? this.#store.cluster?.quotas : undefined;
+    this.#quotas = new QuotaGate(settings.quotas, shared ?? new LocalQuotaLedger());
     this.#concurrency = settings.concurrency;
     this.responsePipeBytes = settings.responsePipeBytes;
     this.#logger = options.logger;
@@ -119,7 +124,10 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
       stats: this.#stats,
       emit: (event, route, persist) => this.emit(event, route, persist),
       transition: (live, from) => this.#transition(live, from),
-      finished: (live) => this.#scheduler.finished(live.record.owner),
+      finished: (live, cpuTimeMs) => {
+        this.#scheduler.finished(live.record.owner);
+        this.#quotas.charge(live.record.owner, cpuTimeMs ?? 0);
+      },
       outputBytesPerSecond: settings.outputBytesPerSecond,
       redactor: options.redactor,
       ...(options.approvals && {
@@ -153,7 +161,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     this.#scheduler = new Scheduler(
       settings.concurrency,
       (live) => this.#runs.start(live, this.#pool, this.#tools),
-      settings.maxRunningPerPrincipal,
+      (principal) => this.#quotas.maxRunning(principal),
     );
     this.#lastPid = this.#store.counters().lastPid;
     const cluster = this.#store.cluster;
@@ -186,7 +194,21 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     const cluster = this.#store.cluster;
     // A burst of creates may use every pid a cluster node reserved: wait for the next block.
     if (cluster) while (!cluster.pidAvailable()) await cluster.pidReady();
-    const created = this.#create(input, principal, undefined, false);
+    const autorun = input.autorun ?? true;
+    if (autorun) {
+      // Refusals that count nothing come first; then the per-minute quotas count the run.
+      this.checkAccepting();
+      checkProcessInput(this.#policy, input);
+      this.#checkQueueRoom(principal);
+      await this.#quotas.admit(principal.id);
+    }
+    let created: { record: StoredProcess; run: RunFields | undefined };
+    try {
+      created = this.#create(input, principal, undefined, false, autorun);
+    } catch (error) {
+      if (autorun) this.#quotas.refund(principal.id);
+      throw error;
+    }
     const snapshot = toSnapshot(created.record, created.run);
     await this.#store.committed();
     return snapshot;
@@ -196,7 +218,10 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     return this.#create(input, session.principal, session, hold).record.pid;
   }
 
-  /** Creates a process; returns its record and its run (undefined when it was created idle). */
+  /**
+   * Creates a process; returns its record and its run (undefined when it was created idle). A run is
+   * counted in the principal's quotas here unless the caller did so (`admitted`).
+   */
   #create(
     input: CreateProcessInput,
     principal: Principal,
@@ -205,11 +230,20 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
   ): { record: StoredProcess; run: RunFields | undefined } {
     this.checkAccepting();
     const checked = checkProcessInput(this.#policy, input);
+    admitted = false,
     const autorun = input.autorun ?? true;
     if (autorun) this.#checkQueueRoom(principal);
     const record: StoredProcess = {
-      pid: this.#store.cluster?.nextPid() ?? ++this.#lastPid,
+      pid,
       owner: principal.id,
+    if (autorun && !admitted) this.#quotas.admitNow(principal.id);
+    let pid: number;
+    try {
+      pid = this.#store.cluster?.nextPid() ?? ++this.#lastPid;
+    } catch (error) {
+      if (autorun && !admitted) this.#quotas.refund(principal.id);
+      throw error;
+    }
       ...checked,
       createdAt: new Date().toISOString(),
       ...(input.metadata === undefined ? {} : { metadata: input.metadata }),
@@ -275,7 +309,13 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
       throw new ServerError('CONFLICT', `process ${pid} is ${state}: only an idle process can be run`);
     }
     this.#checkQueueRoom(principal);
-    await this.#cluster?.claimRun(record);
+    await this.#quotas.admit(principal.id);
+    try {
+      await this.#cluster?.claimRun(record);
+    } catch (error) {
+      this.#quotas.refund(principal.id);
+      throw error;
+    }
     return this.#queueRun(record, false);
   }
 
@@ -426,7 +466,8 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
   }
 
   stats(): ProcessStats {
-    return this.#stats.snapshot(this.#concurrency);
+    const live = [...this.#live.values()].map(({ record }) => record);
+    return { ...this.#stats.snapshot(this.#concurrency), quotas: this.#quotas.use(live) };
   }
 
   // --- shutdown --------------------------------------------------------------------------------
@@ -480,7 +521,8 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
 
   /**
    * In a cluster `maxQueue` counts the processes waiting on every node (the others' as of the last
-   * lease renewal); a principal's share counts those waiting on this node.
+   * lease renewal); a principal's share (its `maxQueued` quota) counts those waiting on this node.
+   * @throws ServerError `QUEUE_FULL` past `maxQueue`, `QUOTA_EXCEEDED` past the principal's share.
    */
   #checkQueueRoom(principal: Principal): void {
     const queued = this.#stats.byState.queued + (this.#cluster?.queuedElsewhere() ?? 0);
@@ -493,12 +535,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     let own = 0;
     for (const live of this.#live.values())
       if (live.record.owner === principal.id && live.record.state === 'queued') own++;
-    if (own >= this.#maxQueuedPerPrincipal) {
-      throw new ServerError(
-        'QUEUE_FULL',
-        `${own} of your processes are waiting, your share of the queue (${this.#maxQueuedPerPrincipal}); retry when some have run`,
-      );
-    }
+    this.#quotas.checkQueued(principal.id, own);
   }
 
   /**

@@ -60,7 +60,7 @@ export class StatsCounters {
   }
 
   /** The counters as {@link ProcessStats}, with the manager's `concurrency`. */
-  snapshot(concurrency: number): ProcessStats {
+  snapshot(concurrency: number): Omit<ProcessStats, 'quotas'> {
     return {
       byState: { ...this.byState },
       byStatus: { ...this.byStatus },

@@ -107,8 +107,8 @@ export interface RunHooks {
   emit(event: DistributiveOmit<ServerEvent, 'seq'>, route: EventRoute, persist?: (seq: number) => void): void;
   /** Persists and announces a state change of `live` (handles idle). */
   transition(live: LiveProcess, from: { state: ProcessState; status: ProcessStatus }): void;
-  /** A started run ended (its sandbox slot is free). */
-  finished(live: LiveProcess): void;
+  /** A started run ended (its sandbox slot is free), after `cpuTimeMs` of sandbox CPU time when it ran. */
+  finished(live: LiveProcess, cpuTimeMs?: number): void;
   /** Bytes of outputs and logs one run may deliver per second (bursts of twice that). */
   outputBytesPerSecond: number;
   /** Takes the server's secret values out of outputs, logs and errors before they are stored or sent. */
@@ -499,7 +499,7 @@ export class RunController {
     if (live.asked && !live.killRequested && this.#hooks.suspend) {
       // Stopped to ask: what was delivered stays, the run waits suspended for the decision.
       live.done = true;
-      this.#hooks.finished(live);
+      this.#hooks.finished(live, result.cpuTimeMs);
       this.#hooks.suspend(live);
       return;
     }
@@ -525,7 +525,7 @@ export class RunController {
       ? { name: 'ReplayError', message: `REPLAY_DIVERGED: ${live.diverged.message}` }
       : result.error && toRunError(result.error);
     this.#end(live, status, error);
-    this.#hooks.finished(live);
+    this.#hooks.finished(live, result.cpuTimeMs);
   }
 
   #redactValue<T>(value: T): T {

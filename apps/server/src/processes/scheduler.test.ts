@@ -40,9 +40,13 @@ describe('Scheduler', () => {
     );
   });
 
-  it('gives one principal at most maxRunningPerPrincipal slots; its other items wait while others run', () => {
+  it('gives one principal at most its maxRunning slots; its other items wait while others run', () => {
     const started: string[] = [];
-    const scheduler = new Scheduler<string>(2, (item) => started.push(item), 1);
+    const scheduler = new Scheduler<string>(
+      2,
+      (item) => started.push(item),
+      () => 1,
+    );
     for (const item of ['a1', 'a2', 'a3']) scheduler.enqueue('a', item);
     // One slot is left free for another principal.
     expect(started).toEqual(['a1']);
@@ -53,6 +57,28 @@ describe('Scheduler', () => {
     scheduler.finished('b');
     scheduler.finished('a');
     expect(started).toEqual(['a1', 'b1', 'a2', 'a3']);
+  });
+
+  it('a principal at its maxRunning leaves the free slots to others, whatever each one may run', () => {
+    const started: string[] = [];
+    const limits: Record<string, number> = { a: 1, b: 3 };
+    const scheduler = new Scheduler<string>(
+      4,
+      (item) => started.push(item),
+      (p) => limits[p] ?? 4,
+    );
+    for (let i = 0; i < 20; i++) scheduler.enqueue('a', `a${i}`);
+    for (let i = 0; i < 5; i++) scheduler.enqueue('b', `b${i}`);
+    expect(started).toEqual(['a0', 'b0', 'b1', 'b2']);
+    scheduler.enqueue('c', 'c0');
+    expect(started).toEqual(['a0', 'b0', 'b1', 'b2']);
+    // A free slot goes to the next principal in turn under its limit; a, at its limit, is passed over.
+    scheduler.finished('b');
+    expect(started.at(-1)).toBe('b3');
+    scheduler.finished('b');
+    expect(started.at(-1)).toBe('c0');
+    scheduler.finished('a');
+    expect(started.at(-1)).toBe('a1');
   });
 
   it('never runs more than `concurrency` at once, and starts nothing once paused', () => {

@@ -2,23 +2,29 @@ import { FairQueue } from './fair-queue.ts';
 
 /**
  * Decides what runs next: a {@link FairQueue} (FIFO per principal, round-robin across principals)
- * drained into at most `concurrency` running slots, of which one principal holds at most
- * `maxRunningPerPrincipal` (so long runs of one cannot take every slot from the others). `start` is
- * called for each item that gets a slot; the caller reports the end of its run with
+ * drained into at most `concurrency` running slots, of which a principal holds at most
+ * `maxRunning(principal)` (its quota: long runs of one cannot take every slot from the others, and a
+ * principal at its limit is passed over, so its queued items never hold a slot another could use).
+ * `start` is called for each item that gets a slot; the caller reports the end of its run with
  * {@link Scheduler.finished}.
  */
 export class Scheduler<T> {
   readonly #queue = new FairQueue<T>();
   readonly #concurrency: number;
-  readonly #maxPerPrincipal: number;
+  readonly #maxRunning: (principal: string) => number;
   readonly #start: (item: T) => void;
   #running = 0;
   readonly #runningBy = new Map<string, number>();
   #paused = false;
 
-  constructor(concurrency: number, start: (item: T) => void, maxRunningPerPrincipal = concurrency) {
+  /** @param maxRunning the most items of `principal` running at once. @default `concurrency` for all */
+  constructor(
+    concurrency: number,
+    start: (item: T) => void,
+    maxRunning: (principal: string) => number = () => concurrency,
+  ) {
     this.#concurrency = concurrency;
-    this.#maxPerPrincipal = maxRunningPerPrincipal;
+    this.#maxRunning = maxRunning;
     this.#start = start;
   }
 
@@ -71,7 +77,7 @@ export class Scheduler<T> {
   dispatch(): void {
     while (!this.#paused && this.#running < this.#concurrency) {
       const next = this.#queue.shift(
-        (principal) => (this.#runningBy.get(principal) ?? 0) < this.#maxPerPrincipal,
+        (principal) => (this.#runningBy.get(principal) ?? 0) < this.#maxRunning(principal),
       );
       if (next === undefined) return;
       this.#running++;

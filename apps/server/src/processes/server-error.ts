@@ -5,7 +5,7 @@ import { StoreError } from '../store/store-error.ts';
  * Codes of {@link ServerError}, each with its HTTP status: `VALIDATION` 400, `UNAUTHORIZED` 401,
  * `FORBIDDEN` 403, `NOT_FOUND` 404, `CONFLICT` / `NOT_PENDING` (an approval decided already) 409, `CODE_TOO_LARGE` / `PAYLOAD_TOO_LARGE` 413,
  * `UNSUPPORTED_MEDIA_TYPE` 415, `MISDIRECTED_REQUEST` 421, `QUEUE_FULL` / `LIMIT_EXCEEDED` (a
- * per-client quota) / `RATE_LIMITED` 429, `INTERNAL` 500,
+ * per-client limit) / `RATE_LIMITED` / `QUOTA_EXCEEDED` (a principal's quota) 429, `INTERNAL` 500,
  * `SHUTTING_DOWN` / `STORE_UNAVAILABLE` (the database did not answer in time) 503.
  */
 export const SERVER_ERROR_STATUS = {
@@ -22,6 +22,7 @@ export const SERVER_ERROR_STATUS = {
   QUEUE_FULL: 429,
   LIMIT_EXCEEDED: 429,
   RATE_LIMITED: 429,
+  QUOTA_EXCEEDED: 429,
   INTERNAL: 500,
   SHUTTING_DOWN: 503,
   STORE_UNAVAILABLE: 503,
@@ -34,7 +35,8 @@ export type ServerErrorCode = keyof typeof SERVER_ERROR_STATUS;
  * The one error class of the server boundary: thrown by the process manager and turned into the one
  * error body `{ error, code, message, path? }` (`errorBody` of @mci/protocol) by the transports: the
  * JSON of an HTTP answer with {@link ServerError.status}, or a WebSocket `error` message. `path` names the bad field of a
- * request (`timeoutMs`, `ref`).
+ * request (`timeoutMs`, `ref`); `retryAfter` the seconds a client should wait before it tries again (HTTP
+ * `Retry-After`).
  */
 export class ServerError extends Error {
   override readonly name = 'ServerError';
@@ -43,17 +45,24 @@ export class ServerError extends Error {
   readonly status: number;
   /** The request field at fault, for validation errors. */
   readonly path: string | undefined;
+  /** Seconds to wait before a retry, for errors that know it (`QUOTA_EXCEEDED`). */
+  readonly retryAfter: number | undefined;
 
-  constructor(code: ServerErrorCode, message: string, options?: { path?: string; cause?: unknown }) {
+  constructor(
+    code: ServerErrorCode,
+    message: string,
+    options?: { path?: string; cause?: unknown; retryAfter?: number },
+  ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.status = SERVER_ERROR_STATUS[code];
     this.path = options?.path;
+    this.retryAfter = options?.retryAfter;
   }
 
-  /** The wire form: the one error body `{ error, code, message, path? }`. */
+  /** The wire form: the one error body `{ error, code, message, path?, retryAfter? }`. */
   toJSON(): ErrorBody {
-    return errorBody(this.code, this.message, this.path);
+    return errorBody(this.code, this.message, this.path, this.retryAfter);
   }
 }
 

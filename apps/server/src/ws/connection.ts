@@ -139,7 +139,7 @@ export class Connection {
     this.sendError({
       type: 'error',
       ...(request.id !== undefined && { id: request.id }),
-      ...errorBody(serverError.code, serverError.message, serverError.path),
+      ...errorBody(serverError.code, serverError.message, serverError.path, serverError.retryAfter),
     });
   }
 

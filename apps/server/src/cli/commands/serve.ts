@@ -200,6 +200,7 @@ export default defineCommand<ServeOptions>({
         ...(settings.maxQueuedPerPrincipal !== undefined && {
           maxQueuedPerPrincipal: settings.maxQueuedPerPrincipal,
         }),
+        ...(settings.quotas !== undefined && { quotas: settings.quotas }),
         allowNet: settings.allowNet,
         tokens: settings.tokens,
         insecure: settings.insecure,
