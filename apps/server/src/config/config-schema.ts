@@ -77,12 +77,6 @@ export const LimitsSchema = z.strictObject({
 export type Limits = z.infer<typeof LimitsSchema>;
 
 /**
- * A server config file (`mci serve --config F`, YAML or JSON). Relative paths in it are relative to
- * the file. Environment variables and flags override it. @see docs/server.md
- */
-export const ServerConfigFileSchema = z.strictObject({
-  /** Address to listen on. @default '127.0.0.1' */
-/**
  * What one principal may use (docs/operations.md, "Quotas"); an absent field is not limited
  * (`maxRunning` and `maxQueued` then have the server's per-principal defaults).
  */
@@ -106,6 +100,12 @@ export const QuotasSchema = z.strictObject({
   principals: z.record(z.string().min(1).max(128), QuotaSchema).optional(),
 });
 
+/**
+ * A server config file (`mci serve --config F`, YAML or JSON). Relative paths in it are relative to
+ * the file. Environment variables and flags override it. @see docs/server.md
+ */
+export const ServerConfigFileSchema = z.strictObject({
+  /** Address to listen on. @default '127.0.0.1' */
   host: z.string().min(1).optional(),
   /** Port to listen on (0 picks a free one). @default 7687 */
   port: z.number().int().min(0).max(65535).optional(),
@@ -131,14 +131,14 @@ export const QuotasSchema = z.strictObject({
    * @default maxQueue / 2 with tokens, maxQueue without (every caller is one principal)
    */
   maxQueuedPerPrincipal: positiveInt.optional(),
+  /** Quotas per principal: runs at once, queued, runs and sandbox CPU ms per minute (docs/operations.md). */
+  quotas: QuotasSchema.optional(),
   /** Hosts (`HOST` or `HOST:PORT`) sandboxed `fetch` may reach even when private or loopback. */
   allowNet: z.array(z.string().min(1)).optional(),
   /** Allow binding a non-loopback address without tokens. @default false */
   insecure: z.boolean().optional(),
   tokens: z.array(TokenConfigSchema).optional(),
   /**
-  /** Quotas per principal: runs at once, queued, runs and sandbox CPU ms per minute (docs/operations.md). */
-  quotas: QuotasSchema.optional(),
    * Browser pages allowed to call the server. `origins`: `scheme://host[:port]`, `:*` for any port,
    * or `*` (only without tokens). @default without tokens: `http://localhost:*` and `http://127.0.0.1:*`
    */

@@ -17,8 +17,8 @@ import type { RunFile, SandboxEvent, SandboxPool, ToolHost } from '@mci/sandbox'
 import type { Logger } from 'pino';
 import type { Approvals } from '../approvals/approvals.ts';
 import type { EventRoute, ProcessStore } from './process-store.ts';
-import type { IntentStreamLimits } from './stream-session.ts';
 import type { QuotaOptions } from './quota-policy.ts';
+import type { IntentStreamLimits } from './stream-session.ts';
 
 /** The part of a `SandboxPool` the process manager uses (a test may pass a pool of its own). */
 export type ExecutionPool = Pick<SandboxPool, 'execute' | 'size'>;
@@ -83,7 +83,6 @@ export interface ProcessManagerOptions {
    * (`createServer` gives half of it, rounded up, when it has tokens)
    */
   maxRunningPerPrincipal?: number;
-  /** Largest accepted program, in UTF-8 bytes; past it, `CODE_TOO_LARGE`. @default 102400 (100 KB) */
   /**
    * Quotas per principal (by principal id): runs at once, processes queued, runs and sandbox CPU ms
    * per minute; past one a create or `run` fails with `QUOTA_EXCEEDED` and creates nothing.
@@ -92,6 +91,7 @@ export interface ProcessManagerOptions {
    * @see docs/operations.md, "Quotas"
    */
   quotas?: QuotaOptions;
+  /** Largest accepted program, in UTF-8 bytes; past it, `CODE_TOO_LARGE`. @default 102400 (100 KB) */
   maxCodeBytes?: number;
   /** Limits of a process that gives none. @default { timeoutMs: 30000, memoryLimitMb: 128 } */
   defaults?: ProcessLimits;
@@ -217,20 +217,6 @@ export interface ProcessStats {
   toolErrors: number;
   /** Durations of finished runs in milliseconds. */
   runDurationsMs: Histogram;
-}
-
-/**
- * The process model of the server: creation, runs, signals, the fair queue, streams, the event log.
- * Methods throw (or reject with) {@link ServerError} (`VALIDATION`, `NOT_FOUND`, `CONFLICT`,
- * `QUEUE_FULL`, `CODE_TOO_LARGE`, `SHUTTING_DOWN`). Clients only see their own processes: another
- * principal's pid is `NOT_FOUND` for them; operators see all.
- *
- * Reads go to the store and resolve asynchronously. A create, a signal or a delete takes effect at
- * once and resolves once the store has committed it (`store.committed()`), so an answer is only given
- * for a durable change; when the store cannot commit, the call rejects with `StoreError`
- * `STORE_UNAVAILABLE` (the change stays queued in the store).
- */
-export interface ProcessManager {
   /** Use of the quotas: the principals named in `quotas.principals`, then `other` for the rest. */
   quotas: PrincipalUse[];
 }
@@ -246,6 +232,20 @@ export interface PrincipalUse {
   cpuMs: number;
   /** Creates and `run` signals refused with `QUOTA_EXCEEDED` since the server started. */
   refused: number;
+}
+
+/**
+ * The process model of the server: creation, runs, signals, the fair queue, streams, the event log.
+ * Methods throw (or reject with) {@link ServerError} (`VALIDATION`, `NOT_FOUND`, `CONFLICT`,
+ * `QUEUE_FULL`, `CODE_TOO_LARGE`, `SHUTTING_DOWN`). Clients only see their own processes: another
+ * principal's pid is `NOT_FOUND` for them; operators see all.
+ *
+ * Reads go to the store and resolve asynchronously. A create, a signal or a delete takes effect at
+ * once and resolves once the store has committed it (`store.committed()`), so an answer is only given
+ * for a durable change; when the store cannot commit, the call rejects with `StoreError`
+ * `STORE_UNAVAILABLE` (the change stays queued in the store).
+ */
+export interface ProcessManager {
   /** Creates a process (queued, or idle with `autorun: false`); resolves with its snapshot as created. */
   create(input: CreateProcessInput, principal: Principal): Promise<ProcessSnapshot>;
   /**

@@ -33,10 +33,10 @@ import { ProcessReader } from './process-reader.ts';
 import { liveProcessOf, recoverProcesses } from './process-recovery.ts';
 import { StatsCounters } from './process-stats.ts';
 import type { EventRoute, ProcessStore, StoredProcess } from './process-store.ts';
-import { type LiveProcess, RunController, routeOf } from './run-controller.ts';
-import { Scheduler } from './scheduler.ts';
 import { QuotaGate } from './quota-gate.ts';
 import { LocalQuotaLedger } from './quota-ledger.ts';
+import { type LiveProcess, RunController, routeOf } from './run-controller.ts';
+import { Scheduler } from './scheduler.ts';
 import { ServerError } from './server-error.ts';
 import { drainLive } from './shutdown-drain.ts';
 import { type RunFields, toSnapshot } from './snapshots.ts';
@@ -218,24 +218,18 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     return this.#create(input, session.principal, session, hold).record.pid;
   }
 
-  /**
-   * Creates a process; returns its record and its run (undefined when it was created idle). A run is
-   * counted in the principal's quotas here unless the caller did so (`admitted`).
-   */
+  /** Creates a process; returns its record and its run (undefined when it was created idle). */
   #create(
     input: CreateProcessInput,
     principal: Principal,
     session: StreamSession | undefined,
     hold: boolean,
+    admitted = false,
   ): { record: StoredProcess; run: RunFields | undefined } {
     this.checkAccepting();
     const checked = checkProcessInput(this.#policy, input);
-    admitted = false,
     const autorun = input.autorun ?? true;
     if (autorun) this.#checkQueueRoom(principal);
-    const record: StoredProcess = {
-      pid,
-      owner: principal.id,
     if (autorun && !admitted) this.#quotas.admitNow(principal.id);
     let pid: number;
     try {
@@ -244,6 +238,9 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
       if (autorun && !admitted) this.#quotas.refund(principal.id);
       throw error;
     }
+    const record: StoredProcess = {
+      pid,
+      owner: principal.id,
       ...checked,
       createdAt: new Date().toISOString(),
       ...(input.metadata === undefined ? {} : { metadata: input.metadata }),
