@@ -307,6 +307,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
       responsePipeBytes: limits.responsePipeBytes,
       maxOpenStreams: limits.maxOpenStreams,
       outputBytesPerSecond: limits.outputBytesPerSecond,
+      auditValueBytes: limits.auditValueBytes,
       createIntentStream,
       redactor,
       logger,

@@ -1,6 +1,7 @@
 import type {
   Approval,
   ApprovalPage,
+  CallPage,
   HelloMessage,
   ProcessCreateRequest,
   ProcessListRequest,
@@ -17,7 +18,7 @@ import { ClientError } from './client-error.ts';
 import { Connection, type ConnectionState } from './connection.ts';
 import { eventMatches, targetKey } from './event-target.ts';
 import { Feed, type FeedOwner, type SubscribeOptions, type Subscription } from './feed.ts';
-import type { ApprovalListOptions } from './http-api.ts';
+import type { ApprovalListOptions, CallListOptions } from './http-api.ts';
 import { HttpApi } from './http-api.ts';
 import { isFinished, runToWaitFor, toSnapshot } from './process-events.ts';
 import { resolveServerUrls } from './server-url.ts';
@@ -186,6 +187,14 @@ export class MciClient implements FeedOwner {
   /** One run in full (outputs, stdout, stderr, error), over HTTP. `run` @default the latest */
   async getRun(pid: number, run?: number): Promise<RunSnapshot> {
     return this.#http.run(pid, run ?? (await this.get(pid)).run);
+  }
+
+  /**
+   * A page of the tool calls and fetches of run `run` (the audit: input, result, duration, decision,
+   * who decided), by position, over HTTP. @throws ClientError `NOT_FOUND`, `VALIDATION`
+   */
+  listCalls(pid: number, run: number, options: CallListOptions = {}): Promise<CallPage> {
+    return this.#http.calls(pid, run, options);
   }
 
   /** A process's snapshot with its latest run's outputs and logs: what `formatResults` renders. */

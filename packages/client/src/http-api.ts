@@ -4,6 +4,8 @@ import {
   ApprovalPageSchema,
   ApprovalSchema,
   type ApprovalState,
+  type CallPage,
+  CallPageSchema,
   ErrorBodySchema,
   type RunSnapshot,
   RunSnapshotSchema,
@@ -16,6 +18,13 @@ export interface ApprovalListOptions {
   pid?: number;
   cursor?: string;
   /** Items per page (1-1000). @default 100 */
+  limit?: number;
+}
+
+/** A page of {@link HttpApi.calls}: `cursor` is the `nextCursor` of the previous page. */
+export interface CallListOptions {
+  cursor?: string;
+  /** Calls per page (1-100). @default 50 */
   limit?: number;
 }
 
@@ -37,6 +46,18 @@ export class HttpApi {
   /** `GET /processes/:pid/runs/:n`. @throws ClientError (`NOT_FOUND`, `UNAUTHORIZED`, `CONNECT_FAILED`, ...) */
   async run(pid: number, run: number): Promise<RunSnapshot> {
     return parseAnswer(RunSnapshotSchema, await this.#get(`/processes/${pid}/runs/${run}`, 'json'));
+  }
+
+  /** `GET /processes/:pid/runs/:n/calls`: a page of the run's tool calls and fetches (the audit). */
+  async calls(pid: number, run: number, options: CallListOptions = {}): Promise<CallPage> {
+    const query = new URLSearchParams();
+    if (options.cursor !== undefined) query.set('cursor', options.cursor);
+    if (options.limit !== undefined) query.set('limit', String(options.limit));
+    const answer = await this.#get(
+      `/processes/${pid}/runs/${run}/calls${query.size > 0 ? `?${query}` : ''}`,
+      'json',
+    );
+    return parseAnswer(CallPageSchema, answer);
   }
 
   /** `GET /processes/:pid/code`. */

@@ -5,6 +5,9 @@ export type {
   Approval,
   ApprovalPage,
   ApprovalState,
+  CallPage,
+  CallRecord,
+  CallSummary,
   ChatEvent,
   ChatMessage,
   Conversation,
@@ -43,7 +46,7 @@ export type { ClientErrorCode } from './client-error.ts';
 export { ClientError } from './client-error.ts';
 export type { ConnectionState } from './connection.ts';
 export type { SubscribeOptions, Subscription } from './feed.ts';
-export type { ApprovalListOptions } from './http-api.ts';
+export type { ApprovalListOptions, CallListOptions } from './http-api.ts';
 export type { ServerUrls } from './server-url.ts';
 // URLs and transports
 export { resolveServerUrls } from './server-url.ts';

@@ -19,8 +19,8 @@ import {
   type SettledCall,
 } from '../audit/call-record.ts';
 import type { StoredCall } from '../processes/process-store.ts';
-import type { Replay } from './approval-store.ts';
 import { redactedCall } from '../secrets/server-secrets.ts';
+import type { Replay } from './approval-store.ts';
 import type { Credentials } from './credentials.ts';
 import type { Decided, PolicyTool } from './policy.ts';
 
@@ -99,7 +99,14 @@ const approvalOf = (approval: Approval): CallApproval => ({
 
 /** A record without its input and result value: what a `tool` event carries. */
 const summaryOf = (call: StoredCall): CallSummary => {
-  const { input: _input, inputBytes: _bytes, inputTruncated: _cut, inputHash: _hash, replay: _r, ...rest } = call;
+  const {
+    input: _input,
+    inputBytes: _bytes,
+    inputTruncated: _cut,
+    inputHash: _hash,
+    replay: _r,
+    ...rest
+  } = call;
   if (!rest.result) return rest;
   const { value: _value, ...result } = rest.result;
   return { ...rest, result };
@@ -331,11 +338,7 @@ export class GatedTools implements ToolHost, FetchGate {
     return this.#act(facts, act, record);
   }
 
-  #act<T>(
-    facts: CallFacts,
-    act: () => Promise<T>,
-    record: (result: T) => unknown,
-  ): Promise<T> {
+  #act<T>(facts: CallFacts, act: () => Promise<T>, record: (result: T) => unknown): Promise<T> {
     const call = act().then(
       (result) => {
         this.#settle(facts, true, record(result));

@@ -39,7 +39,10 @@ function cut(text: string, bytes: number): string {
   const buffer = Buffer.from(text);
   if (buffer.byteLength <= bytes) return text;
   // A lone piece of a character decodes as U+FFFD: drop it.
-  return buffer.subarray(0, bytes).toString('utf8').replace(/\uFFFD$/, '');
+  return buffer
+    .subarray(0, bytes)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
 }
 
 /** What a tool result or a `fetch` response (as the gate records it: body in base64) was. */

@@ -16,7 +16,14 @@ export function legacyCallRows(
   pid: number,
   run: number,
   log: Array<LegacyCall | null>,
-): Array<{ pid: number; run: number; position: number; body: string; input_hash: string; replay: string | null }> {
+): Array<{
+  pid: number;
+  run: number;
+  position: number;
+  body: string;
+  input_hash: string;
+  replay: string | null;
+}> {
   const rows = [];
   for (const [position, call] of log.entries()) {
     if (!call) continue;

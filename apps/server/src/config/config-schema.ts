@@ -72,6 +72,12 @@ export const LimitsSchema = z.strictObject({
    * it they are dropped, the run is `truncated` and its stderr says so. @default 1048576
    */
   outputBytesPerSecond: positiveInt.default(1024 * 1024),
+  /**
+   * Bytes of JSON of a tool call's (or fetch's) input and of its result that the audit keeps
+   * (docs/operations.md, "Audit"): a larger input is cut (`inputTruncated`), a larger result is kept
+   * as its summary only (`result.truncated`). @default 4096
+   */
+  auditValueBytes: positiveInt.default(4096),
 });
 /** @see LimitsSchema */
 export type Limits = z.infer<typeof LimitsSchema>;

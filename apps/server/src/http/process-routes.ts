@@ -89,7 +89,10 @@ export function registerProcessRoutes(app: Hono<HttpEnv>, manager: ProcessManage
       ...(limit !== undefined && { limit: limit.trim() === '' ? Number.NaN : Number(limit) }),
       ...(cursor !== undefined && { cursor }),
     };
-    return json(c, await manager.listCalls(pid(c), parsePid(c.req.param('n'), 'n'), page, c.get('principal')));
+    return json(
+      c,
+      await manager.listCalls(pid(c), parsePid(c.req.param('n'), 'n'), page, c.get('principal')),
+    );
   });
 
   app.get('/processes/:pid/runs/:n/files/:name', async (c) => {

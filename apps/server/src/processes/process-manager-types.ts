@@ -3,6 +3,7 @@ import type { IntentStream } from '@mci/intent-extractor';
 import type { Checker } from '@mci/check';
 import type {
   Approval,
+  CallPage,
   CheckMode,
   DistributiveOmit,
   ProcessMetadata,
@@ -124,6 +125,19 @@ export interface ProcessManagerOptions {
    * its stderr ends with a note. @default 1048576 (1 MiB)
    */
   outputBytesPerSecond?: number;
+  /**
+   * Bytes of JSON of a call's input and of its result that the audit keeps (docs/operations.md,
+   * "Audit"): a larger input is cut, a larger result summarized without its value. @default 4096
+   */
+  auditValueBytes?: number;
+}
+
+/** Which page of a run's calls {@link ProcessManager.listCalls} reads. */
+export interface CallPageRequest {
+  /** The `nextCursor` of the page before; absent: the first page. */
+  cursor?: string;
+  /** Calls per page, 1 to 100. @default 50 */
+  limit?: number;
 }
 
 /** What {@link ProcessManager.create} takes (already shape-checked by the transport). */
@@ -271,6 +285,13 @@ export interface ProcessManager {
    * no file can have, for a visible process).
    */
   getFile(pid: number, run: number, name: string, principal: Principal): Promise<RunFile>;
+  /**
+   * A page of the calls of run `run` (its tool calls and fetches, by position; docs/operations.md,
+   * "Audit"): at most `limit` (1 to 100) after `cursor`, the `nextCursor` of the page before.
+   * @throws ServerError `NOT_FOUND` (process not visible, no such run), `VALIDATION` (a cursor this
+   * server did not give, a limit out of range).
+   */
+  listCalls(pid: number, run: number, page: CallPageRequest, principal: Principal): Promise<CallPage>;
   /** The snapshot with the latest run's outputs, stdout and stderr (empty if it never ran). */
   getResult(pid: number, principal: Principal): Promise<ProcessResult>;
   getCode(pid: number, principal: Principal): Promise<string>;

@@ -1,6 +1,7 @@
 import { createIntentStream, type IntentStream } from '@mci/intent-extractor';
 import type {
   Approval,
+  CallPage,
   CheckMode,
   ProcessResult,
   ProcessSnapshot,
@@ -18,6 +19,7 @@ import { checkProcessInput, createLimitPolicy, type LimitPolicy } from './limits
 import { managerSettings } from './manager-settings.ts';
 import { PidTurns } from './pid-turns.ts';
 import type {
+  CallPageRequest,
   CreateProcessInput,
   EventListener,
   ExecutionPool,
@@ -149,6 +151,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
         store: this.#store,
         runs: this.#runs,
         logger: this.#logger,
+        auditValueBytes: options.auditValueBytes,
         enter: (live) => {
           this.#live.set(live.record.pid, live);
         },
@@ -333,6 +336,10 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
 
   getFile(pid: number, run: number, name: string, principal: Principal): Promise<RunFile> {
     return this.#reader.getFile(pid, run, name, principal);
+  }
+
+  listCalls(pid: number, run: number, page: CallPageRequest, principal: Principal): Promise<CallPage> {
+    return this.#reader.listCalls(pid, run, page, principal);
   }
 
   getResult(pid: number, principal: Principal): Promise<ProcessResult> {

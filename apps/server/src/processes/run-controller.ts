@@ -1,6 +1,7 @@
 import type { CheckLanguage, CheckReport, Checker } from '@mci/check';
 import type { Redactor } from '@mci/schema';
 import {
+  type CallSummary,
   type CheckMode,
   type DistributiveOmit,
   encodeOutputValue,
@@ -12,13 +13,13 @@ import {
   type ServerEvent,
 } from '@mci/protocol';
 import type { Execution, ExecutionResult, FetchGate, RunFile, ToolHost } from '@mci/sandbox';
-import type { LoggedCall, Replay } from '../approvals/approval-store.ts';
-import type { AskedCall, CallRefused } from '../approvals/gated-tools.ts';
+import type { Replay } from '../approvals/approval-store.ts';
+import type { AskedCall, CallRefused, GatedTools } from '../approvals/gated-tools.ts';
 import { checkOutcome } from '../check/check-outcome.ts';
 import { ByteRateBudget } from './byte-rate-budget.ts';
 import type { ExecutionPool, SandboxEventBody } from './process-manager-types.ts';
 import type { StatsCounters } from './process-stats.ts';
-import type { EventRoute, ProcessStore, StoredProcess } from './process-store.ts';
+import type { EventRoute, ProcessStore, StoredCall, StoredProcess } from './process-store.ts';
 import {
   type DroppedOutput,
   fitText,
@@ -78,7 +79,7 @@ export interface LiveProcess {
    * Sandbox events not delivered yet, in arrival order; `next` is the first of them. At most
    * {@link EVENTS_PER_TURN} are delivered per event-loop turn.
    */
-  queue?: { events: SandboxEventBody[]; next: number };
+  queue?: { events: QueuedEvent[]; next: number };
   /** The run's result, held until its queued events are delivered. */
   result?: ExecutionResult;
   killTimer?: NodeJS.Timeout;
@@ -91,13 +92,18 @@ export interface LiveProcess {
   replay?: Replay;
   /** The call this attempt stopped at to ask for an approval: the run is suspended when it ends. */
   asked?: AskedCall;
-  /** The run's call log when it asked (stored with the approval). */
-  calls?: Array<LoggedCall | null>;
+  /** The gate of the run's calls: the record of each tool call, for its `tool` event. */
+  audit?: Pick<GatedTools, 'claimToolCall'>;
+  /** The records of the run's calls whose result was cut, kept whole for its resume (stored when it asked). */
+  cutCalls?: StoredCall[];
   /** The resumed run made other calls than its log says: it ends failed with this error. */
   diverged?: CallRefused;
   /** The run's span, when tracing is on (docs/operations.md, "Traces"). */
   trace?: RunTrace | undefined;
 }
+
+/** A sandbox event waiting for delivery; a tool call's event carries the call's record summary. */
+type QueuedEvent = SandboxEventBody | (Extract<SandboxEventBody, { type: 'tool' }> & { call?: CallSummary });
 
 /** What the run controller needs from the manager. */
 export interface RunHooks {
@@ -117,7 +123,10 @@ export interface RunHooks {
    * The tools run `live` sees and the gate of its `fetch` calls (policy checks and its call log), when
    * approvals are on.
    */
-  toolsFor?(live: LiveProcess, tools: ToolHost | undefined): ToolHost & FetchGate;
+  toolsFor?(
+    live: LiveProcess,
+    tools: ToolHost | undefined,
+  ): ToolHost & FetchGate & Pick<GatedTools, 'claimToolCall'>;
   /** A run that asked for an approval has stopped (its slot is free): suspend it. */
   suspend?(live: LiveProcess): void;
   /** Checks programs before they run; absent: programs run unchecked. */
@@ -207,6 +216,7 @@ export class RunController {
   #execute(live: LiveProcess, pool: ExecutionPool, tools: ToolHost | undefined): void {
     const { record, run } = live;
     const gated = this.#hooks.toolsFor?.(live, tools);
+    live.audit = gated;
     const gatedTools = gated && tools ? gated : tools;
     const traced = traceExecution(live.trace?.context, gatedTools, gated, this.#hooks.redactor);
     const runTools = traced ? traced.tools : gatedTools;
@@ -302,7 +312,13 @@ export class RunController {
    * {@link EVENTS_PER_TURN} events per turn, adjacent log texts of one stream in a slice joined into
    * one event (order kept), so a console flood costs one event per slice.
    */
-  #onEvent(live: LiveProcess, event: SandboxEventBody): void {
+  #onEvent(live: LiveProcess, sandboxEvent: SandboxEventBody): void {
+    // A tool call's record is the one that settled just before its event.
+    let event: QueuedEvent = sandboxEvent;
+    if (sandboxEvent.type === 'tool') {
+      const call = live.audit?.claimToolCall(sandboxEvent.name);
+      if (call) event = { ...sandboxEvent, call };
+    }
     // Once a run stops to ask, what it does until it stops (the kill's own stderr line included) is
     // not delivered: the resumed run does it again.
     if (live.done || !live.received || live.asked) return;
@@ -347,7 +363,7 @@ export class RunController {
     if (live.result) this.#finish(live, live.result);
   }
 
-  #deliver(live: LiveProcess, event: SandboxEventBody): void {
+  #deliver(live: LiveProcess, event: QueuedEvent): void {
     if (live.done || !live.received) return;
     const { pid } = live.record;
     const { run } = live.run;
@@ -397,6 +413,7 @@ export class RunController {
             name: event.name,
             durationMs: wireDuration(event.durationMs),
             isError: event.isError,
+            ...('call' in event && event.call && { call: event.call }),
           },
           route,
         );

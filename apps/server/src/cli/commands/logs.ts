@@ -1,5 +1,6 @@
 import type { MciClient, ProcessSnapshot, RunSnapshot } from '@mci/client';
 import { Option } from 'commander';
+import { formatCall } from '../call-format.ts';
 import { defineCommand } from '../command.ts';
 import type { CliIo } from '../io.ts';
 import { numberOption } from '../options.ts';
@@ -10,6 +11,7 @@ import { addRemoteOptions, EXIT, parsePids, type RemoteOptions, runRemote } from
 interface LogsOptions extends RemoteOptions {
   follow?: boolean;
   run?: number;
+  calls?: boolean;
 }
 
 /**
@@ -17,13 +19,15 @@ interface LogsOptions extends RemoteOptions {
  * (stdout to stdout, stderr to stderr), then, for a run that did not succeed, its status and error on
  * stderr. `--follow` streams a run in progress live, in order, until it finishes (then a status line
  * on stderr). Exit 0 when the run succeeded or is still going, 1 when it failed, timed out or was
- * canceled (as `submit --wait`), or when the server refused.
+ * canceled (as `submit --wait`), or when the server refused. `--calls` prints the run's tool calls and
+ * fetches instead (the audit, one line each, every page; see `formatCall`), exit 0.
  */
 export default defineCommand<LogsOptions, [pid: string]>({
   configure(command) {
     command
       .argument('<pid>', 'process id')
       .option('-f, --follow', 'stream a running process live until it finishes')
+      .option('--calls', "print the run's tool calls and fetches (input, outcome, duration, decision)")
       .addOption(new Option('--run <n>', 'which run (from 1)').argParser(numberOption('--run')));
     addRemoteOptions(command);
   },
@@ -36,6 +40,7 @@ export default defineCommand<LogsOptions, [pid: string]>({
         io.stderr.write(`pid ${pid} has not run yet\n`);
         return EXIT.OK;
       }
+      if (options.calls) return printCalls(client, io, pid, run);
       const live = run === snapshot.run && snapshot.state !== 'idle';
       if (options.follow && live) return follow(client, io, pid, run);
       const record = await client.getRun(pid, run);
@@ -44,6 +49,20 @@ export default defineCommand<LogsOptions, [pid: string]>({
     });
   },
 });
+
+/** Prints every call of run `run`, a page at a time. */
+async function printCalls(client: MciClient, io: CliIo, pid: number, run: number): Promise<number> {
+  let cursor: string | undefined;
+  let count = 0;
+  do {
+    const page = await client.listCalls(pid, run, { limit: 100, ...(cursor !== undefined && { cursor }) });
+    for (const call of page.items) io.stdout.write(`${formatCall(call)}\n`);
+    count += page.items.length;
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  if (count === 0) io.stderr.write(`pid ${pid} run ${run} made no tool calls or fetches\n`);
+  return EXIT.OK;
+}
 
 function printRun(run: RunSnapshot, io: CliIo): void {
   for (const value of run.outputs) io.stdout.write(`[output] ${JSON.stringify(value) ?? 'undefined'}\n`);

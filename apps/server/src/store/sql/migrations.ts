@@ -1,4 +1,5 @@
 import { type CreateTableBuilder, type Kysely, sql } from 'kysely';
+import { legacyCallRows } from '../../audit/legacy-call-log.ts';
 import { StoreError } from '../store-error.ts';
 import type { Engine } from './engine.ts';
 import { ledgerOf } from './schema-ledger.ts';
@@ -341,6 +342,36 @@ export const MIGRATIONS: readonly Migration[] = [
           .addColumn('data', blob, (c) => c.notNull())
           .addPrimaryKeyConstraint('run_files_pk', ['pid', 'run', 'name']),
       ).execute();
+    },
+  },
+  {
+    version: 10,
+    description: 'calls: the audit of every tool call and fetch of runs, which resumed runs replay (docs/operations.md)',
+    async up(db, engine) {
+      const { id } = engine.types;
+      await withoutRowid(
+        engine,
+        db.schema
+          .createTable('calls')
+          .addColumn('pid', id, (c) => c.notNull())
+          .addColumn('run', 'integer', (c) => c.notNull())
+          .addColumn('position', 'integer', (c) => c.notNull())
+          .addColumn('body', 'text', (c) => c.notNull())
+          .addColumn('input_hash', 'text', (c) => c.notNull())
+          .addColumn('replay', 'text')
+          .addPrimaryKeyConstraint('calls_pk', ['pid', 'run', 'position']),
+      ).execute();
+      // The call logs of runs suspended before this version become their calls' records.
+      const logs: Array<{ pid: number; run: number; calls: string }> = await db
+        .selectFrom('run_calls')
+        .select(['pid', 'run', 'calls'])
+        .execute();
+      for (const log of logs) {
+        const rows = legacyCallRows(log.pid, log.run, JSON.parse(log.calls));
+        if (rows.length > 0) await db.insertInto('calls').values(rows).execute();
+      }
+      await db.schema.alterTable('run_calls').dropColumn('calls').execute();
+      await db.schema.alterTable('run_calls').renameTo('run_delivered').execute();
     },
   },
 ];
