@@ -374,6 +374,24 @@ export const MIGRATIONS: readonly Migration[] = [
       await db.schema.alterTable('run_calls').renameTo('run_delivered').execute();
     },
   },
+  {
+    version: 11,
+    description:
+      'quota_windows: runs and CPU ms per principal and minute, counted by a cluster (docs/cluster.md)',
+    async up(db, engine) {
+      const { id } = engine.types;
+      await withoutRowid(
+        engine,
+        db.schema
+          .createTable('quota_windows')
+          .addColumn('owner', 'text', (c) => c.notNull())
+          .addColumn('window_start', id, (c) => c.notNull())
+          .addColumn('runs', 'integer', (c) => c.notNull())
+          .addColumn('cpu_ms', id, (c) => c.notNull())
+          .addPrimaryKeyConstraint('quota_windows_pk', ['owner', 'window_start']),
+      ).execute();
+    },
+  },
 ];
 
 /** The schema version this server writes. */
