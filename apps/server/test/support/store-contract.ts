@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type {
   EventRoute,
   ProcessStore,
+  StoredCall,
   StoredEventFilter,
   StoredProcess,
 } from '../../src/processes/process-store.ts';
@@ -137,6 +138,47 @@ export function describeProcessStoreContract(
       expect(await s.getFile(1, 2, 'a.bin')).toBeUndefined();
       s.deleteProcess(1);
       expect(await s.getFile(1, 1, 'a.bin')).toBeUndefined();
+    });
+
+    it('keeps the calls of runs by position, a call written again replaced, until the run starts again', async () => {
+      const s = await open();
+      s.putProcess(record(1, { runs: 2 }));
+      s.insertRun(1, 1, { state: 'running', status: null });
+      s.insertRun(1, 2, { state: 'running', status: null });
+      const call = (position: number, fields: Partial<StoredCall> = {}): StoredCall => ({
+        position,
+        kind: 'tool',
+        name: `tool_${position}`,
+        startedAt: new Date(Date.UTC(2026, 0, 1, 0, 0, position)).toISOString(),
+        durationMs: 1.5,
+        ok: true,
+        decision: 'allow',
+        input: { n: position, text: 'héllo' },
+        inputBytes: 25,
+        inputHash: `hash-${position}`,
+        result: { bytes: 10, isError: false, contentTypes: ['text'], value: { content: [] } },
+        ...fields,
+      });
+      for (const position of [2, 0, 3, 1]) s.putCall(1, 1, call(position));
+      s.putCall(1, 2, call(0, { name: 'other' }));
+      const cut = call(1, {
+        result: { bytes: 9000, isError: false, contentTypes: ['text'], truncated: true },
+        replay: { content: [{ type: 'text', text: 'x'.repeat(9000) }] },
+      });
+      s.putCall(1, 1, cut);
+      const all = await s.listCalls(1, 1, -1);
+      expect(all.map((c) => c.position)).toEqual([0, 1, 2, 3]);
+      expect(all[1]).toEqual(cut);
+      expect(all[0]).toEqual(call(0));
+      expect((await s.listCalls(1, 1, 0, 2)).map((c) => c.position)).toEqual([1, 2]);
+      expect(await s.listCalls(1, 1, 3)).toEqual([]);
+      expect((await s.listCalls(1, 2, -1)).map((c) => c.name)).toEqual(['other']);
+      expect(await s.listCalls(2, 1, -1)).toEqual([]);
+      // A run started again (recovery) starts with no calls; a deleted process has none.
+      s.insertRun(1, 2, { state: 'queued', status: null });
+      expect(await s.listCalls(1, 2, -1)).toEqual([]);
+      s.deleteProcess(1);
+      expect(await s.listCalls(1, 1, -1)).toEqual([]);
     });
 
     it('logs events in seq order and filters them by seq, owner, pid and ref', async () => {
