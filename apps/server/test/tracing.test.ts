@@ -5,6 +5,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from './support/http.ts';
+import { openJsonSocket } from './support/json-socket.ts';
+import { httpClient } from './support/mcp-fixture.ts';
 import { type CollectedSpan, printSpanTree, startOtlpCollector } from './support/otlp-collector.ts';
 import { serveProcesses } from './support/serve-process.ts';
 
@@ -212,6 +214,82 @@ describe('traces', () => {
       expect(parent).toMatchObject({ name: 'POST /processes', parentSpanId: '' });
     }
     expect((await request(url, 'GET', '/healthz')).status).toBe(200);
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+  });
+
+  it('continues the trace of a WebSocket process.create and stream.start, and of MCP params._meta', {
+    timeout: 60_000,
+  }, async () => {
+    await using collector = await startOtlpCollector();
+    const server = serve(['--config', 'config.yaml', '--db', ':memory:'], {
+      ...env(),
+      ...otel(collector.url),
+    });
+    const url = await server.url;
+    const [wsTrace, streamTrace, mcpTrace] = ['1', '2', '3'].map((digit) => digit.repeat(32));
+    const ws = await openJsonSocket(`${url.replace('http', 'ws')}/ws`);
+    const created = await ws.request({
+      type: 'process.create',
+      code: 'console.log(1)',
+      traceparent: traceparentOf(wsTrace!, CALLER_SPAN),
+      tracestate: 'caller=ws',
+    });
+    const wsPid = created.result.process.pid as number;
+    // Ignored when malformed; refused (VALIDATION, the connection goes on) when over its length.
+    const garbled = await ws.request({
+      type: 'process.create',
+      code: 'console.log(2)',
+      traceparent: 'garbage',
+    });
+    const tooLong = await ws.request({
+      type: 'process.create',
+      code: 'console.log(3)',
+      traceparent: `00-${'a'.repeat(300)}`,
+    });
+    expect(tooLong).toMatchObject({ type: 'error', code: 'VALIDATION', path: 'traceparent' });
+    await ws.request({
+      type: 'stream.start',
+      streamId: 'turn-1',
+      traceparent: traceparentOf(streamTrace!, CALLER_SPAN),
+    });
+    await ws.request({ type: 'stream.chunk', streamId: 'turn-1', text: '```ts exec\nconsole.log(4)\n```\n' });
+    await ws.request({ type: 'stream.end', streamId: 'turn-1' });
+    await ws.waitFor((message) => message.type === 'stream.result');
+    ws.close();
+
+    const mcp = await httpClient(`${url}/mcp`);
+    await mcp.callTool({
+      name: 'run_code',
+      arguments: { code: 'console.log(5)' },
+      _meta: { traceparent: traceparentOf(mcpTrace!, CALLER_SPAN) },
+    });
+    await mcp.close();
+
+    const spans = await collector.waitFor(
+      (all) =>
+        [wsTrace, streamTrace, mcpTrace].every((id) =>
+          all.some((span) => span.traceId === id && span.name === 'mci.run'),
+        ) && Boolean(ofRun(all, garbled.result.process.pid)),
+    );
+    const runIn = (traceId: string) =>
+      spans.find((span) => span.traceId === traceId && span.name === 'mci.run')!;
+    const parentOf = (span: CollectedSpan) => spans.find((other) => other.spanId === span.parentSpanId);
+    expect(runIn(wsTrace!).attributes['mci.process.pid']).toBe(wsPid);
+    expect(parentOf(runIn(wsTrace!))).toMatchObject({
+      name: 'process.create',
+      kind: 2,
+      parentSpanId: CALLER_SPAN,
+    });
+    expect(parentOf(runIn(streamTrace!))).toMatchObject({ name: 'stream.start', parentSpanId: CALLER_SPAN });
+    expect(runIn(streamTrace!).attributes['mci.stream.id']).toBe('turn-1');
+    expect(parentOf(runIn(mcpTrace!))).toMatchObject({
+      name: 'tools/call run_code',
+      parentSpanId: CALLER_SPAN,
+      attributes: { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'run_code' },
+    });
+    const garbledRun = ofRun(spans, garbled.result.process.pid)!;
+    expect(parentOf(garbledRun)).toMatchObject({ name: 'process.create', parentSpanId: '' });
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
   });

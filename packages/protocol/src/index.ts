@@ -200,6 +200,13 @@ export {
   RunSnapshotSchema,
   RunStatusSchema,
 } from './snapshot.ts';
+export type { TraceContextFields } from './trace-context.ts';
+// The caller's W3C Trace Context, as fields of process.create and stream.start
+export {
+  MAX_TRACEPARENT_LENGTH,
+  MAX_TRACESTATE_LENGTH,
+  TraceContextFieldsSchema,
+} from './trace-context.ts';
 export type { IssuePart, ValidationIssue, ZodIssue } from './validation-issues.ts';
 // Validation issues: zod issues as `{code, message, path}`, one path notation (`tools[2].name`)
 export {

@@ -3,6 +3,7 @@ import { ApprovalSchema } from './approvals.ts';
 import { CHAT_REPLY_SCHEMAS, CHAT_REQUEST_SCHEMAS, ChatEventSchema } from './chat.ts';
 import { ServerEventSchema } from './events.ts';
 import { RequestIdSchema, replySchema as reply } from './request-id.ts';
+import { TraceContextFieldsSchema } from './trace-context.ts';
 import {
   CheckModeSchema,
   ProcessMetadataSchema,
@@ -76,6 +77,8 @@ export const ProcessCreateRequestSchema = z.strictObject({
   check: CheckModeSchema.optional(),
   /** Free-form data kept with the process; {@link SERVER_METADATA_KEYS} are refused. */
   metadata: ClientMetadataSchema.optional(),
+  /** The caller's W3C Trace Context: the process's runs continue its trace. */
+  ...TraceContextFieldsSchema.shape,
 });
 
 /**
@@ -168,6 +171,8 @@ export const StreamStartRequestSchema = z.strictObject({
   ref: RefSchema.optional(),
   /** The check mode of the stream's processes (see `CheckModeSchema`). @default the server's `check` */
   check: CheckModeSchema.optional(),
+  /** The caller's W3C Trace Context: the stream's processes continue its trace. */
+  ...TraceContextFieldsSchema.shape,
 });
 
 /** Push the next piece of model output (any split, even inside a fence or a character). Reply: `{ streamId }`. */

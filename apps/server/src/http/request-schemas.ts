@@ -20,8 +20,14 @@ const timeout = z
 /**
  * `POST /processes` body: the fields of the WebSocket `process.create` request, plus `timeout` (the
  * MCI process API's name of `timeoutMs`; give one of them) and `block` (answer once the run is over).
+ * The trace context comes in the `traceparent`/`tracestate` headers, not the body.
  */
-export const CreateProcessBodySchema = ProcessCreateRequestSchema.omit({ type: true, id: true })
+export const CreateProcessBodySchema = ProcessCreateRequestSchema.omit({
+  type: true,
+  id: true,
+  traceparent: true,
+  tracestate: true,
+})
   .extend({ timeout, block: z.boolean().optional() })
   .refine((body) => body.timeout === undefined || body.timeoutMs === undefined, {
     message: 'give timeout or timeoutMs, not both',

@@ -28,6 +28,9 @@ import type { Approvals } from '../approvals/approvals.ts';
 import type { Principal, ProcessManager } from '../processes/process-manager-types.ts';
 import { ServerError, toServerError } from '../processes/server-error.ts';
 import { StoreError } from '../store/store-error.ts';
+import { ATTR_GEN_AI_TOOL_NAME, ATTR_MCP_METHOD_NAME, ATTR_MCP_SESSION_ID } from '../tracing/attributes.ts';
+import { traceMessage } from '../tracing/message-span.ts';
+import { metaCarrier } from '../tracing/trace-context.ts';
 import { createToolCatalog } from '../tool-search/tool-catalog.ts';
 import { renderSandboxGlobals } from '../tools-dts/sandbox-globals-dts.ts';
 import { ApprovalPrompts, approvalTools, DECIDE_APPROVAL, LIST_APPROVALS } from './approval-prompts.ts';
@@ -202,7 +205,20 @@ export function createMciMcpServer(options: MciMcpServerOptions): MciMcpServer {
     return work;
   };
 
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) => track(callTool(request, extra)));
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+    track(
+      traceMessage(
+        `tools/call ${request.params.name}`,
+        metaCarrier(request.params._meta),
+        {
+          [ATTR_MCP_METHOD_NAME]: 'tools/call',
+          [ATTR_GEN_AI_TOOL_NAME]: request.params.name,
+          [ATTR_MCP_SESSION_ID]: options.sessionId,
+        },
+        () => callTool(request, extra),
+      ),
+    ),
+  );
 
   async function callTool(
     request: CallToolRequest,

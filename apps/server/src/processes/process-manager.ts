@@ -46,6 +46,7 @@ import { StreamRegistry } from './stream-registry.ts';
 import type { IntentStreamLimits, StreamHost, StreamSession } from './stream-session.ts';
 import { Suspensions } from './suspensions.ts';
 import { inRunContext, traceRunTransition } from '../tracing/run-spans.ts';
+import { context } from '@opentelemetry/api';
 
 /**
  * Creates the process manager: process records and runs, the fair run queue over a sandbox pool,
@@ -218,7 +219,9 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
   }
 
   createForStream(input: CreateProcessInput, session: StreamSession, hold: boolean): number {
-    return this.#create(input, session.principal, session, hold).record.pid;
+    // The stream's processes continue the trace of its opening, not of the chunk that closed a block.
+    return context.with(session.traceContext, () => this.#create(input, session.principal, session, hold))
+      .record.pid;
   }
 
   /** Creates a process; returns its record and its run (undefined when it was created idle). */

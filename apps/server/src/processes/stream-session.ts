@@ -10,6 +10,7 @@ import {
   type RejectedBlock,
   type ServerEvent,
 } from '@mci/protocol';
+import { type Context, context } from '@opentelemetry/api';
 import { PROCESS_LANGS } from './limits.ts';
 import type { CreateProcessInput, Principal, StreamHandle, StreamResult } from './process-manager-types.ts';
 import type { EventRoute } from './process-store.ts';
@@ -59,6 +60,8 @@ export class StreamSession implements StreamHandle {
   readonly ref: string | undefined;
   readonly principal: Principal;
   readonly result: Promise<StreamResult>;
+  /** The trace context active when the stream opened: its processes' runs continue it. */
+  readonly traceContext: Context = context.active();
   readonly #host: StreamHost;
   readonly #extractor: IntentStream;
   /** Pids created by this stream, in intent order. */

@@ -40,3 +40,13 @@ export function traceHeaders(ctx: Context): Record<string, string> {
   propagation.inject(ctx, carrier);
   return carrier;
 }
+
+/**
+ * The trace context in an MCP request's `params._meta` (`traceparent`, `tracestate`); values that
+ * are not strings are ignored.
+ * @see https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/#context-propagation
+ */
+export function metaCarrier(meta: Record<string, unknown> | undefined): TraceCarrier {
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  return { traceparent: text(meta?.traceparent), tracestate: text(meta?.tracestate) };
+}

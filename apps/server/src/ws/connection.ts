@@ -23,6 +23,10 @@ import type { EventRoute } from '../processes/process-store.ts';
 import { ServerError, toServerError } from '../processes/server-error.ts';
 import { replayStored } from './replay.ts';
 import { Subscriptions } from './subscriptions.ts';
+import { traceMessage } from '../tracing/message-span.ts';
+
+/** The attributes of the span of a WebSocket request. */
+const WS_MESSAGE = { 'network.protocol.name': 'websocket' };
 
 /**
  * The JSON text of an event, made once: the gateway hands the same event object to every connection,
@@ -161,8 +165,10 @@ export class Connection {
     const id = request.id;
     switch (request.type) {
       case 'process.create': {
-        const { type: _type, id: _id, ...input } = request;
-        return this.create(input, id);
+        const { type: _type, id: _id, traceparent, tracestate, ...input } = request;
+        return traceMessage('process.create', { traceparent, tracestate }, WS_MESSAGE, () =>
+          this.create(input, id),
+        );
       }
       case 'process.signal': {
         const options = request.force === undefined ? undefined : { force: request.force };
@@ -225,13 +231,17 @@ export class Connection {
         return;
       }
       case 'stream.start': {
-        const stream = this.manager.openStream(
-          {
-            streamId: request.streamId,
-            ...(request.ref !== undefined && { ref: request.ref }),
-            ...(request.check !== undefined && { check: request.check }),
-          },
-          principal,
+        const { traceparent, tracestate } = request;
+        // The stream keeps this span's context: its processes' runs are its children.
+        const stream = traceMessage('stream.start', { traceparent, tracestate }, WS_MESSAGE, () =>
+          this.manager.openStream(
+            {
+              streamId: request.streamId,
+              ...(request.ref !== undefined && { ref: request.ref }),
+              ...(request.check !== undefined && { check: request.check }),
+            },
+            principal,
+          ),
         );
         this.subscriptions.add({ streamId: stream.streamId });
         this.reply({ type: 'reply', id, request: request.type, result: { streamId: stream.streamId } });
