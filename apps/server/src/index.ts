@@ -28,6 +28,7 @@ export type {
   EventListener,
   Histogram,
   Principal,
+  PrincipalUse,
   ProcessFilter,
   ProcessLimits,
   ProcessManager,
@@ -47,6 +48,7 @@ export type {
   StoredProcessFilter,
   StoredRun,
 } from './processes/process-store.ts';
+export type { Quota, QuotaOptions } from './processes/quota-policy.ts';
 export type { ServerErrorCode } from './processes/server-error.ts';
 export { SERVER_ERROR_STATUS, ServerError, toServerError } from './processes/server-error.ts';
 // Server types
