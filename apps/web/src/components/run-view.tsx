@@ -1,9 +1,13 @@
 import type { RunRecord } from '../hooks/run-record.ts';
+import { CallTable } from './call-table.tsx';
 import { formatDuration, formatTime } from './duration.ts';
 import { OutputView } from './output-view.tsx';
 import { StateBadge } from './state-badge.tsx';
 
-/** One run of a process: state, times, outputs, stdout/stderr, the error and the tool calls. */
+/**
+ * One run of a process: state, times, outputs, stdout/stderr, the error and its calls (the tool calls
+ * as they happen, then every tool call and fetch as the server's audit records it).
+ */
 export function RunView({ run }: { run: RunRecord }) {
   return (
     <section className="run" aria-label={`Run ${run.run}`}>
@@ -49,18 +53,25 @@ export function RunView({ run }: { run: RunRecord }) {
           <pre className="log log-stderr">{run.stderr}</pre>
         </div>
       )}
-      {run.tools.length > 0 && (
+      {run.calls !== undefined && run.calls.length > 0 ? (
         <div>
-          <h4>Tool calls</h4>
-          <ul className="tool-calls">
-            {run.tools.map((call) => (
-              <li key={call.seq} className={call.isError ? 'tool-call tool-call-error' : 'tool-call'}>
-                <code>{call.name}</code> {formatDuration(call.durationMs)}
-                {call.isError && ' (error)'}
-              </li>
-            ))}
-          </ul>
+          <h4>Calls</h4>
+          <CallTable run={run.run} calls={run.calls} />
         </div>
+      ) : (
+        run.tools.length > 0 && (
+          <div>
+            <h4>Tool calls</h4>
+            <ul className="tool-calls">
+              {run.tools.map((call) => (
+                <li key={call.seq} className={call.isError ? 'tool-call tool-call-error' : 'tool-call'}>
+                  <code>{call.name}</code> {formatDuration(call.durationMs)}
+                  {call.isError && ' (error)'}
+                </li>
+              ))}
+            </ul>
+          </div>
+        )
       )}
       {run.truncated === true && (
         <p className="muted">Some outputs or logs were dropped past the sandbox's limits.</p>

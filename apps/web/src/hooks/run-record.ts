@@ -1,4 +1,4 @@
-import type { RunSnapshot, ServerEvent } from '@mci/client';
+import type { CallRecord, RunSnapshot, ServerEvent } from '@mci/client';
 
 /** A tool call a run made (from live or replayed `tool` events). */
 export interface ToolCall {
@@ -8,9 +8,13 @@ export interface ToolCall {
   isError: boolean;
 }
 
-/** One run as the console shows it: the server's run snapshot plus the tool calls it made. */
+/**
+ * One run as the console shows it: the server's run snapshot plus the tool calls it made (from
+ * events while it runs) and, once it ended, its calls as the server's audit records them.
+ */
 export interface RunRecord extends RunSnapshot {
   tools: ToolCall[];
+  calls?: CallRecord[];
 }
 
 /** An empty record for run `run` (filled by events, then by the server's run snapshot). */

@@ -1,6 +1,7 @@
 import type { ProcessSnapshot, ServerEvent } from '@mci/client';
 import { useEffect, useState } from 'react';
 import { useClient } from '../connection/connection-context.ts';
+import { readCalls } from './read-calls.ts';
 import { applyRunEvent, emptyRun, type RunRecord } from './run-record.ts';
 
 /** What {@link useProcess} returns. */
@@ -16,7 +17,8 @@ export interface ProcessView {
 /**
  * One process, live: its snapshot, code and every run (outputs, logs, tool calls, error). It
  * subscribes with `since: 0`, so the stored history replays first and live events follow; a finished
- * run is then read in full from the server (`GET /processes/:pid/runs/:n`), which has the final word.
+ * run is then read in full from the server (`GET /processes/:pid/runs/:n` and its `calls`), which has
+ * the final word.
  */
 export function useProcess(pid: number | undefined): ProcessView {
   const client = useClient();
@@ -41,9 +43,8 @@ export function useProcess(pid: number | undefined): ProcessView {
         return next;
       });
     const loadRun = (run: number) =>
-      client
-        .getRun(pid, run)
-        .then((full) => active && updateRun(run, (record) => ({ ...record, ...full })))
+      Promise.all([client.getRun(pid, run), readCalls(client, pid, run)])
+        .then(([full, calls]) => active && updateRun(run, (record) => ({ ...record, ...full, calls })))
         .catch(fail);
     const onEvent = (event: ServerEvent) => {
       if (!('pid' in event) || event.pid !== pid || !('run' in event)) return;
