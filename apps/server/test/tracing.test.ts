@@ -301,6 +301,8 @@ describe('traces', () => {
       ...env(),
       OTEL_SERVICE_NAME: 'mci-under-test',
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      MCI_LOG_LEVEL: 'info',
+      MCI_LOG_FORMAT: 'json',
     });
     const url = await server.url;
     received.length = 0;
@@ -316,6 +318,10 @@ describe('traces', () => {
     const loaded = new Set(server.stderr().match(/(?<=\[load-hook\] loaded )\S+/g) ?? []);
     expect([...loaded]).toEqual(['@opentelemetry/semantic-conventions']);
     expect(collector.bodies).toEqual([]);
+    // Log lines are written as ever, without trace fields.
+    const lines = server.stdout().split('\n').filter(Boolean).map((line) => JSON.parse(line));
+    expect(lines.find((line) => line.msg === 'process 1 idle (success)')).toBeDefined();
+    expect(lines.some((line) => 'trace_id' in line)).toBe(false);
     expect(received.map((got) => got.traceparent)).toEqual([undefined, undefined]);
   });
 });

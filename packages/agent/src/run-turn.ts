@@ -2,6 +2,7 @@ import type { ChatStopReason, ChatUsage, ServerEvent } from '@mci/protocol';
 import type { AgentEvent } from './agent-events.ts';
 import type { ChatModel, ModelAnswer, ModelImage, ModelMessage } from './model.ts';
 import { ModelError } from './model-error.ts';
+import { streamTraced } from './model-span.ts';
 import { imagesForModel, imagesIn } from './result-images.ts';
 import type { StreamHost, TurnStream, TurnStreamResult } from './stream-host.ts';
 
@@ -105,7 +106,7 @@ export async function runTurn(options: TurnOptions): Promise<TurnResult> {
     let answer: ModelAnswer;
     let partial = '';
     try {
-      answer = await model.stream({
+      answer = await streamTraced(model, {
         system,
         messages,
         ...(signal && { signal }),
