@@ -192,7 +192,7 @@ describe('SQLite', () => {
       );
     expect(Object.fromEntries(tables.map((t) => [t, withoutAdded(t)]))).toEqual(rows);
     expect(sqliteRows(db, 'runs').every((row) => row.warnings === null)).toBe(true);
-    for (const table of ['policies', 'approvals', 'run_delivered', 'calls', 'run_files'])
+    for (const table of ['policies', 'approvals', 'run_delivered', 'calls', 'run_files', 'quota_windows'])
       expect(sqliteRows(db, table)).toEqual([]);
     db.close();
   });
@@ -394,6 +394,7 @@ describe('PostgreSQL', () => {
       run_delivered: empty,
       calls: empty,
       run_files: empty,
+      quota_windows: empty,
     });
   });
 
