@@ -8,6 +8,7 @@ import { createServer, type ServerOptions } from '../src/server.ts';
 import { request } from './support/http.ts';
 import { type Json, openJsonSocket } from './support/json-socket.ts';
 import { httpClient } from './support/mcp-fixture.ts';
+import { serveProcesses } from './support/serve-process.ts';
 
 // Quotas per principal against a real server with tokens: maxRunning keeps the queue fair, the
 // per-minute quotas answer 429 QUOTA_EXCEEDED with Retry-After on every transport and create nothing,
@@ -28,6 +29,8 @@ const TOKENS: ServerOptions['tokens'] = [
   { token: ALICE, role: 'client', id: 'alice' },
   { token: BOB, role: 'client', id: 'bob' },
 ];
+
+const { serve } = serveProcesses(dir);
 
 const withQuotas = (quotas: ServerOptions['quotas'], options: Partial<ServerOptions> = {}) =>
   createServer({ port: 0, file, logLevel: 'silent', tokens: TOKENS, quotas, ...options });
@@ -250,5 +253,15 @@ describe('quotas per principal', () => {
       default: { runsPerMinute: 30 },
       principals: { alice: { maxRunning: 2 } },
     });
+    // `mci serve` refuses to start (exit 2) and names the field.
+    writeFileSync(
+      config,
+      `tokens:\n  - { token: ${ALICE}, role: client, id: alice }\nquotas:\n  principals:\n    mallory: { runsPerMinute: 1 }\n`,
+    );
+    const refusedServe = serve(['--config', config, '--file', file]);
+    expect(await refusedServe.exited).toBe(2);
+    expect(refusedServe.stderr()).toContain(
+      'quotas.principals.mallory: no token has the principal id "mallory"',
+    );
   });
 });
