@@ -42,17 +42,23 @@ export function useProcess(pid: number | undefined): ProcessView {
         next[run - 1] = update(next[run - 1]!);
         return next;
       });
-    const loadRun = (run: number) =>
-      Promise.all([client.getRun(pid, run), readCalls(client, pid, run)])
-        .then(([full, calls]) => active && updateRun(run, (record) => ({ ...record, ...full, calls })))
+    const loadRun = (run: number) => {
+      void client
+        .getRun(pid, run)
+        .then((full) => active && updateRun(run, (record) => ({ ...record, ...full })))
         .catch(fail);
+      // The calls come apart: a run shows even when its calls cannot be read.
+      void readCalls(client, pid, run)
+        .then((calls) => active && updateRun(run, (record) => ({ ...record, calls })))
+        .catch(() => {});
+    };
     const onEvent = (event: ServerEvent) => {
       if (!('pid' in event) || event.pid !== pid || !('run' in event)) return;
       if (event.type === 'process') {
         const { type: _type, seq: _seq, ...next } = event;
         setSnapshot(next);
         if (event.run === 0) return;
-        if (event.state === 'idle') void loadRun(event.run);
+        if (event.state === 'idle') loadRun(event.run);
       }
       updateRun(event.run, (record) => applyRunEvent(record, event));
     };
@@ -64,7 +70,7 @@ export function useProcess(pid: number | undefined): ProcessView {
         setSnapshot((previous) => previous ?? current);
         // Runs whose events the server no longer holds are read in full.
         const last = current.state === 'idle' ? current.run : current.run - 1;
-        for (let run = 1; run <= last; run++) void loadRun(run);
+        for (let run = 1; run <= last; run++) loadRun(run);
       })
       .catch(fail);
     client
