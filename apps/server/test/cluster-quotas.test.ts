@@ -52,7 +52,7 @@ async function create(url: string, token: string) {
     headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
     body: JSON.stringify({ code: 'output(1)' }),
   });
-  const body = await response.json();
+  const body = (await response.json()) as { code?: string };
   return { status: response.status, retryAfter: response.headers.get('Retry-After'), code: body.code };
 }
 
