@@ -1,5 +1,4 @@
 import type pg from 'pg';
-import type { Logger } from 'pino';
 import {
   currentUse,
   QUOTA_WINDOW_MS,
@@ -63,14 +62,12 @@ interface TakeRow {
  */
 export class ClusterQuotaLedger implements QuotaLedger {
   readonly #pool: pg.Pool;
-  readonly #logger: Logger | undefined;
   /** This node's view of each principal's window (local clock index, database counts). */
   readonly #views = new Map<string, WindowUse & { index: number }>();
   #prunedAt = -1;
 
-  constructor(pool: pg.Pool, logger?: Logger) {
+  constructor(pool: pg.Pool) {
     this.#pool = pool;
-    this.#logger = logger;
   }
 
   async take(owner: string, quota: ResolvedQuota): Promise<QuotaRefusal | undefined> {
@@ -84,14 +81,10 @@ export class ClusterQuotaLedger implements QuotaLedger {
       ]);
       row = result.rows[0];
     } catch (error) {
-      throw new StoreError(
-        'STORE_UNAVAILABLE',
-        'postgres',
-        `the quota count could not be read: ${String(error)}`,
-        {
-          cause: error,
-        },
-      );
+      const message = error instanceof Error ? error.message : String(error);
+      throw new StoreError('STORE_UNAVAILABLE', 'postgres', `the quota count could not be read: ${message}`, {
+        cause: error,
+      });
     }
     if (!row) throw new StoreError('STORE_UNAVAILABLE', 'postgres', 'the quota count returned no row');
     if (row.runs !== null) {
@@ -135,7 +128,7 @@ export class ClusterQuotaLedger implements QuotaLedger {
   }
 
   #see(owner: string, use: WindowUse): void {
-    this.#view(owner);
+    this.#view(owner); // drops the views of past windows
     this.#views.set(owner, { index: windowAt(Date.now()).index, ...use });
   }
 
@@ -150,11 +143,12 @@ export class ClusterQuotaLedger implements QuotaLedger {
     return view;
   }
 
-  /** Adds to the shared count without waiting; a failure is logged (the count is then low by that much). */
+  /**
+   * Adds to the shared count without waiting. A write that fails (the database away) is dropped: the
+   * count is then low by that much for the rest of the minute.
+   */
   #add(owner: string, runs: number, cpuMs: number): void {
-    this.#pool.query(ADD, [owner, runs, cpuMs]).catch((error: unknown) => {
-      this.#logger?.warn({ err: error, owner }, 'a quota count could not be written');
-    });
+    this.#pool.query(ADD, [owner, runs, cpuMs]).catch(() => {});
   }
 
   /** Deletes the rows of past windows, once per window on each node. */
