@@ -224,7 +224,10 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
       .record.pid;
   }
 
-  /** Creates a process; returns its record and its run (undefined when it was created idle). */
+  /**
+   * Creates a process; returns its record and its run (undefined when it was created idle). A run is
+   * counted in the principal's quotas here unless the caller did so (`admitted`).
+   */
   #create(
     input: CreateProcessInput,
     principal: Principal,
