@@ -183,6 +183,28 @@ describe('quotas per principal', () => {
     await server.close({ graceMs: 0 });
   });
 
+  it("a stream's block past runsPerMinute is not run: its intent says why, and the stream goes on", {
+    timeout: 60_000,
+  }, async () => {
+    await roomInWindow();
+    await using server = await withQuotas({ principals: { alice: { runsPerMinute: 1 } } });
+    const ws = await openJsonSocket(server.wsUrl, ALICE);
+    expect(await ws.request({ type: 'stream.start', streamId: 'turn' })).toMatchObject({ type: 'reply' });
+    const text = '```ts exec=true\noutput(1)\n```\nand again\n```ts exec=true\noutput(2)\n```\n';
+    expect(await ws.request({ type: 'stream.chunk', streamId: 'turn', text })).toMatchObject({
+      type: 'reply',
+    });
+    expect(await ws.request({ type: 'stream.end', streamId: 'turn' })).toMatchObject({ type: 'reply' });
+    const first = await ws.waitFor((m) => m.type === 'intent' && m.index === 0);
+    const second = await ws.waitFor((m) => m.type === 'intent' && m.index === 1);
+    expect(first.pid).toEqual(expect.any(Number));
+    expect(second).toMatchObject({ rejected: expect.stringContaining('your quota (runsPerMinute 1)') });
+    expect(second.pid).toBeUndefined();
+    await ws.waitFor((m) => m.type === 'stream.result' && m.streamId === 'turn');
+    ws.close();
+    await server.close({ graceMs: 0 });
+  });
+
   it('cpuMsPerMinute: a CPU-heavy run finishes, then new runs are refused until the window ends', {
     timeout: 60_000,
   }, async () => {
