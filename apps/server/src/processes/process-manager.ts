@@ -195,9 +195,6 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
   // --- processes -------------------------------------------------------------------------------
 
   async create(input: CreateProcessInput, principal: Principal): Promise<ProcessSnapshot> {
-    const cluster = this.#store.cluster;
-    // A burst of creates may use every pid a cluster node reserved: wait for the next block.
-    if (cluster) while (!cluster.pidAvailable()) await cluster.pidReady();
     const autorun = input.autorun ?? true;
     if (autorun) {
       // Refusals that count nothing come first; then the per-minute quotas count the run.
@@ -208,6 +205,10 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     }
     let created: { record: StoredProcess; run: RunFields | undefined };
     try {
+      const cluster = this.#store.cluster;
+      // A burst of creates may use every pid a cluster node reserved: wait for the next block. No
+      // await may come between this wait and #create, which takes a pid.
+      if (cluster) while (!cluster.pidAvailable()) await cluster.pidReady();
       created = this.#create(input, principal, undefined, false, autorun);
     } catch (error) {
       if (autorun) this.#quotas.refund(principal.id);
