@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect } from '@mci/client';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadServerSettings } from '../src/config/load-config.ts';
@@ -146,6 +147,14 @@ describe('quotas per principal', () => {
     const wsRun = await ws.request({ type: 'process.signal', pid: idle.body.pid, signal: 'run' });
     expect(wsRun).toMatchObject({ type: 'error', code: 'QUOTA_EXCEEDED', retryAfter: expect.any(Number) });
     ws.close();
+    // @mci/client hands the seconds to wait to its caller.
+    const client = await connect(server.url, { token: ALICE });
+    await expect(client.createProcess('output(7)')).rejects.toMatchObject({
+      name: 'ClientError',
+      code: 'QUOTA_EXCEEDED',
+      retryAfter: expect.any(Number),
+    });
+    await client.close();
 
     const mcp = await httpClient(`${server.url}/mcp`, ALICE);
     const call = mcp.callTool({ name: 'run_code', arguments: { code: 'output(5)' } });
@@ -176,7 +185,7 @@ describe('quotas per principal', () => {
     const text = await metrics.text();
     expect(text).toContain('mci_principal_window_runs{principal="alice"} 2');
     expect(text).toContain('mci_principal_window_runs{principal="other"} 1');
-    expect(text).toContain('mci_quota_refusals_total{principal="alice"} 5');
+    expect(text).toContain('mci_quota_refusals_total{principal="alice"} 6');
     expect(text).toMatch(/mci_principal_queued\{principal="other"\} \d/);
     // Only the principals named in the quotas get a label of their own.
     expect(text).not.toContain('principal="bob"');

@@ -18,17 +18,25 @@ export type ClientErrorCode =
 
 /**
  * The one error class of `@mci/client`: a request or the connection failed. `code` says why; `path`
- * names the bad field when the server rejected a request (`timeoutMs`, `pid`).
+ * names the bad field when the server rejected a request (`timeoutMs`, `pid`); `retryAfter` is the
+ * seconds to wait before trying again when the server said so (`QUOTA_EXCEEDED`).
  */
 export class ClientError extends Error {
   override readonly name = 'ClientError';
   readonly code: ClientErrorCode;
   readonly path: string | undefined;
+  /** Seconds to wait before a retry, when the server's error gave them. */
+  readonly retryAfter: number | undefined;
 
-  constructor(code: ClientErrorCode, message: string, options: { path?: string; cause?: unknown } = {}) {
+  constructor(
+    code: ClientErrorCode,
+    message: string,
+    options: { path?: string; retryAfter?: number; cause?: unknown } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.path = options.path;
+    this.retryAfter = options.retryAfter;
   }
 }
 

@@ -274,7 +274,7 @@ export class Connection {
         const pending = typeof message.id === 'number' ? this.#inflight.get(message.id) : undefined;
         if (!pending) {
           if (message.type === 'error') {
-            this.#handlers.onError(new ClientError(message.code, message.message, pathOf(message)));
+            this.#handlers.onError(new ClientError(message.code, message.message, detailsOf(message)));
           }
           return undefined;
         }
@@ -282,7 +282,7 @@ export class Connection {
         if (message.type === 'reply') {
           pending.onResult?.(message.result);
           pending.resolve(message.result);
-        } else pending.reject(new ClientError(message.code, message.message, pathOf(message)));
+        } else pending.reject(new ClientError(message.code, message.message, detailsOf(message)));
         return undefined;
       }
       case 'overflow':
@@ -386,6 +386,13 @@ function detach(socket: WebSocketLike): void {
   socket.onerror = () => {};
 }
 
-function pathOf(message: { path?: string | undefined }): { path?: string } {
-  return message.path === undefined ? {} : { path: message.path };
+/** The bad field and the seconds to wait of a server's error message, as {@link ClientError} options. */
+function detailsOf(message: { path?: string | undefined; retryAfter?: number | undefined }): {
+  path?: string;
+  retryAfter?: number;
+} {
+  return {
+    ...(message.path !== undefined && { path: message.path }),
+    ...(message.retryAfter !== undefined && { retryAfter: message.retryAfter }),
+  };
 }

@@ -105,7 +105,8 @@ export class HttpApi {
           ? 'UNAUTHORIZED'
           : `HTTP_${response.status}`;
       const message = failure.success ? failure.data.error : `GET ${path} answered ${response.status}`;
-      throw new ClientError(code, message);
+      const retryAfter = failure.success ? failure.data.retryAfter : undefined;
+      throw new ClientError(code, message, retryAfter === undefined ? {} : { retryAfter });
     }
     return as === 'json' ? response.json() : response.text();
   }
