@@ -26,7 +26,8 @@ export const ATTR_ERROR_CODE = 'mci.error.code';
  * `url` as a span may carry it (`url.full`): without a password or credential query values
  * (`withoutCredentials`), then with every secret value of the server replaced (`[redacted:NAME]`).
  */
-export function urlAttribute(url: string, redactor: Redactor | undefined): string {
-  const safe = withoutCredentials(url);
+export function urlAttribute(url: URL, redactor: Redactor | undefined): string {
+  // Without a password or a query there is nothing for `withoutCredentials` to take out.
+  const safe = url.password === '' && url.search === '' ? url.href : withoutCredentials(url.href);
   return redactor ? redactor.redact(safe) : safe;
 }

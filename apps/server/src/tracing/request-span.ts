@@ -27,15 +27,14 @@ export function traceRequests(): MiddlewareHandler {
     if (!isTracing()) return next();
     const parent = propagation.extract(context.active(), c.req.raw.headers, headerGetter);
     const method = c.req.method;
-    const url = new URL(c.req.url);
     const span = tracer.startSpan(
       method,
       {
         kind: SpanKind.SERVER,
         attributes: {
           [ATTR_HTTP_REQUEST_METHOD]: method,
-          [ATTR_URL_PATH]: url.pathname,
-          [ATTR_URL_SCHEME]: url.protocol.slice(0, -1),
+          [ATTR_URL_PATH]: c.req.path,
+          [ATTR_URL_SCHEME]: c.req.url.startsWith('https:') ? 'https' : 'http',
         },
       },
       parent,

@@ -134,16 +134,12 @@ class TracedCalls implements ToolHost, FetchGate {
     request: FetchRequestData,
     send: (options?: FetchSendOptions) => Promise<FetchResponseData>,
   ): Promise<FetchResponseData> {
-    const attributes: Record<string, string | number> = {
-      [ATTR_HTTP_REQUEST_METHOD]: request.method,
-      [ATTR_URL_FULL]: urlAttribute(request.url, this.#redactor),
-    };
-    try {
-      const url = new URL(request.url);
+    const attributes: Record<string, string | number> = { [ATTR_HTTP_REQUEST_METHOD]: request.method };
+    const url = URL.parse(request.url);
+    if (url) {
+      attributes[ATTR_URL_FULL] = urlAttribute(url, this.#redactor);
       attributes[ATTR_SERVER_ADDRESS] = url.hostname;
       attributes[ATTR_SERVER_PORT] = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
-    } catch {
-      // Not a URL: the egress check rejects it; the span says what was asked.
     }
     const span = this.#start(request.method, SpanKind.CLIENT, attributes);
     const spanContext = trace.setSpan(this.#context, span);

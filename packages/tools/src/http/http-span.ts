@@ -32,7 +32,8 @@ export function startHttpSpan(
   headers: Record<string, string>,
   redactor: Redactor | undefined,
 ): Span {
-  const safe = withoutCredentials(url.href);
+  // Without a password or a query there is nothing for `withoutCredentials` to take out.
+  const safe = url.password === '' && url.search === '' ? url.href : withoutCredentials(url.href);
   const span = tracer.startSpan(method, {
     kind: SpanKind.CLIENT,
     attributes: {
