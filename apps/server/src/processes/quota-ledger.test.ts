@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LocalQuotaLedger, QUOTA_WINDOW_MS } from './quota-ledger.ts';
 import { QuotaPolicy } from './quota-policy.ts';
@@ -81,5 +82,42 @@ describe('local quota ledger', () => {
       limit: 500,
       retryAfterMs: 59_000,
     });
+  });
+
+  it('in any sequence of takes, refunds and charges, counts at most runsPerMinute and refuses only at a quota', () => {
+    const op = fc.oneof(
+      fc.constant({ kind: 'take' as const }),
+      fc.constant({ kind: 'refund' as const }),
+      fc.record({ kind: fc.constant('charge' as const), cpuMs: fc.integer({ min: 1, max: 200 }) }),
+    );
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 8 }),
+        fc.integer({ min: 1, max: 1000 }),
+        fc.array(op),
+        (runs, cpu, ops) => {
+          const quota = { maxRunning: 1, maxQueued: 1, runsPerMinute: runs, cpuMsPerMinute: cpu };
+          const ledger = new LocalQuotaLedger(() => 5 * QUOTA_WINDOW_MS);
+          let counted = 0;
+          let cpuMs = 0;
+          for (const step of ops) {
+            if (step.kind === 'charge') {
+              ledger.charge('p', step.cpuMs);
+              cpuMs += step.cpuMs;
+            } else if (step.kind === 'refund') {
+              if (counted === 0) continue;
+              ledger.refund('p');
+              counted--;
+            } else {
+              const refusal = ledger.takeNow('p', quota);
+              expect(refusal === undefined).toBe(counted < runs && cpuMs < cpu);
+              if (!refusal) counted++;
+            }
+            expect(counted).toBeLessThanOrEqual(runs);
+            expect(ledger.use().get('p') ?? { runs: 0, cpuMs: 0 }).toEqual({ runs: counted, cpuMs });
+          }
+        },
+      ),
+    );
   });
 });
