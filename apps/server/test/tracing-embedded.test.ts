@@ -82,6 +82,11 @@ describe('traces of an embedded server', () => {
       expect.objectContaining({ 'gen_ai.usage.input_tokens': 600, 'gen_ai.usage.output_tokens': 10 }),
     ]);
     expect(chats.every((span) => span.kind === 3)).toBe(true);
+    // The turn is one trace: its model requests and its run under the chat.start request.
+    const [start] = spans.filter((span) => span.name === 'chat.start');
+    const turnRun = spans.find((span) => span.name === 'mci.run');
+    expect(start).toMatchObject({ kind: 2, parentSpanId: '' });
+    expect(new Set([...chats, turnRun].map((span) => span?.traceId))).toEqual(new Set([start!.traceId]));
     for (const body of collector.bodies) expect(body).not.toContain(KEY);
 
     // The run's transitions are logged in its span: the line names the run's trace and span.

@@ -267,14 +267,20 @@ export class Connection {
       case 'chat.list':
       case 'chat.get':
       case 'chat.rename':
-      case 'chat.delete':
-        return handleChatRequest(request, {
-          chat: this.chat,
-          principal,
-          reply: (message) => this.reply(message),
-          send: (event) => this.sendRaw(event),
-          subscribe: (streamId) => this.subscriptions.add({ streamId }),
-        });
+      case 'chat.delete': {
+        const handle = () =>
+          handleChatRequest(request, {
+            chat: this.chat,
+            principal,
+            reply: (message) => this.reply(message),
+            send: (event) => this.sendRaw(event),
+            subscribe: (streamId) => this.subscriptions.add({ streamId }),
+          });
+        // A turn's model requests and runs are one trace, under the request that started it.
+        return request.type === 'chat.start'
+          ? traceMessage('chat.start', undefined, WS_MESSAGE, handle)
+          : handle();
+      }
     }
   }
 
