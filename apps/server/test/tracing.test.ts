@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -56,6 +56,10 @@ afterAll(() => {
 });
 
 const { serve } = serveProcesses(dir);
+/** A second server's directory: its tools are the MCP tools of a server started from `dir`. */
+const edge = join(dir, 'edge');
+mkdirSync(edge);
+const { serve: serveEdge } = serveProcesses(edge);
 const env = () => ({ API_KEY, PATH_SECRET, SERVICE_URL: serviceUrl, NODE_OPTIONS: `--import=${loadHook}` });
 const otel = (endpoint: string) => ({
   OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
@@ -294,6 +298,87 @@ describe('traces', () => {
     expect(await server.exited).toBe(0);
   });
 
+  it("carries the trace into an MCP tool's server through params._meta, and records a denied call", {
+    timeout: 90_000,
+  }, async () => {
+    await using collector = await startOtlpCollector();
+    // The upstream: the server of the first test, reached over MCP as the tools of a second server.
+    const upstream = serve(['--config', 'config.yaml', '--db', ':memory:'], {
+      ...env(),
+      ...otel(collector.url),
+      OTEL_SERVICE_NAME: 'upstream',
+    });
+    const upstreamUrl = await upstream.url;
+    writeFileSync(
+      join(edge, 'tools.yaml'),
+      `schemaVersion: '1.0'\nmcp_servers:\n  upstream: { type: http, url: '${upstreamUrl}/mcp' }\n`,
+    );
+    writeFileSync(
+      join(edge, 'config.yaml'),
+      'file: tools.yaml\npolicies:\n  - { tool: run_code, decision: deny }\n',
+    );
+    const server = serveEdge(['--config', 'config.yaml', '--db', ':memory:'], {
+      ...env(),
+      ...otel(collector.url),
+      OTEL_SERVICE_NAME: 'edge',
+    });
+    const url = await server.url;
+    const response = await fetch(`${url}/processes`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', traceparent: traceparentOf(CALLER_TRACE, CALLER_SPAN) },
+      body: JSON.stringify({
+        code: `const found = await tools.lookup({});
+let denied = '';
+try { await tools.run_code({ code: 'console.log(1)' }); } catch (error) { denied = error.code; }
+console.log(JSON.stringify({ tool: found.isError === true, denied }));`,
+        block: true,
+      }),
+    });
+    const done = (await response.json()) as { status: string; stdout: string };
+    expect(done).toMatchObject({ status: 'success' });
+    expect(JSON.parse(done.stdout)).toEqual({ tool: false, denied: 'POLICY_DENIED' });
+
+    const spans = await collector.waitFor(
+      (all) =>
+        all.some((span) => span.service === 'upstream' && span.name === 'tools/call lookup') &&
+        all.some((span) => span.service === 'edge' && span.name === 'execute_tool run_code'),
+    );
+    const trace = spans.filter((span) => span.traceId === CALLER_TRACE);
+    const edgeTool = trace.find((span) => span.service === 'edge' && span.name === 'execute_tool lookup')!;
+    expect(edgeTool.attributes).toMatchObject({ 'mci.tool.type': 'mcp', 'mci.policy.decision': 'allow' });
+    const mcpCall = trace.find((span) => span.parentSpanId === edgeTool.spanId)!;
+    expect(mcpCall).toMatchObject({
+      name: 'tools/call lookup',
+      kind: 3,
+      attributes: {
+        'mcp.method.name': 'tools/call',
+        'gen_ai.tool.name': 'lookup',
+        'mci.mcp.server': 'upstream',
+      },
+    });
+    // The upstream's server span of the call is the child of the edge's client span.
+    const upstreamCall = trace.find(
+      (span) => span.service === 'upstream' && span.name === 'tools/call lookup',
+    );
+    expect(upstreamCall).toMatchObject({ kind: 2, parentSpanId: mcpCall.spanId });
+    expect(
+      trace.some((span) => span.service === 'upstream' && span.parentSpanId === upstreamCall!.spanId),
+    ).toBe(true);
+    const denied = trace.find((span) => span.name === 'execute_tool run_code')!;
+    expect(denied).toMatchObject({
+      attributes: {
+        'mci.policy.decision': 'deny',
+        'mci.error.code': 'POLICY_DENIED',
+        'error.type': 'POLICY_DENIED',
+      },
+      status: { code: 2 },
+    });
+    console.log(printSpanTree(trace, ['mci.tool.type', 'mci.policy.decision', 'mci.error.code']));
+    for (const child of [server, upstream]) child.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+    expect(await upstream.exited).toBe(0);
+  });
+
   it('exports nothing and loads no SDK without OTEL_* variables', { timeout: 60_000 }, async () => {
     await using collector = await startOtlpCollector();
     // Shaping variables alone (and a collector listening) do not turn tracing on.
@@ -319,7 +404,11 @@ describe('traces', () => {
     expect([...loaded]).toEqual(['@opentelemetry/semantic-conventions']);
     expect(collector.bodies).toEqual([]);
     // Log lines are written as ever, without trace fields.
-    const lines = server.stdout().split('\n').filter(Boolean).map((line) => JSON.parse(line));
+    const lines = server
+      .stdout()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
     expect(lines.find((line) => line.msg === 'process 1 idle (success)')).toBeDefined();
     expect(lines.some((line) => 'trace_id' in line)).toBe(false);
     expect(received.map((got) => got.traceparent)).toEqual([undefined, undefined]);
