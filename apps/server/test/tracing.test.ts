@@ -168,6 +168,9 @@ describe('traces', () => {
     for (const body of collector.bodies) {
       expect(body).not.toContain(API_KEY);
       expect(body).not.toContain(PATH_SECRET);
+      // Nor the command line (it may hold a database URL with its password).
+      expect(body).not.toContain('process.command_args');
+      expect(body).not.toContain('config.yaml');
     }
     console.log(
       printSpanTree(trace, [

@@ -46,7 +46,8 @@ export function isTracing(): boolean {
  * Traces only: OTLP over `http/protobuf` (the default) or `http/json`
  * (`OTEL_EXPORTER_OTLP_PROTOCOL`), `grpc` too, sampled by `OTEL_TRACES_SAMPLER`, named by
  * `OTEL_SERVICE_NAME` (default `mci-server`), propagated as W3C `traceparent`/`tracestate`
- * (`OTEL_PROPAGATORS`). No metrics or logs are exported and nothing is auto-instrumented.
+ * (`OTEL_PROPAGATORS`). No metrics or logs are exported and nothing is auto-instrumented. The
+ * resource has the service, host, OS and `OTEL_RESOURCE_ATTRIBUTES`, not the process's command line.
  * @returns the started SDK (the same one on a second call), or undefined when tracing is off.
  * @see https://opentelemetry.io/docs/languages/js/
  */
@@ -54,10 +55,25 @@ export async function startTracing(): Promise<Tracing | undefined> {
   if (!tracingRequested()) return undefined;
   if (!started) {
     // Loaded only here: a server without OTEL_* variables never loads the SDK.
-    const { NodeSDK } = await import('@opentelemetry/sdk-node');
+    const [{ NodeSDK }, resources] = await Promise.all([
+      import('@opentelemetry/sdk-node'),
+      import('@opentelemetry/resources'),
+    ]);
     if (started) return handle();
     const sdk = new NodeSDK({
       ...(process.env.OTEL_SERVICE_NAME ? {} : { serviceName: DEFAULT_SERVICE_NAME }),
+      // Not the process detector: its `process.command_args` would carry what the command line holds
+      // (a database URL with its password). OTEL_NODE_RESOURCE_DETECTORS chooses otherwise.
+      ...(process.env.OTEL_NODE_RESOURCE_DETECTORS
+        ? {}
+        : {
+            resourceDetectors: [
+              resources.serviceInstanceIdDetector,
+              resources.hostDetector,
+              resources.osDetector,
+              resources.envDetector,
+            ],
+          }),
       metricReaders: [],
       logRecordProcessors: [],
     });
