@@ -20,14 +20,25 @@ const CALLER_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CALLER_SPAN = '00f067aa0ba902b7';
 const dir = mkdtempSync(join(tmpdir(), 'mci-tracing-'));
 const loadHook = join(dirname(fileURLToPath(import.meta.url)), 'support/load-hook.mjs');
-/** The `traceparent` of each request the service got, by path. */
-const received: Array<{ path: string; traceparent: string | undefined }> = [];
+/** The trace headers of each request the service got, by path. */
+const received: Array<{
+  path: string;
+  traceparent: string | undefined;
+  tracestate: string | undefined;
+  baggage: string | undefined;
+}> = [];
 let service: Server;
 let serviceUrl = '';
 
 beforeAll(async () => {
   service = createServer((req, res) => {
-    received.push({ path: req.url ?? '', traceparent: req.headers.traceparent as string | undefined });
+    const header = (name: string) => req.headers[name] as string | undefined;
+    received.push({
+      path: req.url ?? '',
+      traceparent: header('traceparent'),
+      tracestate: header('tracestate'),
+      baggage: header('baggage'),
+    });
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify({ ok: true }));
   });
@@ -95,6 +106,7 @@ describe('traces', () => {
         'content-type': 'application/json',
         traceparent: traceparentOf(CALLER_TRACE, CALLER_SPAN),
         tracestate: 'caller=1',
+        baggage: 'user.secret=caller-baggage-value',
       },
       body: JSON.stringify({ code: program('/fetched'), block: true }),
     });
@@ -162,6 +174,9 @@ describe('traces', () => {
     const fetched = received.find((got) => got.path === '/fetched');
     expect(lookup?.traceparent).toBe(traceparentOf(CALLER_TRACE, toolHttp!.spanId));
     expect(fetched?.traceparent).toBe(traceparentOf(CALLER_TRACE, fetchHttp!.spanId));
+    // The caller's tracestate goes on; its baggage does not.
+    expect(fetched?.tracestate).toBe('caller=1');
+    expect(fetched?.baggage).toBeUndefined();
 
     // The secrets of the tool's URL are in no attribute: redacted where they were.
     expect(toolHttp!.attributes['url.full']).toBe(`${serviceUrl}/lookup/[redacted:PATH_SECRET]?api_key=***`);
@@ -271,6 +286,13 @@ describe('traces', () => {
       arguments: { code: 'console.log(5)' },
       _meta: { traceparent: traceparentOf(mcpTrace!, CALLER_SPAN) },
     });
+    // A _meta whose trace fields are not strings is ignored: the call is answered as usual.
+    const odd = await mcp.callTool({
+      name: 'run_code',
+      arguments: { code: 'console.log(6)' },
+      _meta: { traceparent: { nested: true }, tracestate: 12 },
+    });
+    expect(odd.isError).not.toBe(true);
     await mcp.close();
 
     const spans = await collector.waitFor(

@@ -45,9 +45,10 @@ export function isTracing(): boolean {
  *
  * Traces only: OTLP over `http/protobuf` (the default) or `http/json`
  * (`OTEL_EXPORTER_OTLP_PROTOCOL`), `grpc` too, sampled by `OTEL_TRACES_SAMPLER`, named by
- * `OTEL_SERVICE_NAME` (default `mci-server`), propagated as W3C `traceparent`/`tracestate`
- * (`OTEL_PROPAGATORS`). No metrics or logs are exported and nothing is auto-instrumented. The
- * resource has the service, host, OS and `OTEL_RESOURCE_ATTRIBUTES`, not the process's command line.
+ * `OTEL_SERVICE_NAME` (default `mci-server`), propagated as W3C `traceparent`/`tracestate` only
+ * (not `baggage`, unless `OTEL_PROPAGATORS` asks for it). No metrics or logs are exported and
+ * nothing is auto-instrumented. The resource has the service, host, OS and
+ * `OTEL_RESOURCE_ATTRIBUTES`, not the process's command line.
  * @returns the started SDK (the same one on a second call), or undefined when tracing is off.
  * @see https://opentelemetry.io/docs/languages/js/
  */
@@ -55,9 +56,10 @@ export async function startTracing(): Promise<Tracing | undefined> {
   if (!tracingRequested()) return undefined;
   if (!started) {
     // Loaded only here: a server without OTEL_* variables never loads the SDK.
-    const [{ NodeSDK }, resources] = await Promise.all([
+    const [{ NodeSDK }, resources, { W3CTraceContextPropagator }] = await Promise.all([
       import('@opentelemetry/sdk-node'),
       import('@opentelemetry/resources'),
+      import('@opentelemetry/core'),
     ]);
     if (started) return handle();
     const sdk = new NodeSDK({
@@ -74,6 +76,9 @@ export async function startTracing(): Promise<Tracing | undefined> {
               resources.envDetector,
             ],
           }),
+      // W3C Trace Context only: a caller's `baggage` would otherwise go on to every host a program
+      // fetches. OTEL_PROPAGATORS chooses otherwise.
+      ...(process.env.OTEL_PROPAGATORS ? {} : { textMapPropagator: new W3CTraceContextPropagator() }),
       metricReaders: [],
       logRecordProcessors: [],
     });
