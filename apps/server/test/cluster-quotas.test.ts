@@ -1,13 +1,16 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect, type MciClient } from '@mci/client';
+import type { ServerEvent } from '@mci/protocol';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from './support/postgres.ts';
 import { type ServeProcess, serveProcesses } from './support/serve-process.ts';
 
 // Two `mci serve --cluster` nodes on one PostgreSQL database count a principal's runs per minute
 // together: creates sent to both at once never go past its quota, and a node killed with -9 takes
-// nothing of the count with it.
+// nothing of the count with it. A `maxRunning` or `maxQueued` given in the quotas holds across the
+// nodes too: each node counts the principal's processes on the others from the cluster's events.
 
 const dir = mkdtempSync(join(tmpdir(), 'mci-cluster-quotas-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -32,6 +35,23 @@ quotas:
 limits: { rateLimitPerSecond: 100000 }
 `,
 );
+const CAROL = 'carol-token-9b4e27d1';
+const DAVE = 'dave-token-61f0c8a3';
+const concurrentConfig = join(dir, 'mci-concurrent.yaml');
+writeFileSync(
+  concurrentConfig,
+  `tokens:
+  - { token: ${OPERATOR}, role: operator, id: operator }
+  - { token: ${BOB}, role: client, id: bob }
+  - { token: ${CAROL}, role: client, id: carol }
+  - { token: ${DAVE}, role: client, id: dave }
+quotas:
+  principals:
+    carol: { maxRunning: 1 }
+    dave: { maxRunning: 1, maxQueued: 3 }
+limits: { rateLimitPerSecond: 100000 }
+`,
+);
 const { serve } = serveProcesses(dir);
 
 /** Node `name` of the cluster on `db`. */
@@ -45,15 +65,65 @@ async function stop(nodes: ServeProcess[]): Promise<void> {
   await Promise.all(nodes.map((n) => n.exited));
 }
 
-/** POST /processes as `token` on `url`: the status and `Retry-After`. */
-async function create(url: string, token: string) {
+/** Node `name` of the cluster on `db` with the `maxRunning` and `maxQueued` quotas, and short leases. */
+const concurrentNode = (db: string, name: string) =>
+  serve([
+    '--config',
+    concurrentConfig,
+    '--file',
+    tools,
+    '--db',
+    db,
+    '--cluster',
+    '--node',
+    name,
+    '--concurrency',
+    '2',
+    '--node-lease-ms',
+    '2000',
+  ]);
+
+/** POST /processes as `token` on `url` (`code`: the program): the status, `Retry-After` and body. */
+async function create(url: string, token: string, code = 'output(1)') {
   const response = await fetch(`${url}/processes`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
-    body: JSON.stringify({ code: 'output(1)' }),
+    body: JSON.stringify({ code, timeoutMs: 120_000 }),
   });
-  const body = (await response.json()) as { code?: string };
-  return { status: response.status, retryAfter: response.headers.get('Retry-After'), code: body.code };
+  const body = (await response.json()) as { code?: string; pid?: number; message?: string };
+  return {
+    status: response.status,
+    retryAfter: response.headers.get('Retry-After'),
+    code: body.code,
+    pid: body.pid ?? -1,
+    message: body.message,
+  };
+}
+
+const sleepCode = (ms: number) => `await new Promise((resolve) => setTimeout(resolve, ${ms}))`;
+
+/** The operator's view of every `process` event through `client`, and a wait for one. */
+function watch(client: MciClient) {
+  const events: Array<Extract<ServerEvent, { type: 'process' }>> = [];
+  const waiters: Array<() => void> = [];
+  client.subscribe(
+    { all: true },
+    {
+      onEvent: (event) => {
+        if (event.type !== 'process') return;
+        events.push(event);
+        for (const wake of waiters.splice(0)) wake();
+      },
+    },
+  );
+  const seen = (pid: number, state: string) => events.some((e) => e.pid === pid && e.state === state);
+  return {
+    events,
+    /** Resolves once process `pid` was seen in `state`. */
+    async until(pid: number, state: string): Promise<void> {
+      while (!seen(pid, state)) await new Promise<void>((resolve) => waiters.push(resolve));
+    },
+  };
 }
 
 /** Waits for the next minute when less than `needMs` of this one is left (the quota's window). */
@@ -95,6 +165,106 @@ describe('quotas in a cluster', () => {
       const metrics = await fetch(`${url2}/metrics`, { headers: { Authorization: `Bearer ${OPERATOR}` } });
       expect(await metrics.text()).toContain('mci_principal_window_runs{principal="alice"} 4');
     } finally {
+      await stop(nodes);
+    }
+  });
+
+  it('runs one process of a principal with maxRunning 1 at a time across two nodes, while another principal runs', {
+    timeout: 120_000,
+  }, async () => {
+    await using db = await freshDatabase();
+    const nodes = [concurrentNode(db.url, 'r1'), concurrentNode(db.url, 'r2')];
+    const clients: MciClient[] = [];
+    try {
+      const urls = await Promise.all(nodes.map((n) => n.url));
+      for (const url of urls) clients.push(await connect(url, { token: OPERATOR }));
+      const [seen1, seen2] = clients.map(watch);
+      // Carol's first run is known to both nodes before the rest are sent: two nodes may start a
+      // principal's runs within the delay of an event (docs/cluster.md, "Quotas").
+      const first = await create(urls[0]!, CAROL, sleepCode(1000));
+      expect(first.status).toBe(201);
+      await seen2!.until(first.pid, 'running');
+      const rest = await Promise.all(
+        Array.from({ length: 9 }, (_, i) => create(urls[i % 2]!, CAROL, sleepCode(200))),
+      );
+      const bob = await Promise.all(
+        Array.from({ length: 4 }, (_, i) => create(urls[i % 2]!, BOB, sleepCode(200))),
+      );
+      for (const answer of [...rest, ...bob]) expect(answer.status).toBe(201);
+      const carol = [first, ...rest].map((a) => a.pid);
+      for (const pid of [...carol, ...bob.map((a) => a.pid)]) await seen1!.until(pid, 'idle');
+
+      // In log order (every node sees the same), at most one of Carol's processes runs at once.
+      const running = new Set<number>();
+      let most = 0;
+      for (const event of seen1!.events) {
+        if (!carol.includes(event.pid)) continue;
+        if (event.state === 'running' || event.state === 'terminating') running.add(event.pid);
+        else running.delete(event.pid);
+        most = Math.max(most, running.size);
+      }
+      expect(most).toBe(1);
+      // Bob's runs did not wait for Carol's queue: each started before her last one ended.
+      const index = (pid: number, state: string) =>
+        seen1!.events.findIndex((e) => e.pid === pid && e.state === state);
+      const carolDone = Math.max(...carol.map((pid) => index(pid, 'idle')));
+      for (const { pid } of bob) expect(index(pid, 'running')).toBeLessThan(carolDone);
+      for (const pid of carol)
+        expect(seen1!.events.find((e) => e.pid === pid && e.state === 'idle')).toMatchObject({
+          status: 'success',
+        });
+    } finally {
+      await Promise.all(clients.map((c) => c.close()));
+      await stop(nodes);
+    }
+  });
+
+  it('refuses a create past maxQueued counted over both nodes, and after a kill -9 runs the next queued process elsewhere', {
+    timeout: 120_000,
+  }, async () => {
+    await using db = await freshDatabase();
+    const nodes = [concurrentNode(db.url, 'm1'), concurrentNode(db.url, 'm2')];
+    const clients: MciClient[] = [];
+    try {
+      const urls = await Promise.all(nodes.map((n) => n.url));
+      for (const url of urls) clients.push(await connect(url, { token: OPERATOR }));
+      const [seen1, seen2] = clients.map(watch);
+      // Dave runs one process on m1 (maxRunning 1); each create waits until the other node saw it.
+      const long = await create(urls[0]!, DAVE, sleepCode(60_000));
+      await seen2!.until(long.pid, 'running');
+      const queued: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const answer = await create(urls[(i + 1) % 2]!, DAVE, 'output(1)');
+        expect(answer.status).toBe(201);
+        await (i % 2 === 0 ? seen1 : seen2)!.until(answer.pid, 'queued');
+        queued.push(answer.pid);
+      }
+      // Three waiting over the two nodes: his fourth is refused on either node.
+      for (const url of urls)
+        expect(await create(url!, DAVE)).toMatchObject({
+          status: 429,
+          code: 'QUOTA_EXCEEDED',
+          message: expect.stringContaining('in the cluster'),
+        });
+      // Bob's share is his own.
+      expect((await create(urls[0]!, BOB)).status).toBe(201);
+      for (const pid of queued)
+        expect(seen2!.events.some((e) => e.pid === pid && e.state === 'running')).toBe(false);
+
+      // m1 dies with Dave's run: m2 ends it once m1's lease expires, then runs his queued processes.
+      nodes[0]!.child.kill('SIGKILL');
+      await nodes[0]!.exited;
+      await seen2!.until(long.pid, 'idle');
+      for (const pid of queued) await seen2!.until(pid, 'idle');
+      expect(seen2!.events.find((e) => e.pid === long.pid && e.state === 'idle')).toMatchObject({
+        status: 'failed',
+      });
+      for (const pid of queued)
+        expect(seen2!.events.find((e) => e.pid === pid && e.state === 'idle')).toMatchObject({
+          status: 'success',
+        });
+    } finally {
+      await Promise.all(clients.map((c) => c.close().catch(() => {})));
       await stop(nodes);
     }
   });

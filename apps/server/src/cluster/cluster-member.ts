@@ -10,6 +10,7 @@ import type {
 import type { LiveProcess } from '../processes/run-controller.ts';
 import { ServerError } from '../processes/server-error.ts';
 import { AdoptedStream, type AdoptedStreamHost } from './adopted-stream.ts';
+import { PrincipalLoad } from './principal-load.ts';
 
 /** How often (ms) a node with processes waiting for a slot asks the other nodes for theirs. */
 const SURPLUS_ANNOUNCE_MS = 50;
@@ -29,10 +30,17 @@ export interface ClusterMemberHost {
   release(lives: LiveProcess[]): void;
   /** Puts a live process in the run queue. */
   enqueue(live: LiveProcess): void;
-  /** Free sandbox slots and processes waiting for one. */
-  slots(): { free: number; waiting: number };
+  /**
+   * Free sandbox slots and processes waiting for one; `capped`: those of the waiting whose principal
+   * runs as many as its quota's `maxRunning` allows across the cluster (no node may start them now).
+   */
+  slots(): { free: number; waiting: number; capped: number };
+  /** Whether principal `owner` runs as many as its quota's `maxRunning` allows across the cluster. */
+  capped(owner: string): boolean;
   /** Takes up to `count` waiting processes out of the run queue, oldest first, those `filter` accepts. */
   takeWaiting(count: number, filter: (live: LiveProcess) => boolean): LiveProcess[];
+  /** Starts waiting processes that may start now (a principal has fewer runs on other nodes). */
+  dispatch(): void;
   /** Whether the node still takes work (false once it shuts down). */
   accepting(): boolean;
   /** Whether `pid` belongs to a stream open on this node (its processes stay here). */
@@ -67,12 +75,15 @@ export class ClusterMember {
   /** Processes of streams taken over from stopped nodes, by pid. */
   readonly #adoptedStreams = new Map<number, AdoptedStream>();
   #surplusTimer: NodeJS.Timeout | undefined;
+  /** Each principal's processes running and queued on the other nodes. */
+  readonly load: PrincipalLoad;
 
   constructor(cluster: ClusterStore, store: ProcessStore, manager: ClusterManager, host: ClusterMemberHost) {
     this.#cluster = cluster;
     this.#store = store;
     this.#manager = manager;
     this.#host = host;
+    this.load = new PrincipalLoad(cluster.node, (pid) => host.liveProcess(pid) !== undefined);
   }
 
   /**
@@ -80,11 +91,14 @@ export class ClusterMember {
    * @returns the seq of the last event committed before this node listened.
    */
   async start(): Promise<number> {
+    this.load.seeding();
     const { lastSeq } = await this.#cluster.attach({
-      events: (events) => {
+      events: (events, nodes) => {
         for (const { event } of events)
           if (event.type === 'process' && event.state === 'idle') this.#handedOver.delete(event.pid);
+        const freed = this.load.see(events, nodes);
         this.#host.deliver(events);
+        if (freed) this.#host.dispatch();
       },
       kill: (pid) => {
         const live = this.#host.liveProcess(pid);
@@ -94,17 +108,24 @@ export class ClusterMember {
       },
       adopted: (processes) => this.#background(this.#adopt(processes), 'processes of a stopped node'),
       surplus: (node) => {
-        const { free, waiting } = this.#host.slots();
-        if (this.#host.accepting() && free > 0 && waiting === 0) this.#cluster.sendOffer(node, free);
+        const { free, waiting, capped } = this.#host.slots();
+        if (this.#host.accepting() && free > 0 && waiting === capped) this.#cluster.sendOffer(node, free);
       },
+      // Processes held by a cluster-wide maxRunning stay: no node may start them now.
       offer: (node, slots) => {
-        if (this.#host.accepting()) this.#transfer(node, this.#takeTransferable(slots));
+        if (this.#host.accepting())
+          this.#transfer(
+            node,
+            this.#takeTransferable(slots, (live) => !this.#host.capped(live.record.owner)),
+          );
       },
       take: (pids) => this.#background(this.#take(pids), 'processes handed over'),
     });
     this.#surplusTimer = setInterval(() => {
-      if (this.#host.slots().waiting > 0) this.#cluster.announceSurplus();
+      const { waiting, capped } = this.#host.slots();
+      if (waiting > capped) this.#cluster.announceSurplus();
     }, SURPLUS_ANNOUNCE_MS).unref();
+    this.load.seed(await this.#cluster.loadElsewhere());
     return lastSeq;
   }
 
@@ -203,11 +224,14 @@ export class ClusterMember {
     });
   }
 
-  /** Up to `count` waiting processes that may leave this node (not those of streams), oldest first. */
-  #takeTransferable(count: number): LiveProcess[] {
+  /**
+   * Up to `count` waiting processes that may leave this node (not those of streams) and that `also`
+   * accepts, oldest first.
+   */
+  #takeTransferable(count: number, also: (live: LiveProcess) => boolean = () => true): LiveProcess[] {
     return this.#host.takeWaiting(
       count,
-      (live) => !live.killRequested && !this.#host.isStreamProcess(live.record.pid),
+      (live) => !live.killRequested && !this.#host.isStreamProcess(live.record.pid) && also(live),
     );
   }
 

@@ -1,3 +1,4 @@
+import type { ProcessState } from '@mci/protocol';
 import { type CompiledQuery, type Kysely, sql } from 'kysely';
 import type pg from 'pg';
 import type { ClusterHandlers, ClusterStore } from '../processes/process-store.ts';
@@ -213,7 +214,7 @@ export class ClusterNode implements ClusterStore {
             if (nodes[i] !== this.node && stored.route.pid !== undefined)
               this.#store?.forget(stored.route.pid);
           });
-          handlers.events(events);
+          handlers.events(events, nodes);
         },
         surplus: (node) => handlers.surplus(node),
         request: (request) => {
@@ -232,6 +233,16 @@ export class ClusterNode implements ClusterStore {
 
   forget(pid: number): void {
     this.#store?.forget(pid);
+  }
+
+  async loadElsewhere(): Promise<Array<{ pid: number; owner: string; state: ProcessState }>> {
+    const rows = await this.#options.db
+      .selectFrom('processes')
+      .select(['pid', 'owner', 'state'])
+      .where('state', 'in', ['queued', 'running', 'terminating'])
+      .where('node', '<>', this.node)
+      .execute();
+    return rows.map((row) => ({ pid: Number(row.pid), owner: row.owner, state: row.state as ProcessState }));
   }
 
   /** Stops listening and releases the lease (a clean stop). */

@@ -112,9 +112,11 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     this.#policy = createLimitPolicy(options);
     const settings = managerSettings(options);
     this.#maxQueue = settings.maxQueue;
+    const cluster = this.#store.cluster;
+    if (cluster) this.#cluster = new ClusterMember(cluster, this.#store, this, this.#clusterHost());
     // A cluster counts per-minute quotas in its database; without them, counts on the node suffice.
-    const shared = settings.quotas.windowed ? this.#store.cluster?.quotas : undefined;
-    this.#quotas = new QuotaGate(settings.quotas, shared ?? new LocalQuotaLedger());
+    const shared = settings.quotas.windowed ? cluster?.quotas : undefined;
+    this.#quotas = new QuotaGate(settings.quotas, shared ?? new LocalQuotaLedger(), this.#cluster?.load);
     this.#concurrency = settings.concurrency;
     this.responsePipeBytes = settings.responsePipeBytes;
     this.#logger = options.logger;
@@ -168,19 +170,22 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
       (principal) => this.#quotas.maxRunning(principal),
     );
     this.#lastPid = this.#store.counters().lastPid;
-    const cluster = this.#store.cluster;
-    if (cluster) this.#cluster = new ClusterMember(cluster, this.#store, this, this.#clusterHost());
   }
 
   /** Recovers what a durable store holds after a restart, then takes part in the cluster, if any. */
   async start(): Promise<void> {
     // Queue queued processes again, end interrupted runs.
+    const queued: LiveProcess[] = [];
     for (const live of await recoverProcesses(this.#store, this.#stats)) {
       this.#live.set(live.record.pid, live);
-      if (live.record.state === 'queued') this.#scheduler.enqueue(live.record.owner, live);
+      if (live.record.state === 'queued') queued.push(live);
       else this.#interrupt(live);
     }
+    // A cluster node queues them once it knows the other nodes' runs (cluster-wide maxRunning).
     if (this.#cluster) this.#events.startAt(await this.#cluster.start());
+    for (const live of queued)
+      if (live.record.state === 'queued' && !live.killRequested)
+        this.#scheduler.enqueue(live.record.owner, live);
     this.#approvals?.start(this);
   }
 
@@ -520,8 +525,14 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
         }
       },
       enqueue: (live) => this.#scheduler.enqueue(live.record.owner, live),
-      slots: () => ({ free: this.#scheduler.free, waiting: this.#scheduler.waiting }),
+      slots: () => ({
+        free: this.#scheduler.free,
+        waiting: this.#scheduler.waiting,
+        capped: this.#scheduler.countWaiting((live) => this.#capped(live.record.owner)),
+      }),
+      capped: (owner) => this.#capped(owner),
       takeWaiting: (count, filter) => this.#scheduler.takeWaiting(count, filter),
+      dispatch: () => this.#scheduler.dispatch(),
       accepting: () => this.#accepting,
       isStreamProcess: (pid) => this.#streams.has(pid),
       kill: (live) => this.#kill(live),
@@ -530,9 +541,15 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     };
   }
 
+  /** Whether principal `owner` runs as many as a cluster-wide `maxRunning` allows. */
+  #capped(owner: string): boolean {
+    return this.#quotas.capped(owner, this.#scheduler.runningOf(owner));
+  }
+
   /**
    * In a cluster `maxQueue` counts the processes waiting on every node (the others' as of the last
-   * lease renewal); a principal's share (its `maxQueued` quota) counts those waiting on this node.
+   * lease renewal); a principal's share (its `maxQueued` quota) counts those waiting on this node,
+   * and on the other nodes too when the quota gives `maxQueued`.
    * @throws ServerError `QUEUE_FULL` past `maxQueue`, `QUOTA_EXCEEDED` past the principal's share.
    */
   #checkQueueRoom(principal: Principal): void {

@@ -100,8 +100,9 @@ export interface ClusterHandlers {
   /**
    * Events committed by any node, in commit order, each with its cluster-wide `seq` (its position in
    * the shared event log). Every event of the database reaches every node exactly once, in order.
+   * `nodes[i]` is the node that committed `events[i]`.
    */
-  events(events: StoredEvent[]): void;
+  events(events: StoredEvent[], nodes: string[]): void;
   /** Another node asks this node to kill process `pid` (this node runs it). */
   kill(pid: number): void;
   /**
@@ -181,6 +182,8 @@ export interface ClusterStore {
   claimRun(pid: number, runs: number): Promise<boolean>;
   /** Runs and CPU time per principal and minute, counted in the database for every node. */
   readonly quotas: QuotaLedger;
+  /** The processes queued or running on the other nodes (their owner and state), from the database. */
+  loadElsewhere(): Promise<Array<{ pid: number; owner: string; state: ProcessState }>>;
 }
 
 /** Whether a store can take writes now, for `/healthz` and 503 answers. */

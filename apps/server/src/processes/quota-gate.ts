@@ -7,37 +7,63 @@ import { ServerError } from './server-error.ts';
 /** The label of every principal not named in `quotas.principals`, in {@link QuotaGate.use}. */
 export const OTHER_PRINCIPALS = 'other';
 
+/** Each principal's processes on the other nodes of a cluster (see `PrincipalLoad`). */
+export interface LoadElsewhere {
+  running(owner: string): number;
+  queued(owner: string): number;
+}
+
 /**
  * Applies the quotas of {@link QuotaPolicy} to new runs: `maxQueued` and the per-minute quotas of the
  * {@link QuotaLedger} refuse a run with `QUOTA_EXCEEDED` (429, with `retryAfter` seconds) before
  * anything is created; `maxRunning` is the scheduler's limit per principal (a run past it waits).
+ *
+ * On a cluster node (`elsewhere` given), a `maxRunning` or `maxQueued` given in the quotas counts the
+ * principal's processes on every node: the scheduler's limit is `maxRunning` less the runs elsewhere.
+ * Those that fall back to `maxRunningPerPrincipal` and `maxQueuedPerPrincipal` count on this node.
  */
 export class QuotaGate {
   readonly #policy: QuotaPolicy;
   readonly #ledger: QuotaLedger;
+  readonly #elsewhere: LoadElsewhere | undefined;
   readonly #refused = new Map<string, number>();
 
-  constructor(policy: QuotaPolicy, ledger: QuotaLedger) {
+  constructor(policy: QuotaPolicy, ledger: QuotaLedger, elsewhere?: LoadElsewhere) {
     this.#policy = policy;
     this.#ledger = ledger;
+    this.#elsewhere = elsewhere;
   }
 
-  /** Runs of principal `id` that may run at once. */
+  /** Runs of principal `id` that may run at once on this node (never below 0). */
   maxRunning(id: string): number {
-    return this.#policy.of(id).maxRunning;
+    const { maxRunning } = this.#policy.of(id);
+    if (!this.#elsewhere || !this.#policy.given(id, 'maxRunning')) return maxRunning;
+    return Math.max(0, maxRunning - this.#elsewhere.running(id));
   }
 
   /**
-   * Checks that principal `id`, with `queued` processes waiting, may queue one more.
+   * Whether principal `id`, with `running` runs on this node, runs as many as a cluster-wide
+   * `maxRunning` allows (so no node may start another of its runs now).
+   */
+  capped(id: string, running: number): boolean {
+    return (
+      this.#elsewhere !== undefined && this.#policy.given(id, 'maxRunning') && running >= this.maxRunning(id)
+    );
+  }
+
+  /**
+   * Checks that principal `id`, with `queued` processes waiting on this node, may queue one more.
    * @throws ServerError `QUOTA_EXCEEDED` past its `maxQueued`.
    */
   checkQueued(id: string, queued: number): void {
     const { maxQueued } = this.#policy.of(id);
-    if (queued < maxQueued) return;
+    const elsewhere = this.#policy.given(id, 'maxQueued') ? this.#elsewhere : undefined;
+    const waiting = queued + (elsewhere?.queued(id) ?? 0);
+    if (waiting < maxQueued) return;
     this.#count(id);
     throw new ServerError(
       'QUOTA_EXCEEDED',
-      `${queued} of your processes are waiting, your share of the queue (maxQueued ${maxQueued}); retry when some have run`,
+      `${waiting} of your processes are waiting${elsewhere ? ' in the cluster' : ''}, your share of the queue (maxQueued ${maxQueued}); retry when some have run`,
       { retryAfter: 1 },
     );
   }

@@ -26,6 +26,9 @@ export interface QuotaOptions {
 /** The quota of one principal with every field resolved (`Infinity`: not limited). */
 export type ResolvedQuota = Required<Quota>;
 
+/** The fields of a {@link Quota} that count processes at once (not per minute). */
+export type ConcurrentQuota = 'maxRunning' | 'maxQueued';
+
 const FIELDS = ['maxRunning', 'maxQueued', 'runsPerMinute', 'cpuMsPerMinute'] as const;
 
 /**
@@ -36,6 +39,9 @@ const FIELDS = ['maxRunning', 'maxQueued', 'runsPerMinute', 'cpuMsPerMinute'] as
 export class QuotaPolicy {
   readonly #default: ResolvedQuota;
   readonly #named = new Map<string, ResolvedQuota>();
+  /** The concurrent fields given in `quotas.default`, and per named principal over them. */
+  readonly #givenDefault: Set<ConcurrentQuota>;
+  readonly #givenNamed = new Map<string, Set<ConcurrentQuota>>();
 
   /** @throws RangeError naming the first field that is not a positive integer (`quotas.principals.bob.maxQueued`). */
   constructor(quotas: QuotaOptions | undefined, fallback: { maxRunning: number; maxQueued: number }) {
@@ -46,13 +52,24 @@ export class QuotaPolicy {
       cpuMsPerMinute: Number.POSITIVE_INFINITY,
     };
     this.#default = resolve('quotas.default', quotas?.default, base);
-    for (const [id, quota] of Object.entries(quotas?.principals ?? {}))
+    this.#givenDefault = given(quotas?.default, new Set());
+    for (const [id, quota] of Object.entries(quotas?.principals ?? {})) {
       this.#named.set(id, resolve(`quotas.principals.${id}`, quota, this.#default));
+      this.#givenNamed.set(id, given(quota, this.#givenDefault));
+    }
   }
 
   /** The quota of principal `id`. */
   of(id: string): ResolvedQuota {
     return this.#named.get(id) ?? this.#default;
+  }
+
+  /**
+   * Whether `field` of principal `id` was given in `quotas` (for it or in `default`) rather than
+   * falling back to the manager's per-principal setting: a cluster counts a given one on every node.
+   */
+  given(id: string, field: ConcurrentQuota): boolean {
+    return (this.#givenNamed.get(id) ?? this.#givenDefault).has(field);
   }
 
   /** The principals named in `quotas.principals`, in config order. */
@@ -66,6 +83,13 @@ export class QuotaPolicy {
       (quota) => Number.isFinite(quota.runsPerMinute) || Number.isFinite(quota.cpuMsPerMinute),
     );
   }
+}
+
+function given(quota: Quota | undefined, over: Set<ConcurrentQuota>): Set<ConcurrentQuota> {
+  const fields = new Set(over);
+  for (const field of ['maxRunning', 'maxQueued'] as const)
+    if (quota?.[field] !== undefined) fields.add(field);
+  return fields;
 }
 
 function resolve(path: string, quota: Quota | undefined, over: ResolvedQuota): ResolvedQuota {

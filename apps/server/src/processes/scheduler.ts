@@ -6,7 +6,8 @@ import { FairQueue } from './fair-queue.ts';
  * `maxRunning(principal)` (its quota: long runs of one cannot take every slot from the others, and a
  * principal at its limit is passed over, so its queued items never hold a slot another could use).
  * `start` is called for each item that gets a slot; the caller reports the end of its run with
- * {@link Scheduler.finished}.
+ * {@link Scheduler.finished}. `maxRunning` is asked at each dispatch, so it may change (a cluster node
+ * counts the principal's runs on other nodes in it): call {@link Scheduler.dispatch} when it grows.
  */
 export class Scheduler<T> {
   readonly #queue = new FairQueue<T>();
@@ -36,6 +37,18 @@ export class Scheduler<T> {
   /** Slots free for items now (0 while paused). */
   get free(): number {
     return this.#paused ? 0 : Math.max(0, this.#concurrency - this.#running);
+  }
+
+  /** Items of `principal` running now. */
+  runningOf(principal: string): number {
+    return this.#runningBy.get(principal) ?? 0;
+  }
+
+  /** Waiting items that `accept`. */
+  countWaiting(accept: (item: T) => boolean): number {
+    let count = 0;
+    for (const item of this.#queue.values()) if (accept(item)) count++;
+    return count;
   }
 
   /** Takes up to `count` waiting items that `accept`, oldest first, out of the queue. */
