@@ -8,7 +8,7 @@ import { type Listener, listen } from '../src/listener.ts';
 import { MAX_METADATA_DEPTH } from '../src/processes/limits.ts';
 import { createProcessManager } from '../src/processes/process-manager.ts';
 import type { ProcessStore } from '../src/processes/process-store.ts';
-import { EVENTS_PER_TURN } from '../src/processes/run-controller.ts';
+import { EVENTS_PER_TURN } from '../src/processes/run-output.ts';
 import { MAX_OUTPUT_EVENTS_PER_RUN } from '../src/processes/run-output-limits.ts';
 import { DEFAULT_MAX_OPEN_STREAMS } from '../src/processes/stream-registry.ts';
 import { createMemoryStore } from '../src/store/memory-store.ts';

@@ -7,7 +7,7 @@ import type {
   StoredProcess,
   StoredRun,
 } from '../processes/process-store.ts';
-import type { LiveProcess } from '../processes/run-controller.ts';
+import type { LiveProcess } from '../processes/live-process.ts';
 import { ServerError } from '../processes/server-error.ts';
 import { AdoptedStream, type AdoptedStreamHost } from './adopted-stream.ts';
 import { PrincipalLoad } from './principal-load.ts';

@@ -5,7 +5,7 @@ import { ManualPool } from '../../test/support/manual-pool.ts';
 import { createProcessManager } from './process-manager.ts';
 import type { Principal, ProcessManagerOptions } from './process-manager-types.ts';
 import type { EventRoute } from './process-store.ts';
-import { EVENTS_PER_TURN } from './run-controller.ts';
+import { EVENTS_PER_TURN } from './run-output.ts';
 import { ServerError } from './server-error.ts';
 
 // Fast, deterministic tests of the scheduling logic over an in-memory pool the test drives.

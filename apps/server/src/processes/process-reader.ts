@@ -5,7 +5,7 @@ import type { EventLog } from './event-log.ts';
 import { normalizeRef } from './limits.ts';
 import type { CallPageRequest, Principal, ProcessFilter, ReplayFilter } from './process-manager-types.ts';
 import type { ProcessStore, StoredProcess } from './process-store.ts';
-import type { LiveProcess } from './run-controller.ts';
+import type { LiveProcess } from './live-process.ts';
 import { ServerError } from './server-error.ts';
 import { toRunSnapshot, toSnapshot } from './snapshots.ts';
 

@@ -1,6 +1,6 @@
 import type { StatsCounters } from './process-stats.ts';
 import type { ProcessStore, StoredProcess, StoredRun } from './process-store.ts';
-import type { LiveProcess } from './run-controller.ts';
+import type { LiveProcess } from './live-process.ts';
 import { runFieldsOf } from './snapshots.ts';
 
 /**

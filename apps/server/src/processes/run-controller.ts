@@ -1,34 +1,15 @@
 import type { CheckLanguage, CheckReport, Checker } from '@mci/check';
-import type { Redactor } from '@mci/schema';
-import {
-  type CallSummary,
-  type CheckMode,
-  type DistributiveOmit,
-  encodeOutputValue,
-  type FileOutput,
-  type ProcessState,
-  type ProcessStatus,
-  type RunError,
-  runFileUri,
-  type ServerEvent,
-} from '@mci/protocol';
-import type { Execution, ExecutionResult, FetchGate, RunFile, ToolHost } from '@mci/sandbox';
-import type { Replay } from '../approvals/approval-store.ts';
-import type { AskedCall, CallRefused, GatedTools } from '../approvals/gated-tools.ts';
+import type { CheckMode, ProcessState, ProcessStatus, RunError } from '@mci/protocol';
+import type { Execution, ExecutionResult, FetchGate, ToolHost } from '@mci/sandbox';
+import type { GatedTools } from '../approvals/gated-tools.ts';
 import { checkOutcome } from '../check/check-outcome.ts';
-import { ByteRateBudget } from './byte-rate-budget.ts';
-import type { ExecutionPool, SandboxEventBody } from './process-manager-types.ts';
-import type { StatsCounters } from './process-stats.ts';
-import type { EventRoute, ProcessStore, StoredCall, StoredProcess } from './process-store.ts';
-import {
-  type DroppedOutput,
-  fitText,
-  MAX_OUTPUT_EVENTS_PER_RUN,
-  truncationNote,
-} from './run-output-limits.ts';
-import { type RunFields, toRunError, wireDuration } from './snapshots.ts';
-import type { RunTrace } from '../tracing/run-spans.ts';
 import { traceExecution } from '../tracing/traced-execution.ts';
+import { ByteRateBudget } from './byte-rate-budget.ts';
+import type { LiveProcess } from './live-process.ts';
+import type { ExecutionPool } from './process-manager-types.ts';
+import type { StoredProcess } from './process-store.ts';
+import { type OutputHooks, RunOutput } from './run-output.ts';
+import { toRunError } from './snapshots.ts';
 
 /**
  * How long a killed run may take to confirm before it is ended `canceled` anyway (the sandbox promises
@@ -42,83 +23,15 @@ export const KILL_GUARD_MS = 2000;
  */
 export const WATCHDOG_SLACK_MS = 5000;
 
-/**
- * Sandbox events one run delivers (stores and sends) per event-loop turn; the rest wait for the next
- * turn, so a flood arriving in one burst never holds the event loop for its whole length and requests
- * (`/healthz`, other clients) are served between the slices.
- */
-export const EVENTS_PER_TURN = 256;
-
 /** The error of runs that were running when the server stopped. */
 export const INTERRUPTED_MESSAGE = 'interrupted: the server stopped during this run';
 
-/** A process that is not idle: its record, its current run, and what the scheduler needs. */
-export interface LiveProcess {
-  record: StoredProcess;
-  run: RunFields;
-  /** Queued but waiting for the previous process of its stream (not in the run queue yet). */
-  held: boolean;
-  killRequested: boolean;
-  /** Set once the run is idle: late sandbox events and results are ignored. */
-  done: boolean;
-  /** Called when the process becomes idle. */
-  waiters: Array<() => void>;
-  execution?: Execution;
-  /** The program is being checked (it has no execution yet). */
-  checking?: boolean;
-  startedAtMs?: number;
-  /** How much of the run's outputs and logs arrived as events (the final result may hold more). */
-  received?: { outputs: number; stdout: number; stderr: number };
-  /** Output events delivered (at most {@link MAX_OUTPUT_EVENTS_PER_RUN}). */
-  delivered?: number;
-  /** The run's bytes per second of outputs and logs. */
-  budget?: ByteRateBudget;
-  /** What the run's limits dropped, for the note at its end. */
-  dropped?: DroppedOutput;
-  /**
-   * Sandbox events not delivered yet, in arrival order; `next` is the first of them. At most
-   * {@link EVENTS_PER_TURN} are delivered per event-loop turn.
-   */
-  queue?: { events: QueuedEvent[]; next: number };
-  /** The run's result, held until its queued events are delivered. */
-  result?: ExecutionResult;
-  killTimer?: NodeJS.Timeout;
-  watchdog?: NodeJS.Timeout;
-  /** The names of the files this attempt of the run made (delivered, or by an earlier attempt). */
-  files?: Set<string>;
-  /** `tool` events that arrived in this attempt of the run. */
-  toolEvents?: number;
-  /** What a resumed run replays: its earlier attempts' calls, and what they delivered (skipped now). */
-  replay?: Replay;
-  /** The call this attempt stopped at to ask for an approval: the run is suspended when it ends. */
-  asked?: AskedCall;
-  /** The gate of the run's calls: the record of each tool call, for its `tool` event. */
-  audit?: Pick<GatedTools, 'claimToolCall'>;
-  /** The records of the run's calls whose result was cut, kept whole for its resume (stored when it asked). */
-  cutCalls?: StoredCall[];
-  /** The resumed run made other calls than its log says: it ends failed with this error. */
-  diverged?: CallRefused;
-  /** The run's span, when tracing is on (docs/operations.md, "Traces"). */
-  trace?: RunTrace | undefined;
-}
-
-/** A sandbox event waiting for delivery; a tool call's event carries the call's record summary. */
-type QueuedEvent = SandboxEventBody | (Extract<SandboxEventBody, { type: 'tool' }> & { call?: CallSummary });
-
-/** What the run controller needs from the manager. */
-export interface RunHooks {
-  store: ProcessStore;
-  stats: StatsCounters;
-  /** Emits an event; `persist(seq)` runs before listeners see it. */
-  emit(event: DistributiveOmit<ServerEvent, 'seq'>, route: EventRoute, persist?: (seq: number) => void): void;
+/** What the run controller needs from the manager (and, for delivering events, {@link OutputHooks}). */
+export interface RunHooks extends OutputHooks {
   /** Persists and announces a state change of `live` (handles idle). */
   transition(live: LiveProcess, from: { state: ProcessState; status: ProcessStatus }): void;
   /** A started run ended (its sandbox slot is free), after `cpuTimeMs` of sandbox CPU time when it ran. */
   finished(live: LiveProcess, cpuTimeMs?: number): void;
-  /** Bytes of outputs and logs one run may deliver per second (bursts of twice that). */
-  outputBytesPerSecond: number;
-  /** Takes the server's secret values out of outputs, logs and errors before they are stored or sent. */
-  redactor?: Redactor | undefined;
   /**
    * The tools run `live` sees and the gate of its `fetch` calls (policy checks and its call log), when
    * approvals are on.
@@ -140,15 +53,15 @@ export interface RunHooks {
 type Shape = { state: ProcessState; status: ProcessStatus };
 const shapeOf = (record: StoredProcess): Shape => ({ state: record.state, status: record.status });
 const now = () => new Date().toISOString();
-/** Reads a file's bytes as text, refusing anything that is not UTF-8. */
-const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Runs processes in the sandbox pool and drives their run through running, terminating and idle. */
 export class RunController {
   readonly #hooks: RunHooks;
+  readonly #output: RunOutput;
 
   constructor(hooks: RunHooks) {
     this.#hooks = hooks;
+    this.#output = new RunOutput(hooks, (live) => this.#finish(live, live.result!));
   }
 
   /** queued -> running: hands the program to the pool. */
@@ -198,7 +111,7 @@ export class RunController {
     const { record, run } = live;
     const { refused, warnings } = checkOutcome(mode, report);
     if (warnings.length > 0) {
-      run.warnings = this.#redactValue(warnings);
+      run.warnings = this.#output.redactValue(warnings);
       this.#hooks.store.updateRun(record.pid, run.run, { warnings: run.warnings });
     }
     if (!refused) {
@@ -206,7 +119,7 @@ export class RunController {
       return;
     }
     // The program never ran: its run ends failed with the findings, and its stderr says so.
-    this.#emitLog(live, 'stderr', `${refused.name}: ${refused.message}\n`);
+    this.#output.emitLog(live, 'stderr', `${refused.name}: ${refused.message}\n`);
     run.durationMs = Math.round((report?.durationMs ?? 0) * 1000) / 1000;
     this.#end(live, 'failed', refused);
     this.#hooks.finished(live);
@@ -234,7 +147,7 @@ export class RunController {
         randomSeed: seedOf(record.pid, run.run),
         // Runs of one principal may share an isolate (a fresh context each); others never do.
         trustDomain: record.owner,
-        onEvent: (event) => this.#onEvent(live, event),
+        onEvent: (event) => this.#output.queue(live, event),
       });
     } catch (error) {
       traced?.end(failure(error));
@@ -307,202 +220,6 @@ export class RunController {
     this.#end(live, 'failed', { name: 'Error', message });
   }
 
-  /**
-   * Queues a sandbox event. The queue is delivered from the next event-loop turn on, at most
-   * {@link EVENTS_PER_TURN} events per turn, adjacent log texts of one stream in a slice joined into
-   * one event (order kept), so a console flood costs one event per slice.
-   */
-  #onEvent(live: LiveProcess, sandboxEvent: SandboxEventBody): void {
-    // A tool call's record is the one that settled just before its event.
-    let event: QueuedEvent = sandboxEvent;
-    if (sandboxEvent.type === 'tool') {
-      const call = live.audit?.claimToolCall(sandboxEvent.name);
-      if (call) event = { ...sandboxEvent, call };
-    }
-    // Once a run stops to ask, what it does until it stops (the kill's own stderr line included) is
-    // not delivered: the resumed run does it again.
-    if (live.done || !live.received || live.asked) return;
-    if (live.queue) {
-      live.queue.events.push(event);
-      return;
-    }
-    live.queue = { events: [event], next: 0 };
-    setImmediate(() => this.#flush(live));
-  }
-
-  /** Delivers the next slice of the queued events of `live`; ends the run once all are out and it has ended. */
-  #flush(live: LiveProcess): void {
-    const queue = live.queue;
-    if (!queue) return;
-    const end = Math.min(queue.events.length, queue.next + EVENTS_PER_TURN);
-    let log: { stream: 'stdout' | 'stderr'; parts: string[] } | undefined;
-    const endLog = () => {
-      if (log) this.#deliver(live, { type: 'log', stream: log.stream, text: log.parts.join('') });
-      log = undefined;
-    };
-    for (let i = queue.next; i < end; i++) {
-      const event = queue.events[i]!;
-      if (event.type === 'log') {
-        if (log?.stream !== event.stream) {
-          endLog();
-          log = { stream: event.stream, parts: [] };
-        }
-        log.parts.push(event.text);
-        continue;
-      }
-      endLog();
-      this.#deliver(live, event);
-    }
-    endLog();
-    queue.next = end;
-    if (end < queue.events.length) {
-      setImmediate(() => this.#flush(live));
-      return;
-    }
-    live.queue = undefined;
-    if (live.result) this.#finish(live, live.result);
-  }
-
-  #deliver(live: LiveProcess, event: QueuedEvent): void {
-    if (live.done || !live.received) return;
-    const { pid } = live.record;
-    const { run } = live.run;
-    const route = routeOf(live.record);
-    switch (event.type) {
-      case 'output': {
-        live.received.outputs++;
-        // Delivered by an earlier attempt of this run (a resumed run replays its program).
-        if (live.received.outputs <= (live.replay?.delivered.outputs ?? 0)) break;
-        if ((live.delivered ?? 0) >= MAX_OUTPUT_EVENTS_PER_RUN) {
-          this.#dropped(live, 'overCount').outputs++;
-          break;
-        }
-        // One encoding from here on: the store, the events and every interface carry this JSON.
-        const value = this.#redactValue(encodeOutputValue(event.value));
-        if (live.budget && !live.budget.take(Buffer.byteLength(JSON.stringify(value) ?? ''))) {
-          this.#dropped(live, 'overRate').outputs++;
-          break;
-        }
-        live.delivered = (live.delivered ?? 0) + 1;
-        this.#hooks.emit({ type: 'output', pid, run, ...wireRoute(route), value }, route, (seq) =>
-          this.#hooks.store.appendOutput(pid, run, seq, value),
-        );
-        break;
-      }
-      case 'log': {
-        const skip = (live.replay?.delivered[event.stream] ?? 0) - live.received[event.stream];
-        live.received[event.stream] += event.text.length;
-        const text = this.#fitLog(live, skip > 0 ? event.text.slice(skip) : event.text);
-        if (text !== '') this.#emitLog(live, event.stream, text);
-        break;
-      }
-      case 'file':
-        this.#deliverFile(live, event);
-        break;
-      case 'tool':
-        live.toolEvents = (live.toolEvents ?? 0) + 1;
-        if (live.toolEvents <= (live.replay?.delivered.tools ?? 0)) break;
-        this.#hooks.stats.toolCalls++;
-        if (event.isError) this.#hooks.stats.toolErrors++;
-        this.#hooks.emit(
-          {
-            type: 'tool',
-            pid,
-            run,
-            ...wireRoute(route),
-            name: event.name,
-            durationMs: wireDuration(event.durationMs),
-            isError: event.isError,
-            ...('call' in event && event.call && { call: event.call }),
-          },
-          route,
-        );
-        break;
-    }
-  }
-
-  /**
-   * Stores a file the program made and delivers the output value that points at it
-   * (`{type: 'file', name, mimeType, size, uri}`; see `FileOutput`). The bytes count against the
-   * sandbox's output limit, not the byte rate: they are stored, not sent to subscribers.
-   */
-  #deliverFile(live: LiveProcess, file: RunFile): void {
-    live.files ??= new Set();
-    if (live.files.has(file.name)) return;
-    live.files.add(file.name);
-    // Delivered by an earlier attempt of this run (a resumed run makes its files again, in order).
-    if (live.files.size <= (live.replay?.delivered.files ?? 0)) return;
-    if ((live.delivered ?? 0) >= MAX_OUTPUT_EVENTS_PER_RUN) {
-      this.#dropped(live, 'overCount').outputs++;
-      return;
-    }
-    const { pid } = live.record;
-    const { run } = live.run;
-    const route = routeOf(live.record);
-    const data = this.#redactFile(file.data);
-    const value: FileOutput = {
-      type: 'file',
-      name: file.name,
-      mimeType: file.mimeType,
-      size: data.byteLength,
-      uri: runFileUri(pid, run, file.name),
-    };
-    live.delivered = (live.delivered ?? 0) + 1;
-    this.#hooks.store.putFile(pid, run, { name: file.name, mimeType: file.mimeType, data });
-    this.#hooks.emit({ type: 'output', pid, run, ...wireRoute(route), value }, route, (seq) =>
-      this.#hooks.store.appendOutput(pid, run, seq, value),
-    );
-  }
-
-  /**
-   * The bytes of a file with the server's secrets taken out when they are UTF-8 text; other bytes
-   * (pictures, archives) are kept as they are.
-   */
-  #redactFile(data: Uint8Array): Uint8Array {
-    const redactor = this.#hooks.redactor;
-    if (!redactor) return data;
-    let text: string;
-    try {
-      text = UTF8.decode(data);
-    } catch {
-      return data;
-    }
-    const redacted = redactor.redact(text);
-    return redacted === text ? data : Buffer.from(redacted);
-  }
-
-  /** Records a drop of `live` for `reason`: the run is truncated. */
-  #dropped(live: LiveProcess, reason: 'overRate' | 'overCount'): DroppedOutput {
-    live.run.truncated = true;
-    live.dropped ??= { outputs: 0, logBytes: 0, overRate: false, overCount: false };
-    live.dropped[reason] = true;
-    return live.dropped;
-  }
-
-  /** The longest start of `text` the run's byte budget takes; the rest is dropped. */
-  #fitLog(live: LiveProcess, text: string): string {
-    if (!live.budget) return text;
-    const fitted = fitText(live.budget, text);
-    if (fitted.droppedBytes > 0) this.#dropped(live, 'overRate').logBytes += fitted.droppedBytes;
-    return fitted.text;
-  }
-
-  #emitLog(live: LiveProcess, stream: 'stdout' | 'stderr', raw: string): void {
-    const text = this.#hooks.redactor ? this.#hooks.redactor.redact(raw) : raw;
-    const { pid } = live.record;
-    const { run } = live.run;
-    const route = routeOf(live.record);
-    this.#hooks.emit({ type: 'log', pid, run, ...wireRoute(route), stream, text }, route, (seq) =>
-      this.#hooks.store.appendLog(pid, run, seq, stream, text),
-    );
-  }
-
-  /** Ends the stderr of a run that lost outputs or logs to the server's limits with a note saying so. */
-  #noteDropped(live: LiveProcess): void {
-    if (live.dropped)
-      this.#emitLog(live, 'stderr', truncationNote(live.dropped, this.#hooks.outputBytesPerSecond));
-  }
-
   /** Ends a started run with `result`, once the events queued before it are delivered. */
   #finish(live: LiveProcess, result: ExecutionResult): void {
     if (live.done) return;
@@ -523,15 +240,15 @@ export class RunController {
     // The final result is authoritative: deliver what did not arrive as events (a returned value).
     const received = live.received ?? { outputs: 0, stdout: 0, stderr: 0 };
     for (const value of result.outputs.slice(received.outputs))
-      this.#deliver(live, { type: 'output', value });
-    for (const file of result.files ?? []) this.#deliverFile(live, file);
+      this.#output.deliver(live, { type: 'output', value });
+    for (const file of result.files ?? []) this.#output.deliverFile(live, file);
     for (const stream of ['stdout', 'stderr'] as const) {
       const text = result[stream];
       if (typeof text === 'string' && text.length > received[stream]) {
-        this.#deliver(live, { type: 'log', stream, text: text.slice(received[stream]) });
+        this.#output.deliver(live, { type: 'log', stream, text: text.slice(received[stream]) });
       }
     }
-    this.#noteDropped(live);
+    this.#output.noteDropped(live);
     const durationMs =
       Math.round((performance.now() - (live.startedAtMs ?? performance.now())) * 1000) / 1000;
     live.run.durationMs = durationMs;
@@ -545,12 +262,8 @@ export class RunController {
     this.#hooks.finished(live, result.cpuTimeMs);
   }
 
-  #redactValue<T>(value: T): T {
-    return this.#hooks.redactor ? this.#hooks.redactor.redactValue(value) : value;
-  }
-
   #end(live: LiveProcess, status: NonNullable<ProcessStatus>, raw: RunError | undefined): void {
-    const error = this.#redactValue(raw);
+    const error = this.#output.redactValue(raw);
     const { record, run } = live;
     const from = shapeOf(record);
     record.state = run.state = 'idle';
@@ -567,22 +280,6 @@ export class RunController {
     });
     this.#hooks.transition(live, from);
   }
-}
-
-/** The `ref` and `streamId` an `output`, `log` or `tool` event carries (those the process has). */
-export function wireRoute(route: EventRoute): { ref?: string; streamId?: string } {
-  return {
-    ...(route.ref !== undefined && { ref: route.ref }),
-    ...(route.streamId !== undefined && { streamId: route.streamId }),
-  };
-}
-
-/** The route of a process's events. */
-export function routeOf(record: StoredProcess): EventRoute {
-  const route: EventRoute = { owner: record.owner, pid: record.pid };
-  if (record.ref !== undefined) route.ref = record.ref;
-  if (record.metadata?.streamId !== undefined) route.streamId = record.metadata.streamId;
-  return route;
 }
 
 /** The `Math.random` seed of run `run` of process `pid` (the same for every attempt of the run). */

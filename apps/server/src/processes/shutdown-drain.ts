@@ -1,4 +1,4 @@
-import type { LiveProcess } from './run-controller.ts';
+import type { LiveProcess } from './live-process.ts';
 
 /**
  * Drains the live processes at shutdown: cancels the queued ones at once, lets the others finish for

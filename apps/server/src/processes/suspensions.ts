@@ -7,7 +7,9 @@ import type { UnsequencedEvent } from './event-log.ts';
 import type { EventListener, Principal } from './process-manager-types.ts';
 import { liveProcessOf } from './process-recovery.ts';
 import type { EventRoute, ProcessStore, StoredProcess } from './process-store.ts';
-import { type LiveProcess, type RunController, routeOf, wireRoute } from './run-controller.ts';
+import type { LiveProcess } from './live-process.ts';
+import type { RunController } from './run-controller.ts';
+import { routeOf, wireRoute } from './run-output.ts';
 
 /** What {@link Suspensions} may do with the process manager. */
 export interface SuspensionHost {

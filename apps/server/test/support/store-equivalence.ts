@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { expect } from 'vitest';
 import { createMemoryStore } from '../../src/store/memory-store.ts';
 import type { ProcessStore } from '../../src/processes/process-store.ts';
-import { wireRoute } from '../../src/processes/run-controller.ts';
+import { wireRoute } from '../../src/processes/run-output.ts';
 
 // Model-based property shared by the durable stores' tests: for every sequence of valid writes, a
 // durable store reads exactly like the in-memory store: through its cache (large or tiny, so entries
