@@ -12,47 +12,12 @@ import { type BenchResult, compared, percentile, sample } from '../../../bench/l
 import { createServer } from '../src/server.ts';
 import { createToolCatalog } from '../src/tool-search/tool-catalog.ts';
 import { renderSandboxGlobals } from '../src/tools-dts/sandbox-globals-dts.ts';
+import { describeTool, teamOf } from '../test/support/generated-tools.ts';
 
-const VERBS = [
-  'Lists',
-  'Creates',
-  'Deletes',
-  'Updates',
-  'Archives',
-  'Exports',
-  'Counts',
-  'Checks',
-  'Merges',
-  'Sends',
-];
-const NOUNS = [
-  'invoices',
-  'tickets',
-  'users',
-  'orders',
-  'shipments',
-  'reports',
-  'payments',
-  'contracts',
-  'alerts',
-  'notes',
-];
-const TEAMS = [
-  'billing',
-  'support',
-  'sales',
-  'logistics',
-  'legal',
-  'finance',
-  'security',
-  'research',
-  'design',
-  'hiring',
-];
 const TOOLS = Array.from({ length: 1000 }, (_, i) => ({
   name: `tool_${i}`,
-  description: `${VERBS[i % 10]} ${NOUNS[Math.floor(i / 10) % 10]} for the ${TEAMS[Math.floor(i / 100)]} team, with their details and history.`,
-  tags: ['generated', TEAMS[Math.floor(i / 100)]!],
+  description: `${describeTool(i).slice(0, -1)}, with their details and history.`,
+  tags: ['generated', teamOf(i)],
   inputSchema: {
     type: 'object',
     properties: { id: { type: 'string' }, limit: { type: 'integer' } },

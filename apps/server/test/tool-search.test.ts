@@ -5,51 +5,11 @@ import { type AgentEvent, createAgent, DEFAULT_TOOL_PROMPT_BUDGET, RESULTS_PREFI
 import { connect, type MciClient } from '@mci/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type MciServer } from '../src/server.ts';
+import { describeTool } from './support/generated-tools.ts';
 
 // A tool file of 1,000 tools: the generated system prompt stays within its budget and lists the
 // tools by name, tools.search finds a tool by the words of its description, and a model (a replayed
 // transcript) that searches, describes and calls a tool gets its answer, through a real server.
-
-const VERBS = [
-  'Lists',
-  'Creates',
-  'Deletes',
-  'Updates',
-  'Archives',
-  'Exports',
-  'Counts',
-  'Checks',
-  'Merges',
-  'Sends',
-];
-const NOUNS = [
-  'invoices',
-  'tickets',
-  'users',
-  'orders',
-  'shipments',
-  'reports',
-  'payments',
-  'contracts',
-  'alerts',
-  'notes',
-];
-const TEAMS = [
-  'billing',
-  'support',
-  'sales',
-  'logistics',
-  'legal',
-  'finance',
-  'security',
-  'research',
-  'design',
-  'hiring',
-];
-
-/** Tool i: `Creates shipments for the legal team.`, one of the 1,000 combinations. */
-const describeTool = (i: number) =>
-  `${VERBS[i % 10]} ${NOUNS[Math.floor(i / 10) % 10]} for the ${TEAMS[Math.floor(i / 100)]} team.`;
 
 const dir = mkdtempSync(join(tmpdir(), 'mci-tool-search-'));
 const toolFile = join(dir, 'tools.yaml');
