@@ -342,7 +342,10 @@ describe('mci serve --cluster', () => {
     await using db = await freshDatabase();
     await using cluster = await startNodes(db.url, 2, 2000, ['--max-queue', '4']);
     const [c1, c2] = cluster.clients as [MciClient, MciClient];
-    const spin = (client: MciClient) => client.createProcess('while (true) {}', { timeoutMs: 60_000 });
+    // Programs that hold their slot asleep: four spinning isolates would starve the nodes of the CPU
+    // their lease renewals need on a busy machine.
+    const spin = (client: MciClient) =>
+      client.createProcess('await new Promise((r) => setTimeout(r, 60_000));', { timeoutMs: 60_000 });
     // Every slot of both nodes busy, then three waiting on node 1.
     const pids = [await spin(c1), await spin(c1), await spin(c2), await spin(c2)].map((p) => p.pid);
     for (let i = 0; i < 3; i++) pids.push((await spin(c1)).pid);
