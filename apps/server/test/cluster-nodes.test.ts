@@ -356,7 +356,9 @@ describe('mci serve --cluster', () => {
       code: 'QUEUE_FULL',
       message: 'the queue is full (4 processes waiting in the cluster); retry later',
     });
-    for (const pid of pids) await c1.signal(pid, 'kill');
+    // The waiting ones first: a slot freed while processes wait would hand one over to the other node
+    // in the middle of the kills (kills racing a handover are not what this test is about).
+    for (const pid of [...pids].reverse()) await c1.signal(pid, 'kill');
     for (const pid of pids)
       expect(await c1.wait(pid, { timeoutMs: 10_000 })).toMatchObject({ status: 'canceled' });
   });
