@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import type { CheckDeclarations, CheckLanguage, CheckReport } from './check-types.ts';
 import type { CheckerReply, CheckerRequest } from './checker-protocol.ts';
@@ -113,10 +114,9 @@ export function createChecker(options: CheckerOptions): Checker {
 
   /** Rejects check `id` when the worker does not warm up in time, or the check outlasts its timeout. */
   const watch = async (id: number, current: Thread) => {
-    const cold = AbortSignal.timeout(startTimeoutMs);
     const started = await Promise.race([
       current.ready.then(() => true),
-      new Promise<false>((resolve) => cold.addEventListener('abort', () => resolve(false), { once: true })),
+      sleep(startTimeoutMs, false, { ref: false }),
     ]);
     if (!pending.has(id)) return;
     if (!started) {
@@ -125,7 +125,7 @@ export function createChecker(options: CheckerOptions): Checker {
       });
       return;
     }
-    await sleep(timeoutMs);
+    await sleep(timeoutMs, undefined, { ref: false });
     if (!pending.has(id)) return;
     settle(id, { error: new CheckError('CHECK_TIMEOUT', `the check took longer than ${timeoutMs} ms`) });
     // The compiler may be stuck in this program: a fresh worker serves the checks waiting behind it.
@@ -169,9 +169,3 @@ export function createChecker(options: CheckerOptions): Checker {
     },
   };
 }
-
-/** Resolves after `ms` without holding the process open. */
-const sleep = (ms: number) =>
-  new Promise<void>((resolve) => {
-    setTimeout(resolve, ms).unref();
-  });
