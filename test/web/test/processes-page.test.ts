@@ -149,7 +149,10 @@ describe('Processes page', () => {
       'await tools.greet({});',
     ].join('\n');
     const process = await client.createProcess(code);
-    expect(await client.wait(process.pid)).toMatchObject({ status: 'failed', error: { code: 'CHECK_FAILED' } });
+    expect(await client.wait(process.pid)).toMatchObject({
+      status: 'failed',
+      error: { code: 'CHECK_FAILED' },
+    });
     await page.goto(`${server.url}/processes/${process.pid}`);
     const figure = page.getByRole('figure', { name: 'Code' });
     const notes = figure.getByRole('note');
@@ -161,6 +164,13 @@ describe('Processes page', () => {
     ]);
     expect(await figure.locator('.code-line-error').count()).toBe(2);
     expect(await figure.locator('.code-line-warning').count()).toBe(1);
+    // The run lists them too, readable on a narrow screen where the code scrolls sideways.
+    expect(
+      await page.getByRole('list', { name: 'What the check found' }).getByRole('listitem').allTextContents(),
+    ).toEqual([
+      'line 2:27 tools.gret does not exist. Did you mean tools.greet?',
+      "line 4:19 tools.greet: input property 'name' is required.",
+    ]);
     await screenshotAll(page, 'process-check-failed');
   });
 });

@@ -28,6 +28,15 @@ export function RunView({ run }: { run: RunRecord }) {
             ` (line ${run.error.line}${run.error.column ? `:${run.error.column}` : ''})`}
         </p>
       )}
+      {run.error?.diagnostics && run.error.diagnostics.length > 0 && (
+        <ul className="run-diagnostics" aria-label="What the check found">
+          {run.error.diagnostics.map((d) => (
+            <li key={`${d.line}:${d.column}:${d.code}`}>
+              line {d.line}:{d.column} {d.message}
+            </li>
+          ))}
+        </ul>
+      )}
       {run.outputs.length > 0 && (
         <div className="outputs">
           <h4>Outputs</h4>
