@@ -26,6 +26,16 @@ export {
   type CallSummary,
   CallSummarySchema,
 } from './calls.ts';
+// Paging of every list (docs/protocol.md, "Lists that page")
+export {
+  DEFAULT_PAGE_LIMIT,
+  MAX_PAGE_LIMIT,
+  type Page,
+  PageQuerySchema,
+  type PageRequest,
+  PageRequestSchema,
+  pageSchema,
+} from './paging.ts';
 // Chat types
 export type {
   ChatCancelRequest,
