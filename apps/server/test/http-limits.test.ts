@@ -50,18 +50,15 @@ describe('HTTP limits', () => {
     socket.write(
       'POST /processes HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"code":',
     );
-    const started = Date.now();
     expect(await closed).toMatch(/^HTTP\/1\.1 408/);
-    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it('closes a connection whose headers never finish', async () => {
     const listener = await setup({ requestTimeoutMs: 2000, headersTimeoutMs: 500 });
     const { socket, closed } = rawSocket(listener);
     socket.write('GET /processes HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ');
-    const started = Date.now();
+    // Left open, the socket would never close and the test would end at its timeout.
     await closed;
-    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it('past the cap answers only /healthz on a few more sockets, closes the rest at once, and serves again when some close', async () => {

@@ -3,19 +3,20 @@
 // long continuation after such a loop still streams its outputs and tool calls, still times out and
 // can be killed, and its failures (an unhandled rejection in its last moment too) fail the run.
 import { afterAll, describe, expect, it } from 'vitest';
-import { createSandboxPool, type SandboxEvent, type ToolHost } from '../src/index.ts';
+import { createSandboxPool, type ToolHost } from '../src/index.ts';
 import { run } from './helpers.ts';
 
 const pool = createSandboxPool({ size: 1 });
 afterAll(() => pool.close());
 
-/** A host whose `echo` answers at once and whose `record` notes when it was called. */
-function recordingHost() {
-  const calls: Array<{ name: string; at: number }> = [];
+/** A host whose `echo` answers at once and whose `record` notes that it was called. */
+function recordingHost(onCall: (name: string) => void = () => {}) {
+  const calls: string[] = [];
   const host: ToolHost = {
     list: () => [{ name: 'echo' }, { name: 'record' }],
     async execute(name, props) {
-      calls.push({ name, at: performance.now() });
+      calls.push(name);
+      onCall(name);
       return { isError: false, content: [{ type: 'text', text: JSON.stringify(props) }] };
     },
   };
@@ -38,22 +39,30 @@ describe('continuations after a loop of tool calls', () => {
   });
 
   it('stream outputs and make tool calls while a long continuation still runs', async () => {
-    const { host, calls } = recordingHost();
-    const events: Array<{ event: SandboxEvent; at: number }> = [];
+    // The continuation never ends by itself: the test kills it once the output and the tool call
+    // arrived, so both must arrive while it still runs (held back to its end, they never would,
+    // and the run would end at its timeout instead).
+    let sawOutput = false;
+    let sawRecord = false;
+    const killWhenBoth = () => {
+      if (sawOutput && sawRecord) execution.kill();
+    };
+    const { host } = recordingHost((name) => {
+      sawRecord ||= name === 'record';
+      killWhenBoth();
+    });
     const execution = pool.execute({
-      code: `${LOOP}output('working');\ntools.record({});\nconst s = Date.now(); while (Date.now() - s < 400) {}\noutput('done');`,
+      code: `${LOOP}output('working');\ntools.record({});\nwhile (true) {}`,
       tools: host,
-      onEvent: (event) => events.push({ event, at: performance.now() }),
+      timeoutMs: 15_000,
+      onEvent: (event) => {
+        sawOutput ||= event.type === 'output' && event.value === 'working';
+        killWhenBoth();
+      },
     });
     const result = await execution.result;
-    const endedAt = performance.now();
-    expect(result.status).toBe('success');
-    expect(result.outputs).toEqual(['working', 'done']);
-    const working = events.find((e) => e.event.type === 'output' && e.event.value === 'working');
-    // Both arrived while the 400 ms loop was still running, not when it ended.
-    expect(endedAt - working!.at).toBeGreaterThan(200);
-    const record = calls.find((c) => c.name === 'record');
-    expect(endedAt - record!.at).toBeGreaterThan(200);
+    expect(result.status).toBe('canceled');
+    expect(result.outputs).toEqual(['working']);
   });
 
   it('time out at the deadline', async () => {
@@ -65,21 +74,19 @@ describe('continuations after a loop of tool calls', () => {
 
   it('end at once on kill, and the pool goes on serving', async () => {
     const { host } = recordingHost();
-    let killedAt = 0;
     const execution = pool.execute({
       code: `${LOOP}output('spinning');\nwhile (true) {}`,
       tools: host,
       timeoutMs: 60_000,
       onEvent: (event) => {
         if (event.type === 'output' && event.value === 'spinning') {
-          killedAt = performance.now();
           execution.kill();
         }
       },
     });
     const result = await execution.result;
+    // Canceled by the kill: the 60 s timeout would end it as `timeout`.
     expect(result.status).toBe('canceled');
-    expect(performance.now() - killedAt).toBeLessThan(1000);
     const next = await run(pool, 'return 1 + 1');
     expect(next.outputs).toEqual([2]);
   });

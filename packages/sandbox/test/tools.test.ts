@@ -98,17 +98,28 @@ return (await tools.greet({ name: 'Ada' })).content[0].text`,
   });
 
   it('runs calls concurrently under Promise.all', async () => {
-    const started = performance.now();
+    // Each call answers only once all four are in flight: calls made one after the other would
+    // never get there, and the run would end at its timeout.
+    let inFlight = 0;
+    let allStarted!: () => void;
+    const barrier = new Promise<void>((resolve) => {
+      allStarted = resolve;
+    });
+    const host: ToolHost = {
+      list: () => [{ name: 'meet' }],
+      async execute() {
+        if (++inFlight === 4) allStarted();
+        await barrier;
+        return { isError: false, content: [{ type: 'text', text: 'met' }] };
+      },
+    };
     const r = await run(
       pool,
-      'const all = await Promise.all([1, 2, 3, 4].map(() => tools.wait({ seconds: 0.5 })));\nreturn all.map((x) => x.content[0].text)',
-      {
-        tools,
-      },
+      'const all = await Promise.all([1, 2, 3, 4].map(() => tools.meet({})));\nreturn all.map((x) => x.content[0].text)',
+      { tools: host, timeoutMs: 15_000 },
     );
-    expect(r.outputs).toEqual([['done\n', 'done\n', 'done\n', 'done\n']]);
-    // Four 0.5 s commands one after the other would take 2 s.
-    expect(performance.now() - started).toBeLessThan(1900);
+    expect(r.status).toBe('success');
+    expect(r.outputs).toEqual([['met', 'met', 'met', 'met']]);
   });
 
   it('throws a TypeError naming the path when props cannot be copied', async () => {

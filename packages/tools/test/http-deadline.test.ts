@@ -20,11 +20,10 @@ describe('http request deadline', () => {
     await using t = await runnerFor({
       tools: [{ name: 'stall', execution: { type: 'http', url: `${server.url}/stall`, timeout_ms: 300 } }],
     });
-    const started = performance.now();
+    // The body never ends: only the deadline can end the request.
     const result = await t.runner.execute('stall');
     expect(result).toMatchObject({ isError: true });
     expect(result.error).toMatch(/timed out after 300 ms/);
-    expect(performance.now() - started).toBeLessThan(5000);
   });
 
   it('ends each of many concurrent requests on its own deadline', async () => {
@@ -84,12 +83,11 @@ describe('http request deadline', () => {
       if (result.isError) throw new Error(result.error);
       server.closeAllConnections();
       server.close();`;
-    const started = performance.now();
+    // A process held open by the 10-minute timer is killed at this bound, and execFile rejects.
     await promisify(execFile)(
       process.execPath,
       ['--conditions=@mci/source', '--input-type=module', '-e', script, dir.file],
       { timeout: 60_000 },
     );
-    expect(performance.now() - started).toBeLessThan(30_000);
   });
 });

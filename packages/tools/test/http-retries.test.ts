@@ -97,9 +97,13 @@ describe('http tools: retries and timeouts', () => {
   });
 
   it('bounds the whole request with timeout_ms', async () => {
+    let answered = false;
     await using server = await startHttpServer({
       '/slow': (_req, res) => {
-        setTimeout(() => res.end('late'), 5000).unref();
+        setTimeout(() => {
+          answered = true;
+          res.end('late');
+        }, 10_000).unref();
       },
     });
     await using t = await runnerFor({
@@ -115,10 +119,10 @@ describe('http tools: retries and timeouts', () => {
         },
       ],
     });
-    const started = performance.now();
     const result = await t.runner.execute('slow');
     expect(result.isError).toBe(true);
     expect(result.error).toMatch(/timed out after 200 ms/);
-    expect(performance.now() - started).toBeLessThan(3000);
+    // It gave up before the server ever answered.
+    expect(answered).toBe(false);
   });
 });

@@ -247,11 +247,9 @@ describe('http tools', () => {
     const controller = new AbortController();
     const pending = t.runner.execute('hang', {}, { signal: controller.signal });
     while (server.count('/hang') === 0) await new Promise((resolve) => setTimeout(resolve, 10));
-    const started = performance.now();
     controller.abort();
+    // Without the abort it would hang for the 30 s default timeout, past the test's own.
     const result = await pending;
-    // Generous for a loaded CI machine; without the abort it would hang for the 30 s default timeout.
-    expect(performance.now() - started).toBeLessThan(1000);
     expect(result).toMatchObject({
       isError: true,
       error: 'Execution canceled',

@@ -190,7 +190,6 @@ describe('MCP server tools (server-everything over stdio)', { timeout: 60_000 },
     );
     const runner = createToolRunner(await loadTools(dir.file));
     const controller = new AbortController();
-    const started = performance.now();
     const pending = runner.execute('hang', {}, { signal: controller.signal });
     await vi.waitFor(() => expect(childPids('setInterval').length).toBeGreaterThan(0), { timeout: 10_000 });
     controller.abort();
@@ -199,8 +198,6 @@ describe('MCP server tools (server-everything over stdio)', { timeout: 60_000 },
       error: 'Execution canceled',
       metadata: { canceled: true },
     });
-    // The SDK would wait 60 s for the answer to initialize.
-    expect(performance.now() - started).toBeLessThan(30_000);
     await runner.close();
     await vi.waitFor(() => expect(childPids('setInterval')).toEqual([]), { timeout: 10_000 });
   });

@@ -155,11 +155,9 @@ describe('process manager over the real sandbox', () => {
     const { manager, events } = shared;
     const { pid } = await manager.create({ code: 'output("start");\nwhile (true) {}' }, alice);
     await nextEvent(manager, events, (e) => e.type === 'output' && e.pid === pid);
-    const killedAt = performance.now();
     expect((await manager.signal(pid, 'kill', alice)).state).toBe('terminating');
+    // `canceled`: the kill ended it, not the 30 s timeout (the bench measures the latency).
     expect(await manager.wait(pid, alice)).toMatchObject({ state: 'idle', status: 'canceled' });
-    // Far below the 30 s timeout: the kill, not the timeout, ended it (the bench measures the latency).
-    expect(performance.now() - killedAt).toBeLessThan(5000);
     await expect(manager.signal(pid, 'kill', alice)).rejects.toThrow(ServerError);
     await manager.signal(pid, 'run', alice);
     await nextEvent(manager, events, (e) => e.type === 'output' && e.pid === pid && e.run === 2);
