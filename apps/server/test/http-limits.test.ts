@@ -1,8 +1,8 @@
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAuthenticator } from '../src/auth/authenticator.ts';
-import { HEALTH_RESERVE } from '../src/http/connection-caps.ts';
 import { LimitsSchema } from '../src/config/config-schema.ts';
+import { HEALTH_RESERVE } from '../src/http/connection-caps.ts';
 import { type Listener, listen } from '../src/listener.ts';
 import { createProcessManager } from '../src/processes/process-manager.ts';
 import { ManualPool } from './support/manual-pool.ts';
