@@ -50,8 +50,12 @@ export default defineConfig({
     emptyOutDir: true,
     target: 'es2024',
   },
+  // `pnpm dev` sends page loads of the server to this port (apps/server's dev script): a taken port
+  // stops vite rather than moving it where the server's redirect would miss it.
   server: {
     host: '127.0.0.1',
+    port: 5173,
+    strictPort: true,
     proxy: {
       '/ws': { target, ws: true },
       '^/(processes|tools|tools\\.d\\.ts|healthz|metrics|models|conversations)(/.*)?$': api,

@@ -55,6 +55,8 @@ export interface ListenOptions {
   clusterStats?: () => Promise<ClusterStats>;
   /** Whether the durable store commits writes now, for `/healthz`. @default always ok */
   storeHealth?: () => StoreHealth;
+  /** A console served elsewhere that page loads are redirected to. @default the built console */
+  consoleUrl?: string;
 }
 
 /** The HTTP API and the WebSocket gateway, listening on one port. */
@@ -109,6 +111,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     ...(options.approvals && { approvals: options.approvals }),
     ...(options.clusterStats && { clusterStats: options.clusterStats }),
     ...(options.storeHealth && { storeHealth: options.storeHealth }),
+    ...(options.consoleUrl !== undefined && { consoleUrl: options.consoleUrl }),
   });
   const handle = getRequestListener(app.fetch);
   // Slow clients: headers within headersTimeoutMs, the whole request within requestTimeoutMs (then

@@ -23,6 +23,7 @@ import { checkQuotas } from './config/check-quotas.ts';
 import { ConfigError } from './config/config-error.ts';
 import { type Limits, LimitsSchema } from './config/config-schema.ts';
 import { DEFAULT_PORT } from './config/load-config.ts';
+import { isConsoleBuilt } from './http/console-routes.ts';
 import { createOriginPolicy } from './http/origin-policy.ts';
 import { type Listener, listen } from './listener.ts';
 import { createLogger, type Logger } from './logger.ts';
@@ -109,6 +110,11 @@ export interface ServerOptions {
   corsOrigins?: string[];
   /** URLs the server is reached at through a proxy: their hosts are accepted in `Host`. */
   publicUrls?: string[];
+  /**
+   * A web console served elsewhere (`pnpm dev`: Vite's dev server): page loads are redirected there.
+   * @default the console built into `apps/server/console`, served at `/`
+   */
+  consoleUrl?: string;
   limits?: Partial<Limits>;
   /** WebSocket ping interval in ms. @default 30000 */
   heartbeatMs?: number;
@@ -165,6 +171,8 @@ export interface MciServer {
   readonly url: string;
   /** `ws://host:port/ws` */
   readonly wsUrl: string;
+  /** Where a browser opens the web console; `undefined` when it is not built and not served elsewhere. */
+  readonly consoleUrl: string | undefined;
   readonly port: number;
   readonly manager: ProcessManager;
   /**
@@ -371,6 +379,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
       chat,
       mcp,
       approvals,
+      ...(options.consoleUrl !== undefined && { consoleUrl: options.consoleUrl }),
       ...(store && { storeHealth: () => store.health() }),
       ...(store?.nodes && {
         clusterStats: async () => {
@@ -423,6 +432,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
     url: listener.url,
     wsUrl: listener.wsUrl,
     port: listener.port,
+    consoleUrl: options.consoleUrl ?? (isConsoleBuilt() ? `${listener.url}/` : undefined),
     manager,
     close,
     [Symbol.asyncDispose]: () => close(),

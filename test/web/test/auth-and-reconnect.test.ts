@@ -28,6 +28,8 @@ describe('sign-in and reconnecting', () => {
     await signIn.getByLabel('Token').fill('not-a-token');
     await signIn.getByRole('button', { name: 'Sign in' }).click();
     await expect.poll(() => signIn.getByRole('alert').textContent()).toMatch(/token/i);
+    // Signed out (with a refused token): nothing to sign out of.
+    expect(await page.getByRole('button', { name: 'Sign out' }).count()).toBe(0);
 
     await signIn.getByLabel('Token').fill(TOKENS[0]!.token);
     await signIn.getByRole('button', { name: 'Sign in' }).click();
@@ -44,6 +46,7 @@ describe('sign-in and reconnecting', () => {
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('form', { name: 'Sign in' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Sign out' }).count()).toBe(0);
   });
 
   it('a dropped WebSocket shows "Reconnecting…", reconnects and catches up with what it missed', async () => {

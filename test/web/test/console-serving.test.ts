@@ -59,7 +59,9 @@ describe('mci serve serves the console', () => {
     await using browser = await launchBrowser();
     const { page: tab } = await openPage(browser);
     await tab.goto(server.url);
-    await tab.getByRole('heading', { name: 'Chat' }).waitFor();
+    // No model: the console lands on Processes.
+    await tab.getByRole('table', { name: 'Processes' }).waitFor();
+    expect(new URL(tab.url()).pathname).toBe('/processes');
     const scripts = await tab.evaluate(() =>
       performance
         .getEntriesByType('resource')

@@ -42,6 +42,8 @@ export interface ServerSettings {
   corsOrigins: string[] | undefined;
   /** URLs the server is reached at through a proxy. */
   publicUrls: string[];
+  /** A web console served elsewhere that page loads are redirected to (`MCI_CONSOLE_URL`). */
+  consoleUrl: string | undefined;
   tokens: TokenGrant[];
   limits: Limits;
   heartbeatMs: number;
@@ -72,6 +74,7 @@ export type ServerFlags = Partial<
     | 'maxQueue'
     | 'allowNet'
     | 'insecure'
+    | 'logLevel'
   >
 > & { config?: string; corsOrigin?: string[]; publicUrl?: string[] };
 
@@ -83,7 +86,7 @@ export const DEFAULT_PORT = 7687;
  * `MCI_CONCURRENCY`, `MCI_ISOLATION` (`context` or `isolate`), `MCI_CHECK` (`block`, `warn` or `off`), `MCI_MAX_QUEUE`, `MCI_ALLOW_NET` (comma-separated), `MCI_INSECURE` (`1`/`true`),
  * `MCI_LOG_LEVEL`, `MCI_API_KEY` (an operator token), `MCI_CLIENT_TOKENS` (comma-separated `token` or
  * `id=token`), `MCI_SECRETS` and `MCI_PUBLIC_ENV` (comma-separated variable names). Tokens, secrets
- * and public variables from all sources add up.
+ * and public variables from all sources add up. `MCI_CONSOLE_URL`: a console served elsewhere (`pnpm dev`).
  * @throws ConfigError naming the file and field, or the variable, at fault.
  */
 export function loadServerSettings(
@@ -119,11 +122,12 @@ export function loadServerSettings(
     insecure: pick(flags.insecure || undefined, fromEnv.insecure, config.insecure) ?? false,
     corsOrigins: pick(flags.corsOrigin, config.cors?.origins),
     publicUrls: [...(config.publicUrls ?? []), ...(flags.publicUrl ?? [])],
+    consoleUrl: fromEnv.consoleUrl,
     tokens: [...file.tokens, ...fromEnv.tokens],
     limits,
     heartbeatMs: config.heartbeatMs ?? 30_000,
     shutdownGraceMs: config.shutdownGraceMs ?? 10_000,
-    logLevel: fromEnv.logLevel ?? config.logLevel ?? 'info',
+    logLevel: pick(flags.logLevel, fromEnv.logLevel, config.logLevel) ?? 'info',
     policies: config.policies ?? [],
     approvalTimeoutMs: config.approvals?.timeoutMs,
     credentials: config.credentials ?? [],
@@ -186,6 +190,7 @@ function fromIssues(issues: readonly ZodIssue[], file: string): ConfigError {
 }
 
 interface EnvSettings {
+  consoleUrl: string | undefined;
   host: string | undefined;
   port: number | undefined;
   file: string | undefined;
@@ -227,5 +232,18 @@ function readEnvSettings(env: Env): EnvSettings {
     tokens,
     secrets: readEnvList(env, 'MCI_SECRETS'),
     publicEnv: readEnvList(env, 'MCI_PUBLIC_ENV'),
+    consoleUrl: readConsoleUrl(env),
   };
+}
+
+/** `MCI_CONSOLE_URL`: an http(s) URL, or a `CONFIG_INVALID` error naming the variable. */
+function readConsoleUrl(env: Env): string | undefined {
+  const raw = readEnv(env, 'MCI_CONSOLE_URL');
+  if (raw === undefined) return undefined;
+  if (!URL.canParse(raw) || !/^https?:$/.test(new URL(raw).protocol)) {
+    throw new ConfigError('CONFIG_INVALID', `MCI_CONSOLE_URL must be an http(s) URL, got ${JSON.stringify(raw)}`, {
+      path: 'MCI_CONSOLE_URL',
+    });
+  }
+  return raw;
 }

@@ -58,6 +58,8 @@ export interface HttpAppOptions {
   mcp?: McpHttp;
   /** Policies and approvals: `/approvals`, `/policies`, and each tool's `decision` in `GET /tools`. */
   approvals?: Approvals;
+  /** A console served elsewhere that page loads are redirected to. @default the built console */
+  consoleUrl?: string;
 }
 
 /** How long a browser may cache a CORS preflight answer, in seconds. */
@@ -112,7 +114,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpEnv> {
     return c.json({ status: 'ok' });
   });
 
-  registerConsoleRoutes(app);
+  registerConsoleRoutes(app, options.consoleUrl === undefined ? {} : { url: options.consoleUrl });
   app.use('*', async (c, next) => {
     if (options.isShuttingDown()) throw new ServerError('SHUTTING_DOWN', 'the server is shutting down');
     const result = options.authenticator.authenticate(bearerToken(c.req.header('authorization')));

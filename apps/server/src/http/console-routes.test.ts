@@ -11,7 +11,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function appWith(consoleDir: string) {
   const app = new Hono<HttpEnv>();
-  registerConsoleRoutes(app, consoleDir);
+  registerConsoleRoutes(app, { dir: consoleDir });
   app.notFound((c) => c.json({ error: 'not found' }, 404));
   return app;
 }
@@ -46,5 +46,17 @@ describe('console routes', () => {
     expect(asset.status).toBe(200);
     expect(asset.headers.get('cache-control')).toContain('immutable');
     expect((await app.request('/processes/7', { headers: { accept: 'application/json' } })).status).toBe(404);
+  });
+
+  it('with a console url: page loads are redirected there (path and query kept), the API is not', async () => {
+    const app = new Hono<HttpEnv>();
+    registerConsoleRoutes(app, { dir: join(dir, 'missing'), url: 'http://127.0.0.1:5173/' });
+    app.notFound((c) => c.json({ error: 'not found' }, 404));
+    const response = await app.request('/processes/7?tab=calls', page);
+    expect(response.status).toBe(302);
+    expect(response.headers.get('location')).toBe('http://127.0.0.1:5173/processes/7?tab=calls');
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    expect((await app.request('/processes/7', { headers: { accept: 'application/json' } })).status).toBe(404);
+    expect((await app.request('/healthz', page)).status).toBe(404);
   });
 });

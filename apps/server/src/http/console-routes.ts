@@ -50,16 +50,46 @@ function isPageLoad(c: Context): boolean {
   return (c.req.header('accept') ?? '').includes('text/html') && !API_ONLY.test(c.req.path);
 }
 
+/** Where the console comes from: built files, or a console served elsewhere. */
+export interface ConsoleSource {
+  /** The built console (`index.html` and `assets/`). @default {@link DEFAULT_CONSOLE_DIR} */
+  dir?: string;
+  /**
+   * A console served at another origin (`pnpm dev`: Vite's dev server, `http://127.0.0.1:5173`):
+   * page loads are redirected there, path and query kept, and `dir` is not read.
+   */
+  url?: string;
+}
+
+/** Whether `dir` holds a built console (its `index.html`). */
+export function isConsoleBuilt(dir: string = DEFAULT_CONSOLE_DIR): boolean {
+  return existsSync(`${dir}/index.html`);
+}
+
 /**
  * Serves the web console (see docs/web.md) from `dir`: `/assets/*` (hashed, cached for good, sent
  * brotli- or gzip-compressed from the `.br`/`.gz` files the build wrote) and `index.html`
  * (`no-cache`) for every page load, with a Content-Security-Policy that allows only the server's own
  * origin. No token is needed for these files: the console signs in over
- * the API. When the console is not built, page loads get a short page saying how to build it.
+ * the API. When the console is not built, page loads get a short page saying how to build it. With
+ * `url`, page loads are redirected (302) to the console served there instead.
  * Register before the API's authentication middleware.
  */
-export function registerConsoleRoutes(app: Hono<HttpEnv>, dir: string = DEFAULT_CONSOLE_DIR): void {
-  const built = existsSync(`${dir}/index.html`);
+export function registerConsoleRoutes(
+  app: Hono<HttpEnv>,
+  { dir = DEFAULT_CONSOLE_DIR, url }: ConsoleSource = {},
+): void {
+  if (url !== undefined) {
+    const base = url.replace(/\/+$/, '');
+    app.on(['GET', 'HEAD'], '*', (c, next) => {
+      if (!isPageLoad(c)) return next();
+      const { pathname, search } = new URL(c.req.url);
+      c.header('Cache-Control', 'no-store');
+      return c.redirect(`${base}${pathname}${search}`, 302);
+    });
+    return;
+  }
+  const built = isConsoleBuilt(dir);
   if (built) {
     app.use(
       '/assets/*',
@@ -75,7 +105,7 @@ export function registerConsoleRoutes(app: Hono<HttpEnv>, dir: string = DEFAULT_
   } else {
     pages.get('*', (c) =>
       c.html(
-        '<!doctype html><title>MCI</title><p>The web console is not built: run <code>pnpm --filter @mci/web build</code>.</p>',
+        '<!doctype html><title>MCI</title><p>The web console is not built: run <code>pnpm --filter @mci/web build</code> (<code>pnpm install</code> builds it too), or <code>pnpm dev</code> for a console that reloads as you edit it.</p>',
         503,
         { 'Cache-Control': 'no-cache' },
       ),

@@ -21,7 +21,7 @@ export function ConnectionBadge() {
           {principal.id} ({principal.role})
         </span>
       )}
-      {token !== undefined && (
+      {token !== undefined && state !== 'signed-out' && (
         <button type="button" className="link-button" onClick={signOut}>
           Sign out
         </button>

@@ -3,6 +3,7 @@ import { Redirect, Route, Switch } from 'wouter';
 import { SignInBox } from '../components/sign-in-box.tsx';
 import { useConnection } from '../connection/connection-context.ts';
 import { ApprovalsPage } from './approvals-page.tsx';
+import { HomePage } from './home-page.tsx';
 import { ProcessDetailPage } from './process-detail-page.tsx';
 import { ProcessesPage } from './processes-page.tsx';
 import { StatusPage } from './status-page.tsx';
@@ -26,7 +27,9 @@ export function Pages() {
     <Suspense fallback={<main className="page">Loading…</main>}>
       <Switch>
         <Route path="/">
-          <ChatPage />
+          <HomePage>
+            <ChatPage />
+          </HomePage>
         </Route>
         <Route path="/chat">
           <ChatPage />

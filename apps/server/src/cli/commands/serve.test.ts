@@ -87,4 +87,25 @@ describe('mci serve', () => {
     ).stop();
     expect(JSON.parse(forced.stdout.split('\n')[0] ?? '')).toMatchObject({ msg: 'process store open' });
   });
+
+  it('prints where the web console is; a console served elsewhere gets the page loads', async () => {
+    const env = { MCI_LOG_LEVEL: 'silent', MCI_CONSOLE_URL: 'http://127.0.0.1:5173' };
+    const server = await serve(['--db', ':memory:'], { env });
+    const page = await fetch(`${server.url}/processes/3`, {
+      headers: { Accept: 'text/html' },
+      redirect: 'manual',
+    });
+    const run = await server.stop();
+    expect(run.stderr).toContain('\nWeb console: http://127.0.0.1:5173\n');
+    expect(page.status).toBe(302);
+    expect(page.headers.get('location')).toBe('http://127.0.0.1:5173/processes/3');
+  });
+
+  it('refuses a console URL that is not http(s) with exit 2, naming the variable', async () => {
+    const run = await mci(['serve', '--port', '0', '--db', ':memory:', '--file', examplePath('mci.yaml')], {
+      env: { MCI_LOG_LEVEL: 'silent', MCI_CONSOLE_URL: 'javascript:alert(1)' },
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('MCI_CONSOLE_URL must be an http(s) URL');
+  });
 });

@@ -2,6 +2,7 @@ import { Redactor } from '@mci/schema';
 import { Option } from 'commander';
 import { type ChatFlags, chatSettings } from '../../chat/chat-flags.ts';
 import { ConfigError } from '../../config/config-error.ts';
+import { LOG_LEVELS } from '../../config/config-schema.ts';
 import { loadServerSettings, type ServerFlags } from '../../config/load-config.ts';
 import { readEnvChoice } from '../../config/read-setting.ts';
 import { startIdleCollector } from '../../idle-collector.ts';
@@ -37,7 +38,7 @@ const SAME_SIGNAL_MS = 1000;
 export default defineCommand<ServeOptions>({
   configure(command) {
     command
-      .option('-f, --file <path>', 'MCI tool file (default: mci.json/yaml/yml here, else examples/mci.yaml)')
+      .option('-f, --file <path>', 'tool file (default: mci.json, mci.yaml or mci.yml here, else examples/mci.yaml)')
       .option('--host <host>', 'address to listen on (env MCI_HOST; default 127.0.0.1)')
       .addOption(
         new Option('-p, --port <port>', 'port, 0 for any free one (env MCI_PORT; default 7687)').argParser(
@@ -75,7 +76,7 @@ export default defineCommand<ServeOptions>({
       .option('--insecure', 'allow a non-loopback host without tokens')
       .option(
         '--cors-origin <origin>',
-        'page origin allowed to call the server from a browser: scheme://host[:port], :* for any port, or * without tokens (repeatable; default without tokens: http://localhost:* and http://127.0.0.1:*)',
+        'page origin allowed to call the server from a browser: scheme://host[:port], :* for any port, or * without tokens (repeatable; config cors.origins; default without tokens: http://localhost:*, http://127.0.0.1:* and http://[::1]:*; with tokens: only the server\'s own origin)',
         collect,
       )
       .option(
@@ -154,6 +155,12 @@ export default defineCommand<ServeOptions>({
       )
       .addOption(
         new Option(
+          '--log-level <level>',
+          'level of the log lines (env MCI_LOG_LEVEL, config logLevel; default info)',
+        ).choices(LOG_LEVELS),
+      )
+      .addOption(
+        new Option(
           '--log-format <format>',
           'log lines: pretty (default on a terminal) or json (env MCI_LOG_FORMAT)',
         ).choices(LOG_FORMATS),
@@ -206,6 +213,7 @@ export default defineCommand<ServeOptions>({
         insecure: settings.insecure,
         ...(settings.corsOrigins !== undefined && { corsOrigins: settings.corsOrigins }),
         publicUrls: settings.publicUrls,
+        ...(settings.consoleUrl !== undefined && { consoleUrl: settings.consoleUrl }),
         limits: {
           ...settings.limits,
           ...(options.maxConnections !== undefined && { maxConnections: options.maxConnections }),
@@ -282,19 +290,27 @@ function untilStopped(server: MciServer, io: CliIo): Promise<number> {
   });
 }
 
-/** What a newcomer sees first: where the server is, where it keeps processes, one command to run code. */
+/**
+ * What a newcomer sees first: where the server and its web console are, where it keeps processes, one
+ * command to run code.
+ */
 function printBanner(
   server: MciServer,
   { db, tokens, egressRules }: { db: string; tokens: boolean; egressRules: number },
   io: CliIo,
 ): void {
   const auth = tokens ? ` -H "Authorization: Bearer $MCI_API_KEY"` : '';
+  const webConsole =
+    server.consoleUrl === undefined
+      ? 'Web console not built: run pnpm --filter @mci/web build'
+      : `Web console: ${server.consoleUrl}`;
   const egress =
     egressRules === 0
       ? 'Sandboxed fetch reaches nothing (no egress rule: add allowNet or fetch policies)'
       : `Sandboxed fetch: ${egressRules} egress rule${egressRules === 1 ? '' : 's'} (allowNet and fetch policies); other hosts are refused`;
   io.stderr.write(
     `\nMCI server listening on ${server.url} (WebSocket ${server.wsUrl})\n` +
+      `${webConsole}\n` +
       `Processes are stored in ${db}\n` +
       `${egress}\n` +
       `Run code:\n  curl -s ${server.url}/processes -H 'Content-Type: application/json'${auth} ` +
