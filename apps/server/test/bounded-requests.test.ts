@@ -281,7 +281,7 @@ describe('streams of a hostile client', () => {
       text: '\n```ts exec=true\noutput(2)\n```\n',
     });
     await alice.until((m) => m.type === 'intent' && m.pid !== undefined);
-    expect(await manager.list({}, { id: 'alice', role: 'client' })).toHaveLength(1);
+    expect((await manager.list({}, { id: 'alice', role: 'client' })).items).toHaveLength(1);
   });
 });
 

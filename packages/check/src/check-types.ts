@@ -45,3 +45,14 @@ export interface CheckDeclarations {
   dts: string;
   tools: readonly CheckTool[];
 }
+
+/**
+ * What the check found in a skill module: a {@link CheckReport} (its `errors` also name an import, a
+ * missing default function or an input type without JSON Schema); without errors, the input schema
+ * taken from the function's first parameter and the JavaScript that runs it (the body of a function
+ * of `exports` that sets `exports.default`).
+ */
+export interface SkillReport extends CheckReport {
+  inputSchema?: Record<string, unknown>;
+  js?: string;
+}

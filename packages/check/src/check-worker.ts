@@ -17,7 +17,13 @@ port.on('message', (request: CheckerRequest) => {
   }
   let reply: CheckerReply;
   try {
-    reply = { id: request.id, report: checker.check(request.code, request.lang) };
+    reply = {
+      id: request.id,
+      report:
+        request.type === 'skill'
+          ? checker.checkSkill(request.code, request.principal)
+          : checker.check(request.code, request.lang, request.principal),
+    };
   } catch (error) {
     reply = { id: request.id, error: error instanceof Error ? error.message : String(error) };
   }

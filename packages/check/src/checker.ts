@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
-import type { CheckDeclarations, CheckLanguage, CheckReport } from './check-types.ts';
+import type { CheckDeclarations, CheckLanguage, CheckReport, SkillReport } from './check-types.ts';
 import type { CheckerReply, CheckerRequest } from './checker-protocol.ts';
 
 const WORKER_URL = new URL(
@@ -42,7 +42,13 @@ export interface Checker {
    * Checks `code` (the body of the sandbox's async function) against the declarations.
    * @throws CheckError when the check could not be done (timeout, worker failure, closed checker).
    */
-  check(code: string, lang?: CheckLanguage): Promise<CheckReport>;
+  check(code: string, lang?: CheckLanguage, principal?: string): Promise<CheckReport>;
+  /**
+   * Checks a skill module (a default-exported function) against the declarations and `principal`'s
+   * own (its skills' declarations), and answers its input schema and JavaScript when it has no errors.
+   * @throws CheckError when the check could not be done.
+   */
+  checkSkill(code: string, principal?: string): Promise<SkillReport>;
   /** Replaces the declarations (the tool file changed); later checks use them. */
   setDeclarations(declarations: CheckDeclarations): void;
   /** Stops the worker thread; pending checks reject with `CHECK_CLOSED`. */
@@ -50,8 +56,8 @@ export interface Checker {
 }
 
 interface Pending {
-  request: CheckerRequest & { type: 'check' };
-  resolve(report: CheckReport): void;
+  request: CheckerRequest & { type: 'check' | 'skill' };
+  resolve(report: CheckReport | SkillReport): void;
   reject(error: CheckError): void;
 }
 
@@ -77,7 +83,7 @@ export function createChecker(options: CheckerOptions): Checker {
   let closed = false;
   const pending = new Map<number, Pending>();
 
-  const settle = (id: number, outcome: { report: CheckReport } | { error: CheckError }) => {
+  const settle = (id: number, outcome: { report: CheckReport | SkillReport } | { error: CheckError }) => {
     const entry = pending.get(id);
     if (!entry) return;
     pending.delete(id);
@@ -142,20 +148,24 @@ export function createChecker(options: CheckerOptions): Checker {
     void watch(entry.request.id, thread);
   };
 
-  const check = (code: string, lang: CheckLanguage = 'ts'): Promise<CheckReport> => {
+  const ask = (request: Pending['request']): Promise<CheckReport | SkillReport> => {
     if (closed) return Promise.reject(new CheckError('CHECK_CLOSED', 'the checker is closed'));
-    const id = nextId++;
-    return new Promise<CheckReport>((resolve, reject) => {
-      const entry: Pending = { request: { type: 'check', id, code, lang }, resolve, reject };
-      pending.set(id, entry);
+    return new Promise((resolve, reject) => {
+      const entry: Pending = { request, resolve, reject };
+      pending.set(request.id, entry);
       send(entry);
     });
   };
+  const check = (code: string, lang: CheckLanguage = 'ts', principal?: string): Promise<CheckReport> =>
+    ask({ type: 'check', id: nextId++, code, lang, ...(principal && { principal }) });
+  const checkSkill = (code: string, principal?: string): Promise<SkillReport> =>
+    ask({ type: 'skill', id: nextId++, code, ...(principal && { principal }) });
 
   thread = start();
 
   return {
     check,
+    checkSkill,
     setDeclarations(next) {
       declarations = next;
       thread?.worker.postMessage({ type: 'declarations', declarations: next } satisfies CheckerRequest);

@@ -39,8 +39,8 @@ const MAX_MESSAGE = 300;
 /**
  * Sorts the compiler's diagnostics of a program into errors (certainly wrong: the run must not
  * start) and warnings (everything else). Errors are syntax errors, names and properties that do not
- * exist where TypeScript suggests another (TS2551, TS2552), a tool that does not exist on `tools`, a
- * required property missing from a tool's input, and a property a tool's input schema forbids
+ * exist where TypeScript suggests another (TS2551, TS2552), a tool that does not exist on `tools` (a
+ * skill on `skills`), a required property missing from a tool's input, and a property a tool's input schema forbids
  * (`additionalProperties: false`).
  */
 export function classify(
@@ -64,6 +64,13 @@ export function classify(
 function blockingMessage(diagnostic: ts.Diagnostic, context: ClassifyContext): string | undefined {
   const node = nodeAt(diagnostic, context.source);
   const access = node && toolAccess(node.parent ?? node);
+  const skill = node && skillAccess(node.parent ?? node);
+  if (skill && diagnostic.code === TS.propertyMissingDidYouMean) {
+    const suggestion = /Did you mean '([^']+)'\?/.exec(plain(diagnostic))?.[1];
+    return `skills.${skill} does not exist.${suggestion ? ` Did you mean skills.${suggestion}?` : ''}`;
+  }
+  if (skill && diagnostic.code === TS.propertyMissing)
+    return `skills.${skill} does not exist: no saved skill has that name.`;
   switch (diagnostic.code) {
     case TS.nameMissingDidYouMean:
       return plain(diagnostic);
@@ -124,6 +131,15 @@ function toolAccess(node: ts.Node): { name: string } | undefined {
     return { name: node.argumentExpression.text };
   }
   return undefined;
+}
+
+/** The skill name when `node` reads a member of the global `skills` (`skills.x`). */
+function skillAccess(node: ts.Node): string | undefined {
+  return ts.isPropertyAccessExpression(node) &&
+    ts.isIdentifier(node.expression) &&
+    node.expression.text === 'skills'
+    ? node.name.text
+    : undefined;
 }
 
 function isToolsRoot(node: ts.Expression): boolean {

@@ -10,4 +10,5 @@ export type {
   CheckMode,
   CheckReport,
   CheckTool,
+  SkillReport,
 } from './check-types.ts';

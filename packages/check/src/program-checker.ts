@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import ts from 'typescript';
-import type { CheckDeclarations, CheckLanguage, CheckReport } from './check-types.ts';
+import type { CheckDeclarations, CheckLanguage, CheckReport, SkillReport } from './check-types.ts';
 import { classify } from './classify.ts';
+import { skillShape } from './skill-module.ts';
 
 /** The submitted code runs as the body of an async function: the check reads it the same way. */
 const PREFIX = 'async function __mci_program__() {\n';
@@ -11,6 +12,9 @@ const SUFFIX = '\n}\n';
 const DECLARATIONS = '/mci/sandbox.d.ts';
 const PROGRAM_TS = '/mci/program.ts';
 const PROGRAM_JS = '/mci/program.js';
+/** Declarations of one principal (its skills), beside the server's. */
+const PRINCIPAL_DECLARATIONS = '/mci/principal.d.ts';
+const SKILL_TS = '/mci/skill.ts';
 
 /**
  * The sandbox runs V8's current JavaScript without DOM or Node APIs: `esnext` declares what V8 has,
@@ -46,11 +50,15 @@ export class ProgramChecker {
   #closedTools = new Set<string>();
   #toolNames = new Set<string>();
   #required = new Map<string, readonly string[]>();
+  #version = 0;
 
   constructor(declarations?: CheckDeclarations) {
     const host: ts.LanguageServiceHost = {
       getCompilationSettings: () => OPTIONS,
-      getScriptFileNames: () => [DECLARATIONS, ...[PROGRAM_TS, PROGRAM_JS].filter((f) => this.#files.has(f))],
+      getScriptFileNames: () => [
+        DECLARATIONS,
+        ...[PRINCIPAL_DECLARATIONS, PROGRAM_TS, PROGRAM_JS, SKILL_TS].filter((f) => this.#files.has(f)),
+      ],
       getScriptVersion: (file) => String(this.#files.get(file)?.version ?? 0),
       getScriptSnapshot: (file) => {
         const own = this.#files.get(file);
@@ -83,9 +91,13 @@ export class ProgramChecker {
     return this.#declarations;
   }
 
-  /** Checks `code` (the body of the sandbox's async function) and sorts what the compiler says. */
-  check(code: string, lang: CheckLanguage = 'ts'): CheckReport {
+  /**
+   * Checks `code` (the body of the sandbox's async function) and sorts what the compiler says.
+   * `principal`: declarations of the calling principal (its skills) read beside the server's.
+   */
+  check(code: string, lang: CheckLanguage = 'ts', principal = ''): CheckReport {
     const started = performance.now();
+    this.#setPrincipal(principal);
     const file = lang === 'js' || lang === 'javascript' ? PROGRAM_JS : PROGRAM_TS;
     const other = file === PROGRAM_TS ? PROGRAM_JS : PROGRAM_TS;
     this.#files.delete(other);
@@ -106,9 +118,49 @@ export class ProgramChecker {
     return { ...report, durationMs: performance.now() - started };
   }
 
+  /**
+   * Checks a skill module (TypeScript with a default-exported function, see `skill-module.ts`) against
+   * the declarations and `principal`'s: the compiler's findings sorted as for a program, plus the
+   * module's own errors (an import, no default function, an input type without JSON Schema); when
+   * there are no errors, its input schema and the JavaScript that runs it.
+   */
+  checkSkill(code: string, principal = ''): SkillReport {
+    const started = performance.now();
+    this.#setPrincipal(principal);
+    this.#write(SKILL_TS, code);
+    try {
+      const syntactic = this.#service.getSyntacticDiagnostics(SKILL_TS);
+      const semantic = syntactic.length > 0 ? [] : this.#service.getSemanticDiagnostics(SKILL_TS);
+      const program = this.#service.getProgram();
+      const source = program?.getSourceFile(SKILL_TS);
+      const report = classify([...syntactic, ...semantic], {
+        source,
+        syntactic: new Set(syntactic),
+        closedTools: this.#closedTools,
+        toolNames: this.#toolNames,
+        required: this.#required,
+        firstLine: 0,
+        codeLength: code.length,
+      });
+      const durationMs = () => performance.now() - started;
+      if (report.errors.length > 0 || !program || !source) return { ...report, durationMs: durationMs() };
+      const shape = skillShape(program.getTypeChecker(), source, code);
+      if (!shape.ok) return { ...report, errors: shape.errors, durationMs: durationMs() };
+      return { ...report, durationMs: durationMs(), inputSchema: shape.inputSchema, js: shape.js };
+    } finally {
+      this.#files.delete(SKILL_TS);
+    }
+  }
+
+  #setPrincipal(text: string): void {
+    if (text === '') this.#files.delete(PRINCIPAL_DECLARATIONS);
+    else if (this.#files.get(PRINCIPAL_DECLARATIONS)?.text !== text)
+      this.#write(PRINCIPAL_DECLARATIONS, text);
+  }
+
+  // One counter for every file: a file deleted and written again must not reuse an old version.
   #write(file: string, text: string): void {
-    const version = (this.#files.get(file)?.version ?? 0) + 1;
-    this.#files.set(file, { version, text });
+    this.#files.set(file, { version: ++this.#version, text });
   }
 
   #lib(file: string): ts.IScriptSnapshot | undefined {

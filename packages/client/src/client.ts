@@ -3,6 +3,7 @@ import type {
   ApprovalPage,
   CallPage,
   HelloMessage,
+  Page,
   ProcessCreateRequest,
   ProcessListRequest,
   ProcessResult,
@@ -42,8 +43,13 @@ export interface ConnectOptions {
 
 /** Options of {@link MciClient.createProcess}: everything of `process.create` but the code. */
 export type CreateProcessOptions = Omit<ProcessCreateRequest, 'type' | 'id' | 'code'>;
-/** Filter of {@link MciClient.list}. */
-export type ProcessFilter = Omit<ProcessListRequest, 'type' | 'id'>;
+/** Filter of {@link MciClient.list} and {@link MciClient.processes}: `state`, `status`, `ref`. */
+export type ProcessFilter = Omit<ProcessListRequest, 'type' | 'id' | 'limit' | 'cursor'>;
+/**
+ * What {@link MciClient.listProcesses} reads: the filter and the page (`limit` 1-100, default 50;
+ * `cursor`, the `nextCursor` of the page before).
+ */
+export type ProcessListOptions = Omit<ProcessListRequest, 'type' | 'id'>;
 /** Options of {@link MciClient.wait}. */
 export interface WaitOptions {
   /** Give up after this many ms (`TIMEOUT`). @default no limit */
@@ -179,9 +185,39 @@ export class MciClient implements FeedOwner {
     return (await this.#connection.request({ type: 'process.get', pid })).process;
   }
 
-  /** Visible processes, newest first, optionally filtered by `state`, `status`, `ref`. */
+  /**
+   * One page of the visible processes, newest first, optionally filtered by `state`, `status`,
+   * `ref`: pass the page's `nextCursor` as `cursor` for the next one (absent on the last page).
+   * @throws ClientError `VALIDATION` (a cursor the server did not give, a limit out of 1 to 100).
+   */
+  async listProcesses(options: ProcessListOptions = {}): Promise<Page<ProcessSnapshot>> {
+    const { items, nextCursor } = await this.#connection.request({ type: 'process.list', ...options });
+    return nextCursor === undefined ? { items } : { items, nextCursor };
+  }
+
+  /**
+   * Every visible process matching `filter`, newest first, read a page (`pageSize`, default 100) at
+   * a time as the loop asks for more. Processes created meanwhile are not included; none is
+   * repeated or skipped.
+   */
+  async *processes(filter: ProcessFilter = {}, pageSize = 100): AsyncGenerator<ProcessSnapshot> {
+    let cursor: string | undefined;
+    do {
+      const page = await this.listProcesses({
+        ...filter,
+        limit: pageSize,
+        ...(cursor !== undefined && { cursor }),
+      });
+      yield* page.items;
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+  }
+
+  /** Every visible process matching `filter`, newest first (all pages of {@link processes}). */
   async list(filter: ProcessFilter = {}): Promise<ProcessSnapshot[]> {
-    return (await this.#connection.request({ type: 'process.list', ...filter })).processes;
+    const all: ProcessSnapshot[] = [];
+    for await (const process of this.processes(filter)) all.push(process);
+    return all;
   }
 
   /** One run in full (outputs, stdout, stderr, error), over HTTP. `run` @default the latest */
@@ -211,8 +247,8 @@ export class MciClient implements FeedOwner {
   }
 
   /**
-   * Approvals this client may see (an operator's: all), oldest first, a page at a time, over HTTP
-   * (docs/approvals.md).
+   * Approvals this client may see (an operator's: all), newest first, a page (`limit` 1-100, default
+   * 50) at a time, over HTTP (docs/approvals.md).
    */
   listApprovals(options: ApprovalListOptions = {}): Promise<ApprovalPage> {
     return this.#http.approvals(options);

@@ -17,7 +17,7 @@ export interface ApprovalListOptions {
   state?: ApprovalState;
   pid?: number;
   cursor?: string;
-  /** Items per page (1-1000). @default 100 */
+  /** Items per page (1-100). @default 50 */
   limit?: number;
 }
 

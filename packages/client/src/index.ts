@@ -16,6 +16,7 @@ export type {
   LogEvent,
   ModelInfo,
   OutputEvent,
+  Page,
   ProcessEvent,
   ProcessResult,
   ProcessSnapshot,
@@ -38,7 +39,13 @@ export type { OpenStreamOptions, StreamResult } from './chat-stream.ts';
 export { ChatStream } from './chat-stream.ts';
 
 // Client types
-export type { ConnectOptions, CreateProcessOptions, ProcessFilter, WaitOptions } from './client.ts';
+export type {
+  ConnectOptions,
+  CreateProcessOptions,
+  ProcessFilter,
+  ProcessListOptions,
+  WaitOptions,
+} from './client.ts';
 // Connecting, and the client
 export { connect, MciClient } from './client.ts';
 export type { ClientErrorCode } from './client-error.ts';

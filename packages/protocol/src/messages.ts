@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ApprovalSchema } from './approvals.ts';
 import { CHAT_REPLY_SCHEMAS, CHAT_REQUEST_SCHEMAS, ChatEventSchema } from './chat.ts';
 import { ServerEventSchema } from './events.ts';
+import { PageRequestSchema, pageSchema } from './paging.ts';
 import { RequestIdSchema, replySchema as reply } from './request-id.ts';
 import { TraceContextFieldsSchema } from './trace-context.ts';
 import {
@@ -101,13 +102,18 @@ export const ProcessGetRequestSchema = z.strictObject({
   pid: PidSchema,
 });
 
-/** List visible processes, newest first, optionally filtered. Reply: `{ processes }`. */
+/**
+ * A page of the visible processes, newest first, optionally filtered: `limit` (1-100, default 50)
+ * after `cursor`, the `nextCursor` of the page before. Reply: `{ items, nextCursor?, processes }`
+ * (`processes` holds the same items).
+ */
 export const ProcessListRequestSchema = z.strictObject({
   type: z.literal('process.list'),
   id,
   state: ProcessStateSchema.optional(),
   status: RunStatusSchema.optional(),
   ref: RefSchema.optional(),
+  ...PageRequestSchema.shape,
 });
 
 /**
@@ -241,7 +247,11 @@ export const ReplyMessageSchema = z.discriminatedUnion('request', [
   reply('process.create', { process: ProcessSnapshotSchema }),
   reply('process.signal', { process: ProcessSnapshotSchema }),
   reply('process.get', { process: ProcessSnapshotSchema }),
-  reply('process.list', { processes: z.array(ProcessSnapshotSchema) }),
+  reply('process.list', {
+    ...pageSchema(ProcessSnapshotSchema).shape,
+    /** The same items as `items`, under the key of the MCI process API. */
+    processes: z.array(ProcessSnapshotSchema),
+  }),
   reply('subscribe', {
     subscription: SubscriptionTargetSchema,
     /** How many stored events were replayed before this reply. */

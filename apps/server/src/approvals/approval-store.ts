@@ -29,8 +29,8 @@ export interface ApprovalFilter {
   state?: ApprovalState;
   pid?: number;
   owner?: string;
-  /** The id of the last approval of the previous page. */
-  after?: string;
+  /** Only approvals with a lower id (keyset paging: the last id of the page before). */
+  beforeId?: string;
   limit: number;
 }
 
@@ -131,14 +131,14 @@ export class ApprovalStore {
     return row && toApproval(row);
   }
 
-  /** Approvals matching `filter`, oldest first (ids grow with time). */
+  /** Approvals matching `filter`, newest first (ids grow with time), at most `filter.limit`. */
   async list(filter: ApprovalFilter): Promise<Approval[]> {
     let query = this.#db.selectFrom('approvals').selectAll();
     if (filter.state !== undefined) query = query.where('state', '=', filter.state);
     if (filter.pid !== undefined) query = query.where('pid', '=', filter.pid);
     if (filter.owner !== undefined) query = query.where('principal', '=', filter.owner);
-    if (filter.after !== undefined) query = query.where('id', '>', filter.after);
-    const rows = await query.orderBy('id').limit(filter.limit).execute();
+    if (filter.beforeId !== undefined) query = query.where('id', '<', filter.beforeId);
+    const rows = await query.orderBy('id', 'desc').limit(filter.limit).execute();
     return rows.map(toApproval);
   }
 

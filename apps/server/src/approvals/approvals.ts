@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { Approval, ApprovalState } from '@mci/protocol';
+import type { Approval, ApprovalState, PageRequest } from '@mci/protocol';
 import type { Logger } from 'pino';
+import { pageBounds, toPage } from '../paging/cursor.ts';
 import type { Principal } from '../processes/process-manager-types.ts';
 import { ServerError } from '../processes/server-error.ts';
 import type { ApprovalStore, Delivered, Replay } from './approval-store.ts';
@@ -200,24 +201,24 @@ export class Approvals {
   // --- reading and deciding ---------------------------------------------------------------------
 
   /**
-   * Approvals `principal` may see (an operator: all; a client: those of its processes), oldest first.
-   * `cursor` is the `nextCursor` of the previous page.
+   * A page of the approvals `principal` may see (an operator: all; a client: those of its
+   * processes), newest first: `limit` (1-100, default 50) after `cursor`, the `nextCursor` of the
+   * page before.
+   * @throws ServerError `VALIDATION` (a cursor this server did not give, a limit out of range).
    */
   async list(
-    filter: { state?: ApprovalState; pid?: number; cursor?: string; limit?: number },
+    filter: { state?: ApprovalState; pid?: number } & PageRequest,
     principal: Principal,
   ): Promise<ApprovalPage> {
-    const limit = Math.min(Math.max(filter.limit ?? 100, 1), 1000);
+    const { limit, after } = pageBounds(filter, ['string']);
     const items = await this.store.list({
       ...(filter.state !== undefined && { state: filter.state }),
       ...(filter.pid !== undefined && { pid: filter.pid }),
       ...(principal.role !== 'operator' && { owner: principal.id }),
-      ...(filter.cursor !== undefined && { after: filter.cursor }),
+      ...(after !== undefined && { beforeId: after[0] as string }),
       limit: limit + 1,
     });
-    if (items.length <= limit) return { items };
-    const page = items.slice(0, limit);
-    return { items: page, nextCursor: page.at(-1)!.id };
+    return toPage(items, limit, (approval) => [approval.id]);
   }
 
   /**

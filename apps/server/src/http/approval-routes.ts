@@ -1,4 +1,4 @@
-import { ApprovalStateSchema } from '@mci/protocol';
+import { ApprovalStateSchema, PageQuerySchema } from '@mci/protocol';
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { Approvals } from '../approvals/approvals.ts';
@@ -7,12 +7,10 @@ import { readJson } from './process-routes.ts';
 import { requireJson } from './request-guard.ts';
 import { parseOrThrow } from './validate.ts';
 
-const ApprovalListQuerySchema = z.strictObject({
+const ApprovalListQuerySchema = PageQuerySchema.extend({
   state: ApprovalStateSchema.optional(),
   pid: z.coerce.number().int().positive().optional(),
-  cursor: z.string().min(1).max(64).optional(),
-  limit: z.coerce.number().int().min(1).max(1000).optional(),
-});
+}).strict();
 
 const DecisionBodySchema = z.strictObject({ reason: z.string().max(2000).optional() });
 
@@ -20,7 +18,7 @@ const PoliciesBodySchema = z.strictObject({ rules: z.array(z.unknown()) });
 
 /**
  * The approval and policy routes (docs/approvals.md): `GET /approvals` (`state`, `pid`, `cursor`,
- * `limit`; `{ items, nextCursor? }`), `GET /approvals/:id`, `POST /approvals/:id/approve` and `/deny`
+ * `limit` 1-100; `{ items, nextCursor? }` newest first), `GET /approvals/:id`, `POST /approvals/:id/approve` and `/deny`
  * (optional `{ reason }`; 409 `NOT_PENDING` once decided), `GET /policies` and `PUT /policies`
  * (`{ rules }`, operators only). A client sees and decides the approvals of its own processes only.
  */

@@ -51,11 +51,14 @@ export function registerProcessRoutes(app: Hono<HttpEnv>, manager: ProcessManage
     return c.json({ pid: created.pid }, 201);
   });
 
+  // A page of the visible processes, newest first (docs/protocol.md, "Lists that page").
   app.get('/processes', async (c) => {
     const query = parseOrThrow(ListQuerySchema, c.req.query(), 'query');
     const { status, ...rest } = query;
     const filter = { ...rest, ...(status !== undefined && { status: status === 'null' ? null : status }) };
-    return c.json({ processes: await manager.list(filter, c.get('principal')) });
+    const page = await manager.list(filter, c.get('principal'));
+    // `processes` repeats the items for the MCI reference chat client, which reads that key.
+    return c.json({ ...page, processes: page.items });
   });
 
   app.get('/processes/:pid', async (c) => c.json(await manager.get(pid(c), c.get('principal'))));

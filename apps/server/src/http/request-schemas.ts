@@ -1,4 +1,10 @@
-import { ProcessCreateRequestSchema, ProcessStateSchema, RefSchema, RunStatusSchema } from '@mci/protocol';
+import {
+  PageQuerySchema,
+  ProcessCreateRequestSchema,
+  ProcessStateSchema,
+  RefSchema,
+  RunStatusSchema,
+} from '@mci/protocol';
 import { z } from 'zod';
 
 // HTTP request shapes (the MCI process API). Bodies are checked like WebSocket requests: unknown
@@ -45,8 +51,11 @@ export const SignalBodySchema = z.strictObject({
 /** The signal of `POST /processes/:pid/signals/:signal`. */
 export const SignalParamSchema = z.object({ signal: z.enum(['kill', 'run']) });
 
-/** `GET /processes` query. `status=null` lists processes without an outcome yet. */
-export const ListQuerySchema = z.object({
+/**
+ * `GET /processes` query: the filters and the page (`limit` 1-100, `cursor`). `status=null` lists
+ * processes without an outcome yet.
+ */
+export const ListQuerySchema = PageQuerySchema.extend({
   state: ProcessStateSchema.optional(),
   status: z.union([RunStatusSchema, z.literal('null')]).optional(),
   ref: RefSchema.optional(),

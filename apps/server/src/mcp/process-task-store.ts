@@ -1,15 +1,22 @@
-import type { ProcessSnapshot } from '@mci/protocol';
+import {
+  DEFAULT_PAGE_LIMIT,
+  MAX_PAGE_LIMIT,
+  type Page,
+  type PageRequest,
+  type ProcessSnapshot,
+} from '@mci/protocol';
 import type {
   CreateTaskOptions,
   TaskStore,
 } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import { ErrorCode, McpError, type Result, type Task } from '@modelcontextprotocol/sdk/types.js';
+import { encodeCursor } from '../paging/cursor.ts';
 import type { Principal, ProcessManager } from '../processes/process-manager-types.ts';
 import { ServerError } from '../processes/server-error.ts';
 import { mcpCallOf, pidOfTaskId, taskIdOf, taskOf } from './process-task.ts';
 
-/** Tasks per `tasks/list` page. */
-export const TASK_PAGE_SIZE = 50;
+/** Pages of 100 processes one `tasks/list` request reads at most while it gathers a page of tasks. */
+const TASK_SCAN_PAGES = 10;
 
 /** What {@link createProcessTaskStore} needs. */
 export interface ProcessTaskStoreOptions {
@@ -93,26 +100,29 @@ export function createProcessTaskStore(options: ProcessTaskStoreOptions): Proces
     async listTasks(cursor) {
       if (!options.listable)
         throw new Error('tasks/list needs an authenticated caller: configure tokens on the server');
-      let before = Number.POSITIVE_INFINITY;
-      if (cursor !== undefined) {
-        const pid = pidOfTaskId(cursor);
-        if (pid === undefined) throw new Error(`invalid cursor: ${cursor}`);
-        before = pid;
-      }
+      // Newest first, paged over the caller's processes by pid: a page scans at most
+      // TASK_SCAN_PAGES pages of processes, so one with fewer tasks (even none) may still go on.
+      let request: PageRequest = cursor === undefined ? {} : { cursor };
       const tasks: Task[] = [];
-      let nextCursor: string | undefined;
-      // Newest first: the cursor is the task id of the last task of the page.
-      for (const snapshot of await manager.list({}, principal)) {
-        if (snapshot.pid >= before) continue;
-        const call = mcpCallOf(snapshot.metadata);
-        if (!call?.task || call.principal !== principal.id) continue;
-        if (tasks.length === TASK_PAGE_SIZE) {
-          nextCursor = tasks[tasks.length - 1]!.taskId;
-          break;
+      for (let scanned = 0; scanned < TASK_SCAN_PAGES; scanned++) {
+        let page: Page<ProcessSnapshot>;
+        try {
+          page = await manager.list({ ...request, limit: MAX_PAGE_LIMIT }, principal);
+        } catch (error) {
+          if (error instanceof ServerError && error.code === 'VALIDATION')
+            throw new McpError(ErrorCode.InvalidParams, `invalid cursor: ${cursor}`);
+          throw error;
         }
-        tasks.push(taskOf(snapshot, call.task.ttl));
+        for (const snapshot of page.items) {
+          const call = mcpCallOf(snapshot.metadata);
+          if (!call?.task || call.principal !== principal.id) continue;
+          tasks.push(taskOf(snapshot, call.task.ttl));
+          if (tasks.length === DEFAULT_PAGE_LIMIT) return { tasks, nextCursor: encodeCursor([snapshot.pid]) };
+        }
+        if (page.nextCursor === undefined) return { tasks };
+        request = { cursor: page.nextCursor };
       }
-      return nextCursor === undefined ? { tasks } : { tasks, nextCursor };
+      return { tasks, nextCursor: request.cursor };
     },
   };
 }

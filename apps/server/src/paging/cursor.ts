@@ -34,7 +34,7 @@ export function pageBounds(
     throw new ServerError('VALIDATION', 'cursor is not one this list gave (use the nextCursor of a page)', {
       path: 'cursor',
     });
-  return { limit, after: key };
+  return { limit, after: key as CursorKey };
 }
 
 /**

@@ -4,6 +4,8 @@ import type { Checker } from '@mci/check';
 import type {
   Approval,
   CallPage,
+  Page,
+  PageRequest,
   CheckMode,
   DistributiveOmit,
   ProcessMetadata,
@@ -295,8 +297,13 @@ export interface ProcessManager {
   /** The snapshot with the latest run's outputs, stdout and stderr (empty if it never ran). */
   getResult(pid: number, principal: Principal): Promise<ProcessResult>;
   getCode(pid: number, principal: Principal): Promise<string>;
-  /** Visible processes matching `filter`, newest first. */
-  list(filter: ProcessFilter, principal: Principal): Promise<ProcessSnapshot[]>;
+  /**
+   * A page of the visible processes matching `filter`, newest (highest pid) first: at most `limit`
+   * (1 to 100, default 50) after `cursor`, the `nextCursor` of the page before. Pids only grow, so a
+   * process created while a client pages lands before its first page, never in a later one.
+   * @throws ServerError `VALIDATION` (a bad `ref`, a cursor this server did not give, a limit out of range).
+   */
+  list(filter: ProcessFilter & PageRequest, principal: Principal): Promise<Page<ProcessSnapshot>>;
   /** Deletes an idle process with its runs and events (`CONFLICT` otherwise). */
   delete(pid: number, principal: Principal): Promise<void>;
   /**

@@ -375,9 +375,9 @@ describe('process manager: ownership, events and replay', () => {
     expect((await rejected(manager.getCode(2, alice))).code).toBe('NOT_FOUND');
     expect((await rejected(manager.delete(2, alice))).code).toBe('NOT_FOUND');
     await expect(manager.wait(2, alice)).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    expect((await manager.list({}, alice)).map((p) => p.pid)).toEqual([1]);
-    expect((await manager.list({ ref: 'r' }, root)).map((p) => p.pid)).toEqual([2, 1]);
-    expect(await manager.list({ status: null, state: 'idle' }, root)).toHaveLength(2);
+    expect((await manager.list({}, alice)).items.map((p) => p.pid)).toEqual([1]);
+    expect((await manager.list({ ref: 'r' }, root)).items.map((p) => p.pid)).toEqual([2, 1]);
+    expect((await manager.list({ status: null, state: 'idle' }, root)).items).toHaveLength(2);
     expect(await manager.getCode(2, root)).toBe('b');
     expect((await manager.replay(0, { all: true }, alice)).map((e) => e.seq)).toEqual([1]);
     expect((await manager.replay(0, { all: true }, root)).map((e) => e.seq)).toEqual([1, 2]);

@@ -2,6 +2,8 @@ import { createIntentStream, type IntentStream } from '@mci/intent-extractor';
 import type {
   Approval,
   CallPage,
+  Page,
+  PageRequest,
   CheckMode,
   ProcessResult,
   ProcessSnapshot,
@@ -364,7 +366,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     return (await this.#reader.visible(pid, principal)).code;
   }
 
-  list(filter: ProcessFilter, principal: Principal): Promise<ProcessSnapshot[]> {
+  list(filter: ProcessFilter & PageRequest, principal: Principal): Promise<Page<ProcessSnapshot>> {
     return this.#reader.list(filter, principal);
   }
 

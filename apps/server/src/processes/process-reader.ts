@@ -1,6 +1,15 @@
-import type { CallPage, ProcessResult, ProcessSnapshot, RunSnapshot, ServerEvent } from '@mci/protocol';
+import type {
+  CallPage,
+  Page,
+  PageRequest,
+  ProcessResult,
+  ProcessSnapshot,
+  RunSnapshot,
+  ServerEvent,
+} from '@mci/protocol';
 import { fileNameProblem, type RunFile } from '@mci/sandbox';
 import { callPage, callPageBounds } from '../audit/call-pages.ts';
+import { pageBounds, toPage } from '../paging/cursor.ts';
 import type { EventLog } from './event-log.ts';
 import { normalizeRef } from './limits.ts';
 import type { CallPageRequest, Principal, ProcessFilter, ReplayFilter } from './process-manager-types.ts';
@@ -145,18 +154,23 @@ export class ProcessReader {
   }
 
   /**
-   * The processes matching `filter` that `principal` may see, newest first.
-   * @throws ServerError `VALIDATION` for a bad `ref`.
+   * A page of the processes matching `filter` that `principal` may see, newest (highest pid) first,
+   * keyset-paged by pid.
+   * @throws ServerError `VALIDATION` for a bad `ref`, cursor or limit.
    */
-  async list(filter: ProcessFilter, principal: Principal): Promise<ProcessSnapshot[]> {
+  async list(filter: ProcessFilter & PageRequest, principal: Principal): Promise<Page<ProcessSnapshot>> {
+    const { limit, after } = pageBounds(filter, ['number']);
     const ref = filter.ref === undefined ? undefined : normalizeRef(filter.ref);
     const records = await this.#store.listProcesses({
       ...(filter.state === undefined ? {} : { state: filter.state }),
       ...(filter.status === undefined ? {} : { status: filter.status }),
       ...(ref === undefined ? {} : { ref }),
       ...(principal.role === 'operator' ? {} : { owner: principal.id }),
+      ...(after === undefined ? {} : { beforePid: after[0] as number }),
+      limit: limit + 1,
     });
-    return Promise.all(records.map((record) => this.#snapshotOf(record)));
+    const page = toPage(records, limit, (record) => [record.pid]);
+    return { ...page, items: await Promise.all(page.items.map((record) => this.#snapshotOf(record))) };
   }
 
   /**

@@ -72,6 +72,10 @@ export interface StoredProcessFilter {
   node?: string;
   /** Only processes created by this stream (`metadata.streamId`). */
   streamId?: string;
+  /** Only processes with a lower pid (keyset paging: the last pid of the page before). */
+  beforePid?: number;
+  /** At most this many processes (all when absent). */
+  limit?: number;
 }
 
 /** A filter over stored events; every given field must match the event's route. */
@@ -213,7 +217,7 @@ export interface ProcessStore {
   /** Updates the state, status and run count of a stored process. */
   updateProcess(pid: number, update: Pick<StoredProcess, 'state' | 'status' | 'runs'>): void;
   getProcess(pid: number): Promise<StoredProcess | undefined>;
-  /** Matching processes, newest (highest pid) first. */
+  /** Matching processes, newest (highest pid) first, at most `filter.limit`. */
   listProcesses(filter: StoredProcessFilter): Promise<StoredProcess[]>;
   /** Deletes a process with its runs and events. */
   deleteProcess(pid: number): void;

@@ -51,6 +51,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): ProcessStor
     (filter.status === undefined || record.status === filter.status) &&
     (filter.ref === undefined || record.ref === filter.ref) &&
     (filter.streamId === undefined || record.metadata?.streamId === filter.streamId) &&
+    (filter.beforePid === undefined || record.pid < filter.beforePid) &&
     filter.node === undefined;
 
   return {
@@ -73,7 +74,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): ProcessStor
     async listProcesses(filter) {
       const found: StoredProcess[] = [];
       for (const record of processes.values()) if (matches(record, filter)) found.push({ ...record });
-      return found.sort((a, b) => b.pid - a.pid);
+      return found.sort((a, b) => b.pid - a.pid).slice(0, filter.limit);
     },
     deleteProcess(pid) {
       processes.delete(pid);

@@ -84,7 +84,7 @@ describe('restart on the SQLite store', () => {
     await manager.create({ code: 'queued b', autorun: false }, alice);
     await manager.create({ code: 'queued c' }, alice);
     await manager.signal(5, 'run', alice); // queued after 6: the queue order is 4, 6, 5
-    expect((await manager.list({}, root)).map((p) => [p.pid, p.state])).toEqual([
+    expect((await manager.list({}, root)).items.map((p) => [p.pid, p.state])).toEqual([
       [6, 'queued'],
       [5, 'queued'],
       [4, 'queued'],
@@ -157,7 +157,7 @@ describe('restart on the SQLite store', () => {
     try {
       expect(await retention.sweep(Date.now())).toBe(0);
       expect(await retention.sweep(Date.now() + 2000)).toBe(3);
-      expect((await manager.list({}, root)).map((p) => p.pid)).toEqual([4]);
+      expect((await manager.list({}, root)).items.map((p) => p.pid)).toEqual([4]);
       expect(manager.stats().byState).toMatchObject({ idle: 0, running: 1 });
       await expect(manager.get(1, root)).rejects.toThrow(/not found/);
     } finally {

@@ -181,10 +181,17 @@ export class Connection {
           this.reply({ type: 'reply', id, request: request.type, result: { process } });
         });
       case 'process.list': {
-        const { state, status, ref } = request;
-        const filter = { ...(state && { state }), ...(status && { status }), ...(ref && { ref }) };
-        return this.manager.list(filter, principal).then((processes) => {
-          this.reply({ type: 'reply', id, request: request.type, result: { processes } });
+        const { state, status, ref, limit, cursor } = request;
+        const filter = {
+          ...(state && { state }),
+          ...(status && { status }),
+          ...(ref && { ref }),
+          ...(limit !== undefined && { limit }),
+          ...(cursor !== undefined && { cursor }),
+        };
+        return this.manager.list(filter, principal).then((page) => {
+          const result = { ...page, processes: page.items };
+          this.reply({ type: 'reply', id, request: request.type, result });
         });
       }
       case 'subscribe': {

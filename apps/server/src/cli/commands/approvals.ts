@@ -7,6 +7,7 @@ interface ApprovalsOptions extends RemoteOptions {
   state?: ApprovalState;
   pid?: string;
   all?: boolean;
+  limit?: string;
   json?: boolean;
 }
 
@@ -23,7 +24,7 @@ export function approvalLine(approval: Approval): string {
 }
 
 /**
- * `mci approvals`: the approvals this token may see (pending ones by default), oldest first, one per
+ * `mci approvals`: the approvals this token may see (pending ones by default), newest first, one per
  * line, or as JSON lines with `--json` (docs/approvals.md).
  */
 export default defineCommand<ApprovalsOptions>({
@@ -40,6 +41,7 @@ export default defineCommand<ApprovalsOptions>({
       )
       .option('--all', 'every state')
       .option('--pid <pid>', 'only the approvals of this process')
+      .option('--limit <n>', 'only the newest n approvals (default: all)')
       .option('--json', 'one JSON object per line');
     addRemoteOptions(command);
   },
@@ -49,6 +51,9 @@ export default defineCommand<ApprovalsOptions>({
       if (pid !== undefined && !(Number.isSafeInteger(pid) && pid > 0))
         throw new UsageError(`--pid must be a process id, got ${JSON.stringify(options.pid)}`);
       const state = options.all ? undefined : (options.state ?? 'pending');
+      const limit = options.limit === undefined ? undefined : Number(options.limit);
+      if (limit !== undefined && !(Number.isSafeInteger(limit) && limit > 0))
+        throw new UsageError(`--limit must be a positive integer, got ${JSON.stringify(options.limit)}`);
       let cursor: string | undefined;
       let shown = 0;
       do {
@@ -56,11 +61,12 @@ export default defineCommand<ApprovalsOptions>({
           ...(state !== undefined && { state }),
           ...(pid !== undefined && { pid }),
           ...(cursor !== undefined && { cursor }),
+          limit: Math.min(limit === undefined ? 100 : limit - shown, 100),
         });
         for (const approval of page.items)
           io.stdout.write(`${options.json ? JSON.stringify(approval) : approvalLine(approval)}\n`);
         shown += page.items.length;
-        cursor = page.nextCursor;
+        cursor = shown === limit ? undefined : page.nextCursor;
       } while (cursor !== undefined);
       if (shown === 0 && !options.json) io.stderr.write(`no ${state ?? ''} approvals\n`.replace('  ', ' '));
       return EXIT.OK;

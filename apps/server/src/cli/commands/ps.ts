@@ -2,16 +2,20 @@ import type { ProcessFilter, ProcessSnapshot } from '@mci/client';
 import { Option } from 'commander';
 import { defineCommand } from '../command.ts';
 import { formatAge, runDuration, toJsonText } from '../process-format.ts';
-import { addRemoteOptions, EXIT, type RemoteOptions, runRemote } from '../remote.ts';
+import { addRemoteOptions, EXIT, type RemoteOptions, runRemote, UsageError } from '../remote.ts';
 
 interface PsOptions extends RemoteOptions {
   state?: ProcessFilter['state'];
   status?: ProcessFilter['status'];
   ref?: string;
+  limit?: string;
   format: 'table' | 'json';
 }
 
-/** `mci ps`: the processes of a running server, newest first (a table, or JSON). */
+/**
+ * `mci ps`: the processes of a running server, newest first (a table, or JSON): every one, read a
+ * page at a time, or the newest `--limit N`.
+ */
 export default defineCommand<PsOptions>({
   configure(command) {
     command
@@ -33,6 +37,7 @@ export default defineCommand<PsOptions>({
         ]),
       )
       .option('--ref <ref>', 'only processes with this ref')
+      .option('--limit <n>', 'only the newest n processes (default: all)')
       .addOption(
         new Option('--format <format>', 'output format').choices(['table', 'json']).default('table'),
       );
@@ -40,11 +45,19 @@ export default defineCommand<PsOptions>({
   },
   run({ options }, io) {
     return runRemote('ps', options, io, async (client) => {
-      const processes = await client.list({
+      const limit = options.limit === undefined ? undefined : Number(options.limit);
+      if (limit !== undefined && !(Number.isSafeInteger(limit) && limit > 0))
+        throw new UsageError(`--limit must be a positive integer, got ${JSON.stringify(options.limit)}`);
+      const filter = {
         ...(options.state && { state: options.state }),
         ...(options.status && { status: options.status }),
         ...(options.ref !== undefined && { ref: options.ref }),
-      });
+      };
+      const processes: ProcessSnapshot[] = [];
+      for await (const process of client.processes(filter, Math.min(limit ?? 100, 100))) {
+        processes.push(process);
+        if (processes.length === limit) break;
+      }
       io.stdout.write(options.format === 'json' ? `${toJsonText(processes)}\n` : table(processes));
       return EXIT.OK;
     });

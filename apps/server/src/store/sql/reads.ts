@@ -6,7 +6,7 @@ import type { Db } from './tables.ts';
 // The store's filtered and multi-table reads, one statement text for SQLite and PostgreSQL (the
 // engine's quirks come from `Engine`). Rows are decoded by row-codec.ts.
 
-/** The processes matching `filter`, newest (highest pid) first. */
+/** The processes matching `filter`, newest (highest pid) first, at most `filter.limit`. */
 export async function readProcesses(db: Db, filter: StoredProcessFilter): Promise<StoredProcess[]> {
   const rows = await db
     .selectFrom('processes')
@@ -19,7 +19,9 @@ export async function readProcesses(db: Db, filter: StoredProcessFilter): Promis
     .$if(filter.ref !== undefined, (qb) => qb.where('ref', '=', filter.ref!))
     .$if(filter.node !== undefined, (qb) => qb.where('node', '=', filter.node!))
     .$if(filter.streamId !== undefined, (qb) => qb.where('stream_id', '=', filter.streamId!))
+    .$if(filter.beforePid !== undefined, (qb) => qb.where('pid', '<', filter.beforePid!))
     .orderBy('pid', 'desc')
+    .$if(filter.limit !== undefined, (qb) => qb.limit(filter.limit!))
     .execute();
   return rows.map(toProcess);
 }
