@@ -241,9 +241,8 @@ function readConsoleUrl(env: Env): string | undefined {
   const raw = readEnv(env, 'MCI_CONSOLE_URL');
   if (raw === undefined) return undefined;
   if (!URL.canParse(raw) || !/^https?:$/.test(new URL(raw).protocol)) {
-    throw new ConfigError('CONFIG_INVALID', `MCI_CONSOLE_URL must be an http(s) URL, got ${JSON.stringify(raw)}`, {
-      path: 'MCI_CONSOLE_URL',
-    });
+    const message = `MCI_CONSOLE_URL must be an http(s) URL, got ${JSON.stringify(raw)}`;
+    throw new ConfigError('CONFIG_INVALID', message, { path: 'MCI_CONSOLE_URL' });
   }
   return raw;
 }

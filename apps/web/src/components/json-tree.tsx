@@ -1,5 +1,7 @@
-import { allExpanded, defaultStyles, JsonView } from 'react-json-view-lite';
+import { useMemo, useState } from 'react';
+import { defaultStyles, JsonView } from 'react-json-view-lite';
 import 'react-json-view-lite/dist/index.css';
+import { limitArrays } from './limit-arrays.ts';
 
 // Structure (indents, expand icons) from the library; colours from our stylesheet, light or dark.
 const STYLES = {
@@ -15,8 +17,19 @@ const STYLES = {
   punctuation: 'json-punctuation',
 };
 
-/** A JSON value as an expandable tree; a scalar shows as one line. */
+/** Items of a long array shown at first, and added by each "Show more". */
+const PAGE_ITEMS = 100;
+
+/** The value and its fields are open; deeper levels open on a click (a collapsed node draws no children). */
+const expandTwoLevels = (level: number) => level < 2;
+
+/**
+ * A JSON value as an expandable tree, open two levels deep; arrays longer than a page show their
+ * first items and a "Show more" button. A scalar shows as one line.
+ */
 export function JsonTree({ value, label = 'Output' }: { value: unknown; label?: string }) {
+  const [limit, setLimit] = useState(PAGE_ITEMS);
+  const shown = useMemo(() => limitArrays(value, limit), [value, limit]);
   if (value === null || typeof value !== 'object') {
     return (
       <pre className="json-scalar" title={label}>
@@ -26,7 +39,22 @@ export function JsonTree({ value, label = 'Output' }: { value: unknown; label?: 
   }
   return (
     <div className="json-tree-box" title={label}>
-      <JsonView data={value} style={STYLES} shouldExpandNode={allExpanded} />
+      <JsonView data={shown.value as object} style={STYLES} shouldExpandNode={expandTwoLevels} />
+      {shown.longest > 0 && (
+        <p className="json-more">
+          <span className="muted">
+            {shown.longest.toLocaleString('en')} items, the first {limit.toLocaleString('en')} shown
+          </span>{' '}
+          <button
+            type="button"
+            className="link-button"
+            aria-label={`Show ${PAGE_ITEMS} more items of ${label}`}
+            onClick={() => setLimit((current) => current + PAGE_ITEMS)}
+          >
+            Show {PAGE_ITEMS} more
+          </button>
+        </p>
+      )}
     </div>
   );
 }
