@@ -15,10 +15,11 @@ export interface CommandEntry {
 export interface CommandModule<Options = Record<string, unknown>, Args extends unknown[] = unknown[]> {
   /** Declares arguments and options on `command` (its name and description are already set). */
   configure(command: Command): void;
-  /** Does the work; resolves with the exit code. An error it throws is printed by `mci` (exit 1). */
+  /**
+   * Does the work; resolves with the exit code (2 for a usage error it finds itself, as for those
+   * commander reports). An error it throws is printed by `mci` (exit 1).
+   */
   run(input: { args: Args; options: Options }, io: CliIo): Promise<number>;
-  /** Exit code of a usage error commander reports (unknown option, bad value). @default 2 */
-  readonly usageExitCode?: number;
 }
 
 /** Types a command module (`export default defineCommand<Options, [file: string]>({ ... })`). */

@@ -29,3 +29,17 @@ export function collectEnvOption(
   if (equals <= 0) throw new InvalidArgumentError(`expected KEY=VALUE, got "${value}"`);
   return { ...previous, [value.slice(0, equals)]: value.slice(equals + 1) };
 }
+
+/** The languages `--lang` names, and the longer spellings it also accepts. */
+const LANGUAGES: Record<string, 'ts' | 'js'> = { ts: 'ts', js: 'js', typescript: 'ts', javascript: 'js' };
+
+/**
+ * Commander parser of `--lang` (`mci run`, `mci submit`): `ts` or `js` (`typescript` and `javascript`
+ * are accepted too).
+ * @throws InvalidArgumentError for any other value (a usage error)
+ */
+export function langOption(value: string): 'ts' | 'js' {
+  const lang = LANGUAGES[value.toLowerCase()];
+  if (lang === undefined) throw new InvalidArgumentError(`--lang must be ts or js, got "${value}"`);
+  return lang;
+}

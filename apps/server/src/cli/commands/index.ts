@@ -10,51 +10,52 @@ import type { CommandEntry } from '../command.ts';
  *    `process.env` or `process.exitCode` directly) and resolves with the exit code. Import what the
  *    command needs (`@mci/sandbox`, the server, the MCP SDK) at the top of that file: it is loaded
  *    only when NAME runs, so `mci --help` and the other commands stay fast.
- * 2. Add one entry below: the name, the one-line description `mci --help` shows, the lazy import.
+ * 2. Add one entry below: the name, the one-line description `mci --help` shows (lower case first,
+ *    like every option's help), the lazy import.
  * Tests run it in-process: `mci([NAME, ...args], { cwd, env, input })` from the server's
  * `test/support/mci.ts`; `spawnMci` of `@mci/test-support` runs the real program.
  */
 export const commands: readonly CommandEntry[] = [
   {
     name: 'validate',
-    description: 'Check a tool file, its toolsets and templates; print every problem found',
+    description: 'check a tool file, its toolsets and templates; print every problem found',
     load: () => import('./validate.ts'),
   },
   {
     name: 'list',
-    description: 'List the tools of a tool file (disabled tools never appear)',
+    description: 'list the tools of a tool file (disabled tools never appear)',
     load: () => import('./list.ts'),
   },
   {
     name: 'exec',
     description:
-      'Execute one tool and print its result as JSON (exit 0 ok, 1 tool error, 2 usage/load error)',
+      'execute one tool and print its result as JSON (exit 0 ok, 1 tool error, 2 usage/load error)',
     load: () => import('./exec.ts'),
   },
   {
     name: 'run',
     description:
-      'Run a TypeScript snippet in the sandbox with the tools at hand (exit 0 on success, 1 otherwise)',
+      'run a TypeScript snippet in the sandbox with the tools at hand (exit 0 on success, 1 otherwise)',
     load: () => import('./run.ts'),
   },
   {
     name: 'envs',
-    description: 'List the environment variables the tools use, where, and whether each is set',
+    description: 'list the environment variables the tools use, where, and whether each is set',
     load: () => import('./envs.ts'),
   },
   {
     name: 'extract',
-    description: 'Print the exec code blocks (intents) of a markdown file or of stdin',
+    description: 'print the exec code blocks (intents) of a markdown file or of stdin',
     load: () => import('./extract.ts'),
   },
   {
     name: 'serve',
-    description: 'run MCI Server: WebSocket (/ws) and HTTP API on one port',
+    description: 'run MCI Server: WebSocket (/ws), HTTP API, MCP (/mcp) and the web console on one port',
     load: () => import('./serve.ts'),
   },
   {
     name: 'mcp',
-    description: 'Serve run_code and the tools over MCP on stdin/stdout (logs on stderr)',
+    description: 'serve run_code and the tools over MCP on stdin/stdout (logs on stderr)',
     load: () => import('./mcp.ts'),
   },
   {

@@ -59,7 +59,6 @@ function table(tools: readonly ResolvedTool[]): string {
  * with AND), as a table, JSON or YAML.
  */
 export default defineCommand<ListOptions>({
-  usageExitCode: 1,
   configure(command) {
     command
       .option(

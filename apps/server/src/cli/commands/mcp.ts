@@ -32,7 +32,6 @@ interface McpOptions {
  * @see docs/mcp.md
  */
 export default defineCommand<McpOptions>({
-  usageExitCode: 1,
   configure(command) {
     command
       .option(

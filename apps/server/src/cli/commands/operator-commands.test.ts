@@ -126,9 +126,31 @@ describe('mci submit', () => {
     const missing = await mci(['submit', join(dir, 'nope.ts')]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('cannot read');
-    const timeout = await mci(['submit', '-', '--timeout', '0'], { input: 'output(1)' });
+    const timeout = await mci(['submit', '-', '-t', '0'], { input: 'output(1)' });
     expect(timeout.code).toBe(2);
     expect(timeout.stderr).toContain('--timeout must be a positive integer');
+    const lang = await mci(['submit', '-', '--lang', 'python'], { input: 'output(1)' });
+    expect(lang.code).toBe(2);
+    expect(lang.stderr).toContain('--lang must be ts or js, got "python"');
+  });
+
+  test('reads the file before it connects: a missing file is a usage error, with no connection attempt', async () => {
+    const run = await mci(['submit', join(dir, 'nope.ts')], { url: 'http://127.0.0.1:1' });
+    expect(run).toMatchObject({ code: 2, stdout: '' });
+    expect(run.stderr).toBe(`mci submit: cannot read ${join(dir, 'nope.ts')}: ENOENT\n`);
+  });
+
+  test('--lang takes ts or js, and the long spellings', async () => {
+    for (const [given, lang] of [
+      ['js', 'js'],
+      ['javascript', 'js'],
+      ['ts', 'ts'],
+      ['typescript', 'ts'],
+    ]) {
+      const run = await mci(['submit', '-', '--lang', given!], { input: 'output(1)' });
+      expect(run.code).toBe(0);
+      expect(await client.wait(Number(run.stdout.trim()))).toMatchObject({ lang, status: 'success' });
+    }
   });
 });
 

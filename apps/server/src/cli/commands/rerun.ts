@@ -16,7 +16,7 @@ export default defineCommand<RerunOptions, [pids: string[]]>({
   configure(command) {
     command
       .argument('<pid...>', 'process ids')
-      .option('--wait', 'wait for each run to finish; exit 1 unless all succeeded')
+      .option('-w, --wait', 'wait for each run to finish; exit 1 unless all succeeded')
       .option('--force', 'send the run signal with force: true (the MCI process API flag)');
     addRemoteOptions(command);
   },

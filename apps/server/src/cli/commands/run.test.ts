@@ -189,7 +189,7 @@ describe('mci run', { timeout: 60_000 }, () => {
     }
   });
 
-  it('exits 1 with a clear message for a tool file that does not load, or bad options', async () => {
+  it('exits 1 with a clear message for a tool file that does not load, 2 for bad options', async () => {
     const bad = join(dir, 'bad.json');
     await writeFile(bad, '{ "schemaVersion": "1.0", "tools": [ { "name": 1 } ] }');
     const r = await mciRun(['return 1', '--file', bad], { cwd: dir });
@@ -197,7 +197,7 @@ describe('mci run', { timeout: 60_000 }, () => {
     expect(r.stderr).toMatch(/^error: /);
     expect(r.stderr).toContain('bad.json');
     const opt = await mciRun(['return 1', '--timeout', 'soon'], { cwd: dir });
-    expect(opt.code).toBe(1);
+    expect(opt.code).toBe(2);
     expect(opt.stderr).toContain('--timeout must be a positive integer');
   });
 

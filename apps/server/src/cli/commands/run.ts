@@ -1,7 +1,7 @@
 import { text as readText } from 'node:stream/consumers';
 import { resolve } from 'node:path';
 import { inspect } from 'node:util';
-import { type CheckLanguage, ProgramChecker } from '@mci/check';
+import { ProgramChecker } from '@mci/check';
 import { encodeOutputValue } from '@mci/protocol';
 import { createSandboxPool, type ExecutionResult, SandboxError, type SandboxEvent } from '@mci/sandbox';
 import { createToolRunner } from '@mci/tools';
@@ -12,7 +12,7 @@ import { ConfigError } from '../../config/config-error.ts';
 import { localRedactor, redactingTools } from '../../secrets/server-secrets.ts';
 import { defineCommand } from '../command.ts';
 import type { CliIo } from '../io.ts';
-import { collect, collectEnvOption, numberOption } from '../options.ts';
+import { collect, collectEnvOption, langOption, numberOption } from '../options.ts';
 import { roundMs, toJsonText } from '../process-format.ts';
 import { saveRunFiles } from '../save-files.ts';
 import { createToolCatalog } from '../../tool-search/tool-catalog.ts';
@@ -21,12 +21,15 @@ import type { ToolDeclarationSource } from '../../tools-dts/sandbox-globals-dts.
 import { resolveToolFilePath } from '../tool-file.ts';
 import { describeLoadError, loadCollection } from '../tool-file-loading.ts';
 
+/** Exit code of a usage error (no snippet on a terminal), as for those commander reports. */
+const EXIT_USAGE = 2;
+
 interface RunOptions {
   file?: string;
   timeout?: number;
   memory?: number;
   format: 'json' | 'text';
-  lang: string;
+  lang?: 'ts' | 'js';
   allowNet?: string[];
   env?: Record<string, string>;
   saveFiles?: string;
@@ -34,18 +37,17 @@ interface RunOptions {
 }
 
 /**
- * `mci run [SNIPPET|-] [--file F] [--timeout MS] [--memory MB] [--format json|text] [--allow-net H[:P]]...
+ * `mci run [SNIPPET|-] [--file F] [--timeout MS] [--memory MB] [--format json|text] [--lang ts|js] [--allow-net H[:P]]...
  * [--save-files DIR] [--check [block|warn|off]]`: runs one snippet in the sandbox with the tool collection at hand and prints the
  * ExecutionResult (JSON, files as `{name, mimeType, size}`) or a readable summary with the logs
  * streamed live. `--save-files` writes the run's files and pictures to DIR and prints their paths
  * (`saved: PATH` lines on stderr, or `saved` in the JSON). `--check` type-checks the snippet first
  * (docs/sandbox.md): its findings go to stderr (`warnings` in the JSON), and under `block` a snippet
  * with certain errors does not run (`CHECK_FAILED`, exit 1). Exit 0 on success, 1 otherwise (a failed,
- * timed-out or canceled program, a tool file that does not load, or a bad option). Ctrl-C kills the
- * execution.
+ * timed-out or canceled program, a tool file that does not load), 2 for a usage error (a bad option,
+ * no snippet on a terminal). Ctrl-C kills the execution.
  */
 export default defineCommand<RunOptions, [snippet: string | undefined]>({
-  usageExitCode: 1,
   configure(command) {
     command
       .argument('[snippet]', 'the code, or - (the default) to read it from stdin')
@@ -60,7 +62,7 @@ export default defineCommand<RunOptions, [snippet: string | undefined]>({
       )
       .option('-m, --memory <mb>', 'isolate memory limit in MB (default 128)', numberOption('--memory'))
       .addOption(new Option('--format <format>', 'result format').choices(['json', 'text']).default('text'))
-      .addOption(new Option('--lang <lang>', 'language of the snippet').choices(['ts', 'js']).default('ts'))
+      .option('--lang <lang>', 'language of the snippet: ts or js (default ts)', langOption)
       .option(
         '--allow-net <host[:port]>',
         'let fetch reach this host (repeatable; fetch reaches nothing else)',
@@ -81,8 +83,13 @@ export default defineCommand<RunOptions, [snippet: string | undefined]>({
           .preset('block'),
       );
   },
-  run({ args: [snippet], options }, io) {
-    return run(snippet, options, io).catch((error: unknown) => {
+  async run({ args: [snippet], options }, io) {
+    const fromStdin = snippet === undefined || snippet === '-';
+    if (fromStdin && io.stdin.isTTY) {
+      io.stderr.write('error: give the snippet as an argument, or pipe it in (mci run - < file.ts)\n');
+      return EXIT_USAGE;
+    }
+    return run(fromStdin ? await readText(io.stdin) : snippet, options, io).catch((error: unknown) => {
       const lines =
         error instanceof SandboxError || error instanceof ConfigError
           ? [`error: ${error.message}`]
@@ -93,8 +100,7 @@ export default defineCommand<RunOptions, [snippet: string | undefined]>({
   },
 });
 
-async function run(snippet: string | undefined, options: RunOptions, io: CliIo): Promise<number> {
-  const code = snippet === undefined || snippet === '-' ? await readStdin(io) : snippet;
+async function run(code: string, options: RunOptions, io: CliIo): Promise<number> {
   const file = resolveToolFilePath(options.file, io.cwd);
   const collection = await loadCollection(file, { env: io.env, extra: options.env, mcp: true });
   const env = { ...io.env, ...options.env };
@@ -115,7 +121,7 @@ async function run(snippet: string | undefined, options: RunOptions, io: CliIo):
   await using pool = createSandboxPool({ size: 1, allowNet: options.allowNet ?? [] });
   const execution = pool.execute({
     code,
-    lang: options.lang,
+    lang: options.lang ?? 'ts',
     tools: redactingTools(withCatalog(runner, createToolCatalog(runner.list())), redactor),
     timeoutMs: options.timeout,
     memoryLimitMb: options.memory,
@@ -155,23 +161,13 @@ function checkSnippet(code: string, options: RunOptions, tools: ToolDeclarationS
   const mode = options.check ?? 'off';
   if (mode === 'off') return { warnings: [] };
   const checker = new ProgramChecker(checkDeclarations(tools));
-  return checkOutcome(mode, checker.check(code, options.lang as CheckLanguage));
+  return checkOutcome(mode, checker.check(code, options.lang ?? 'ts'));
 }
 
 function printCheck(check: CheckOutcome, io: CliIo): void {
   for (const d of check.refused?.diagnostics ?? []) io.stderr.write(`error: line ${d.line}: ${d.message}\n`);
   for (const d of check.warnings) io.stderr.write(`warning: line ${d.line}: ${d.message}\n`);
   if (check.refused) io.stderr.write(`failed: ${check.refused.name}: ${check.refused.message}\n`);
-}
-
-async function readStdin(io: CliIo): Promise<string> {
-  if (io.stdin.isTTY) {
-    throw new SandboxError(
-      'INVALID_REQUEST',
-      'give the snippet as an argument, or pipe it in (mci run - < file.ts)',
-    );
-  }
-  return readText(io.stdin);
 }
 
 const show = (value: unknown) => inspect(value, { depth: 6, colors: false, breakLength: 100 });

@@ -38,7 +38,10 @@ const SAME_SIGNAL_MS = 1000;
 export default defineCommand<ServeOptions>({
   configure(command) {
     command
-      .option('-f, --file <path>', 'tool file (default: mci.json, mci.yaml or mci.yml here, else examples/mci.yaml)')
+      .option(
+        '-f, --file <path>',
+        'tool file (default: mci.json, mci.yaml or mci.yml here, else examples/mci.yaml)',
+      )
       .option('--host <host>', 'address to listen on (env MCI_HOST; default 127.0.0.1)')
       .addOption(
         new Option('-p, --port <port>', 'port, 0 for any free one (env MCI_PORT; default 7687)').argParser(
@@ -76,7 +79,7 @@ export default defineCommand<ServeOptions>({
       .option('--insecure', 'allow a non-loopback host without tokens')
       .option(
         '--cors-origin <origin>',
-        'page origin allowed to call the server from a browser: scheme://host[:port], :* for any port, or * without tokens (repeatable; config cors.origins; default without tokens: http://localhost:*, http://127.0.0.1:* and http://[::1]:*; with tokens: only the server\'s own origin)',
+        "page origin allowed to call the server from a browser: scheme://host[:port], :* for any port, or * without tokens (repeatable; config cors.origins; default without tokens: http://localhost:*, http://127.0.0.1:* and http://[::1]:*; with tokens: only the server's own origin)",
         collect,
       )
       .option(
@@ -133,7 +136,7 @@ export default defineCommand<ServeOptions>({
         ).argParser(numberOption('--retention-max-bytes')),
       )
       .option(
-        '--model <provider:model>',
+        '-m, --model <provider:model>',
         'host conversations with this model (repeatable; the first is the default; keys from the environment)',
         collect,
       )

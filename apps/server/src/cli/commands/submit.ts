@@ -2,10 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
 import { text as readText } from 'node:stream/consumers';
 import type { MciClient, ProcessSnapshot } from '@mci/client';
-import { Option } from 'commander';
 import { defineCommand } from '../command.ts';
 import type { CliIo } from '../io.ts';
-import { numberOption } from '../options.ts';
+import { langOption, numberOption } from '../options.ts';
 import { describeProcess, formatDuration, printEvent } from '../process-format.ts';
 import { createProgress } from '../progress.ts';
 import { addRemoteOptions, EXIT, type RemoteOptions, runRemote, UsageError } from '../remote.ts';
@@ -14,12 +13,14 @@ interface SubmitOptions extends RemoteOptions {
   wait?: boolean;
   ref?: string;
   timeout?: number;
-  lang?: string;
+  lang?: 'ts' | 'js';
 }
 
 /**
- * `mci submit [FILE|-] [--wait]`: creates a process from a file (or stdin) and prints its pid. With
- * `--wait`, streams its outputs and logs until it finishes: exit 0 on success, 1 otherwise.
+ * `mci submit [FILE|-] [--wait] [--timeout MS] [--lang ts|js]`: reads the file (or stdin), then creates a
+ * process from it and prints its pid. With `--wait`, streams its outputs and logs until it finishes:
+ * exit 0 on success, 1 otherwise. Exit 2 for a usage error (an unreadable file, no code on a terminal),
+ * before any connection.
  */
 export default defineCommand<SubmitOptions, [file: string | undefined]>({
   configure(command) {
@@ -27,16 +28,24 @@ export default defineCommand<SubmitOptions, [file: string | undefined]>({
       .argument('[file]', "the code: a file, or '-' (default) for stdin")
       .option('-w, --wait', 'stream its outputs and logs until it finishes; exit 0 on success, 1 otherwise')
       .option('--ref <ref>', 'a label for the process')
-      .addOption(new Option('--timeout <ms>', 'run time limit in ms').argParser(numberOption('--timeout')))
+      .option('-t, --timeout <ms>', 'run time limit in milliseconds', numberOption('--timeout'))
       .option(
         '--lang <lang>',
-        'ts, typescript, js or javascript (default: from the file extension, else ts)',
+        'language of the code: ts or js (default: from the file extension, else ts)',
+        langOption,
       );
     addRemoteOptions(command);
   },
-  run({ args: [file], options }, io) {
+  async run({ args: [file], options }, io) {
+    // The code is read before connecting: a missing file is a usage error, not a connection attempt.
+    let code: string;
+    try {
+      code = await readCode(file, io);
+    } catch (error) {
+      io.stderr.write(`mci submit: ${(error as Error).message}\n`);
+      return EXIT.USAGE;
+    }
     return runRemote('submit', options, io, async (client) => {
-      const code = await readCode(file, io);
       const created = await client.createProcess(code, {
         lang: options.lang ?? langOf(file),
         ...(options.ref !== undefined && { ref: options.ref }),

@@ -125,9 +125,9 @@ describe('mci validate', () => {
     }
   });
 
-  it('rejects a malformed -e value', async () => {
+  it('rejects a malformed -e value as a usage error (exit 2)', async () => {
     const run = await mci(['validate', '-e', 'NOEQUALS'], { cwd: empty });
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(2);
     expect(run.stderr).toContain('expected KEY=VALUE, got "NOEQUALS"');
   });
 
@@ -228,15 +228,15 @@ describe('mci list', () => {
     expect(run).toMatchObject({ code: 0, stdout: 'no tools match\n' });
   });
 
-  it('rejects an unknown filter, an empty filter and an unknown format', async () => {
+  it('rejects an unknown filter, an empty filter and an unknown format (usage errors, exit 2)', async () => {
     const unknown = await mci(['list', '--filter', 'name:greet'], { cwd: empty });
-    expect(unknown.code).toBe(1);
+    expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown filter "name"');
     const emptyFilter = await mci(['list', '--filter', 'tags: , '], { cwd: empty });
-    expect(emptyFilter.code).toBe(1);
+    expect(emptyFilter.code).toBe(2);
     expect(emptyFilter.stderr).toContain('filter "tags" needs a comma-separated list');
     const format = await mci(['list', '--format', 'xml'], { cwd: empty });
-    expect(format.code).toBe(1);
+    expect(format.code).toBe(2);
     expect(format.stderr).toMatch(/Allowed choices are table, json, yaml/);
   });
 

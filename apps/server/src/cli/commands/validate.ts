@@ -17,7 +17,6 @@ const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ?
  * one-line summary (exit 0) or every issue with file, JSON path and line (exit 1).
  */
 export default defineCommand<ValidateOptions>({
-  usageExitCode: 1,
   configure(command) {
     command
       .option(
