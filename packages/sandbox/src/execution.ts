@@ -2,6 +2,7 @@ import type { FetchRequestData, FetchResponseData } from './bootstrap/fetch.ts';
 import type { EgressAllow } from './egress.ts';
 import type { SandboxLimits } from './limits.ts';
 import type { RunFile } from './run-file.ts';
+import type { SkillHost } from './skill-host.ts';
 import type { ToolHost } from './tool-host.ts';
 
 /** Languages `execute` accepts; `ts` code has its types stripped (no type checking). */
@@ -19,6 +20,8 @@ export interface ExecutionRequest {
   memoryLimitMb?: number;
   /** The tools reachable as `tools.<name>(props)`; none when absent. */
   tools?: ToolHost;
+  /** The saved skills reachable as `skills.<name>(input)`, and `skills.save`; no `skills` when absent. */
+  skills?: SkillHost;
   /**
    * Receives output, log and tool events in order, all before `result` resolves; a run that did not
    * succeed ends with a `stderr` log event saying why (see `ExecutionResult.stderr`). Throws are

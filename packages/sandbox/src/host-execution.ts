@@ -119,6 +119,7 @@ export class HostExecution implements Execution {
       code: this.#request.code,
       lang: this.#lang,
       tools: this.#calls.names,
+      ...(this.#request.skills && { skills: { ...this.#request.skills.sources } }),
       limits: { timeoutMs, memoryLimitMb, maxOutputBytes, maxLogBytes },
       ...(this.#request.randomSeed !== undefined && { seed: this.#request.randomSeed }),
       ...(this.#host.reuse && { reuse: { domain: this.domain, ...this.#host.reuse } }),
@@ -154,6 +155,30 @@ export class HostExecution implements Execution {
         if (this.#stopping) return;
         this.#calls.catalog(message.op, message.args, (ok, value) => this.#settle(message.callId, ok, value));
         return;
+      case 'skill': {
+        if (this.#stopping) return;
+        const { callId, op, args } = message;
+        const skills = this.#request.skills;
+        const done = (ok: boolean, value: unknown) => this.#settle(callId, ok, value);
+        if (!skills) {
+          done(false, { name: 'TypeError', message: 'skills are not available in this execution' });
+          return;
+        }
+        Promise.resolve()
+          .then(() => (op === 'save' ? skills.save(args[0]) : skills.checkInput(String(args[0]), args[1])))
+          .then(
+            (value) => done(true, op === 'save' ? value : undefined),
+            (error: unknown) => {
+              const code = (error as { code?: unknown } | null)?.code;
+              done(false, {
+                name: error instanceof TypeError ? 'TypeError' : 'Error',
+                message: error instanceof Error ? error.message : String(error),
+                ...(typeof code === 'string' && { code }),
+              });
+            },
+          );
+        return;
+      }
       case 'fetch': {
         if (this.#stopping) return;
         const { callId, request } = message;

@@ -34,6 +34,8 @@ export type { SandboxErrorCode } from './sandbox-error.ts';
 
 // Errors
 export { SandboxError } from './sandbox-error.ts';
+// Saved skills (`skills.<name>(input)`, `skills.save`)
+export type { SkillHost, SkillOp } from './skill-host.ts';
 // Tools as the sandbox sees them
 export type { ToolHost, ToolResult } from './tool-host.ts';
 export type { ToolCatalog, ToolDescription, ToolMatch } from './tool-catalog.ts';

@@ -3,6 +3,7 @@
 import type { FetchRequestData } from './bootstrap/fetch.ts';
 import type { ExecutionError, ExecutionStatus } from './execution.ts';
 import type { RunFile } from './run-file.ts';
+import type { SkillOp } from './skill-host.ts';
 
 /** The limits a worker enforces itself (the host enforces tool, fetch and time limits too). */
 export interface WorkerLimits {
@@ -20,6 +21,8 @@ export type HostMessage =
       code: string;
       lang: 'ts' | 'js';
       tools: string[];
+      /** The skills of `skills.<name>(input)`: name -> function body (see `SkillHost.sources`). */
+      skills?: Record<string, string>;
       limits: WorkerLimits;
       /** Seeds `Math.random` (see `ExecutionRequest.randomSeed`). */
       seed?: number;
@@ -62,6 +65,8 @@ export type WorkerMessage =
   /** `tools.search(query, options)` or `tools.describe(name)`: `args` as the program passed them. */
   | { type: 'catalog'; id: number; callId: number; op: 'search' | 'describe'; args: unknown[] }
   | { type: 'fetch'; id: number; callId: number; request: FetchRequestData }
+  /** `skills.<name>(input)` (`args`: `[name, input]`, before it runs) or `skills.save(skill)` (`[skill]`). */
+  | { type: 'skill'; id: number; callId: number; op: SkillOp; args: unknown[] }
   | {
       type: 'done';
       id: number;

@@ -44,6 +44,8 @@ export interface BootstrapLib {
 /** Per-execution settings, written into the program's wrapper line (see `transpile.ts`). */
 export interface RunConfig {
   tools: string[];
+  /** The skills of `skills.<name>(input)`: name -> function body (see `SkillHost.sources`); no `skills` without. */
+  skills?: Record<string, string>;
   /** Seeds `Math.random` (32-bit): a program run again with the same seed draws the same numbers. */
   seed?: number;
 }
@@ -387,6 +389,63 @@ export function bootstrap(send: Send, call: HostCall, lib: BootstrapLib): Contro
     define('tools', tools);
   };
 
+  // --- skills ---
+  // Taken before any program code runs, so a program that replaces `Function` cannot change how
+  // skills load. Skills are the principal's own code: they get no more than the program has.
+  const FunctionConstructor = g.Function as FunctionConstructor;
+  const installSkills = (sources: Record<string, string>) => {
+    const names = P.objectKeys(sources);
+    const loaded = new P.Map<string, unknown>();
+    // A skill's module runs once, on its first call: most runs call few of the skills they could.
+    const load = (name: string) => {
+      if (P.mapHas(loaded, name)) return P.mapGet(loaded, name);
+      const exports: { default?: unknown } = {};
+      P.apply(new FunctionConstructor('exports', sources[name]!), undefined, [exports]);
+      if (typeof exports.default !== 'function')
+        throw new P.TypeError(`skills.${name}: its module did not export a function as its default`);
+      P.mapSet(loaded, name, exports.default);
+      return exports.default;
+    };
+    const table: Record<string, unknown> = {};
+    for (const name of names) {
+      const what = `skills.${name}() input`;
+      const fn = {
+        async [name](input: unknown) {
+          // The host checks the input against the skill's schema first; a misfit rejects here.
+          await hostCall('skill', 'input', cloner.copyOut([name, input], what));
+          return P.apply(load(name) as (input: unknown) => unknown, undefined, [input]);
+        },
+      }[name];
+      P.defineProperty(table, name, { value: fn, enumerable: true });
+    }
+    P.defineProperty(table, 'save', {
+      enumerable: false,
+      value: function save(skill: unknown) {
+        return hostCall('skill', 'save', cloner.copyOut([skill], 'skills.save() argument'));
+      },
+    });
+    P.objectFreeze(table);
+    const passThrough = new P.Set<unknown>([
+      'then',
+      'toJSON',
+      'constructor',
+      'inspect',
+      'valueOf',
+      'toString',
+    ]);
+    const skills = new P.Proxy(table, {
+      get(target, key, receiver) {
+        if (typeof key === 'symbol' || key in target || passThrough.has(key))
+          return P.reflectGet(target, key, receiver);
+        const close = closeNames(key, names);
+        const hint = close.length > 0 ? ` Did you mean ${close.map((n) => `skills.${n}`).join(', ')}?` : '';
+        const list = names.length > 0 ? ` Saved skills: ${names.join(', ')}.` : ' No skill is saved yet.';
+        throw new P.TypeError(`Unknown skill "${key}".${hint}${list}`);
+      },
+    });
+    define('skills', skills);
+  };
+
   // --- running the program ---
   // The outcome resolves a promise: without a prototype, a program that defined
   // `Object.prototype.then` cannot hijack it.
@@ -413,6 +472,7 @@ export function bootstrap(send: Send, call: HostCall, lib: BootstrapLib): Contro
 
   async function run(main: () => Promise<unknown>, config: RunConfig): Promise<RunOutcome> {
     installTools(config.tools);
+    if (config.skills) installSkills(config.skills);
     if (typeof config.seed === 'number') seedRandom(config.seed);
     let value: unknown;
     try {

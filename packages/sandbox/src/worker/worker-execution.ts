@@ -71,7 +71,7 @@ export class WorkerExecution {
   }
 
   async start(): Promise<void> {
-    const { code, lang, limits, tools, seed } = this.#request;
+    const { code, lang, limits, tools, seed, skills } = this.#request;
     const { isolate, context } = this.#sandbox;
     // Armed first: compiling runs under the deadline too.
     this.#deadline = setTimeout(
@@ -85,7 +85,11 @@ export class WorkerExecution {
     this.#filename = lang === 'ts' ? 'snippet.ts' : 'snippet.js';
     let script: ivm.Script;
     try {
-      const prepared = prepareSource(code, lang, { tools, ...(seed !== undefined && { seed }) });
+      const prepared = prepareSource(code, lang, {
+        tools,
+        ...(seed !== undefined && { seed }),
+        ...(skills && { skills }),
+      });
       script = isolate.compileScriptSync(prepared.source, {
         filename: prepared.filename,
         lineOffset: LINE_OFFSET,
@@ -222,6 +226,13 @@ export class WorkerExecution {
         if (!isCallId(callId) || (op !== 'search' && op !== 'describe') || !Array.isArray(opArgs)) return;
         this.#flush();
         this.#post({ type: 'catalog', id: this.id, callId, op, args: opArgs });
+        return;
+      }
+      case 'skill': {
+        const [callId, op, opArgs] = args;
+        if (!isCallId(callId) || (op !== 'input' && op !== 'save') || !Array.isArray(opArgs)) return;
+        this.#flush();
+        this.#post({ type: 'skill', id: this.id, callId, op, args: opArgs });
         return;
       }
       case 'fetch': {
