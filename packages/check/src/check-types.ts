@@ -54,5 +54,7 @@ export interface CheckDeclarations {
  */
 export interface SkillReport extends CheckReport {
   inputSchema?: Record<string, unknown>;
+  /** Why no input schema was taken from the parameter type (a `Date`, a function, not an object). */
+  schemaError?: CheckDiagnostic;
   js?: string;
 }

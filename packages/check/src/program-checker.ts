@@ -146,7 +146,9 @@ export class ProgramChecker {
       if (report.errors.length > 0 || !program || !source) return { ...report, durationMs: durationMs() };
       const shape = skillShape(program.getTypeChecker(), source, code);
       if (!shape.ok) return { ...report, errors: shape.errors, durationMs: durationMs() };
-      return { ...report, durationMs: durationMs(), inputSchema: shape.inputSchema, js: shape.js };
+      return 'schemaError' in shape
+        ? { ...report, durationMs: durationMs(), schemaError: shape.schemaError, js: shape.js }
+        : { ...report, durationMs: durationMs(), inputSchema: shape.inputSchema, js: shape.js };
     } finally {
       this.#files.delete(SKILL_TS);
     }

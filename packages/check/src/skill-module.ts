@@ -5,6 +5,8 @@ import { typeToJsonSchema } from './input-schema.ts';
 /** What a skill module is found to be: its input schema and the JavaScript that runs it, or why not. */
 export type SkillShape =
   | { ok: true; inputSchema: Record<string, unknown>; js: string }
+  /** The module runs, but its input type has no JSON Schema: it needs one given at save. */
+  | { ok: true; schemaError: CheckDiagnostic; js: string }
   | { ok: false; errors: CheckDiagnostic[] };
 
 /**
@@ -53,31 +55,26 @@ export function skillShape(checker: ts.TypeChecker, source: ts.SourceFile, code:
     at(declaration, `the default export must be a function (it is ${checker.typeToString(type)})`);
     return { ok: false, errors };
   }
-  let inputSchema: Record<string, unknown> = { type: 'object', properties: {} };
-  const [parameter] = signature.getParameters();
-  if (parameter) {
-    const parameterDeclaration = parameter.valueDeclaration ?? declaration;
-    try {
-      inputSchema = typeToJsonSchema(
-        checker,
-        checker.getTypeOfSymbolAtLocation(parameter, parameterDeclaration),
-      );
-    } catch (error) {
-      at(parameterDeclaration, `${(error as Error).message}; give inputSchema when saving instead`);
-      return { ok: false, errors };
-    }
-    if (Object.keys(inputSchema).length === 0) inputSchema = { type: 'object' };
-    if (inputSchema.type !== 'object') {
-      at(parameterDeclaration, 'the input of a skill must be an object type ({ ... })');
-      return { ok: false, errors };
-    }
-  }
   const js = ts.transpileModule(code, {
-    compilerOptions: {
-      module: ts.ModuleKind.CommonJS,
-      target: ts.ScriptTarget.ESNext,
-      removeComments: false,
-    },
+    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ESNext },
   }).outputText;
+  const [parameter] = signature.getParameters();
+  if (!parameter) return { ok: true, inputSchema: { type: 'object', properties: {} }, js };
+  const parameterDeclaration = parameter.valueDeclaration ?? declaration;
+  const problem = (message: string): SkillShape => {
+    const { line, character } = source.getLineAndCharacterOfPosition(parameterDeclaration.getStart(source));
+    return { ok: true, schemaError: { line: line + 1, column: character + 1, code: 0, message }, js };
+  };
+  let inputSchema: Record<string, unknown>;
+  try {
+    inputSchema = typeToJsonSchema(
+      checker,
+      checker.getTypeOfSymbolAtLocation(parameter, parameterDeclaration),
+    );
+  } catch (error) {
+    return problem(`${(error as Error).message}; give inputSchema when saving instead`);
+  }
+  if (Object.keys(inputSchema).length === 0) inputSchema = { type: 'object' };
+  if (inputSchema.type !== 'object') return problem('the input of a skill must be an object type ({ ... })');
   return { ok: true, inputSchema, js };
 }

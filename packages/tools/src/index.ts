@@ -8,6 +8,8 @@ export { createMcpToolsetResolver } from './mcp/mcp-toolset-resolver.ts';
 export { DEFAULT_MCP_CACHE_DAYS, mcpCachePath } from './mcp/mcp-cache.ts';
 // What a tool file needs from the environment
 export { collectEnvUsage, envByTool } from './env-usage.ts';
+// Validating input against a JSON Schema (tool props, skill input)
+export { PropsValidator } from './props-validator.ts';
 // Results and errors
 export { CANCELED_MESSAGE, errorResult, textResult } from './tool-result.ts';
 export { ToolError } from './tool-error.ts';
@@ -17,6 +19,7 @@ export { checkPath, isInside, PathViolation, pathPolicyFor } from './path-policy
 // Types
 export type { ExecuteOptions, ToolInfo, ToolRunner, ToolRunnerOptions } from './tool-runner.ts';
 export type { LoadToolsOptions } from './load-tools.ts';
+export type { PropsValidation } from './props-validator.ts';
 export type { McpToolsetResolverOptions } from './mcp/mcp-toolset-resolver.ts';
 export type { McpCacheFile } from './mcp/mcp-cache.ts';
 export type {

@@ -27,9 +27,10 @@ export class PropsValidator {
   /**
    * Validates `props` and returns them with defaults applied. The caller's value is never changed
    * (a schema with defaults fills a deep copy). `undefined` and `null` props count as `{}`. Never
-   * throws: a schema that does not compile is reported as a failure.
+   * throws: a schema that does not compile is reported as a failure. `root` names the value in
+   * messages (`props.units must be ...`). @default 'props'
    */
-  validate(schema: Record<string, unknown> | undefined, props: unknown): PropsValidation {
+  validate(schema: Record<string, unknown> | undefined, props: unknown, root = 'props'): PropsValidation {
     if (props === undefined || props === null) props = {};
     if (!schema) return { ok: true, props };
     const compiled = this.#compile(schema);
@@ -38,7 +39,7 @@ export class PropsValidator {
     // Only a schema with defaults writes into the value, so only then is a copy needed.
     const value = hasDefaults ? structuredClone(props) : props;
     if (validate(value)) return { ok: true, props: value };
-    return { ok: false, message: `Invalid props: ${formatErrors(validate.errors ?? [])}` };
+    return { ok: false, message: `Invalid ${root}: ${formatErrors(validate.errors ?? [], root)}` };
   }
 
   #compile(schema: Record<string, unknown>) {
@@ -67,19 +68,19 @@ export class PropsValidator {
 }
 
 /** Joins ajv errors into one readable message: `props.units must be one of metric, imperial; ...`. */
-export function formatErrors(errors: readonly ErrorObject[]): string {
+export function formatErrors(errors: readonly ErrorObject[], root = 'props'): string {
   const messages: string[] = [];
   for (const error of errors) {
     // allOf/anyOf/if produce a summary error next to the specific ones; the specific ones say more.
     if (error.keyword === 'if') continue;
-    const message = formatError(error);
+    const message = formatError(error, root);
     if (!messages.includes(message)) messages.push(message);
   }
   return messages.join('; ');
 }
 
-function formatError(error: ErrorObject): string {
-  const path = propsPath(error.instancePath);
+function formatError(error: ErrorObject, root: string): string {
+  const path = propsPath(error.instancePath, root);
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'required':
@@ -100,13 +101,13 @@ function formatError(error: ErrorObject): string {
 }
 
 /** `/items/0/name` -> `props.items.0.name` (JSON Pointer escapes undone). */
-function propsPath(instancePath: string): string {
-  if (!instancePath) return 'props';
+function propsPath(instancePath: string, root: string): string {
+  if (!instancePath) return root;
   const segments = instancePath
     .slice(1)
     .split('/')
     .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
-  return ['props', ...segments].join('.');
+  return [root, ...segments].join('.');
 }
 
 function joinPath(path: string, key: string): string {
