@@ -65,7 +65,8 @@ export function createAuthenticator(grants: readonly TokenGrant[]): Authenticato
         return {
           ok: false,
           code: 'UNAUTHORIZED',
-          message: 'a token is required (Authorization: Bearer <token>)',
+          message:
+            'a bearer token is required: send the header "Authorization: Bearer <token>" (this server does not use OAuth)',
         };
       }
       const presented = sha256(token);

@@ -12,6 +12,7 @@ import type { StoreHealth } from '../processes/process-store.ts';
 import { ServerError } from '../processes/server-error.ts';
 import { renderSandboxGlobals, type ToolDeclarationSource } from '../tools-dts/sandbox-globals-dts.ts';
 import { registerApprovalRoutes } from './approval-routes.ts';
+import { bearerChallenge, registerNoOAuthMetadata } from './bearer-challenge.ts';
 import { registerConsoleRoutes } from './console-routes.ts';
 import type { HttpEnv } from './http-env.ts';
 import { sendError } from './http-error.ts';
@@ -114,12 +115,14 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpEnv> {
     return c.json({ status: 'ok' });
   });
 
+  registerNoOAuthMetadata(app);
   registerConsoleRoutes(app, options.consoleUrl === undefined ? {} : { url: options.consoleUrl });
   app.use('*', async (c, next) => {
     if (options.isShuttingDown()) throw new ServerError('SHUTTING_DOWN', 'the server is shutting down');
-    const result = options.authenticator.authenticate(bearerToken(c.req.header('authorization')));
+    const token = bearerToken(c.req.header('authorization'));
+    const result = options.authenticator.authenticate(token);
     if (!result.ok) {
-      c.header('WWW-Authenticate', 'Bearer');
+      c.header('WWW-Authenticate', bearerChallenge(Boolean(token), result.message));
       throw new ServerError('UNAUTHORIZED', result.message);
     }
     c.set('principal', result.principal);
