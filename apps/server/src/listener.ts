@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { Approvals } from './approvals/approvals.ts';
 import type { Authenticator } from './auth/authenticator.ts';
 import type { ChatService } from './chat/chat-service.ts';
+import type { Sessions } from './sessions/sessions.ts';
 import type { Limits } from './config/config-schema.ts';
 import { createHttpApp, type ToolListing } from './http/app.ts';
 import { ConnectionCaps } from './http/connection-caps.ts';
@@ -47,6 +48,8 @@ export interface ListenOptions {
   logger?: Logger;
   /** Server-hosted conversations (`chat.*` over WebSocket, `GET /models`). */
   chat?: ChatService;
+  /** Sessions and their state (`/sessions`, `session.*` and `state.*` over WebSocket). */
+  sessions?: Sessions;
   /** The MCP endpoint, served at `/mcp`. */
   mcp?: McpHttp;
   /** Policies and approvals (`/approvals`, `/policies`). */
@@ -95,6 +98,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     ...(logger && { logger }),
     ...(options.chat && { chat: options.chat }),
     ...(options.approvals && { approvals: options.approvals }),
+    ...(options.sessions && { sessions: options.sessions }),
   });
   const app = createHttpApp({
     manager,
@@ -109,6 +113,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     ...(options.chat && { chat: options.chat }),
     ...(options.mcp && { mcp: options.mcp }),
     ...(options.approvals && { approvals: options.approvals }),
+    ...(options.sessions && { sessions: options.sessions }),
     ...(options.clusterStats && { clusterStats: options.clusterStats }),
     ...(options.storeHealth && { storeHealth: options.storeHealth }),
     ...(options.consoleUrl !== undefined && { consoleUrl: options.consoleUrl }),

@@ -29,6 +29,10 @@ import { type Listener, listen } from './listener.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createMcpHttp } from './mcp/http-sessions.ts';
 import { createProcessManager } from './processes/process-manager.ts';
+import { processSessions } from './sessions/process-sessions.ts';
+import { startSessionRetention } from './sessions/session-retention.ts';
+import { SessionStore } from './sessions/session-store.ts';
+import { Sessions } from './sessions/sessions.ts';
 import { collectServerSecrets, secretsOfTool } from './secrets/server-secrets.ts';
 import type { ProcessManager } from './processes/process-manager-types.ts';
 import type { QuotaOptions } from './processes/quota-policy.ts';
@@ -280,6 +284,11 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
     await runner.close();
     throw error;
   }
+  // Sessions and state live in the process database, or in memory without one.
+  const stateLimits = { valueBytes: limits.stateValueBytes, sessionBytes: limits.stateSessionBytes };
+  const sessionStore = store
+    ? new SessionStore(store.tables.db, store.engine, stateLimits)
+    : await SessionStore.inMemory(stateLimits);
   const ownPool = options.pool === undefined;
   const pool =
     options.pool ??
@@ -321,6 +330,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
       logger,
       check: checkMode,
       ...(checker && { checker }),
+      sessions: processSessions(sessionStore, redactor),
       ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
       ...(store && { store }),
     });
@@ -354,6 +364,8 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
     throw error;
   }
   const chatRetention = startConversationRetention(chat, options.retention, logger);
+  const sessionRetention = startSessionRetention(sessionStore, options.retention, logger);
+  const sessions = new Sessions(sessionStore, manager, redactor);
   const mcp = createMcpHttp({
     manager,
     tools: exposedTools,
@@ -379,6 +391,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
       chat,
       mcp,
       approvals,
+      sessions,
       ...(options.consoleUrl !== undefined && { consoleUrl: options.consoleUrl }),
       ...(store && { storeHealth: () => store.health() }),
       ...(store?.nodes && {
@@ -415,10 +428,12 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
       listener.stopAccepting();
       retention?.stop();
       chatRetention?.stop();
+      sessionRetention?.stop();
       await chat.close();
       approvals.close();
       await manager.shutdown({ graceMs: closeOptions?.graceMs ?? options.shutdownGraceMs ?? 10_000 });
       approvalDb?.close();
+      sessionStore.close();
       await mcp.close();
       await listener.close(1001);
       await checker?.close();

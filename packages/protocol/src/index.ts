@@ -163,6 +163,26 @@ export {
   SubscriptionTargetSchema,
   UnsubscribeRequestSchema,
 } from './messages.ts';
+// Session and state types
+export type { Session, SessionDetail, SessionRef, StateKeyInfo, StateValue } from './sessions.ts';
+// Sessions and their durable state: schemas and session.* / state.* requests
+export {
+  SESSION_REPLY_SCHEMAS,
+  SESSION_REQUEST_SCHEMAS,
+  SessionDeleteRequestSchema,
+  SessionDetailSchema,
+  SessionGetRequestSchema,
+  SessionIdSchema,
+  SessionListRequestSchema,
+  SessionRefSchema,
+  SessionSchema,
+  StateDeleteRequestSchema,
+  StateGetRequestSchema,
+  StateKeyInfoSchema,
+  StateKeySchema,
+  StateSetRequestSchema,
+  StateValueSchema,
+} from './sessions.ts';
 // Output value types
 export type { JsonValue } from './output-value.ts';
 // Output values: one JSON encoding for every interface (reversible for values JSON lacks)

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ApprovalSchema } from './approvals.ts';
 import { CHAT_REPLY_SCHEMAS, CHAT_REQUEST_SCHEMAS, ChatEventSchema } from './chat.ts';
 import { ServerEventSchema } from './events.ts';
+import { SESSION_REPLY_SCHEMAS, SESSION_REQUEST_SCHEMAS, SessionRefSchema } from './sessions.ts';
 import { PageRequestSchema, pageSchema } from './paging.ts';
 import { RequestIdSchema, replySchema as reply } from './request-id.ts';
 import { TraceContextFieldsSchema } from './trace-context.ts';
@@ -78,6 +79,8 @@ export const ProcessCreateRequestSchema = z.strictObject({
   check: CheckModeSchema.optional(),
   /** Free-form data kept with the process; {@link SERVER_METADATA_KEYS} are refused. */
   metadata: ClientMetadataSchema.optional(),
+  /** The session of the process: its id, or `true` for a new one (see `SessionRefSchema`). */
+  session: SessionRefSchema.optional(),
   /** The caller's W3C Trace Context: the process's runs continue its trace. */
   ...TraceContextFieldsSchema.shape,
 });
@@ -177,6 +180,8 @@ export const StreamStartRequestSchema = z.strictObject({
   ref: RefSchema.optional(),
   /** The check mode of the stream's processes (see `CheckModeSchema`). @default the server's `check` */
   check: CheckModeSchema.optional(),
+  /** The session of the stream's processes: its id, or `true` for a new one (see `SessionRefSchema`). */
+  session: SessionRefSchema.optional(),
   /** The caller's W3C Trace Context: the stream's processes continue its trace. */
   ...TraceContextFieldsSchema.shape,
 });
@@ -221,6 +226,7 @@ export const ClientMessageSchema = z.discriminatedUnion('type', [
   StreamEndRequestSchema,
   ApprovalDecideRequestSchema,
   ...CHAT_REQUEST_SCHEMAS,
+  ...SESSION_REQUEST_SCHEMAS,
 ]);
 /** @see ClientMessageSchema */
 export type ClientMessage = z.infer<typeof ClientMessageSchema>;
@@ -260,11 +266,16 @@ export const ReplyMessageSchema = z.discriminatedUnion('request', [
     seq: z.number().int().nonnegative(),
   }),
   reply('unsubscribe', { subscription: SubscriptionTargetSchema }),
-  reply('stream.start', { streamId: StreamIdSchema }),
+  reply('stream.start', {
+    streamId: StreamIdSchema,
+    /** The stream's session, when it has one. */
+    session: z.string().optional(),
+  }),
   reply('stream.chunk', { streamId: StreamIdSchema }),
   reply('stream.end', { streamId: StreamIdSchema }),
   reply('approval.decide', { approval: ApprovalSchema }),
   ...CHAT_REPLY_SCHEMAS,
+  ...SESSION_REPLY_SCHEMAS,
 ]);
 /** @see ReplyMessageSchema */
 export type ReplyMessage = z.infer<typeof ReplyMessageSchema>;

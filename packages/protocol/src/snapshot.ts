@@ -135,6 +135,8 @@ export const ProcessSnapshotSchema = z.object({
   /** The latest run's check warnings. */
   warnings: z.array(CheckDiagnosticSchema).optional(),
   metadata: ProcessMetadataSchema.optional(),
+  /** The session the process belongs to (docs/sessions.md); absent: none, its `state` is its own. */
+  session: z.string().optional(),
   /** Ids of the approvals a `suspended` process waits for (see `ApprovalSchema`). */
   pendingApprovals: z.array(z.string()).optional(),
   ...RunTimesShape,

@@ -3,6 +3,7 @@ import type { EgressAllow } from './egress.ts';
 import type { SandboxLimits } from './limits.ts';
 import type { RunFile } from './run-file.ts';
 import type { SkillHost } from './skill-host.ts';
+import type { StateHost } from './state-host.ts';
 import type { ToolHost } from './tool-host.ts';
 
 /** Languages `execute` accepts; `ts` code has its types stripped (no type checking). */
@@ -30,6 +31,8 @@ export interface ExecutionRequest {
   onEvent?: (event: SandboxEvent) => void;
   /** Per-execution limits, over the pool's. */
   limits?: Partial<SandboxLimits>;
+  /** The durable key-value store the program reaches as `state`; without it `state` calls reject. */
+  state?: StateHost;
   /** Decides each `fetch` of the program before it goes out (policies, approvals, a replay log). */
   fetchGate?: FetchGate;
   /**

@@ -1,4 +1,5 @@
 import type { SandboxLimits } from './limits.ts';
+import { type StateHost, type StateOp, stateCall } from './state-host.ts';
 import {
   searchArguments,
   type ToolCatalog,
@@ -32,6 +33,7 @@ export type HostCallDone = (
 export class HostCalls {
   readonly names: string[];
   readonly #host: ToolHost | undefined;
+  readonly #state: StateHost | undefined;
   readonly #known: Set<string>;
   readonly #limits: SandboxLimits;
   #controller: AbortController | undefined;
@@ -40,8 +42,9 @@ export class HostCalls {
   #active = 0;
   readonly #waiting: Array<() => void> = [];
 
-  constructor(host: ToolHost | undefined, limits: SandboxLimits) {
+  constructor(host: ToolHost | undefined, limits: SandboxLimits, state?: StateHost) {
     this.#host = host;
+    this.#state = state;
     this.names = host ? host.list().map((tool) => tool.name) : [];
     this.#known = new Set(this.names);
     this.#limits = limits;
@@ -134,6 +137,31 @@ export class HostCalls {
       throw new TypeError(`${message} tools.search(query) finds tools by what they do.`);
     }
     return description;
+  }
+
+  /**
+   * Answers a `state` call (`args` as the program passed them, checked here) from the host's state.
+   * Counts as a call.
+   */
+  state(op: StateOp, args: unknown[], done: HostCallDone): void {
+    const state = this.#state;
+    if (!state) {
+      done(false, { name: 'Error', message: `state.${op} is not available: this host keeps no state` });
+      return;
+    }
+    this.#admit(done, async () => {
+      try {
+        done(true, await stateCall(state, op, args));
+      } catch (error) {
+        const { name, message } = error as Error;
+        const code = (error as { code?: unknown } | null)?.code;
+        done(false, {
+          name: name === 'TypeError' || name === 'RangeError' ? name : 'Error',
+          message: String(message),
+          ...(typeof code === 'string' && { code }),
+        });
+      }
+    });
   }
 
   /** Runs one fetch (`request` settles `done` itself). */

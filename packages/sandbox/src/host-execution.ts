@@ -81,7 +81,7 @@ export class HostExecution implements Execution {
     this.limits = limits;
     this.#host = host;
     this.result = new Promise((resolve) => (this.#resolve = resolve));
-    this.#calls = new HostCalls(request.tools, limits);
+    this.#calls = new HostCalls(request.tools, limits, request.state);
   }
 
   /** The trust domain whose isolate runs it (`isolation: context`). */
@@ -154,6 +154,10 @@ export class HostExecution implements Execution {
       case 'catalog':
         if (this.#stopping) return;
         this.#calls.catalog(message.op, message.args, (ok, value) => this.#settle(message.callId, ok, value));
+        return;
+      case 'state':
+        if (this.#stopping) return;
+        this.#calls.state(message.op, message.args, (ok, value) => this.#settle(message.callId, ok, value));
         return;
       case 'skill': {
         if (this.#stopping) return;

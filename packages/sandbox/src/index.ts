@@ -36,6 +36,9 @@ export type { SandboxErrorCode } from './sandbox-error.ts';
 export { SandboxError } from './sandbox-error.ts';
 // Saved skills (`skills.<name>(input)`, `skills.save`)
 export type { SkillHost, SkillOp } from './skill-host.ts';
+// Durable state (`state.get`, `state.set`, `state.delete`, `state.keys`)
+export type { StateHost, StateOp, StateSetOptions } from './state-host.ts';
+export { MAX_STATE_KEY_LENGTH, MAX_STATE_TTL_MS, stateKeyProblem } from './state-host.ts';
 // Tools as the sandbox sees them
 export type { ToolHost, ToolResult } from './tool-host.ts';
 export type { ToolCatalog, ToolDescription, ToolMatch } from './tool-catalog.ts';

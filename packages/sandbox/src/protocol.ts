@@ -4,6 +4,7 @@ import type { FetchRequestData } from './bootstrap/fetch.ts';
 import type { ExecutionError, ExecutionStatus } from './execution.ts';
 import type { RunFile } from './run-file.ts';
 import type { SkillOp } from './skill-host.ts';
+import type { StateOp } from './state-host.ts';
 
 /** The limits a worker enforces itself (the host enforces tool, fetch and time limits too). */
 export interface WorkerLimits {
@@ -67,6 +68,8 @@ export type WorkerMessage =
   | { type: 'fetch'; id: number; callId: number; request: FetchRequestData }
   /** `skills.<name>(input)` (`args`: `[name, input]`, before it runs) or `skills.save(skill)` (`[skill]`). */
   | { type: 'skill'; id: number; callId: number; op: SkillOp; args: unknown[] }
+  /** `state.get`, `state.set`, `state.delete` or `state.keys`: `args` as the program passed them. */
+  | { type: 'state'; id: number; callId: number; op: StateOp; args: unknown[] }
   | {
       type: 'done';
       id: number;

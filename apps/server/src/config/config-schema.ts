@@ -78,6 +78,16 @@ export const LimitsSchema = z.strictObject({
    * as its summary only (`result.truncated`). @default 4096
    */
   auditValueBytes: positiveInt.default(4096),
+  /**
+   * Bytes of one `state` value (its encoded JSON, docs/sessions.md); a larger `state.set` is refused
+   * with `LIMIT_EXCEEDED`. @default 1048576
+   */
+  stateValueBytes: positiveInt.default(1024 * 1024),
+  /**
+   * Bytes of every `state` value of one session (or one process without a session) together; a
+   * `state.set` past it is refused with `LIMIT_EXCEEDED`. @default 16777216
+   */
+  stateSessionBytes: positiveInt.default(16 * 1024 * 1024),
 });
 /** @see LimitsSchema */
 export type Limits = z.infer<typeof LimitsSchema>;

@@ -6,6 +6,8 @@ import type { Approvals } from '../approvals/approvals.ts';
 import { type Authenticator, bearerToken } from '../auth/authenticator.ts';
 import { registerChatRoutes } from '../chat/chat-routes.ts';
 import type { ChatService } from '../chat/chat-service.ts';
+import { registerSessionRoutes } from '../sessions/session-routes.ts';
+import type { Sessions } from '../sessions/sessions.ts';
 import type { McpHttp } from '../mcp/http-sessions.ts';
 import type { ProcessManager } from '../processes/process-manager-types.ts';
 import type { StoreHealth } from '../processes/process-store.ts';
@@ -169,6 +171,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpEnv> {
   });
   registerProcessRoutes(app, options.manager, options.logger);
   registerChatRoutes(app, options.chat);
+  if (options.sessions) registerSessionRoutes(app, options.sessions);
   if (approvals) registerApprovalRoutes(app, approvals);
   const { mcp } = options;
   if (mcp)

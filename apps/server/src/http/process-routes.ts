@@ -43,12 +43,16 @@ export function registerProcessRoutes(app: Hono<HttpEnv>, manager: ProcessManage
         ...(body.autorun !== undefined && { autorun: body.autorun }),
         ...(body.check !== undefined && { check: body.check }),
         ...(body.metadata !== undefined && { metadata: body.metadata }),
+        ...(body.session !== undefined && { session: body.session }),
       },
       principal,
     );
     if (body.block && body.autorun !== false)
       return json(c, await finalResult(manager, created.pid, principal), 201);
-    return c.json({ pid: created.pid }, 201);
+    return c.json(
+      { pid: created.pid, ...(created.session !== undefined && { session: created.session }) },
+      201,
+    );
   });
 
   // A page of the visible processes, newest first (docs/protocol.md, "Lists that page").

@@ -16,10 +16,10 @@ import type {
   RunSnapshot,
   ServerEvent,
 } from '@mci/protocol';
-import type { RunFile, SandboxEvent, SandboxPool, ToolHost } from '@mci/sandbox';
+import type { RunFile, SandboxEvent, SandboxPool, StateHost, ToolHost } from '@mci/sandbox';
 import type { Logger } from 'pino';
 import type { Approvals } from '../approvals/approvals.ts';
-import type { EventRoute, ProcessStore } from './process-store.ts';
+import type { EventRoute, ProcessStore, StoredProcess } from './process-store.ts';
 import type { QuotaOptions } from './quota-policy.ts';
 import type { IntentStreamLimits } from './stream-session.ts';
 
@@ -69,6 +69,11 @@ export interface ProcessManagerOptions {
    * ends `failed` with `CHECK_FAILED` without running), `warn` or `off`. @default 'block'
    */
   check?: CheckMode;
+  /**
+   * Sessions and the `state` of runs (docs/sessions.md). @default no sessions: a process naming one
+   * is refused (`VALIDATION`), and `state` calls reject
+   */
+  sessions?: ProcessSessions;
   /** Where records, runs and events live. @default an in-memory store ({@link createMemoryStore}) */
   store?: ProcessStore;
   /** Most processes waiting in the queue; past it, creation fails with `QUEUE_FULL`. @default 1000 */
@@ -134,6 +139,18 @@ export interface ProcessManagerOptions {
   auditValueBytes?: number;
 }
 
+/** What the manager needs of sessions (the server's `SessionStore` behind them). */
+export interface ProcessSessions {
+  /**
+   * Creates session `id` of `owner`, or checks that an existing one is `owner`'s; `true` makes a new
+   * one. Resolves with its id.
+   * @throws ServerError `VALIDATION` for a bad id, `CONFLICT` for another principal's.
+   */
+  open(id: string | true, owner: string): Promise<string>;
+  /** The `state` a run of `record` reads and writes: its session's, or its own without one. */
+  stateFor(record: StoredProcess): StateHost;
+}
+
 /** Which page of a run's calls {@link ProcessManager.listCalls} reads. */
 export interface CallPageRequest {
   /** The `nextCursor` of the page before; absent: the first page. */
@@ -158,6 +175,11 @@ export interface CreateProcessInput {
   /** The check before each run. @default the manager's `check` */
   check?: CheckMode;
   metadata?: ProcessMetadata;
+  /**
+   * The session (docs/sessions.md): an id (created when new), or `true` for a new one. A stream's
+   * processes get the stream's, opened already. @default none
+   */
+  session?: string | true;
 }
 
 /** A filter of {@link ProcessManager.list}; every given field must match. */
@@ -165,6 +187,8 @@ export interface ProcessFilter {
   state?: ProcessState;
   status?: ProcessStatus;
   ref?: string;
+  /** Only the processes of this session. */
+  session?: string;
 }
 
 /** What {@link ProcessManager.replay} returns events of: one process, one ref, or all visible ones. */
@@ -320,9 +344,15 @@ export interface ProcessManager {
    * its result then follows once every one has run and ended (see {@link StreamHandle.stopWaiting}).
    */
   openStream(
-    input: { streamId: string; ref?: string; autorun?: boolean },
+    input: { streamId: string; ref?: string; autorun?: boolean; session?: string },
     principal: Principal,
   ): StreamHandle;
+  /**
+   * Opens session `session` of `principal` (created when new; `true`: a new one) for a stream or a
+   * conversation, whose processes then name it. Resolves with its id.
+   * @throws ServerError `VALIDATION` (a bad id, or no sessions), `CONFLICT` (another principal's).
+   */
+  openSession(session: string | true, principal: Principal): Promise<string>;
   /** An open or finished stream of this principal (`NOT_FOUND` otherwise). */
   getStream(streamId: string, principal: Principal): StreamHandle;
   /**

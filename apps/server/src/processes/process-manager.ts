@@ -99,6 +99,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
   /** Processes waiting for approvals, when approvals are on. */
   readonly #suspensions: Suspensions | undefined;
   readonly #approvals: ProcessManagerOptions['approvals'];
+  readonly #sessions: ProcessManagerOptions['sessions'];
   /**
    * Run signals and deletes, one after another per pid: each reads the process, then changes it, so
    * of two run signals sent at once the second finds the process queued.
@@ -112,6 +113,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
   constructor(options: ProcessManagerOptions) {
     this.#pool = options.pool;
     this.#tools = options.tools;
+    this.#sessions = options.sessions;
     this.#store = options.store ?? createMemoryStore();
     this.#policy = createLimitPolicy(options);
     const settings = managerSettings(options);
@@ -146,6 +148,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
       suspend: (live) => this.#suspensions?.suspend(live),
       checker: options.checker,
       checkMode: options.check,
+      ...(options.sessions && { stateFor: options.sessions.stateFor }),
       checkUnavailable: (live, error) =>
         this.#logger?.warn(
           { pid: live.record.pid, err: error },
@@ -204,6 +207,8 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
   // --- processes -------------------------------------------------------------------------------
 
   async create(input: CreateProcessInput, principal: Principal): Promise<ProcessSnapshot> {
+    if (input.session !== undefined)
+      input = { ...input, session: await this.openSession(input.session, principal) };
     const autorun = input.autorun ?? true;
     if (autorun) {
       // Refusals that count nothing come first; then the per-minute quotas count the run.
@@ -264,6 +269,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
       createdAt: new Date().toISOString(),
       ...(input.metadata === undefined ? {} : { metadata: input.metadata }),
       ...(input.check === undefined ? {} : { check: input.check }),
+      ...(typeof input.session === 'string' && { session: input.session }),
       state: 'idle',
       status: null,
       runs: 0,
@@ -415,13 +421,25 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
   // --- streams ---------------------------------------------------------------------------------
 
   openStream(
-    input: { streamId: string; ref?: string; autorun?: boolean; check?: CheckMode | undefined },
+    input: {
+      streamId: string;
+      ref?: string;
+      autorun?: boolean;
+      check?: CheckMode | undefined;
+      session?: string | undefined;
+    },
     principal: Principal,
   ): StreamHandle {
     this.checkAccepting();
     // A code line longer than the code limit makes its block too large anyway; a prose line is cut there.
     const limits = { maxBlockLength: this.maxCodeBytes, maxLineLength: this.maxCodeBytes + 1 };
     return this.#streams.open(this, () => this.#createIntentStream(limits), input, principal);
+  }
+
+  async openSession(session: string | true, principal: Principal): Promise<string> {
+    if (!this.#sessions)
+      throw new ServerError('VALIDATION', 'this server keeps no sessions', { path: 'session' });
+    return this.#sessions.open(session, principal.id);
   }
 
   getStream(streamId: string, principal: Principal): StreamHandle {

@@ -165,6 +165,7 @@ export class ProcessReader {
       ...(filter.state === undefined ? {} : { state: filter.state }),
       ...(filter.status === undefined ? {} : { status: filter.status }),
       ...(ref === undefined ? {} : { ref }),
+      ...(filter.session === undefined ? {} : { session: filter.session }),
       ...(principal.role === 'operator' ? {} : { owner: principal.id }),
       ...(after === undefined ? {} : { beforePid: after[0] as number }),
       limit: limit + 1,

@@ -38,6 +38,8 @@ export interface StoredProcess {
   metadata?: ProcessMetadata;
   /** The check mode the process asked for; absent: the server's. */
   check?: CheckMode;
+  /** The session it belongs to (docs/sessions.md); absent: none, its state is its own. */
+  session?: string;
   state: ProcessState;
   status: ProcessStatus;
   /** Number of runs (the latest run's number; 0 if it never ran). */
@@ -72,6 +74,8 @@ export interface StoredProcessFilter {
   node?: string;
   /** Only processes created by this stream (`metadata.streamId`). */
   streamId?: string;
+  /** Only processes of this session. */
+  session?: string;
   /** Only processes with a lower pid (keyset paging: the last pid of the page before). */
   beforePid?: number;
   /** At most this many processes (all when absent). */

@@ -1,6 +1,6 @@
 import type { CheckLanguage, CheckReport, Checker } from '@mci/check';
 import type { CheckMode, ProcessState, ProcessStatus, RunError } from '@mci/protocol';
-import type { Execution, ExecutionResult, FetchGate, ToolHost } from '@mci/sandbox';
+import type { Execution, ExecutionResult, FetchGate, StateHost, ToolHost } from '@mci/sandbox';
 import type { GatedTools } from '../approvals/gated-tools.ts';
 import { checkOutcome } from '../check/check-outcome.ts';
 import { traceExecution } from '../tracing/traced-execution.ts';
@@ -42,6 +42,8 @@ export interface RunHooks extends OutputHooks {
   ): ToolHost & FetchGate & Pick<GatedTools, 'claimToolCall'>;
   /** A run that asked for an approval has stopped (its slot is free): suspend it. */
   suspend?(live: LiveProcess): void;
+  /** The `state` a run of `record` reads and writes; absent: `state` calls reject. */
+  stateFor?: ((record: StoredProcess) => StateHost) | undefined;
   /** Checks programs before they run; absent: programs run unchecked. */
   checker?: Pick<Checker, 'check'> | undefined;
   /** The check mode of a process that gives none. @default 'block' */
@@ -134,6 +136,7 @@ export class RunController {
     const traced = traceExecution(live.trace?.context, gatedTools, gated, this.#hooks.redactor);
     const runTools = traced ? traced.tools : gatedTools;
     const fetchGate = traced ? traced.fetchGate : gated;
+    const state = this.#hooks.stateFor?.(record);
     let execution: Execution;
     try {
       execution = pool.execute({
@@ -143,6 +146,7 @@ export class RunController {
         memoryLimitMb: record.memoryLimitMb,
         ...(runTools === undefined ? {} : { tools: runTools }),
         ...(fetchGate && { fetchGate }),
+        ...(state && { state }),
         // The same numbers when a resumed run replays the program.
         randomSeed: seedOf(record.pid, run.run),
         // Runs of one principal may share an isolate (a fresh context each); others never do.

@@ -3,7 +3,7 @@ import { StoreError } from '../store/store-error.ts';
 
 /**
  * Codes of {@link ServerError}, each with its HTTP status: `VALIDATION` 400, `UNAUTHORIZED` 401,
- * `FORBIDDEN` 403, `NOT_FOUND` 404, `CONFLICT` / `NOT_PENDING` (an approval decided already) 409, `CODE_TOO_LARGE` / `PAYLOAD_TOO_LARGE` 413,
+ * `FORBIDDEN` 403, `NOT_FOUND` 404, `CONFLICT` / `NOT_PENDING` (an approval decided already) / `VERSION_CONFLICT` (a stale `state` compare-and-set) 409, `CODE_TOO_LARGE` / `PAYLOAD_TOO_LARGE` 413,
  * `UNSUPPORTED_MEDIA_TYPE` 415, `MISDIRECTED_REQUEST` 421, `QUEUE_FULL` / `LIMIT_EXCEEDED` (a
  * per-client limit) / `RATE_LIMITED` / `QUOTA_EXCEEDED` (a principal's quota) 429, `INTERNAL` 500,
  * `SHUTTING_DOWN` / `STORE_UNAVAILABLE` (the database did not answer in time) 503.
@@ -15,6 +15,7 @@ export const SERVER_ERROR_STATUS = {
   NOT_FOUND: 404,
   CONFLICT: 409,
   NOT_PENDING: 409,
+  VERSION_CONFLICT: 409,
   CODE_TOO_LARGE: 413,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,

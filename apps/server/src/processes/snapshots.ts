@@ -46,6 +46,7 @@ export function toSnapshot(record: StoredProcess, run: RunFields | undefined): P
     memoryLimitMb: record.memoryLimitMb,
   };
   if (record.check) snapshot.check = record.check;
+  if (record.session !== undefined) snapshot.session = record.session;
   if (run?.error) snapshot.error = run.error;
   if (run?.warnings?.length) snapshot.warnings = run.warnings;
   if (record.metadata) snapshot.metadata = record.metadata;

@@ -53,7 +53,13 @@ export class StreamRegistry {
   open(
     host: StreamHost,
     extractor: () => IntentStream,
-    input: { streamId: string; ref?: string; autorun?: boolean; check?: CheckMode | undefined },
+    input: {
+      streamId: string;
+      ref?: string;
+      autorun?: boolean;
+      check?: CheckMode | undefined;
+      session?: string | undefined;
+    },
     principal: Principal,
   ): StreamSession {
     const { streamId } = input;
@@ -83,6 +89,7 @@ export class StreamRegistry {
       principal,
       autorun: input.autorun ?? true,
       check: input.check,
+      session: input.session,
     });
     this.#streams.set(key, session);
     open.add(session);

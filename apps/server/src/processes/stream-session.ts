@@ -74,6 +74,7 @@ export class StreamSession implements StreamHandle {
   readonly #autorun: boolean;
   /** The check mode of the stream's processes (a block's `check=` attribute wins). */
   readonly #check: CheckMode | undefined;
+  readonly #session: string | undefined;
   /** The released pid whose run has not ended yet. */
   #current: number | undefined;
   #ended = false;
@@ -90,11 +91,14 @@ export class StreamSession implements StreamHandle {
       principal: Principal;
       autorun?: boolean;
       check?: CheckMode | undefined;
+      /** The session of the stream's processes, opened by the caller. */
+      session?: string | undefined;
     },
   ) {
     this.#host = host;
     this.#autorun = init.autorun ?? true;
     this.#check = init.check;
+    this.#session = init.session;
     this.#extractor = extractor;
     this.streamId = init.streamId;
     this.ref = init.ref;
@@ -198,6 +202,7 @@ export class StreamSession implements StreamHandle {
           metadata: { streamId: this.streamId, intentIndex: intent.index, attributes },
           ...(!autorun && { autorun: false }),
           ...checkOf(intent.attributes.check, this.#check),
+          ...(this.#session !== undefined && { session: this.#session }),
         },
         this,
         hold,

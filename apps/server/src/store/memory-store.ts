@@ -51,6 +51,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): ProcessStor
     (filter.status === undefined || record.status === filter.status) &&
     (filter.ref === undefined || record.ref === filter.ref) &&
     (filter.streamId === undefined || record.metadata?.streamId === filter.streamId) &&
+    (filter.session === undefined || record.session === filter.session) &&
     (filter.beforePid === undefined || record.pid < filter.beforePid) &&
     filter.node === undefined;
 

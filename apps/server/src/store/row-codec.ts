@@ -25,6 +25,7 @@ export function toProcess(row: Row): StoredProcess {
   if (row.ref !== null) record.ref = row.ref as string;
   if (row.metadata !== null) record.metadata = JSON.parse(row.metadata as string);
   if (typeof row.check === 'string') record.check = row.check as CheckMode;
+  if (typeof row.session === 'string') record.session = row.session;
   return record;
 }
 

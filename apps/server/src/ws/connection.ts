@@ -18,6 +18,8 @@ import type { Approvals } from '../approvals/approvals.ts';
 import type { Principal } from '../auth/principal.ts';
 import { handleChatRequest } from '../chat/chat-requests.ts';
 import type { ChatService } from '../chat/chat-service.ts';
+import { handleSessionRequest } from '../sessions/session-requests.ts';
+import type { Sessions } from '../sessions/sessions.ts';
 import type { CreateProcessInput, ProcessManager } from '../processes/process-manager-types.ts';
 import type { EventRoute } from '../processes/process-store.ts';
 import { ServerError, toServerError } from '../processes/server-error.ts';
@@ -86,6 +88,7 @@ export class Connection {
   private readonly logger: Logger | undefined;
   private readonly chat: ChatService | undefined;
   private readonly approvals: Approvals | undefined;
+  private readonly sessions: Sessions | undefined;
   /**
    * One list per `process.create` under way: the events this connection may see but did not send
    * while it runs, before the new pid is known (and followed).
@@ -101,6 +104,7 @@ export class Connection {
     logger?: Logger,
     chat?: ChatService,
     approvals?: Approvals,
+    sessions?: Sessions,
   ) {
     this.socket = socket;
     this.stream = stream;
@@ -110,6 +114,7 @@ export class Connection {
     this.logger = logger;
     this.chat = chat;
     this.approvals = approvals;
+    this.sessions = sessions;
   }
 
   /**
@@ -239,20 +244,28 @@ export class Connection {
       }
       case 'stream.start': {
         const { traceparent, tracestate } = request;
-        // The stream keeps this span's context: its processes' runs are its children.
-        const stream = traceMessage('stream.start', { traceparent, tracestate }, WS_MESSAGE, () =>
-          this.manager.openStream(
-            {
-              streamId: request.streamId,
-              ...(request.ref !== undefined && { ref: request.ref }),
-              ...(request.check !== undefined && { check: request.check }),
-            },
-            principal,
-          ),
-        );
-        this.subscriptions.add({ streamId: stream.streamId });
-        this.reply({ type: 'reply', id, request: request.type, result: { streamId: stream.streamId } });
-        return;
+        const start = (session?: string) => {
+          // The stream keeps this span's context: its processes' runs are its children.
+          const stream = traceMessage('stream.start', { traceparent, tracestate }, WS_MESSAGE, () =>
+            this.manager.openStream(
+              {
+                streamId: request.streamId,
+                ...(request.ref !== undefined && { ref: request.ref }),
+                ...(request.check !== undefined && { check: request.check }),
+                ...(session !== undefined && { session }),
+              },
+              principal,
+            ),
+          );
+          this.subscriptions.add({ streamId: stream.streamId });
+          const result = { streamId: stream.streamId, ...(session !== undefined && { session }) };
+          this.reply({ type: 'reply', id, request: request.type, result });
+        };
+        if (request.session === undefined) {
+          start();
+          return;
+        }
+        return this.manager.openSession(request.session, principal).then(start);
       }
       case 'stream.chunk':
         this.manager.getStream(request.streamId, principal).push(request.text);
@@ -288,6 +301,13 @@ export class Connection {
           ? traceMessage('chat.start', undefined, WS_MESSAGE, handle)
           : handle();
       }
+      case 'session.list':
+      case 'session.get':
+      case 'session.delete':
+      case 'state.get':
+      case 'state.set':
+      case 'state.delete':
+        return handleSessionRequest(request, this.sessions, principal, (message) => this.reply(message));
     }
   }
 

@@ -7,6 +7,7 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import type { Approvals } from '../approvals/approvals.ts';
 import { type Authenticator, bearerToken } from '../auth/authenticator.ts';
 import type { ChatService } from '../chat/chat-service.ts';
+import type { Sessions } from '../sessions/sessions.ts';
 import type { OriginPolicy } from '../http/origin-policy.ts';
 import { refusalError } from '../http/request-guard.ts';
 import type { ProcessManager } from '../processes/process-manager-types.ts';
@@ -44,6 +45,8 @@ export interface WsGatewayOptions {
   chat?: ChatService;
   /** Policies and approvals (`approval.decide` requests). */
   approvals?: Approvals;
+  /** Sessions and their state (`session.*`, `state.*` requests). */
+  sessions?: Sessions;
 }
 
 /** The WebSocket side of the server (path `/ws`), attached to the HTTP server's `upgrade` event. */
@@ -134,6 +137,7 @@ export function createWsGateway(options: WsGatewayOptions): WsGateway {
           logger,
           options.chat,
           options.approvals,
+          options.sessions,
         );
         connections.set(ws, connection);
         ws.on('pong', () => {

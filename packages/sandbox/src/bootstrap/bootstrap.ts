@@ -74,7 +74,7 @@ export type Control = (
 ) => unknown;
 
 /**
- * Installs the sandbox globals (`output` with `output.image` and `output.file`, `console`, `tools`,
+ * Installs the sandbox globals (`output` with `output.image` and `output.file`, `state`, `console`, `tools`,
  * `fetch`, timers, web APIs) and returns the {@link Control} function. `send` (fire-and-forget,
  * queued for the worker's thread) and `call`
  * stay in this closure: no global, no property and no prototype chain leads to them, and they carry
@@ -209,6 +209,22 @@ export function bootstrap(send: Send, call: HostCall, lib: BootstrapLib): Contro
     },
   });
   define('output', output);
+
+  // --- state: the durable key-value store of the session, answered by the host (which checks the
+  // arguments; values leave and come back by structured clone, so Map, Date and bigint survive) ---
+  const stateOp =
+    (op: string) =>
+    (...args: unknown[]) =>
+      hostCall('state', op, cloner.copyOut(args, `state.${op}() argument`));
+  define(
+    'state',
+    P.objectFreeze({
+      get: stateOp('get'),
+      set: stateOp('set'),
+      delete: stateOp('delete'),
+      keys: stateOp('keys'),
+    }),
+  );
 
   // --- console ---
   const log =

@@ -2,6 +2,7 @@ import ivm from 'isolated-vm';
 import type { RunOutcome } from '../bootstrap/bootstrap.ts';
 import type { ExecutionError, ExecutionStatus } from '../execution.ts';
 import type { HostMessage, WorkerEvent, WorkerMessage } from '../protocol.ts';
+import type { StateOp } from '../state-host.ts';
 import { formatLogArgs } from './console-format.ts';
 import { cpuTimeMsSince, heapUsedBytes } from './isolate-figures.ts';
 import { isCallId, toFetchRequest } from './isolate-requests.ts';
@@ -20,6 +21,8 @@ type ExecuteMessage = Extract<HostMessage, { type: 'execute' }>;
 
 /** Timers one execution may have pending at once (each is a Node timer in this process). */
 const MAX_TIMERS = 10_000;
+/** The `state` calls a program can make. */
+const STATE_OPS = new Set<string>(['get', 'set', 'delete', 'keys'] satisfies StateOp[]);
 
 const MEMORY_LIMIT = /memory limit/i;
 
@@ -226,6 +229,13 @@ export class WorkerExecution {
         if (!isCallId(callId) || (op !== 'search' && op !== 'describe') || !Array.isArray(opArgs)) return;
         this.#flush();
         this.#post({ type: 'catalog', id: this.id, callId, op, args: opArgs });
+        return;
+      }
+      case 'state': {
+        const [callId, op, opArgs] = args;
+        if (!isCallId(callId) || !STATE_OPS.has(op as string) || !Array.isArray(opArgs)) return;
+        this.#flush();
+        this.#post({ type: 'state', id: this.id, callId, op: op as StateOp, args: opArgs });
         return;
       }
       case 'skill': {

@@ -39,6 +39,7 @@ const PROCESS_ROW = {
   idle_since: 'integer',
   node: 'text',
   check: 'text',
+  session: 'text',
 } as const satisfies Record<string, RowsetType>;
 
 const RUN_ROW = {

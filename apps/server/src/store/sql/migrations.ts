@@ -392,6 +392,92 @@ export const MIGRATIONS: readonly Migration[] = [
       ).execute();
     },
   },
+  {
+    version: 12,
+    description:
+      'sessions and state: the sessions of a principal, the session of each process, and the durable key-value state of a session (docs/sessions.md)',
+    async up(db, engine) {
+      const { id } = engine.types;
+      await db.schema
+        .createTable('sessions')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('owner', 'text', (c) => c.notNull())
+        .addColumn('created_at', id, (c) => c.notNull())
+        .addColumn('updated_at', id, (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('sessions_owner')
+        .on('sessions')
+        .columns(['owner', 'created_at', 'id'])
+        .execute();
+      await db.schema.alterTable('processes').addColumn('session', 'text').execute();
+      await db.schema.createIndex('processes_session').on('processes').columns(['session', 'pid']).execute();
+      await withoutRowid(
+        engine,
+        db.schema
+          .createTable('state')
+          .addColumn('scope', 'text', (c) => c.notNull())
+          .addColumn('key', 'text', (c) => c.notNull())
+          .addColumn('value', 'text', (c) => c.notNull())
+          .addColumn('bytes', 'integer', (c) => c.notNull())
+          .addColumn('version', 'integer', (c) => c.notNull())
+          .addColumn('expires_at', id)
+          .addColumn('updated_at', id, (c) => c.notNull())
+          .addPrimaryKeyConstraint('state_pk', ['scope', 'key']),
+      ).execute();
+      await db.schema.createIndex('state_expires_at').on('state').column('expires_at').execute();
+    },
+  },
+  {
+    version: 13,
+    description:
+      'skills: saved TypeScript functions of a principal, every saved version kept (docs/sessions.md, "Skills")',
+    async up(db, engine) {
+      const { id } = engine.types;
+      await withoutRowid(
+        engine,
+        db.schema
+          .createTable('skills')
+          .addColumn('owner', 'text', (c) => c.notNull())
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('latest', 'integer', (c) => c.notNull())
+          .addColumn('created_at', id, (c) => c.notNull())
+          .addPrimaryKeyConstraint('skills_pk', ['owner', 'name']),
+      ).execute();
+      await db.schema.createIndex('skills_owner').on('skills').columns(['owner', 'created_at', 'name']).execute();
+      await withoutRowid(
+        engine,
+        db.schema
+          .createTable('skill_versions')
+          .addColumn('owner', 'text', (c) => c.notNull())
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('version', 'integer', (c) => c.notNull())
+          .addColumn('description', 'text', (c) => c.notNull())
+          .addColumn('input_schema', 'text', (c) => c.notNull())
+          .addColumn('code', 'text', (c) => c.notNull())
+          .addColumn('js', 'text', (c) => c.notNull())
+          .addColumn('created_at', id, (c) => c.notNull())
+          .addColumn('created_by', id)
+          .addPrimaryKeyConstraint('skill_versions_pk', ['owner', 'name', 'version']),
+      ).execute();
+    },
+  },
+  {
+    version: 14,
+    description: 'paging indexes: approvals by principal and id, conversations by owner and creation (docs/protocol.md)',
+    async up(db) {
+      await db.schema
+        .createIndex('approvals_principal')
+        .on('approvals')
+        .columns(['principal', 'id'])
+        .execute();
+      await db.schema
+        .createIndex('conversations_owner_created')
+        .on('conversations')
+        .columns(['owner', 'created_at', 'id'])
+        .execute();
+    },
+  },
 ];
 
 /** The schema version this server writes. */

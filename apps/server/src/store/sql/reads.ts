@@ -19,6 +19,7 @@ export async function readProcesses(db: Db, filter: StoredProcessFilter): Promis
     .$if(filter.ref !== undefined, (qb) => qb.where('ref', '=', filter.ref!))
     .$if(filter.node !== undefined, (qb) => qb.where('node', '=', filter.node!))
     .$if(filter.streamId !== undefined, (qb) => qb.where('stream_id', '=', filter.streamId!))
+    .$if(filter.session !== undefined, (qb) => qb.where('session', '=', filter.session!))
     .$if(filter.beforePid !== undefined, (qb) => qb.where('pid', '<', filter.beforePid!))
     .orderBy('pid', 'desc')
     .$if(filter.limit !== undefined, (qb) => qb.limit(filter.limit!))

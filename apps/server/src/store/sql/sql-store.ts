@@ -184,6 +184,7 @@ export class SqlStore implements SqlProcessStore {
         runs: record.runs,
         idle_since: Date.now(),
         check: record.check ?? null,
+        session: record.session ?? null,
       }),
     );
     this.#cache.putProcess(record);

@@ -28,6 +28,8 @@ export interface ProcessesTable {
   node: string | null;
   /** Its check mode (`block`, `warn`, `off`); null: the server's. */
   check: string | null;
+  /** The session it belongs to (`sessions.id`); null: none (its state is its own). */
+  session: string | null;
 }
 
 /** One row per run of a process. */
@@ -187,6 +189,57 @@ export interface CallsTable {
   replay: string | null;
 }
 
+/** One row per session: a principal's group of processes with one durable state. Times: epoch ms. */
+export interface SessionsTable {
+  id: string;
+  owner: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/**
+ * The durable key-value state of sessions. `scope`: a session id, or `pid:N` for a process without a
+ * session. `value`: the output encoding of `@mci/protocol` as JSON text, `bytes` its UTF-8 length;
+ * `version` counts the writes of the key from 1; `expires_at`: epoch ms, null for never.
+ */
+export interface StateTable {
+  scope: string;
+  key: string;
+  value: string;
+  bytes: number;
+  version: number;
+  expires_at: number | null;
+  updated_at: number;
+}
+
+/**
+ * One row per skill of a principal: `latest` is its newest version, `created_at` (epoch ms) when its
+ * first version was saved (the order skills are listed in, newest first).
+ */
+export interface SkillsTable {
+  owner: string;
+  name: string;
+  latest: number;
+  created_at: number;
+}
+
+/**
+ * Every saved version of a skill. `input_schema`: JSON text; `code`: the TypeScript as saved; `js`:
+ * the body that runs it (see `skills/skill-module.ts`); `created_at`: epoch ms; `created_by`: the pid
+ * of the program that saved it, null when saved otherwise.
+ */
+export interface SkillVersionsTable {
+  owner: string;
+  name: string;
+  version: number;
+  description: string;
+  input_schema: string;
+  code: string;
+  js: string;
+  created_at: number;
+  created_by: number | null;
+}
+
 /** The process database. */
 export interface Database {
   processes: ProcessesTable;
@@ -204,6 +257,10 @@ export interface Database {
   run_delivered: RunDeliveredTable;
   calls: CallsTable;
   run_files: RunFilesTable;
+  sessions: SessionsTable;
+  state: StateTable;
+  skills: SkillsTable;
+  skill_versions: SkillVersionsTable;
 }
 
 /** A connection to the process database, or a transaction on one. */

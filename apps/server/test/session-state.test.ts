@@ -1,0 +1,259 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createServer } from '../src/server.ts';
+import { request } from './support/http.ts';
+import { openJsonSocket } from './support/json-socket.ts';
+import type { Json } from './support/serve-process.ts';
+
+// Sessions and their durable state through the HTTP API, the WebSocket and programs' `state` global,
+// on an SQLite file with two principals.
+
+const dir = mkdtempSync(join(tmpdir(), 'mci-state-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const tools = join(dir, 'tools.yaml');
+writeFileSync(
+  tools,
+  "schemaVersion: '1.0'\ntools:\n  - name: greet\n    execution: { type: text, text: 'Hello!' }\n",
+);
+const ALICE = 'alice-token-0123456789';
+const BOB = 'bob-token-0123456789';
+const tokens = [
+  { token: ALICE, role: 'client' as const, id: 'alice' },
+  { token: BOB, role: 'client' as const, id: 'bob' },
+];
+
+async function start(name: string, limits: Record<string, number> = {}) {
+  return createServer({
+    port: 0,
+    file: tools,
+    logLevel: 'silent',
+    db: join(dir, `${name}.db`),
+    tokens,
+    limits,
+    check: 'off',
+  });
+}
+
+/** Runs `code` to the end (in `session`, if given) and answers its result. */
+async function run(url: string, code: string, token: string, session?: string | true): Promise<Json> {
+  const created = await request(
+    url,
+    'POST',
+    '/processes',
+    { code, block: true, ...(session !== undefined && { session }) },
+    token,
+  );
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return created.body;
+}
+
+describe('sessions and state', () => {
+  it('keeps state across runs of a session, apart from other sessions and principals', async () => {
+    await using server = await start('basic');
+    const first = await run(
+      server.url,
+      `await state.set('rows', { n: 10n, at: new Date(0), m: new Map([[1, 'a']]) }); return state.keys('');`,
+      ALICE,
+      'chat-1',
+    );
+    expect(first.status).toBe('success');
+    expect(first.session).toBe('chat-1');
+    expect(first.outputs).toEqual([['rows']]);
+    const second = await run(
+      server.url,
+      `const v = await state.get('rows'); return [typeof v.n, v.at instanceof Date, v.m.get(1)];`,
+      ALICE,
+      'chat-1',
+    );
+    expect(second.outputs).toEqual([['bigint', true, 'a']]);
+    // Another session of the same principal, a run without a session, and another principal read nothing.
+    expect(
+      (await run(server.url, `return await state.get('rows') ?? 'none'`, ALICE, 'chat-2')).outputs,
+    ).toEqual(['none']);
+    expect((await run(server.url, `return await state.get('rows') ?? 'none'`, ALICE)).outputs).toEqual([
+      'none',
+    ]);
+    const stolen = await request(
+      server.url,
+      'POST',
+      '/processes',
+      { code: 'return 1', session: 'chat-1' },
+      BOB,
+    );
+    expect(stolen.status).toBe(409);
+    expect(stolen.body.path).toBe('session');
+    expect((await request(server.url, 'GET', '/sessions/chat-1', undefined, BOB)).status).toBe(404);
+    expect((await request(server.url, 'GET', '/sessions/chat-1/state/rows', undefined, BOB)).status).toBe(
+      404,
+    );
+    expect((await request(server.url, 'PUT', '/sessions/chat-1/state/rows', { value: 1 }, BOB)).status).toBe(
+      404,
+    );
+    expect((await request(server.url, 'GET', '/sessions', undefined, BOB)).body).toEqual({ items: [] });
+
+    // HTTP: the session, its processes and keys; a value in the output encoding; CAS; delete.
+    const detail = await request(server.url, 'GET', '/sessions/chat-1', undefined, ALICE);
+    expect(detail.status).toBe(200);
+    expect(detail.body.processes.map((p: Json) => p.session)).toEqual(['chat-1', 'chat-1']);
+    expect(detail.body.state).toEqual([{ key: 'rows', bytes: expect.any(Number), version: 1 }]);
+    const value = await request(server.url, 'GET', '/sessions/chat-1/state/rows', undefined, ALICE);
+    expect(value.body.value.n).toEqual({ $type: 'bigint', value: '10' });
+    const stale = await request(
+      server.url,
+      'PUT',
+      '/sessions/chat-1/state/rows',
+      { value: 2, ifVersion: 0 },
+      ALICE,
+    );
+    expect(stale.status).toBe(409);
+    expect(stale.body.code).toBe('VERSION_CONFLICT');
+    const put = await request(
+      server.url,
+      'PUT',
+      '/sessions/chat-1/state/count',
+      { value: 5, ifVersion: 0 },
+      ALICE,
+    );
+    expect(put.body).toEqual({ key: 'count', version: 1 });
+    expect((await run(server.url, `return await state.get('count')`, ALICE, 'chat-1')).outputs).toEqual([5]);
+    const list = await request(server.url, 'GET', '/sessions?limit=1', undefined, ALICE);
+    expect(list.body.items).toHaveLength(1);
+    expect(list.body.nextCursor).toEqual(expect.any(String));
+    expect(
+      (await request(server.url, 'DELETE', '/sessions/chat-1/state/count', undefined, ALICE)).body,
+    ).toEqual({
+      key: 'count',
+      deleted: true,
+    });
+    expect((await request(server.url, 'DELETE', '/sessions/chat-1', undefined, BOB)).status).toBe(404);
+    expect((await request(server.url, 'DELETE', '/sessions/chat-1', undefined, ALICE)).status).toBe(200);
+    expect((await request(server.url, 'GET', '/sessions/chat-1', undefined, ALICE)).status).toBe(404);
+  });
+
+  it('makes a session when asked, over HTTP and WebSocket (process.create, stream.start, state.*)', async () => {
+    await using server = await start('ws');
+    const made = await run(server.url, `await state.set('k', 1); return 1`, ALICE, true);
+    expect(made.session).toMatch(/^[0-9a-f-]{36}$/);
+    const socket = await openJsonSocket(server.wsUrl, ALICE);
+    try {
+      const created = await socket.request({
+        type: 'process.create',
+        code: 'return await state.get("k")',
+        session: made.session,
+      });
+      expect(created.result.process.session).toBe(made.session);
+      const got = await socket.request({ type: 'state.get', session: made.session, key: 'k' });
+      expect(got.result.entry).toMatchObject({ key: 'k', value: 1, version: 1 });
+      const set = await socket.request({
+        type: 'state.set',
+        session: made.session,
+        key: 'k',
+        value: 2,
+        ifVersion: 1,
+      });
+      expect(set.result).toEqual({ key: 'k', version: 2 });
+      const started = await socket.request({
+        type: 'stream.start',
+        streamId: 's1',
+        session: 'stream-session',
+      });
+      expect(started.result).toEqual({ streamId: 's1', session: 'stream-session' });
+      const listed = await socket.request({ type: 'session.list' });
+      expect(listed.result.items.map((s: Json) => s.id).sort()).toEqual(
+        [made.session, 'stream-session'].sort(),
+      );
+      const bad = await socket.request({ type: 'state.get', session: 'has:colon', key: 'k' });
+      expect(bad.type).toBe('error');
+    } finally {
+      socket.close();
+    }
+    const bob = await openJsonSocket(server.wsUrl, BOB);
+    try {
+      const denied = await bob.request({ type: 'state.get', session: made.session, key: 'k' });
+      expect(denied).toMatchObject({ type: 'error', code: 'NOT_FOUND' });
+    } finally {
+      bob.close();
+    }
+  });
+
+  it('ends 20 concurrent compare-and-set increments at exactly 20', { timeout: 60_000 }, async () => {
+    await using server = await start('cas');
+    const code = `
+      for (;;) {
+        const { value, version } = await state.get('n', { withVersion: true });
+        try { await state.set('n', (value ?? 0) + 1, { ifVersion: version }); return version; }
+        catch (e) { if (e.code !== 'VERSION_CONFLICT') throw e; }
+      }`;
+    const runs = await Promise.all(Array.from({ length: 20 }, () => run(server.url, code, ALICE, 'counter')));
+    expect(runs.map((r) => r.status)).toEqual(Array(20).fill('success'));
+    expect(
+      (await request(server.url, 'GET', '/sessions/counter/state/n', undefined, ALICE)).body,
+    ).toMatchObject({
+      value: 20,
+      version: 20,
+    });
+  });
+
+  it('expires entries after ttlMs, refuses values past the limits and bad arguments', async () => {
+    await using server = await start('limits', { stateValueBytes: 100, stateSessionBytes: 150 });
+    const ttl = await run(
+      server.url,
+      `await state.set('t', 1, { ttlMs: 600 }); const before = await state.get('t');
+       await new Promise((r) => setTimeout(r, 800)); return [before, await state.get('t'), await state.keys()];`,
+      ALICE,
+      'ttl',
+    );
+    expect(ttl.outputs).toEqual([[1, { $type: 'undefined' }, []]]);
+    const errors = await run(
+      server.url,
+      `const out = [];
+       for (const f of [
+         () => state.set('big', 'x'.repeat(200)),
+         async () => { await state.set('a', 'x'.repeat(80)); await state.set('b', 'x'.repeat(80)); },
+         () => state.set('', 1),
+         () => state.set('k', () => 1),
+         () => state.set('k', 1, { ttlMs: -1 }),
+         () => state.set('k', 1, { ifVersion: 'x' }),
+         () => state.set('k', 1, { nope: true }),
+         () => state.get('k', { withVersion: true }).then(() => state.set('k', 1, { ifVersion: 7 })),
+         () => state.set('k'),
+       ]) {
+         try { await f(); out.push('ok'); } catch (e) { out.push(e.code ?? e.name + ': ' + e.message); }
+       }
+       return out;`,
+      ALICE,
+      'limits',
+    );
+    expect(errors.outputs[0]).toEqual([
+      'LIMIT_EXCEEDED',
+      'LIMIT_EXCEEDED',
+      'TypeError: state.set: the key must not be empty',
+      expect.stringMatching(/^TypeError: .*function/),
+      expect.stringMatching(/^RangeError: state.set: ttlMs must be an integer/),
+      expect.stringMatching(/^RangeError: state.set: ifVersion must be/),
+      'TypeError: state.set: unknown option "nope" (known: ttlMs, ifVersion)',
+      'VERSION_CONFLICT',
+      'TypeError: state.set: a value is required (state.delete(key) removes a key)',
+    ]);
+    const badKey = await request(
+      server.url,
+      'PUT',
+      `/sessions/limits/state/${'k'.repeat(300)}`,
+      { value: 1 },
+      ALICE,
+    );
+    expect(badKey.status).toBe(400);
+    expect(badKey.body.path).toBe('key');
+    const badId = await request(
+      server.url,
+      'POST',
+      '/processes',
+      { code: 'return 1', session: 'a b' },
+      ALICE,
+    );
+    expect(badId.status).toBe(400);
+    expect(badId.body.path).toBe('session');
+  });
+});
