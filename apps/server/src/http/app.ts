@@ -57,6 +57,8 @@ export interface HttpAppOptions {
   logger?: Logger;
   /** Server-hosted conversations, for `GET /models`. */
   chat?: ChatService;
+  /** Sessions and their state: `/sessions` (docs/sessions.md). */
+  sessions?: Sessions;
   /** The MCP endpoint mounted at `/mcp` (behind the same checks and tokens as every route). */
   mcp?: McpHttp;
   /** Policies and approvals: `/approvals`, `/policies`, and each tool's `decision` in `GET /tools`. */
