@@ -363,6 +363,25 @@ describe('mci serve --cluster', () => {
       expect(await c1.wait(pid, { timeoutMs: 10_000 })).toMatchObject({ status: 'canceled' });
   });
 
+  it('kills that race the hand-over of a waiting process reach it, from either node', {
+    timeout: 120_000,
+  }, async () => {
+    await using db = await freshDatabase();
+    await using cluster = await startNodes(db.url, 2);
+    const [c1, c2] = cluster.clients as [MciClient, MciClient];
+    const sleep = (client: MciClient) =>
+      client.createProcess('await new Promise((r) => setTimeout(r, 60_000));', { timeoutMs: 60_000 });
+    // Both nodes' slots busy and eight waiting on node 1: each kill of a running process frees a slot
+    // on its node, and node 1 hands a waiting process over to node 2 while the next kills arrive.
+    const running = [await sleep(c1), await sleep(c1), await sleep(c2), await sleep(c2)].map((p) => p.pid);
+    const waiting: number[] = [];
+    for (let i = 0; i < 8; i++) waiting.push((await sleep(c1)).pid);
+    const pids = [...running.slice(2), ...running.slice(0, 2), ...waiting];
+    for (const [i, pid] of pids.entries()) await (i % 2 === 0 ? c1 : c2).signal(pid, 'kill');
+    for (const pid of pids)
+      expect(await c1.wait(pid, { timeoutMs: 20_000 })).toMatchObject({ state: 'idle', status: 'canceled' });
+  });
+
   it('runs an idle process once when two nodes get its run signal at the same moment', {
     timeout: 120_000,
   }, async () => {

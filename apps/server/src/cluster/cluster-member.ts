@@ -16,6 +16,12 @@ import { PrincipalLoad } from './principal-load.ts';
 const SURPLUS_ANNOUNCE_MS = 50;
 
 /**
+ * How long (ms) a kill of a process being handed to this node waits for it to arrive; the hand-over
+ * commits before its notice, so it arrives within a round trip to the database unless this node stops.
+ */
+const KILL_ON_ARRIVAL_MS = 30_000;
+
+/**
  * What a {@link ClusterMember} may do with its node's process manager beyond its public methods: read
  * and change the node's live processes and run queue only through these calls (the manager keeps its
  * maps and counters to itself).
@@ -72,6 +78,8 @@ export class ClusterMember {
   readonly #host: ClusterMemberHost;
   /** Processes handed over to other nodes, until they are idle: pid -> node. */
   readonly #handedOver = new Map<number, string>();
+  /** Kills of processes handed to this node that had not arrived yet: pid -> the timer that forgets it. */
+  readonly #killOnArrival = new Map<number, NodeJS.Timeout>();
   /** Processes of streams taken over from stopped nodes, by pid. */
   readonly #adoptedStreams = new Map<number, AdoptedStream>();
   #surplusTimer: NodeJS.Timeout | undefined;
@@ -105,6 +113,13 @@ export class ClusterMember {
         const next = this.#handedOver.get(pid);
         if (live) this.#host.kill(live);
         else if (next !== undefined) this.#cluster.sendKill(next, pid);
+        else
+          this.#background(
+            this.#cluster.nodeOf(pid).then((node) => {
+              if (node === this.#cluster.node) this.#killHere(pid);
+            }),
+            'the process of a kill',
+          );
       },
       adopted: (processes) => this.#background(this.#adopt(processes), 'processes of a stopped node'),
       surplus: (node) => {
@@ -153,13 +168,36 @@ export class ClusterMember {
   }
 
   /**
-   * Sends a kill for `pid` to the node that runs it, when that is another node.
-   * @returns whether it was sent.
+   * Kills `pid`, which is not live on this node when the caller looked: sends the kill to the node that
+   * runs it, or, when the database says this node does (a hand-over to it is on its way), kills it here
+   * as soon as it arrives.
+   * @returns whether a node runs it (false: it is idle).
    */
   async killElsewhere(pid: number): Promise<boolean> {
     const node = this.#handedOver.get(pid) ?? (await this.#cluster.nodeOf(pid));
-    if (node === undefined || node === this.#cluster.node) return false;
-    this.#cluster.sendKill(node, pid);
+    if (node === undefined) return false;
+    if (node === this.#cluster.node) this.#killHere(pid);
+    else this.#cluster.sendKill(node, pid);
+    return true;
+  }
+
+  /** Kills `pid`, which runs on this node: now if it is live here, else once its hand-over arrives. */
+  #killHere(pid: number): void {
+    const live = this.#host.liveProcess(pid);
+    if (live) return this.#host.kill(live);
+    clearTimeout(this.#killOnArrival.get(pid));
+    this.#killOnArrival.set(
+      pid,
+      setTimeout(() => this.#killOnArrival.delete(pid), KILL_ON_ARRIVAL_MS).unref(),
+    );
+  }
+
+  /** Whether a kill of `pid` waited for it to arrive (and forgets that kill). */
+  #takeArrivalKill(pid: number): boolean {
+    const timer = this.#killOnArrival.get(pid);
+    if (timer === undefined) return false;
+    clearTimeout(timer);
+    this.#killOnArrival.delete(pid);
     return true;
   }
 
@@ -271,13 +309,16 @@ export class ClusterMember {
       const stored = this.#host.liveProcess(pid) ? undefined : await this.#read(pid);
       if (stored?.record.state === 'queued') found.push(stored);
     }
-    if (!this.#host.accepting()) return;
-    for (const stored of found) {
-      const live = this.#enter(stored);
-      if (!live) continue;
-      this.#handedOver.delete(live.record.pid);
-      this.#host.enqueue(live);
-    }
+    if (this.#host.accepting())
+      for (const stored of found) {
+        const live = this.#enter(stored);
+        if (!live) continue;
+        this.#handedOver.delete(live.record.pid);
+        this.#host.enqueue(live);
+        if (this.#takeArrivalKill(live.record.pid)) this.#host.kill(live);
+      }
+    // A kill of a process that did not arrive (it ended meanwhile) must not hit a later run.
+    for (const pid of pids) this.#takeArrivalKill(pid);
   }
 
   /**
