@@ -301,7 +301,7 @@ approvals: { timeoutMs: 1500 }
       }),
     );
     await until(
-      () => alice('GET', '/processes?state=suspended'),
+      () => alice('GET', '/processes?state=suspended&limit=100'),
       (answer) => answer.body.processes.length === 100,
       '100 suspended',
     );

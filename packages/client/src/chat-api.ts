@@ -1,4 +1,4 @@
-import type { ChatEvent, ChatMessage, Conversation, ModelInfo } from '@mci/protocol';
+import type { ChatEvent, ChatMessage, Conversation, ModelInfo, Page, PageRequest } from '@mci/protocol';
 import type { Connection } from './connection.ts';
 
 /** Options of {@link ChatApi.start}. */
@@ -47,9 +47,15 @@ export class ChatApi {
     return this.#connection.request({ type: 'chat.cancel', conversationId });
   }
 
-  /** The caller's conversations (most recently updated first) and the server's models. */
-  list(): Promise<{ conversations: Conversation[]; models: ModelInfo[] }> {
-    return this.#connection.request({ type: 'chat.list' }, { retry: true });
+  /**
+   * A page of the caller's conversations, newest first (`limit` 1-100, default 50; `cursor`, the
+   * `nextCursor` of the page before), and the server's models. `conversations` holds the same items.
+   * @throws ClientError `VALIDATION` (a cursor the server did not give, a limit out of range).
+   */
+  list(
+    page: PageRequest = {},
+  ): Promise<Page<Conversation> & { conversations: Conversation[]; models: ModelInfo[] }> {
+    return this.#connection.request({ type: 'chat.list', ...page }, { retry: true });
   }
 
   /**

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PageRequestSchema, pageSchema } from './paging.ts';
 import { RequestIdSchema, replySchema as reply } from './request-id.ts';
 
 // Server-hosted conversations over the WebSocket (`/ws`): the server runs the model loop itself
@@ -134,10 +135,15 @@ export const ChatCancelRequestSchema = z.strictObject({
   conversationId: ConversationIdSchema,
 });
 
-/** List the caller's conversations, most recently updated first. Reply: `{ conversations, models }`. */
+/**
+ * A page of the caller's conversations, newest (created last) first: `limit` (1-100, default 50)
+ * after `cursor`, the `nextCursor` of the page before. Reply: `{ items, nextCursor?, conversations,
+ * models }` (`conversations` holds the same items).
+ */
 export const ChatListRequestSchema = z.strictObject({
   type: z.literal('chat.list'),
   id,
+  ...PageRequestSchema.shape,
 });
 
 /**
@@ -196,7 +202,12 @@ export type ChatDeleteRequest = z.infer<typeof ChatDeleteRequestSchema>;
 export const CHAT_REPLY_SCHEMAS = [
   reply('chat.start', { conversation: ConversationSchema, message: ChatMessageSchema }),
   reply('chat.cancel', { conversationId: ConversationIdSchema, canceled: z.boolean() }),
-  reply('chat.list', { conversations: z.array(ConversationSchema), models: z.array(ModelInfoSchema) }),
+  reply('chat.list', {
+    ...pageSchema(ConversationSchema).shape,
+    /** The same items as `items`. */
+    conversations: z.array(ConversationSchema),
+    models: z.array(ModelInfoSchema),
+  }),
   reply('chat.get', {
     conversation: ConversationSchema,
     messages: z.array(ChatMessageSchema),

@@ -55,14 +55,20 @@ export function handleChatRequest(request: ChatRequest, context: ChatRequestCont
         }),
       );
     case 'chat.list':
-      return chat.list(principal).then((conversations) =>
-        reply({
-          type: 'reply',
-          id,
-          request: request.type,
-          result: { conversations, models: chat.models() },
-        }),
-      );
+      return chat
+        .list(principal, {
+          ...(request.limit !== undefined && { limit: request.limit }),
+          ...(request.cursor !== undefined && { cursor: request.cursor }),
+        })
+        .then((page) =>
+          reply({
+            type: 'reply',
+            id,
+            request: request.type,
+            // `conversations` repeats the items for clients that read that key.
+            result: { ...page, conversations: page.items, models: chat.models() },
+          }),
+        );
     case 'chat.get':
       return chat
         .get(principal, request.conversationId, {

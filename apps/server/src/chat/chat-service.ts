@@ -1,7 +1,16 @@
 import { type AgentEvent, type ChatModel, ModelError, runTurn, toModelMessages } from '@mci/agent';
-import type { ChatEvent, ChatMessage, ChatStartRequest, Conversation, ModelInfo } from '@mci/protocol';
+import type {
+  ChatEvent,
+  ChatMessage,
+  ChatStartRequest,
+  Conversation,
+  ModelInfo,
+  Page,
+  PageRequest,
+} from '@mci/protocol';
 import type { Redactor } from '@mci/schema';
 import type { Logger } from 'pino';
+import { pageBounds, toPage } from '../paging/cursor.ts';
 import type { Principal, ProcessManager } from '../processes/process-manager-types.ts';
 import { ServerError } from '../processes/server-error.ts';
 import type { ConversationRecord, ConversationStore } from './conversation-store.ts';
@@ -175,9 +184,20 @@ export class ChatService {
     return turn !== undefined;
   }
 
-  async list(principal: Principal): Promise<Conversation[]> {
+  /**
+   * A page of the conversations `principal` may see (an operator: all), newest first: `limit`
+   * (1-100, default 50) after `cursor`, the `nextCursor` of the page before.
+   * @throws ServerError `VALIDATION` (a cursor this server did not give, a limit out of range).
+   */
+  async list(principal: Principal, request: PageRequest = {}): Promise<Page<Conversation>> {
+    const { limit, after } = pageBounds(request, ['string', 'string']);
     const owner = principal.role === 'operator' ? undefined : principal.id;
-    return (await this.#options.store.list(owner)).map((record) => this.#summary(record));
+    const records = await this.#options.store.list(owner, {
+      limit: limit + 1,
+      ...(after !== undefined && { before: [after[0] as string, after[1] as string] as const }),
+    });
+    const page = toPage(records, limit, (record) => [record.createdAt, record.conversationId]);
+    return { ...page, items: page.items.map((record) => this.#summary(record)) };
   }
 
   /**

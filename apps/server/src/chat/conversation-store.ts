@@ -86,12 +86,28 @@ export class ConversationStore {
     return row ? toRecord(row) : undefined;
   }
 
-  /** Conversations of `owner` (every one for `undefined`), most recently updated first. */
-  async list(owner: string | undefined): Promise<ConversationRecord[]> {
+  /**
+   * Conversations of `owner` (every one for `undefined`), newest (created last) first, by
+   * `(createdAt, conversationId)` descending: at most `limit`, those after `before` (the key of the
+   * last conversation of the page before) when given.
+   */
+  async list(
+    owner: string | undefined,
+    page: { limit?: number; before?: readonly [createdAt: string, conversationId: string] } = {},
+  ): Promise<ConversationRecord[]> {
     let query = this.#selectConversations();
     if (owner !== undefined) query = query.where('c.owner', '=', owner);
-    const rows = await query.orderBy('c.updated_at', 'desc').orderBy('c.id').execute();
-    return rows.map(toRecord);
+    const before = page.before;
+    if (before !== undefined)
+      query = query.where((eb) =>
+        eb.or([
+          eb('c.created_at', '<', before[0]),
+          eb.and([eb('c.created_at', '=', before[0]), eb('c.id', '<', before[1])]),
+        ]),
+      );
+    query = query.orderBy('c.created_at', 'desc').orderBy('c.id', 'desc');
+    if (page.limit !== undefined) query = query.limit(page.limit);
+    return (await query.execute()).map(toRecord);
   }
 
   async rename(conversationId: string, title: string): Promise<void> {
