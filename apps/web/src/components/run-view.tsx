@@ -1,6 +1,7 @@
 import type { RunRecord } from '../hooks/run-record.ts';
 import { CallTable } from './call-table.tsx';
 import { formatDuration, formatTime } from './duration.ts';
+import { LogBox } from './log-box.tsx';
 import { OutputView } from './output-view.tsx';
 import { StateBadge } from './state-badge.tsx';
 
@@ -53,13 +54,13 @@ export function RunView({ run }: { run: RunRecord }) {
       {run.stdout !== '' && (
         <div>
           <h4>stdout</h4>
-          <pre className="log">{run.stdout}</pre>
+          <LogBox text={run.stdout} stream="stdout" />
         </div>
       )}
       {run.stderr !== '' && (
         <div>
           <h4>stderr</h4>
-          <pre className="log log-stderr">{run.stderr}</pre>
+          <LogBox text={run.stderr} stream="stderr" />
         </div>
       )}
       {run.calls !== undefined && run.calls.length > 0 ? (

@@ -1,5 +1,5 @@
 import type { ChatMessage } from '@mci/client';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useLocation } from 'wouter';
 import { chatStoreOf, type LiveStep } from '../chat/chat-store.ts';
 import { Composer } from '../chat/composer.tsx';
@@ -7,6 +7,7 @@ import { ConversationList } from '../chat/conversation-list.tsx';
 import { MessageView } from '../chat/message-view.tsx';
 import { useConversation, useConversations } from '../chat/use-chat.ts';
 import { useClient } from '../connection/connection-context.ts';
+import { useFollowTail } from '../hooks/use-follow-tail.ts';
 
 /** A step still being written, shown as the assistant message it becomes. */
 function liveMessage(step: LiveStep): ChatMessage {
@@ -39,6 +40,9 @@ export function ChatPage({ conversationId }: { conversationId?: string }) {
   } = useConversations(`${conversationId}:${turn.running}`);
   const [model, setModel] = useState<string>();
   const [autorun, setAutorun] = useState(true);
+  // The page follows the answer as it streams; an opened conversation starts at its end.
+  const messagesBox = useRef<HTMLDivElement>(null);
+  useFollowTail(messagesBox, 'page', conversationId);
   // The list is read again after a rename, so it has the newest title.
   const title =
     conversations?.find((listed) => listed.conversationId === conversationId)?.title ??
@@ -85,7 +89,7 @@ export function ChatPage({ conversationId }: { conversationId?: string }) {
             This server has no model configured: start it with `mci serve --model provider:model`.
           </p>
         )}
-        <div className="messages" aria-live="polite">
+        <div className="messages" aria-live="polite" ref={messagesBox}>
           {loadEarlier !== undefined && (
             <button type="button" className="load-earlier" onClick={loadEarlier}>
               Show earlier messages
