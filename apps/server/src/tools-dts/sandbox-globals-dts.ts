@@ -58,6 +58,27 @@ declare const output: {
   file(name: string, data: string | Uint8Array | ArrayBuffer, mimeType?: string): Promise<void>;
 };
 
+/**
+ * The durable key-value state of the run's session (its own state without one): kept across runs and
+ * restarts. Values are structured-clone data (Map, Date, bigint and cycles survive). A write is
+ * durable and seen by other runs once set resolves. Keys: 1-256 characters.
+ */
+declare const state: {
+  /** The value of key, or undefined. With { withVersion: true }: { value, version } (version 0: absent). */
+  get(key: string): Promise<any>;
+  get(key: string, options: { withVersion: true }): Promise<{ value: any; version: number }>;
+  /**
+   * Writes key. ttlMs: expire after that many ms. ifVersion: write only if the key is at that version
+   * (from get with withVersion; 0 for absent), else reject with an error whose code is VERSION_CONFLICT.
+   * Rejects with code LIMIT_EXCEEDED past the size limits.
+   */
+  set(key: string, value: unknown, options?: { ttlMs?: number; ifVersion?: number }): Promise<{ version: number }>;
+  /** Deletes key; true when it was there. */
+  delete(key: string): Promise<boolean>;
+  /** The keys that start with prefix, in order. */
+  keys(prefix?: string): Promise<string[]>;
+};
+
 /** log/info/debug go to stdout, warn/error to stderr (formatted like Node's console). */
 declare const console: {
   log(...args: unknown[]): void;
