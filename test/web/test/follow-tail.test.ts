@@ -59,7 +59,7 @@ describe('following the newest text', () => {
     await using browser = await launchBrowser();
     const { page } = await openPage(browser);
     await page.goto(`${server.url}/processes/${process.pid}`);
-    const box = page.getByRole('region', { name: 'Run 1', exact: true }).locator('pre[aria-label="stdout"]');
+    const box = page.getByRole('region', { name: 'Run 1', exact: true }).getByRole('log', { name: 'stdout' });
     const scroll = () =>
       box.evaluate((element) => ({
         top: element.scrollTop,

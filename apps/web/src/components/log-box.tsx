@@ -7,7 +7,14 @@ export function LogBox({ text, stream }: { text: string; stream: 'stdout' | 'std
   const lines = useRef<HTMLSpanElement>(null);
   useFollowTail(lines, box);
   return (
-    <pre ref={box} className={stream === 'stderr' ? 'log log-stderr' : 'log'} aria-label={stream}>
+    // A log, but not read aloud line by line as it grows.
+    <pre
+      ref={box}
+      className={stream === 'stderr' ? 'log log-stderr' : 'log'}
+      role="log"
+      aria-live="off"
+      aria-label={stream}
+    >
       <span ref={lines} className="log-lines">
         {text}
       </span>
