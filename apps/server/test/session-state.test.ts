@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createServer } from '../src/server.ts';
 import { request } from './support/http.ts';
 import { openJsonSocket } from './support/json-socket.ts';
+import { httpClient } from './support/mcp-fixture.ts';
 import type { Json } from './support/serve-process.ts';
 
 // Sessions and their durable state through the HTTP API, the WebSocket and programs' `state` global,
@@ -255,5 +256,23 @@ describe('sessions and state', () => {
     );
     expect(badId.status).toBe(400);
     expect(badId.body.path).toBe('session');
+  });
+
+  it('gives the run_code calls of one MCP session one session, apart from another MCP session', async () => {
+    await using server = await start('mcp');
+    const runCode = async (client: Awaited<ReturnType<typeof httpClient>>, code: string) =>
+      ((await client.callTool({ name: 'run_code', arguments: { code } })) as Json).structuredContent;
+    const one = await httpClient(server.url, ALICE);
+    const two = await httpClient(server.url, ALICE);
+    try {
+      await runCode(one, `await state.set('seen', 41)`);
+      expect(await runCode(one, `return (await state.get('seen')) + 1`)).toMatchObject({ outputs: [42] });
+      expect(await runCode(two, `return (await state.get('seen')) ?? 'none'`)).toMatchObject({
+        outputs: ['none'],
+      });
+    } finally {
+      await one.close();
+      await two.close();
+    }
   });
 });

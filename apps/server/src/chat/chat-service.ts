@@ -272,7 +272,15 @@ export class ChatService {
       queue = queue.then(work);
       queue.catch(() => {}); // awaited when the turn ends
     };
-    const host = managerStreamHost(manager, principal, (streamId) => listener.stream(streamId), logger);
+    // A conversation is a session: its blocks share one durable `state` (docs/sessions.md).
+    const session = await manager.openSession(conversationId, principal);
+    const host = managerStreamHost(
+      manager,
+      principal,
+      (streamId) => listener.stream(streamId),
+      logger,
+      session,
+    );
     let failed: AgentEvent | undefined;
     try {
       // The newest messages the model's context can hold, never the whole history.

@@ -7,13 +7,15 @@ import type { Principal, ProcessManager } from '../processes/process-manager-typ
 /**
  * The process manager as the agent loop's {@link StreamHost}, in process: streams and kills act as
  * `principal`, so a conversation's processes belong to whoever started it. `onStream` is told each
- * new stream id before any of its output is pushed (the connection subscribes to it there).
+ * new stream id before any of its output is pushed (the connection subscribes to it there). The
+ * streams' processes belong to `session` (opened by the caller), if given.
  */
 export function managerStreamHost(
   manager: ProcessManager,
   principal: Principal,
   onStream: (streamId: string) => void,
   logger?: Logger,
+  session?: string,
 ): StreamHost {
   return {
     openStream(options): TurnStream {
@@ -22,6 +24,7 @@ export function managerStreamHost(
           streamId: randomUUID(),
           ...(options.ref !== undefined && { ref: options.ref }),
           ...(options.autorun === false && { autorun: false }),
+          ...(session !== undefined && { session }),
         },
         principal,
       );

@@ -256,6 +256,8 @@ export function createMciMcpServer(options: MciMcpServerOptions): MciMcpServer {
             ...(call.timeoutMs !== undefined && { timeoutMs: call.timeoutMs }),
             ...(call.check !== undefined && { check: call.check }),
             metadata: { mcp },
+            // The run_code programs of one MCP session share one session and its `state`.
+            session: `mcp-${options.sessionId}`,
           }
         : // The tool validates its own arguments: its generated program needs no check.
           { code: directCallCode(call.tool.name, call.args), lang: 'js', ref, check: 'off', metadata: { mcp } },
