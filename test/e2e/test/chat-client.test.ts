@@ -1,11 +1,11 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, type ServerEvent, type StreamResultEvent } from '@mci/client';
 import { describe, expect, test } from 'vitest';
 import { startInventoryServer } from '../support/inventory-server.ts';
-import { examplePath } from '@mci/test-support';
+import { examplePath, hasScript } from '@mci/test-support';
 import { startServer } from '../support/start-server.ts';
 
 // The reference chat client (examples/chat-client), spawned on a transcript against a real server.
@@ -40,15 +40,6 @@ function chat(args: string[], options: { input?: string; env?: Record<string, st
     });
   });
 }
-
-const hasScript = (() => {
-  try {
-    execFileSync('script', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 describe('the reference chat client', () => {
   test('streams a transcript token by token, shows intents and processes, prints the response pipe', {

@@ -1,9 +1,9 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from '@mci/client';
-import { repoRoot } from '@mci/test-support';
+import { hasScript, repoRoot } from '@mci/test-support';
 import { afterAll, describe, expect, it } from 'vitest';
 
 // `pnpm dev` at the root on a terminal (util-linux `script` gives it a pseudo-terminal), then one
@@ -11,15 +11,6 @@ import { afterAll, describe, expect, it } from 'vitest';
 // (pnpm, turbo, node --watch, the server, its sandbox workers); the server drains and stops, and no
 // layer prints a failure. turbo itself ends with 0 or, at times, with 130 (the shell's code for an
 // end by Ctrl-C) when every task exited 0: both are a clean stop.
-
-const hasScript = (() => {
-  try {
-    execFileSync('script', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 const dir = mkdtempSync(join(tmpdir(), 'mci-dev-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -2,8 +2,12 @@
 
 // The `mci` command line: in-process, or as a real program
 export { mciArgv, mciInProcess, mciMain, modulesLoadedBy, spawnMci, startMci } from './mci.ts';
+// A real terminal for the tests that need one
+export { hasScript } from './terminal.ts';
+// The WebSocket test client
+export { openTestSocket, TestSocket } from './test-socket.ts';
 // A real server process
-export { startServerProcess } from './server-process.ts';
+export { spawnServerProcess, startServerProcess } from './server-process.ts';
 // Debian's Chromium, headless, for the browser tests
 export { CHROMIUM, launchBrowser } from './chromium.ts';
 // Fake model providers speaking the OpenAI and Anthropic streaming wire formats
@@ -17,5 +21,6 @@ export { examplePath, repoRoot } from './paths.ts';
 
 // Types
 export type { MciOptions, MciRun, RunMci, TestIo } from './mci.ts';
-export type { ServerProcess } from './server-process.ts';
+export type { ServerProcess, ServerProcessOptions, SpawnedServer } from './server-process.ts';
+export type { TestSocketOptions } from './test-socket.ts';
 export type { FakeProvider, RecordedRequest, ScriptedReply } from './fake-providers.ts';

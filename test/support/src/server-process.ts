@@ -2,56 +2,70 @@ import type { ChildProcess } from 'node:child_process';
 import { startMci } from './mci.ts';
 import { repoRoot } from './paths.ts';
 
-/** A real `mci serve` in a child process, listening on 127.0.0.1 and a free port. */
-export interface ServerProcess {
-  /** `http://127.0.0.1:PORT` */
-  url: string;
-  port: number;
+/** Options of {@link spawnServerProcess}. */
+export interface ServerProcessOptions {
+  /** Arguments after `mci serve --port 0`. @default [] */
+  args?: readonly string[];
+  /** Variables added to this process's environment (`MCI_API_KEY`, `MCI_DB`, ...). */
+  env?: Record<string, string>;
+  /** Working directory. @default the repository root */
+  cwd?: string;
+}
+
+/** A `mci serve` child process, as {@link spawnServerProcess} started it. */
+export interface SpawnedServer {
   child: ChildProcess;
-  /** Everything the server wrote to stderr so far. */
+  /** Its base URL (`http://127.0.0.1:PORT`) once it listens; rejects when it exits first. */
+  url: Promise<string>;
+  /** Its exit code once it exited (null after a signal). */
+  exited: Promise<number | null>;
+  /** Everything it wrote to stderr so far. */
   stderr(): string;
-  /** Resolves with the exit code (or the signal name) once the process has exited. */
-  exited: Promise<number | NodeJS.Signals>;
+  /** Everything it wrote to stdout so far. */
+  stdout(): string;
+  /** Sends SIGTERM (SIGKILL after 15 s) and waits for the exit. */
   [Symbol.asyncDispose](): Promise<void>;
 }
 
+/** A real `mci serve` that listens: {@link SpawnedServer} with its URL and port known. */
+export interface ServerProcess extends Omit<SpawnedServer, 'url'> {
+  /** `http://127.0.0.1:PORT` */
+  url: string;
+  port: number;
+}
+
 /**
- * Spawns `mci serve --port 0 --concurrency 2 ARGS` from source (the public way to run the server) in
- * the repository root, with a throwaway database (`MCI_DB=:memory:`) and warnings-only JSON logs, and
- * resolves once it printed its URL. `env` is added to the environment (`MCI_API_KEY`, `MCI_DB`, ...).
- * Disposing sends SIGTERM (SIGKILL after 15 s) and waits for the exit.
+ * Spawns the real `mci serve --port 0 ARGS` from source with warnings-only JSON logs: the one way
+ * the suites start a server program. It does not wait for the server to listen (a test of a refused
+ * start awaits `exited`); {@link startServerProcess} does.
  */
-export async function startServerProcess(
-  options: { args?: string[]; env?: Record<string, string>; cwd?: string } = {},
-): Promise<ServerProcess> {
-  const child = startMci(['serve', '--port', '0', '--concurrency', '2', ...(options.args ?? [])], {
+export function spawnServerProcess(options: ServerProcessOptions = {}): SpawnedServer {
+  const child = startMci(['serve', '--port', '0', ...(options.args ?? [])], {
     cwd: options.cwd ?? repoRoot,
-    env: { ...process.env, MCI_LOG_LEVEL: 'warn', MCI_DB: ':memory:', ...options.env },
+    env: { ...process.env, MCI_LOG_LEVEL: 'warn', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
-  child.stdout?.resume();
-  const exited = new Promise<number | NodeJS.Signals>((resolve) => {
-    child.once('exit', (code, signal) => resolve(code ?? signal ?? -1));
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr?.setEncoding('utf8');
+  let stdout = '';
+  child.stdout?.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+  child.stderr?.setEncoding('utf8');
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = new Promise<string>((resolve, reject) => {
     child.stderr?.on('data', (text: string) => {
       stderr += text;
-      const match = /MCI server listening on (http:\/\/[^\s]+)/.exec(stderr);
+      const match = /listening on (http:\/\/\S+)/.exec(stderr);
       if (match?.[1]) resolve(match[1]);
     });
-    child.once('exit', (code) =>
-      reject(new Error(`mci serve exited with ${code} before listening:\n${stderr}`)),
-    );
+    exited.then((code) => reject(new Error(`mci serve exited with ${code} before listening:\n${stderr}`)));
     child.once('error', reject);
   });
+  url.catch(() => {});
   return {
-    url,
-    port: Number(new URL(url).port),
     child,
-    stderr: () => stderr,
+    url,
     exited,
+    stderr: () => stderr,
+    stdout: () => stdout,
     async [Symbol.asyncDispose]() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
@@ -60,4 +74,19 @@ export async function startServerProcess(
       clearTimeout(killer);
     },
   };
+}
+
+/**
+ * Spawns `mci serve --port 0 --concurrency 2 ARGS` (see {@link spawnServerProcess}) with a throwaway
+ * database (`MCI_DB=:memory:`, unless `env` names another) and resolves once it printed its URL.
+ * @throws when the server exits before it listens (the error carries its stderr).
+ */
+export async function startServerProcess(options: ServerProcessOptions = {}): Promise<ServerProcess> {
+  const server = spawnServerProcess({
+    ...options,
+    args: ['--concurrency', '2', ...(options.args ?? [])],
+    env: { MCI_DB: ':memory:', ...options.env },
+  });
+  const url = await server.url;
+  return { ...server, url, port: Number(new URL(url).port) };
 }

@@ -1,9 +1,9 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, type MciClient } from '@mci/client';
-import { examplePath, type MciRun, mciArgv, spawnMci } from '@mci/test-support';
+import { examplePath, hasScript, type MciRun, mciArgv, spawnMci } from '@mci/test-support';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { mci as mciInProcess } from '../../../test/support/mci.ts';
 import { createServer, type MciServer } from '../../server.ts';
@@ -37,15 +37,6 @@ function mciOnTerminal(args: string[]): Promise<MciRun> {
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr: '' }));
   });
 }
-
-const hasScript = (() => {
-  try {
-    execFileSync('script', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 let server: MciServer;
 let client: MciClient;
