@@ -126,8 +126,12 @@ describe.each(transports)('MCP tasks over %s', (name, connect) => {
       { onprogress: (progress) => progress.message === 'output: "started"' && sawOutput() },
     );
     await running;
+    const before = Date.now();
     const cancelled = await client.experimental.tasks.cancelTask(task.taskId);
     expect(cancelled.status).toBe('cancelled');
+    // The answer is the cancelled task as it is now: updated at the cancel, with its message.
+    expect(Date.parse(cancelled.lastUpdatedAt)).toBeGreaterThanOrEqual(before);
+    expect(cancelled.statusMessage).toMatch(/kill/i);
     const result = (await client.experimental.tasks.getTaskResult(
       task.taskId,
       CallToolResultSchema,

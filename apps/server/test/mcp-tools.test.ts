@@ -178,8 +178,23 @@ describe.each(transports)('MCP over %s', (_name, connect) => {
     expect((embedded as { resource: { text?: string } }).resource.text).toEqual(expect.any(String));
   });
 
-  it('rejects an unknown tool and bad run_code arguments as protocol errors', async () => {
-    await expect(client.callTool({ name: 'nope', arguments: {} })).rejects.toThrow(/not found/);
-    await expect(client.callTool({ name: 'run_code', arguments: { code: 1 } })).rejects.toThrow(/code/);
+  it('rejects an unknown tool and bad run_code arguments as protocol errors, each message prefixed once', async () => {
+    await expect(client.callTool({ name: 'nope', arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+      message: 'MCP error -32602: Tool nope not found',
+    });
+    await expect(client.callTool({ name: 'run_code', arguments: { code: 1 } })).rejects.toMatchObject({
+      code: -32602,
+      message: 'MCP error -32602: run_code: code must be a non-empty string',
+    });
+    // The SDK's own task handlers' errors too.
+    await expect(client.experimental.tasks.getTask('process-999999')).rejects.toMatchObject({
+      code: -32602,
+      message: expect.not.stringMatching(/MCP error -32602: MCP error/),
+    });
+  });
+
+  it('lists no resource templates (every resource is listed)', async () => {
+    expect(await client.listResourceTemplates()).toMatchObject({ resourceTemplates: [] });
   });
 });

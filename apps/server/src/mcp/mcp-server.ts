@@ -14,6 +14,7 @@ import {
   isJSONRPCRequest,
   LATEST_PROTOCOL_VERSION,
   ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   McpError,
   RELATED_TASK_META_KEY,
@@ -36,6 +37,7 @@ import { renderSandboxGlobals } from '../tools-dts/sandbox-globals-dts.ts';
 import { ApprovalPrompts, approvalTools, DECIDE_APPROVAL, LIST_APPROVALS } from './approval-prompts.ts';
 import { directToolResult, runCodeResult } from './call-results.ts';
 import { describeToolResult, searchToolsResult } from './catalog-results.ts';
+import { sendPlainErrorMessages } from './plain-error-messages.ts';
 import { type McpCallMetadata, mcpCallOf } from './process-task.ts';
 import { createProcessTaskStore } from './process-task-store.ts';
 import { ProgressRelay } from './progress-relay.ts';
@@ -182,6 +184,8 @@ export function createMciMcpServer(options: MciMcpServerOptions): MciMcpServer {
       },
     ],
   }));
+  // Every resource is listed above: there are no templates to fill in.
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [] }));
   server.setRequestHandler(ReadResourceRequestSchema, (request) => {
     if (request.params.uri !== TOOLS_DTS_URI)
       throw new McpError(ErrorCode.InvalidParams, `Resource not found: ${request.params.uri}`);
@@ -260,7 +264,13 @@ export function createMciMcpServer(options: MciMcpServerOptions): MciMcpServer {
             session: `mcp-${options.sessionId}`,
           }
         : // The tool validates its own arguments: its generated program needs no check.
-          { code: directCallCode(call.tool.name, call.args), lang: 'js', ref, check: 'off', metadata: { mcp } },
+          {
+            code: directCallCode(call.tool.name, call.args),
+            lang: 'js',
+            ref,
+            check: 'off',
+            metadata: { mcp },
+          },
       principal,
     );
     // What the process does while its creation is committed is relayed once it is watched.
@@ -345,6 +355,7 @@ export function createMciMcpServer(options: MciMcpServerOptions): MciMcpServer {
           delete message.params.task;
         }
       };
+      sendPlainErrorMessages(transport);
       await server.connect(transport);
     },
     async drain() {

@@ -38,7 +38,8 @@ export interface ProcessTaskStore extends TaskStore {
 /**
  * The SDK's task store over the process manager: the task **is** the process. A task-augmented call
  * creates its process first (with `metadata.mcp.task`), then `createTask` returns that process's task;
- * `getTask` maps the live process, `updateTaskStatus('cancelled')` sends it the kill signal, and
+ * `getTask` maps the live process, `updateTaskStatus('cancelled')` sends it the kill signal and
+ * resolves once it has ended (so `tasks/cancel` answers with the ended run), and
  * results are the processes' own. Nothing is kept here, so tasks live exactly as long as their
  * processes (and survive a restart on a durable store).
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks
@@ -89,7 +90,10 @@ export function createProcessTaskStore(options: ProcessTaskStoreOptions): Proces
       if (status !== 'cancelled')
         throw new McpError(ErrorCode.InvalidParams, `a task's status follows its process (${status})`);
       try {
-        await manager.signal(pid, 'kill', principal);
+        const killed = await manager.signal(pid, 'kill', principal);
+        // A running process ends within the kill's bound: wait for it, so the answer (the SDK reads
+        // the task again) carries the ended run's time and message, not the start's.
+        if (killed.state !== 'idle') await manager.wait(pid, principal);
       } catch (error) {
         // The process became idle since the caller's look-up: the task is terminal now.
         if (error instanceof ServerError && error.code === 'CONFLICT')

@@ -62,6 +62,7 @@ export function taskStatusOf(snapshot: ProcessSnapshot): Task['status'] {
 }
 
 function statusMessageOf(snapshot: ProcessSnapshot): string {
+  if (snapshot.state === 'terminating') return `cancelled: process ${snapshot.pid} is being killed`;
   if (snapshot.state !== 'idle') return `process ${snapshot.pid} is ${snapshot.state}`;
   if (snapshot.status === 'timeout') return `timed out after ${snapshot.timeoutMs} ms`;
   if (snapshot.error) {
