@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startMci } from '@mci/test-support';
+import { spawnServerProcess } from '@mci/test-support';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { TRANSCRIPT_TOOLS } from '../support/start-server.ts';
 import { TestClient } from '../support/ws-client.ts';
@@ -10,29 +10,14 @@ import { TestClient } from '../support/ws-client.ts';
 // `mci serve` as a real child process: SIGTERM stops accepting, lets running processes finish within
 // the grace period, cancels the rest, closes WebSockets with 1001 and exits 0.
 
-function serve(args: string[], env: Record<string, string> = {}, options: { group?: boolean } = {}) {
-  const child = startMci(['serve', ...args], {
-    // A throwaway database: test servers must never share the default one (one server per database).
-    env: { ...process.env, MCI_LOG_LEVEL: 'info', MCI_DB: ':memory:', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+/** `mci serve ARGS` with info logs and a throwaway database (`group`: in its own process group). */
+const serve = (args: string[], env: Record<string, string> = {}, options: { group?: boolean } = {}) =>
+  spawnServerProcess({
+    args,
+    env: { MCI_LOG_LEVEL: 'info', MCI_DB: ':memory:', ...env },
     // Its own process group, which a terminal's Ctrl-C signals as a whole (sandbox workers too).
     detached: options.group === true,
   });
-  let stderr = '';
-  let stdout = '';
-  child.stdout!.on('data', (d) => (stdout += d));
-  child.stderr!.on('data', (d) => (stderr += d));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const url = new Promise<string>((resolve, reject) => {
-    child.stderr!.on('data', () => {
-      const match = /listening on (http:\/\/\S+)/.exec(stderr);
-      if (match) resolve(match[1]!);
-    });
-    exited.then((code) => reject(new Error(`mci serve exited ${code}: ${stderr}`)));
-  });
-  url.catch(() => {}); // awaited only by the tests that expect a start
-  return { child, url, exited, output: () => ({ stdout, stderr }) };
-}
 
 const kill = (child: ChildProcess) => child.exitCode === null && child.kill('SIGKILL');
 
@@ -53,7 +38,7 @@ describe('mci serve', () => {
     ]);
     try {
       const url = await server.url;
-      expect(server.output().stderr).toContain(`curl -s ${url}/processes`);
+      expect(server.stderr()).toContain(`curl -s ${url}/processes`);
       await using client = await TestClient.open(`${url.replace('http', 'ws')}/ws`);
       // Warm both sandbox workers, so the grace period measures the program, not a worker's start.
       const warm = await Promise.all(
@@ -101,8 +86,8 @@ describe('mci serve', () => {
       await expect(fetch(`${url}/healthz`)).rejects.toThrow();
       // One pino line per process transition, each with its pid.
       const lines = server
-        .output()
-        .stdout.trim()
+        .stdout()
+        .trim()
         .split('\n')
         .map((line) => JSON.parse(line));
       expect(
@@ -136,7 +121,7 @@ describe('mci serve', () => {
       server.child.kill('SIGINT');
       expect(await server.exited).toBe(0);
       expect(client.messages.some((m) => m.type === 'output' && m.value === 'finished')).toBe(true);
-      expect(server.output().stderr).not.toMatch(/again|error|failed/i);
+      expect(server.stderr()).not.toMatch(/again|error|failed/i);
     } finally {
       kill(server.child);
     }
@@ -154,7 +139,7 @@ describe('mci serve', () => {
       ':memory:',
     ]);
     expect(await refused.exited).toBe(2);
-    expect(refused.output().stderr).toMatch(/refusing to listen on 0\.0\.0\.0 without tokens/);
+    expect(refused.stderr()).toMatch(/refusing to listen on 0\.0\.0\.0 without tokens/);
 
     const allowed = serve([
       '--file',

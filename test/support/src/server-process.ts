@@ -10,6 +10,8 @@ export interface ServerProcessOptions {
   env?: Record<string, string>;
   /** Working directory. @default the repository root */
   cwd?: string;
+  /** Start it in a process group of its own (signal the group with `process.kill(-pid)`). @default false */
+  detached?: boolean;
 }
 
 /** A `mci serve` child process, as {@link spawnServerProcess} started it. */
@@ -44,6 +46,7 @@ export function spawnServerProcess(options: ServerProcessOptions = {}): SpawnedS
     cwd: options.cwd ?? repoRoot,
     env: { ...process.env, MCI_LOG_LEVEL: 'warn', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.detached === true,
   });
   let stderr = '';
   let stdout = '';
