@@ -268,8 +268,9 @@ describe('the audit of calls', () => {
     }
     expect((await get(`/processes/${pid}/runs/2/calls`)).status).toBe(404);
     expect((await get(`/processes/${pid}/runs/0/calls`)).status).toBe(400);
-    // A cursor past the end is an empty last page.
-    expect((await get(`/processes/${pid}/runs/1/calls?cursor=999`)).body).toEqual({ items: [] });
+    // A cursor past the end (the last call's position, as the shared codec writes it) is an empty last page.
+    const pastEnd = Buffer.from('[999]').toString('base64url');
+    expect((await get(`/processes/${pid}/runs/1/calls?cursor=${pastEnd}`)).body).toEqual({ items: [] });
 
     // `mci logs --calls` prints one line per call.
     const logs = await mci(['logs', String(pid), '--calls', '--url', url, '--token', 'alice-token']);

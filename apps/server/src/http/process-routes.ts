@@ -1,4 +1,4 @@
-import { encodeOutputValue, type JsonValue } from '@mci/protocol';
+import { encodeOutputValue, type JsonValue, PageQuerySchema } from '@mci/protocol';
 import type { RunFile } from '@mci/sandbox';
 import { create as contentDisposition } from 'content-disposition';
 import type { Context, Hono } from 'hono';
@@ -90,12 +90,8 @@ export function registerProcessRoutes(app: Hono<HttpEnv>, manager: ProcessManage
 
   // The manager checks the page after visibility: another principal's process is 404 whatever the query.
   app.get('/processes/:pid/runs/:n/calls', async (c) => {
-    const limit = c.req.query('limit');
-    const cursor = c.req.query('cursor');
-    const page = {
-      ...(limit !== undefined && { limit: limit.trim() === '' ? Number.NaN : Number(limit) }),
-      ...(cursor !== undefined && { cursor }),
-    };
+    const { limit, cursor } = parseOrThrow(PageQuerySchema, c.req.query(), 'query');
+    const page = { ...(limit !== undefined && { limit }), ...(cursor !== undefined && { cursor }) };
     return json(
       c,
       await manager.listCalls(pid(c), parsePid(c.req.param('n'), 'n'), page, c.get('principal')),
