@@ -1,9 +1,13 @@
 import type { MciClient, ProcessSnapshot, ServerEvent, Subscription } from '@mci/client';
 
+/** Processes per page of `process.list` the console reads. */
+const PAGE_SIZE = 100;
+
 /**
- * Every process the user may see, kept live: `process.list` for the start, then `subscribe {all: true}`
- * events (the client resumes them with `since` after a reconnect, so none is lost). Updates are applied
- * at once and announced at most once per animation frame, so a burst of events costs one render.
+ * The processes the user may see, kept live: the newest page of `process.list` for the start, older
+ * pages on {@link ProcessListStore.loadMore}, then `subscribe {all: true}` events (the client resumes
+ * them with `since` after a reconnect, so none is lost). Updates are applied at once and announced at
+ * most once per animation frame, so a burst of events costs one render.
  */
 export class ProcessListStore {
   readonly #byPid = new Map<number, ProcessSnapshot>();
@@ -14,6 +18,10 @@ export class ProcessListStore {
   #version = 0;
   #frame: number | undefined;
   #subscription: Subscription | undefined;
+  #client: MciClient | undefined;
+  /** The `nextCursor` of the last page read; undefined once the oldest page is in. */
+  #cursor: string | undefined;
+  #loading = false;
   /** Set once the first list arrived. */
   ready = false;
   /** Why loading failed, if it did. */
@@ -21,19 +29,38 @@ export class ProcessListStore {
 
   /** Starts following the processes `client` may see. */
   start(client: MciClient): void {
+    this.#client = client;
     // Subscribe first: events racing the list reply are older than the list, which then wins.
     this.#subscription = client.subscribe({ all: true }, { onEvent: (event) => this.#apply(event) });
-    client
-      .list()
-      .then((processes) => {
-        for (const snapshot of processes) this.#put(snapshot);
-        this.ready = true;
-        this.#announce();
-      })
-      .catch((error: Error) => {
-        this.error = error.message;
-        this.#announce();
-      });
+    void this.#read(undefined);
+  }
+
+  /** Whether older processes are left to load. */
+  get hasMore(): boolean {
+    return this.#cursor !== undefined;
+  }
+
+  /** Reads the next (older) page, if there is one and none is being read. */
+  readonly loadMore = (): void => {
+    if (this.#cursor !== undefined && !this.#loading) void this.#read(this.#cursor);
+  };
+
+  async #read(cursor: string | undefined): Promise<void> {
+    const client = this.#client;
+    if (!client) return;
+    this.#loading = true;
+    try {
+      const page = await client.listProcesses({ limit: PAGE_SIZE, ...(cursor !== undefined && { cursor }) });
+      // The page was read after the events that came before its reply: its copies win.
+      for (const snapshot of page.items) this.#put(snapshot);
+      this.#cursor = page.nextCursor;
+      this.ready = true;
+    } catch (error) {
+      this.error = (error as Error).message;
+    } finally {
+      this.#loading = false;
+      this.#announce();
+    }
   }
 
   /** Stops following. */

@@ -9,15 +9,20 @@ import { ProcessListStore } from './process-list-store.ts';
 export interface ProcessesView {
   /** The processes passing the filter, newest first. */
   processes: ProcessSnapshot[];
-  /** How many processes the user may see in all. */
+  /** How many processes are loaded (the newest pages, and every one created since). */
   total: number;
+  /** Whether older processes are left to load. */
+  hasMore: boolean;
+  /** Loads the next page of older processes. */
+  loadMore: () => void;
   /** False until the first list arrived. */
   ready: boolean;
   error: string | undefined;
 }
 
 /**
- * Every process the user may see, live (see {@link ProcessListStore}), filtered by `filter`. A text
+ * The processes the user may see, live, the newest page first and older ones on `loadMore` (see
+ * {@link ProcessListStore}), filtered by `filter`. A text
  * filter loads the code of the processes it searches.
  */
 export function useProcesses(filter: ProcessFilter): ProcessesView {
@@ -41,5 +46,12 @@ export function useProcesses(filter: ProcessFilter): ProcessesView {
         ),
     [store, codes, version, codeVersion, filter, searching],
   );
-  return { processes, total: store.size, ready: store.ready, error: store.error };
+  return {
+    processes,
+    total: store.size,
+    hasMore: store.hasMore,
+    loadMore: store.loadMore,
+    ready: store.ready,
+    error: store.error,
+  };
 }

@@ -4,10 +4,13 @@ import { ProcessTable } from '../components/process-table.tsx';
 import type { ProcessFilter } from '../hooks/process-filter.ts';
 import { useProcesses } from '../hooks/use-processes.ts';
 
-/** Every process the user may see, live, newest first, with filters and Kill / Run per row. */
+/**
+ * The processes the user may see, live, newest first, with filters and Kill / Run per row; older
+ * ones a page at a time ("Load older processes").
+ */
 export function ProcessesPage() {
   const [filter, setFilter] = useState<ProcessFilter>({});
-  const { processes, total, ready, error } = useProcesses(filter);
+  const { processes, total, hasMore, loadMore, ready, error } = useProcesses(filter);
   return (
     <main className="page page-processes">
       <header className="page-header">
@@ -23,6 +26,11 @@ export function ProcessesPage() {
         </p>
       )}
       <ProcessTable processes={processes} />
+      {hasMore && (
+        <button type="button" className="load-more" onClick={loadMore}>
+          Load older processes
+        </button>
+      )}
     </main>
   );
 }
