@@ -87,7 +87,10 @@ const RunTimesShape = {
   startedAt: TimestampSchema.optional(),
   /** When the run ended (ISO 8601). */
   endedAt: TimestampSchema.optional(),
-  /** Wall time of the run in milliseconds, from start to end. */
+  /**
+   * How long the program ran, in milliseconds: from when its isolate started it to its end (the check
+   * before it and a wait for a sandbox worker are not counted).
+   */
   durationMs: z.number().nonnegative().optional(),
 };
 

@@ -22,7 +22,6 @@ export interface LiveProcess {
   execution?: Execution;
   /** The program is being checked (it has no execution yet). */
   checking?: boolean;
-  startedAtMs?: number;
   /** How much of the run's outputs and logs arrived as events (the final result may hold more). */
   received?: { outputs: number; stdout: number; stderr: number };
   /** Output events delivered (at most `MAX_OUTPUT_EVENTS_PER_RUN`). */

@@ -72,7 +72,6 @@ export class RunController {
     const from = shapeOf(record);
     record.state = run.state = 'running';
     run.startedAt = now();
-    live.startedAtMs = performance.now();
     live.received = { outputs: 0, stdout: 0, stderr: 0 };
     live.delivered = 0;
     live.budget = new ByteRateBudget(this.#hooks.outputBytesPerSecond);
@@ -253,8 +252,9 @@ export class RunController {
       }
     }
     this.#output.noteDropped(live);
-    const durationMs =
-      Math.round((performance.now() - (live.startedAtMs ?? performance.now())) * 1000) / 1000;
+    // The program's own time, from when its isolate started it: the check before it and the wait for a
+    // sandbox worker (the first runs of a pool whose workers are still starting) are not part of it.
+    const durationMs = Math.round(result.durationMs * 1000) / 1000;
     live.run.durationMs = durationMs;
     if (result.truncated) live.run.truncated = true;
     this.#hooks.stats.recordDuration(durationMs);
