@@ -1,24 +1,31 @@
 import type { Approval, ApprovalState } from '@mci/client';
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { useClient } from '../connection/connection-context.ts';
 
 /** What {@link useApprovals} returns. */
 export interface ApprovalsView {
-  /** Oldest first; undefined until the first answer. */
+  /** Newest first; undefined until the first answer. */
   approvals: Approval[] | undefined;
+  /** Whether older approvals are left to load. */
+  hasMore: boolean;
   error: string | undefined;
 }
 
-/** Most approvals the page reads (pages of 100). */
-const MAX_APPROVALS = 1000;
+/** Approvals per page the console reads. */
+const PAGE_SIZE = 100;
 
 /**
- * The approvals the user may see (`state`, or every state), kept up to date: every `approval` event
- * of a visible process reads the list again.
+ * The approvals the user may see (`state`, or every state), newest first, kept up to date: the
+ * newest page, and one more page per `loadMore`; every `approval` event of a visible process reads
+ * the pages loaded again.
  */
-export function useApprovals(state: ApprovalState | undefined): ApprovalsView {
+export function useApprovals(state: ApprovalState | undefined): ApprovalsView & { loadMore: () => void } {
   const client = useClient();
-  const [view, setView] = useState<ApprovalsView>({ approvals: undefined, error: undefined });
+  const [view, setView] = useState<ApprovalsView>({ approvals: undefined, hasMore: false, error: undefined });
+  const [pages, setPages] = useState(1);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: another state starts again from one page
+  useEffect(() => setPages(1), [state]);
+  const loadMore = useCallback(() => setPages((n) => n + 1), []);
   useEffect(() => {
     let active = true;
     let reading = false;
@@ -34,15 +41,18 @@ export function useApprovals(state: ApprovalState | undefined): ApprovalsView {
           again = false;
           const approvals: Approval[] = [];
           let cursor: string | undefined;
+          let read = 0;
           do {
             const page = await client.listApprovals({
+              limit: PAGE_SIZE,
               ...(state !== undefined && { state }),
               ...(cursor !== undefined && { cursor }),
             });
             approvals.push(...page.items);
             cursor = page.nextCursor;
-          } while (cursor !== undefined && approvals.length < MAX_APPROVALS);
-          if (active) setView({ approvals, error: undefined });
+            read++;
+          } while (cursor !== undefined && read < pages);
+          if (active) setView({ approvals, hasMore: cursor !== undefined, error: undefined });
         } while (again && active);
       } catch (error) {
         if (active) setView((previous) => ({ ...previous, error: (error as Error).message }));
@@ -63,6 +73,6 @@ export function useApprovals(state: ApprovalState | undefined): ApprovalsView {
       active = false;
       subscription.close();
     };
-  }, [client, state]);
-  return view;
+  }, [client, state, pages]);
+  return { ...view, loadMore };
 }

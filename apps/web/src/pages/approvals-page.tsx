@@ -15,12 +15,12 @@ function callOf(approval: Approval): string {
 const time = (iso: string | undefined) => (iso === undefined ? '' : new Date(iso).toLocaleTimeString());
 
 /**
- * The approvals suspended processes wait for (docs/approvals.md), live: pending ones with Approve and
- * Deny, decided ones with who decided and why.
+ * The approvals suspended processes wait for (docs/approvals.md), live, newest first: pending ones
+ * with Approve and Deny, decided ones with who decided and why; older ones a page at a time.
  */
 export function ApprovalsPage() {
   const [state, setState] = useState<ApprovalState | 'all'>('pending');
-  const { approvals, error } = useApprovals(state === 'all' ? undefined : state);
+  const { approvals, hasMore, loadMore, error } = useApprovals(state === 'all' ? undefined : state);
   return (
     <main className="page page-approvals">
       <header className="page-header">
@@ -94,6 +94,11 @@ export function ApprovalsPage() {
             ))}
           </tbody>
         </table>
+      )}
+      {hasMore && (
+        <button type="button" onClick={loadMore}>
+          Load older approvals
+        </button>
       )}
     </main>
   );
