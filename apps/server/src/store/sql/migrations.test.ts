@@ -129,7 +129,7 @@ function sqliteFixtureSchema() {
 }
 
 /** Columns added to the tables of schema 6 since (null in migrated rows). */
-const ADDED_COLUMNS: Record<string, string[]> = { processes: ['check'], runs: ['warnings'] };
+const ADDED_COLUMNS: Record<string, string[]> = { processes: ['check', 'session'], runs: ['warnings'] };
 
 /** What V3_ROWS expects in `processes.stored_bytes` after version 4, by pid. */
 const expectedBytes = [...V3_ROWS.expected].map(([pid, bytes]) => ({ pid, stored_bytes: bytes }));
@@ -192,7 +192,16 @@ describe('SQLite', () => {
       );
     expect(Object.fromEntries(tables.map((t) => [t, withoutAdded(t)]))).toEqual(rows);
     expect(sqliteRows(db, 'runs').every((row) => row.warnings === null)).toBe(true);
-    for (const table of ['policies', 'approvals', 'run_delivered', 'calls', 'run_files', 'quota_windows'])
+    for (const table of [
+      'policies',
+      'approvals',
+      'run_delivered',
+      'calls',
+      'run_files',
+      'quota_windows',
+      'sessions',
+      'state',
+    ])
       expect(sqliteRows(db, table)).toEqual([]);
     db.close();
   });
@@ -395,6 +404,8 @@ describe('PostgreSQL', () => {
       calls: empty,
       run_files: empty,
       quota_windows: empty,
+      sessions: empty,
+      state: empty,
     });
   });
 
