@@ -155,6 +155,32 @@ describe('processes', () => {
     expect((await client.get(b.pid)).error?.message).toContain('boom');
   });
 
+  test('listProcesses pages with limit and cursor; processes() and list() read every page once', async () => {
+    const ref = `pages-${Date.now()}`;
+    const pids: number[] = [];
+    for (let i = 0; i < 7; i++)
+      pids.push((await client.createProcess(`output(${i})`, { ref, autorun: false })).pid);
+    const newestFirst = [...pids].reverse();
+    const first = await client.listProcesses({ ref, limit: 3 });
+    expect(first.items.map((process) => process.pid)).toEqual(newestFirst.slice(0, 3));
+    const second = await client.listProcesses({ ref, limit: 3, cursor: first.nextCursor! });
+    expect(second.items.map((process) => process.pid)).toEqual(newestFirst.slice(3, 6));
+    const last = await client.listProcesses({ ref, limit: 3, cursor: second.nextCursor! });
+    expect(last).toEqual({ items: [expect.objectContaining({ pid: pids[0] })] });
+    const iterated: number[] = [];
+    for await (const process of client.processes({ ref }, 2)) iterated.push(process.pid);
+    expect(iterated).toEqual(newestFirst);
+    expect((await client.list({ ref })).map((process) => process.pid)).toEqual(newestFirst);
+    await expect(client.listProcesses({ limit: 101 })).rejects.toMatchObject({
+      code: 'VALIDATION',
+      path: 'limit',
+    });
+    await expect(client.listProcesses({ cursor: 'forged' })).rejects.toMatchObject({
+      code: 'VALIDATION',
+      path: 'cursor',
+    });
+  });
+
   test('server errors are ClientErrors with the wire code and the bad field', async () => {
     const missing = await client.get(999_999).catch((error: unknown) => error);
     expect(missing).toMatchObject({ name: 'ClientError', code: 'NOT_FOUND' });

@@ -47,7 +47,12 @@ test('a reply that breaks the schema fails its request with PROTOCOL; junk frame
       );
     if (request.type === 'process.list')
       send(
-        JSON.stringify({ type: 'reply', id: request.id, request: 'process.list', result: { processes: [] } }),
+        JSON.stringify({
+          type: 'reply',
+          id: request.id,
+          request: 'process.list',
+          result: { items: [], processes: [] },
+        }),
       );
   });
   await using client = await connect(server.url, { reconnect: false });
@@ -72,7 +77,12 @@ test('a server that never answers: the request fails with TIMEOUT, the connectio
   await using server = await misbehavingServer((request, send) => {
     if (answer)
       send(
-        JSON.stringify({ type: 'reply', id: request.id, request: 'process.list', result: { processes: [] } }),
+        JSON.stringify({
+          type: 'reply',
+          id: request.id,
+          request: 'process.list',
+          result: { items: [], processes: [] },
+        }),
       );
   });
   await using client = await connect(server.url, { requestTimeoutMs: 200 });
