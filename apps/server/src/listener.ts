@@ -6,7 +6,6 @@ import type { Logger } from 'pino';
 import type { Approvals } from './approvals/approvals.ts';
 import type { Authenticator } from './auth/authenticator.ts';
 import type { ChatService } from './chat/chat-service.ts';
-import type { Sessions } from './sessions/sessions.ts';
 import type { Limits } from './config/config-schema.ts';
 import { createHttpApp, type ToolListing } from './http/app.ts';
 import { ConnectionCaps } from './http/connection-caps.ts';
@@ -16,6 +15,8 @@ import { RequestBudget } from './http/rate-limit.ts';
 import type { McpHttp } from './mcp/http-sessions.ts';
 import type { ProcessManager } from './processes/process-manager-types.ts';
 import type { StoreHealth } from './processes/process-store.ts';
+import type { Sessions } from './sessions/sessions.ts';
+import type { Skills } from './skills/skills.ts';
 import { createWsGateway } from './ws/ws-gateway.ts';
 
 /** What {@link listen} serves. */
@@ -50,6 +51,8 @@ export interface ListenOptions {
   chat?: ChatService;
   /** Sessions and their state (`/sessions`, `session.*` and `state.*` over WebSocket). */
   sessions?: Sessions;
+  /** Saved skills (`/skills`, and each principal's in `/tools.d.ts`). */
+  skills?: Skills;
   /** The MCP endpoint, served at `/mcp`. */
   mcp?: McpHttp;
   /** Policies and approvals (`/approvals`, `/policies`). */
@@ -114,6 +117,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     ...(options.mcp && { mcp: options.mcp }),
     ...(options.approvals && { approvals: options.approvals }),
     ...(options.sessions && { sessions: options.sessions }),
+    ...(options.skills && { skills: options.skills }),
     ...(options.clusterStats && { clusterStats: options.clusterStats }),
     ...(options.storeHealth && { storeHealth: options.storeHealth }),
     ...(options.consoleUrl !== undefined && { consoleUrl: options.consoleUrl }),

@@ -1,8 +1,8 @@
-import { createChecker } from '@mci/check';
+import { type Checker, createChecker } from '@mci/check';
 import { createIntentStream } from '@mci/intent-extractor';
 import type { CheckMode } from '@mci/protocol';
-import { Redactor } from '@mci/schema';
 import { createSandboxPool, type Isolation, type SandboxPool } from '@mci/sandbox';
+import { Redactor } from '@mci/schema';
 import { createToolRunner, loadTools, type ToolRunner } from '@mci/tools';
 import type { LevelWithSilent } from 'pino';
 import { ApprovalStore } from './approvals/approval-store.ts';
@@ -13,12 +13,12 @@ import { createAuthenticator, type TokenGrant } from './auth/authenticator.ts';
 import { isLoopbackHost } from './auth/loopback.ts';
 import type { ChatService } from './chat/chat-service.ts';
 import { ConversationStore } from './chat/conversation-store.ts';
-import { checkDeclarations } from './check/check-declarations.ts';
 import {
   type ChatSettings,
   createChatService,
   startConversationRetention,
 } from './chat/create-chat-service.ts';
+import { checkDeclarations } from './check/check-declarations.ts';
 import { checkQuotas } from './config/check-quotas.ts';
 import { ConfigError } from './config/config-error.ts';
 import { type Limits, LimitsSchema } from './config/config-schema.ts';
@@ -29,13 +29,15 @@ import { type Listener, listen } from './listener.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createMcpHttp } from './mcp/http-sessions.ts';
 import { createProcessManager } from './processes/process-manager.ts';
+import type { ProcessManager } from './processes/process-manager-types.ts';
+import type { QuotaOptions } from './processes/quota-policy.ts';
+import { collectServerSecrets, secretsOfTool } from './secrets/server-secrets.ts';
 import { processSessions } from './sessions/process-sessions.ts';
 import { startSessionRetention } from './sessions/session-retention.ts';
 import { SessionStore } from './sessions/session-store.ts';
 import { Sessions } from './sessions/sessions.ts';
-import { collectServerSecrets, secretsOfTool } from './secrets/server-secrets.ts';
-import type { ProcessManager } from './processes/process-manager-types.ts';
-import type { QuotaOptions } from './processes/quota-policy.ts';
+import { SkillStore } from './skills/skill-store.ts';
+import { Skills } from './skills/skills.ts';
 import type { RetentionOptions } from './store/retention.ts';
 import { openServerStore, startServerRetention } from './store/server-store.ts';
 import { openDatabase } from './store/sql/sqlite-file.ts';
@@ -301,6 +303,14 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
   const checkMode = options.check ?? 'block';
   // A warm compiler in a worker thread; without a check there is nothing to start.
   const checker = checkMode === 'off' ? undefined : createChecker({ declarations: checkDeclarations(tools) });
+  // Skills are checked at save by that compiler, or (check off) by one started at the first save.
+  let skillChecker: Checker | undefined;
+  const skillStore = store ? new SkillStore(store.tables.db) : await SkillStore.inMemory();
+  const skills = new Skills({
+    store: skillStore,
+    checker: () => checker ?? (skillChecker ??= createChecker({ declarations: checkDeclarations(tools) })),
+    maxCodeBytes: limits.maxCodeBytes,
+  });
   let manager: ProcessManager;
   try {
     manager = await createProcessManager({
@@ -331,6 +341,11 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
       check: checkMode,
       ...(checker && { checker }),
       sessions: processSessions(sessionStore, redactor),
+      skillsFor: async (record) => {
+        const run = await skills.forRun(record.owner);
+        const host = skills.hostFor({ id: record.owner, role: 'client' }, record.pid, run);
+        return { host, declarations: run.declarations };
+      },
       ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
       ...(store && { store }),
     });
@@ -392,6 +407,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
       mcp,
       approvals,
       sessions,
+      skills,
       ...(options.consoleUrl !== undefined && { consoleUrl: options.consoleUrl }),
       ...(store && { storeHealth: () => store.health() }),
       ...(store?.nodes && {
@@ -434,9 +450,11 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
       await manager.shutdown({ graceMs: closeOptions?.graceMs ?? options.shutdownGraceMs ?? 10_000 });
       approvalDb?.close();
       sessionStore.close();
+      skillStore.close();
       await mcp.close();
       await listener.close(1001);
       await checker?.close();
+      await skillChecker?.close();
       await runner.close();
       if (ownPool) await pool.close();
       logger.info('stopped');

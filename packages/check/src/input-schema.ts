@@ -47,9 +47,17 @@ function convert(checker: ts.TypeChecker, type: ts.Type, path: string, depth: nu
 
 function union(checker: ts.TypeChecker, type: ts.UnionType, path: string, depth: number): DerivedSchema {
   const members = type.types.filter((member) => !(member.flags & ts.TypeFlags.Undefined));
+  // `boolean` is the union `true | false`: an optional one (`undefined | true | false`) is read here.
+  const booleans = members.filter((member) => member.flags & ts.TypeFlags.BooleanLiteral);
+  const others = members.filter((member) => !(member.flags & ts.TypeFlags.BooleanLiteral));
+  if (booleans.length === 2 && others.length === 0) return { type: 'boolean' };
   if (members.length === 1) return convert(checker, members[0]!, path, depth);
-  // `boolean` is the union `true | false` (with other members it is not flagged Boolean itself).
-  const schemas = members.map((member) => convert(checker, member, path, depth));
+  const schemas = [
+    ...others.map((member) => convert(checker, member, path, depth)),
+    ...(booleans.length === 2
+      ? [{ type: 'boolean' }]
+      : booleans.map((b) => convert(checker, b, path, depth))),
+  ];
   if (schemas.every((schema) => 'const' in schema)) return { enum: schemas.map((schema) => schema.const) };
   return { anyOf: schemas };
 }

@@ -6,13 +6,16 @@ import type { Approvals } from '../approvals/approvals.ts';
 import { type Authenticator, bearerToken } from '../auth/authenticator.ts';
 import { registerChatRoutes } from '../chat/chat-routes.ts';
 import type { ChatService } from '../chat/chat-service.ts';
-import { registerSessionRoutes } from '../sessions/session-routes.ts';
-import type { Sessions } from '../sessions/sessions.ts';
 import type { McpHttp } from '../mcp/http-sessions.ts';
 import type { ProcessManager } from '../processes/process-manager-types.ts';
 import type { StoreHealth } from '../processes/process-store.ts';
 import { ServerError } from '../processes/server-error.ts';
+import { registerSessionRoutes } from '../sessions/session-routes.ts';
+import type { Sessions } from '../sessions/sessions.ts';
+import { registerSkillRoutes } from '../skills/skill-routes.ts';
+import type { Skills } from '../skills/skills.ts';
 import { renderSandboxGlobals, type ToolDeclarationSource } from '../tools-dts/sandbox-globals-dts.ts';
+import { traceRequests } from '../tracing/request-span.ts';
 import { registerApprovalRoutes } from './approval-routes.ts';
 import { bearerChallenge, registerNoOAuthMetadata } from './bearer-challenge.ts';
 import { registerConsoleRoutes } from './console-routes.ts';
@@ -23,10 +26,11 @@ import type { OriginPolicy } from './origin-policy.ts';
 import { registerProcessRoutes } from './process-routes.ts';
 import { mcpMessageCount, principalRateLimit, RequestBudget } from './rate-limit.ts';
 import { requestGuard } from './request-guard.ts';
-import { traceRequests } from '../tracing/request-span.ts';
 
 /** A tool as `GET /tools` lists it. */
 export interface ToolListing extends ToolDeclarationSource {
+  /** A human-readable name for the tool (MCI `title`). */
+  title?: string;
   annotations?: Record<string, unknown>;
   tags?: string[];
 }
@@ -59,6 +63,8 @@ export interface HttpAppOptions {
   chat?: ChatService;
   /** Sessions and their state: `/sessions` (docs/sessions.md). */
   sessions?: Sessions;
+  /** Saved skills: `/skills`, and each principal's skills in `/tools.d.ts` (docs/sessions.md). */
+  skills?: Skills;
   /** The MCP endpoint mounted at `/mcp` (behind the same checks and tokens as every route). */
   mcp?: McpHttp;
   /** Policies and approvals: `/approvals`, `/policies`, and each tool's `decision` in `GET /tools`. */
@@ -80,14 +86,17 @@ const PREFLIGHT_MAX_AGE_S = 600;
 export function createHttpApp(options: HttpAppOptions): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>();
   const toolsDts = renderSandboxGlobals(options.tools);
-  const toolList = options.tools.map(({ name, description, inputSchema, annotations, tags, secrets }) => ({
-    name,
-    ...(description !== undefined && { description }),
-    ...(inputSchema !== undefined && { inputSchema }),
-    ...(annotations !== undefined && { annotations }),
-    ...(tags !== undefined && { tags }),
-    ...(secrets?.length && { secrets }),
-  }));
+  const toolList = options.tools.map(
+    ({ name, title, description, inputSchema, annotations, tags, secrets }) => ({
+      name,
+      ...(title !== undefined && { title }),
+      ...(description !== undefined && { description }),
+      ...(inputSchema !== undefined && { inputSchema }),
+      ...(annotations !== undefined && { annotations }),
+      ...(tags !== undefined && { tags }),
+      ...(secrets?.length && { secrets }),
+    }),
+  );
 
   app.onError((error, c) => sendError(c, error, options.logger));
   app.notFound((c) => sendError(c, new ServerError('NOT_FOUND', `no route ${c.req.method} ${c.req.path}`)));
@@ -146,7 +155,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpEnv> {
     }),
   );
 
-  const { approvals } = options;
+  const { approvals, skills } = options;
   app.get('/tools', (c) => {
     if (!approvals) return c.json({ tools: toolList });
     // The decision in force for each tool, and the rule (index in GET /policies) that gave it.
@@ -156,8 +165,10 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpEnv> {
     });
     return c.json({ tools });
   });
-  app.get('/tools.d.ts', (c) =>
-    c.body(toolsDts, 200, { 'Content-Type': 'application/typescript; charset=utf-8' }),
+  app.get('/tools.d.ts', async (c) =>
+    c.body(skills ? `${toolsDts}\n${await skills.declarations(c.get('principal').id)}` : toolsDts, 200, {
+      'Content-Type': 'application/typescript; charset=utf-8',
+    }),
   );
   app.get('/metrics', async (c) => {
     if (c.get('principal').role !== 'operator')
@@ -174,6 +185,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpEnv> {
   registerProcessRoutes(app, options.manager, options.logger);
   registerChatRoutes(app, options.chat);
   if (options.sessions) registerSessionRoutes(app, options.sessions);
+  if (skills) registerSkillRoutes(app, skills);
   if (approvals) registerApprovalRoutes(app, approvals);
   const { mcp } = options;
   if (mcp)

@@ -1,13 +1,12 @@
-import type { Redactor } from '@mci/schema';
-import type { IntentStream } from '@mci/intent-extractor';
 import type { Checker } from '@mci/check';
+import type { IntentStream } from '@mci/intent-extractor';
 import type {
   Approval,
   CallPage,
-  Page,
-  PageRequest,
   CheckMode,
   DistributiveOmit,
+  Page,
+  PageRequest,
   ProcessMetadata,
   ProcessResult,
   ProcessSnapshot,
@@ -17,10 +16,12 @@ import type {
   ServerEvent,
 } from '@mci/protocol';
 import type { RunFile, SandboxEvent, SandboxPool, StateHost, ToolHost } from '@mci/sandbox';
+import type { Redactor } from '@mci/schema';
 import type { Logger } from 'pino';
 import type { Approvals } from '../approvals/approvals.ts';
 import type { EventRoute, ProcessStore, StoredProcess } from './process-store.ts';
 import type { QuotaOptions } from './quota-policy.ts';
+import type { RunSkillSet } from './run-controller.ts';
 import type { IntentStreamLimits } from './stream-session.ts';
 
 /** The part of a `SandboxPool` the process manager uses (a test may pass a pool of its own). */
@@ -64,6 +65,11 @@ export interface ProcessManagerOptions {
   redactor?: Redactor;
   /** Checks each program before it runs (`createChecker` of `@mci/check`); absent: no check. */
   checker?: Pick<Checker, 'check'>;
+  /**
+   * The saved skills a run starts with (docs/sessions.md, "Skills"): read at the start of each run.
+   * @default runs have no `skills`
+   */
+  skillsFor?: (record: StoredProcess) => Promise<RunSkillSet>;
   /**
    * The check mode of processes that give none: `block` (a program the check finds certainly wrong
    * ends `failed` with `CHECK_FAILED` without running), `warn` or `off`. @default 'block'

@@ -147,6 +147,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
       }),
       suspend: (live) => this.#suspensions?.suspend(live),
       checker: options.checker,
+      ...(options.skillsFor && { skillsFor: options.skillsFor }),
       checkMode: options.check,
       ...(options.sessions && { stateFor: options.sessions.stateFor }),
       checkUnavailable: (live, error) =>

@@ -1,6 +1,6 @@
-import type { CheckLanguage, CheckReport, Checker } from '@mci/check';
+import type { Checker, CheckLanguage, CheckReport } from '@mci/check';
 import type { CheckMode, ProcessState, ProcessStatus, RunError } from '@mci/protocol';
-import type { Execution, ExecutionResult, FetchGate, StateHost, ToolHost } from '@mci/sandbox';
+import type { Execution, ExecutionResult, FetchGate, SkillHost, StateHost, ToolHost } from '@mci/sandbox';
 import type { GatedTools } from '../approvals/gated-tools.ts';
 import { checkOutcome } from '../check/check-outcome.ts';
 import { traceExecution } from '../tracing/traced-execution.ts';
@@ -44,12 +44,24 @@ export interface RunHooks extends OutputHooks {
   suspend?(live: LiveProcess): void;
   /** The `state` a run of `record` reads and writes; absent: `state` calls reject. */
   stateFor?: ((record: StoredProcess) => StateHost) | undefined;
+  /**
+   * The saved skills a run of `record` starts with (read before its check, which reads their
+   * declarations); absent: runs have no `skills`.
+   */
+  skillsFor?: ((record: StoredProcess) => Promise<RunSkillSet>) | undefined;
   /** Checks programs before they run; absent: programs run unchecked. */
   checker?: Pick<Checker, 'check'> | undefined;
   /** The check mode of a process that gives none. @default 'block' */
   checkMode?: CheckMode | undefined;
   /** A check could not be done (it timed out, the checker failed): the run goes on unchecked. */
   checkUnavailable?(live: LiveProcess, error: unknown): void;
+}
+
+/** The skills of one run: what its sandbox calls, and their declarations for its check. */
+export interface RunSkillSet {
+  host: SkillHost;
+  /** `interface Skills { ... }` declaring them ('' for none). */
+  declarations: string;
 }
 
 type Shape = { state: ProcessState; status: ProcessStatus };
@@ -79,18 +91,47 @@ export class RunController {
     this.#hooks.stats.runsStarted++;
     this.#hooks.transition(live, from);
     live.toolEvents = 0;
-    const mode = record.check ?? this.#hooks.checkMode ?? 'block';
-    const checker = this.#hooks.checker;
-    if (!checker || mode === 'off') {
-      this.#execute(live, pool, tools);
+    const skillsFor = this.#hooks.skillsFor;
+    if (!skillsFor) {
+      this.#check(live, pool, tools, undefined);
       return;
     }
     live.checking = true;
-    checker.check(record.code, record.lang as CheckLanguage).then(
-      (report) => this.#checked(live, pool, tools, mode, report),
+    // A run whose skills cannot be read runs without them (its `skills` calls then fail).
+    skillsFor(record).then(
+      (skills) => this.#check(live, pool, tools, skills),
+      () => this.#check(live, pool, tools, undefined),
+    );
+  }
+
+  /** Checks the program of a started run (with its skills' declarations), or runs it unchecked. */
+  #check(
+    live: LiveProcess,
+    pool: ExecutionPool,
+    tools: ToolHost | undefined,
+    skills: RunSkillSet | undefined,
+  ): void {
+    const { record } = live;
+    const mode = record.check ?? this.#hooks.checkMode ?? 'block';
+    const checker = this.#hooks.checker;
+    if (!checker || mode === 'off') {
+      if (live.checking) {
+        live.checking = false;
+        if (live.done) return;
+        if (live.killRequested) {
+          this.#finish(live, { ...failure(new Error('killed')), status: 'canceled', error: undefined });
+          return;
+        }
+      }
+      this.#execute(live, pool, tools, skills);
+      return;
+    }
+    live.checking = true;
+    checker.check(record.code, record.lang as CheckLanguage, skills?.declarations).then(
+      (report) => this.#checked(live, pool, tools, mode, report, skills),
       (error: unknown) => {
         this.#hooks.checkUnavailable?.(live, error);
-        this.#checked(live, pool, tools, mode, undefined);
+        this.#checked(live, pool, tools, mode, undefined, skills);
       },
     );
   }
@@ -102,6 +143,7 @@ export class RunController {
     tools: ToolHost | undefined,
     mode: CheckMode,
     report: CheckReport | undefined,
+    skills: RunSkillSet | undefined,
   ): void {
     live.checking = false;
     if (live.done) return;
@@ -116,7 +158,7 @@ export class RunController {
       this.#hooks.store.updateRun(record.pid, run.run, { warnings: run.warnings });
     }
     if (!refused) {
-      this.#execute(live, pool, tools);
+      this.#execute(live, pool, tools, skills);
       return;
     }
     // The program never ran: its run ends failed with the findings, and its stderr says so.
@@ -127,7 +169,12 @@ export class RunController {
   }
 
   /** Hands the program of a started run to the pool. */
-  #execute(live: LiveProcess, pool: ExecutionPool, tools: ToolHost | undefined): void {
+  #execute(
+    live: LiveProcess,
+    pool: ExecutionPool,
+    tools: ToolHost | undefined,
+    skills: RunSkillSet | undefined,
+  ): void {
     const { record, run } = live;
     const gated = this.#hooks.toolsFor?.(live, tools);
     live.audit = gated;
@@ -145,6 +192,7 @@ export class RunController {
         memoryLimitMb: record.memoryLimitMb,
         ...(runTools === undefined ? {} : { tools: runTools }),
         ...(fetchGate && { fetchGate }),
+        ...(skills && { skills: skills.host }),
         ...(state && { state }),
         // The same numbers when a resumed run replays the program.
         randomSeed: seedOf(record.pid, run.run),

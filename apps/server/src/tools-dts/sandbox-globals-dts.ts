@@ -1,3 +1,4 @@
+import { SKILLS_DTS } from '../skills/skill-declarations.ts';
 import { docComment, type JsonSchema, propertyKey, schemaToType } from './json-schema-to-ts.ts';
 
 /** What the declaration generator needs to know about one tool. */
@@ -144,7 +145,8 @@ const FINDERS: Record<string, string> = {
 /**
  * Renders the TypeScript declarations of the sandbox globals (`output`, `console`, `fetch`, and
  * `tools` with one typed async function per tool, its props typed from the tool's `inputSchema`,
- * and `tools.search` / `tools.describe` unless a tool has that name): what a chat client puts in a
+ * and `tools.search` / `tools.describe` unless a tool has that name, and `skills` with `skills.save`;
+ * a principal's own skills are declared apart, see `renderSkillDeclarations`): what a chat client puts in a
  * model's prompt. Served as `GET /tools.d.ts`.
  */
 export function renderSandboxGlobals(tools: readonly ToolDeclarationSource[]): string {
@@ -155,7 +157,7 @@ export function renderSandboxGlobals(tools: readonly ToolDeclarationSource[]): s
     body += renderToolDeclaration(tool, '  ');
   }
   const toolsDecl = `/** The tools of this server, one async function each. */\ndeclare const tools: {\n${body}};\n`;
-  return `${PRELUDE}${FINDER_TYPES}\n${toolsDecl}`;
+  return `${PRELUDE}${FINDER_TYPES}\n${toolsDecl}${SKILLS_DTS}`;
 }
 
 /**

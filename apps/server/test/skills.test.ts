@@ -1,0 +1,241 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createServer } from '../src/server.ts';
+import { type Answer, request } from './support/http.ts';
+
+// Saved skills through a whole server: saved by one program (or over HTTP), called by the next,
+// checked at save, their input validated, a new version seen by later runs only, and another
+// principal seeing and calling nothing.
+
+const dir = mkdtempSync(join(tmpdir(), 'mci-skills-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const file = join(dir, 'tools.yaml');
+writeFileSync(
+  file,
+  `schemaVersion: '1.0'
+tools:
+  - name: greet
+    inputSchema: { type: object, properties: { name: { type: string } }, required: [name] }
+    execution: { type: text, text: 'Hello, {{props.name}}!' }
+`,
+);
+
+const ALICE = 'alice-token';
+const MALLORY = 'mallory-token';
+const start = () =>
+  createServer({
+    port: 0,
+    file,
+    db: join(dir, `skills-${Math.random()}.db`),
+    logLevel: 'silent',
+    concurrency: 2,
+    allowNet: ['127.0.0.1'],
+    tokens: [
+      { token: ALICE, role: 'client', id: 'alice' },
+      { token: MALLORY, role: 'client', id: 'mallory' },
+    ],
+  });
+
+const GREETER = `export default async function greetAll(input: { names: string[]; excited?: boolean }) {
+  const out: string[] = [];
+  for (const name of input.names) {
+    const result = await tools.greet({ name });
+    out.push(result.content[0].text + (input.excited ? '!!' : ''));
+  }
+  return out;
+}`;
+
+function as(url: string, token: string) {
+  return (method: string, path: string, body?: unknown): Promise<Answer> =>
+    request(url, method, path, body, token);
+}
+
+async function run(call: ReturnType<typeof as>, code: string) {
+  const answer = await call('POST', '/processes', { code, block: true });
+  expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+  return answer.body;
+}
+
+describe('skills', () => {
+  it('a skill saved by one program is called by the next, with tools, in the calling run', async () => {
+    await using server = await start();
+    const alice = as(server.url, ALICE);
+    const saved = await run(
+      alice,
+      `return await skills.save({ name: 'greetAll', description: 'Greets everyone.', code: ${JSON.stringify(GREETER)} });`,
+    );
+    expect(saved.status).toBe('success');
+    expect(saved.outputs[0]).toMatchObject({
+      name: 'greetAll',
+      version: 1,
+      createdBy: saved.pid,
+      inputSchema: {
+        type: 'object',
+        properties: { names: { type: 'array', items: { type: 'string' } }, excited: { type: 'boolean' } },
+        required: ['names'],
+      },
+    });
+    const called = await run(
+      alice,
+      `return await skills.greetAll({ names: ['Ada', 'Alan'], excited: true });`,
+    );
+    expect(called).toMatchObject({ status: 'success', outputs: [['Hello, Ada!!!', 'Hello, Alan!!!']] });
+    const dts = await fetch(`${server.url}/tools.d.ts`, { headers: { Authorization: `Bearer ${ALICE}` } });
+    expect(await dts.text()).toMatch(
+      /greetAll\(input: \{[\s\S]*names: string\[\];[\s\S]*\}\): Promise<any>;/,
+    );
+  });
+
+  it('validates the input against the schema, naming the path', async () => {
+    await using server = await start();
+    const alice = as(server.url, ALICE);
+    expect(
+      (await alice('POST', '/skills', { name: 'greetAll', description: 'x', code: GREETER })).status,
+    ).toBe(201);
+    const bad = await run(
+      alice,
+      `try { await skills.greetAll({ names: ['a', 7] as any }); } catch (e) { return [e.code, e.message]; }`,
+    );
+    expect(bad.outputs).toEqual([
+      ['VALIDATION', 'skills.greetAll: Invalid input: input.names.1 must be string (got number)'],
+    ]);
+    const missing = await run(alice, 'await skills.greetAll({} as any);');
+    expect(missing.status).toBe('failed');
+    expect(missing.error.message).toBe('skills.greetAll: Invalid input: input.names is required');
+  });
+
+  it('refuses code that does not compile, with the diagnostics, over HTTP and from a program', async () => {
+    await using server = await start();
+    const alice = as(server.url, ALICE);
+    const typo = await alice('POST', '/skills', {
+      name: 'broken',
+      description: 'x',
+      code: 'export default async () => {\n  return await tools.gret({ name: "a" });\n};',
+    });
+    expect(typo.status).toBe(400);
+    expect(typo.body).toMatchObject({
+      code: 'CHECK_FAILED',
+      path: 'code',
+      diagnostics: [{ line: 2, column: 22, message: 'tools.gret does not exist. Did you mean tools.greet?' }],
+    });
+    const noDefault = await alice('POST', '/skills', {
+      name: 'nothing',
+      description: 'x',
+      code: 'const x = 1;',
+    });
+    expect(noDefault.body.diagnostics[0].message).toMatch(/export a function as its default/);
+    for (const name of ['save', 'list', '1abc', 'has-dash', 'constructor', 'class']) {
+      const answer = await alice('POST', '/skills', { name, description: 'x', code: GREETER });
+      expect(answer.status, name).toBe(400);
+      expect(answer.body.path).toBe('name');
+    }
+    const fromProgram = await run(
+      alice,
+      `try { await skills.save({ name: 'bad', description: 'x', code: 'export default 1;' }); } catch (e) { return [e.code, e.message]; }`,
+    );
+    expect(fromProgram.outputs[0][0]).toBe('CHECK_FAILED');
+    expect(fromProgram.outputs[0][1]).toMatch(/must be a function/);
+    expect((await alice('GET', '/skills')).body).toEqual({ items: [] });
+  });
+
+  it('a new version changes later runs only; a running run keeps the version it started with', {
+    timeout: 60_000,
+  }, async () => {
+    await using server = await start();
+    const alice = as(server.url, ALICE);
+    const v1 = await alice('POST', '/skills', {
+      name: 'answer',
+      description: 'The answer.',
+      code: 'export default async () => 1;',
+    });
+    expect(v1.body).toMatchObject({ version: 1 });
+    // A run that calls the skill, then waits on a request the test answers after saving version 2.
+    let release: () => void = () => {};
+    let arrived: () => void = () => {};
+    const waiting = new Promise<void>((resolve) => (arrived = resolve));
+    const gate = createHttpServer((_req, res) => {
+      arrived();
+      release = () => res.end('go');
+    });
+    await new Promise<void>((resolve) => gate.listen(0, '127.0.0.1', resolve));
+    const { port } = gate.address() as AddressInfo;
+    const slow = await alice('POST', '/processes', {
+      code: `const a = await skills.answer();\nawait fetch('http://127.0.0.1:${port}/');\nreturn [a, await skills.answer()];`,
+    });
+    const pid = slow.body.pid as number;
+    await waiting;
+    const v2 = await alice('POST', '/skills', {
+      name: 'answer',
+      description: 'The new answer.',
+      code: 'export default async () => 2;',
+    });
+    expect(v2.body).toMatchObject({ version: 2 });
+    // The waiting run calls the skill again after version 2 is saved.
+    release();
+    let result = await alice('GET', `/processes/${pid}/runs/1`);
+    while (result.body.state !== 'idle') {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      result = await alice('GET', `/processes/${pid}/runs/1`);
+    }
+    gate.close();
+    expect(result.body.outputs).toEqual([[1, 1]]);
+    const later = await run(alice, 'return await skills.answer();');
+    expect(later.outputs).toEqual([2]);
+    expect((await alice('GET', '/skills/answer/versions/1')).body).toMatchObject({
+      version: 1,
+      code: 'export default async () => 1;',
+    });
+    expect((await alice('GET', '/skills/answer')).body).toMatchObject({
+      version: 2,
+      description: 'The new answer.',
+    });
+  });
+
+  it('another principal cannot see, read, call or delete a skill', async () => {
+    await using server = await start();
+    const alice = as(server.url, ALICE);
+    const mallory = as(server.url, MALLORY);
+    await alice('POST', '/skills', {
+      name: 'secret',
+      description: 'x',
+      code: 'export default async () => 42;',
+    });
+    expect((await mallory('GET', '/skills')).body).toEqual({ items: [] });
+    expect((await mallory('GET', '/skills/secret')).status).toBe(404);
+    expect((await mallory('GET', '/skills/secret/versions/1')).status).toBe(404);
+    expect((await mallory('DELETE', '/skills/secret')).status).toBe(404);
+    const call = await run(mallory, 'return await skills.secret();');
+    expect(call.status).toBe('failed');
+    expect(call.error.code).toBe('CHECK_FAILED');
+    const unchecked = await mallory('POST', '/processes', {
+      code: 'return await skills.secret();',
+      check: 'off',
+      block: true,
+    });
+    expect(unchecked.body.error.message).toMatch(/Unknown skill "secret"\. No skill is saved yet\./);
+    const dts = await fetch(`${server.url}/tools.d.ts`, { headers: { Authorization: `Bearer ${MALLORY}` } });
+    expect(await dts.text()).not.toMatch(/secret/);
+    expect((await run(alice, 'return await skills.secret();')).outputs).toEqual([42]);
+  });
+
+  it('lists skills newest first in pages, and deletes one with its versions', async () => {
+    await using server = await start();
+    const alice = as(server.url, ALICE);
+    for (const name of ['one', 'two', 'three'])
+      await alice('POST', '/skills', { name, description: name, code: 'export default async () => 1;' });
+    const first = await alice('GET', '/skills?limit=2');
+    expect(first.body.items.map((s: { name: string }) => s.name)).toEqual(['three', 'two']);
+    expect(first.body.items[0].js).toBeUndefined();
+    const second = await alice('GET', `/skills?limit=2&cursor=${first.body.nextCursor}`);
+    expect(second.body).toMatchObject({ items: [{ name: 'one' }] });
+    expect(second.body.nextCursor).toBeUndefined();
+    expect((await alice('GET', '/skills?limit=0')).body.path).toBe('limit');
+    expect((await alice('DELETE', '/skills/two')).status).toBe(204);
+    expect((await alice('GET', '/skills/two/versions/1')).status).toBe(404);
+    expect((await alice('GET', '/skills')).body.items).toHaveLength(2);
+  });
+});
