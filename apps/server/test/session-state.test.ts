@@ -6,6 +6,7 @@ import { createServer } from '../src/server.ts';
 import { request } from './support/http.ts';
 import { openJsonSocket } from './support/json-socket.ts';
 import { httpClient } from './support/mcp-fixture.ts';
+import { mci } from './support/mci.ts';
 import type { Json } from './support/serve-process.ts';
 
 // Sessions and their durable state through the HTTP API, the WebSocket and programs' `state` global,
@@ -274,5 +275,31 @@ describe('sessions and state', () => {
       await one.close();
       await two.close();
     }
+  });
+
+  it('mci sessions and mci state get|set|rm', async () => {
+    await using server = await start('cli');
+    const as = (token: string) => ['--url', server.url, '--token', token];
+    await run(server.url, `await state.set('big', 12345678901234567890n)`, ALICE, 'cli-1');
+    const listed = await mci(['sessions', ...as(ALICE)]);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/^cli-1 {2}alice {2}created /);
+    expect((await mci(['sessions', 'cli-1', ...as(ALICE)])).stdout).toMatch(/state big {2}\d+ B {2}v1/);
+    expect((await mci(['state', 'get', 'cli-1', 'big', ...as(ALICE)])).stdout).toBe(
+      '{"$type":"bigint","value":"12345678901234567890"}\n',
+    );
+    expect(
+      (await mci(['state', 'set', 'cli-1', 'n', '{"a":1}', '--if-version', '0', ...as(ALICE)])).stdout,
+    ).toBe('1\n');
+    const stale = await mci(['state', 'set', 'cli-1', 'n', '2', '--if-version', '0', ...as(ALICE)]);
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toMatch(/VERSION_CONFLICT|version 1, not 0/);
+    expect((await run(server.url, `return await state.get('n')`, ALICE, 'cli-1')).outputs).toEqual([
+      { a: 1 },
+    ]);
+    expect((await mci(['state', 'rm', 'cli-1', 'n', ...as(ALICE)])).code).toBe(0);
+    expect((await mci(['state', 'get', 'cli-1', 'big', ...as(BOB)])).code).toBe(1);
+    expect((await mci(['state', 'set', 'cli-1', 'x', 'not json', ...as(ALICE)])).code).toBe(2);
+    expect((await mci(['state', 'move', 'cli-1', 'x', ...as(ALICE)])).code).toBe(2);
   });
 });

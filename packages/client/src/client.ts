@@ -14,6 +14,7 @@ import type {
 } from '@mci/protocol';
 import { type ReconnectOptions, reconnectPolicy } from './backoff.ts';
 import { ChatApi } from './chat-api.ts';
+import { SessionsApi } from './sessions-api.ts';
 import { ChatStream, type OpenStreamOptions } from './chat-stream.ts';
 import { ClientError } from './client-error.ts';
 import { Connection, type ConnectionState } from './connection.ts';
@@ -82,6 +83,8 @@ export class MciClient implements FeedOwner {
   readonly opened: Promise<HelloMessage>;
   /** Server-hosted conversations (`chat.*`): start, cancel, list, get, rename, delete, and their events. */
   readonly chat: ChatApi;
+  /** Sessions and their durable state (`session.*`, `state.*`): list, get, delete, getState, setState, deleteState. */
+  readonly sessions: SessionsApi;
   readonly #connection: Connection;
   readonly #http: HttpApi;
   readonly #feeds = new Set<Feed>();
@@ -119,6 +122,7 @@ export class MciClient implements FeedOwner {
       },
     );
     this.chat = new ChatApi(this.#connection);
+    this.sessions = new SessionsApi(this.#connection);
     this.opened = this.#connection.start();
   }
 

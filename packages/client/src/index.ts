@@ -34,6 +34,9 @@ export type { ReconnectOptions } from './backoff.ts';
 export type { ChatStartOptions } from './chat-api.ts';
 // Server-hosted conversations
 export { ChatApi } from './chat-api.ts';
+export type { StateSetOptions } from './sessions-api.ts';
+// Sessions and their durable state (`client.sessions`)
+export { SessionsApi } from './sessions-api.ts';
 export type { OpenStreamOptions, StreamResult } from './chat-stream.ts';
 // Streams of model output (one model turn each)
 export { ChatStream } from './chat-stream.ts';

@@ -89,6 +89,16 @@ export const commands: readonly CommandEntry[] = [
     load: () => import('./deny.ts'),
   },
   {
+    name: 'sessions',
+    description: 'list sessions, or show one with its processes and state keys',
+    load: () => import('./sessions.ts'),
+  },
+  {
+    name: 'state',
+    description: "read, write or delete a session's state: state get|set|rm SESSION KEY [JSON]",
+    load: () => import('./state.ts'),
+  },
+  {
     name: 'rerun',
     description: 'run idle processes again (a new run each; earlier runs stay readable)',
     load: () => import('./rerun.ts'),
