@@ -1,22 +1,17 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { answer, examplePath, startFakeOpenAi, startMci } from '@mci/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type MciServer } from '../src/server.ts';
+import { GREET_BLOCK, greetToolDir } from './support/greet-tools.ts';
 import { mci } from './support/mci.ts';
 
 // `mci chat` as a user runs it: a real child process, a fake OpenAI server behind the real SDK, and
 // either an embedded server (--local) or a running one (--url).
 
 const KEY = 'sk-cli-aabbccddeeff00112233SECRET';
-const dir = mkdtempSync(join(tmpdir(), 'mci-chat-cli-'));
-const toolFile = join(dir, 'tools.yaml');
-writeFileSync(
-  toolFile,
-  "schemaVersion: '1.0'\ntools:\n  - name: greet\n    execution: { type: text, text: 'Hello from the tool!' }\n",
-);
-const BLOCK = '```ts exec=true\nconst r = await tools.greet();\noutput(r.content[0].text);\n```\n';
+const { dir, file: toolFile } = greetToolDir('mci-chat-cli-', 'Hello from the tool!');
+const BLOCK = GREET_BLOCK;
 const devTranscript = examplePath('transcripts', 'dev-chat.md');
 const examples = examplePath('mci.yaml');
 
@@ -26,7 +21,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await server?.close({ graceMs: 0 });
-  rmSync(dir, { recursive: true, force: true });
 });
 
 // Each test runs a whole chat turn (and, with --local, a whole server): seconds on a loaded machine,

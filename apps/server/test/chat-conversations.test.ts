@@ -1,11 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { afterAll, describe, expect, it } from 'vitest';
 import { answer, type FakeProvider, startFakeOpenAi } from '@mci/test-support';
+import { describe, expect, it } from 'vitest';
 import { createLogger } from '../src/logger.ts';
 import { createServer } from '../src/server.ts';
+import { GREET_BLOCK, greetToolDir } from './support/greet-tools.ts';
 import { type Json, openJsonSocket } from './support/json-socket.ts';
 
 // Server-hosted conversations over the real WebSocket protocol: the server runs the loop with a key
@@ -13,14 +13,8 @@ import { type Json, openJsonSocket } from './support/json-socket.ts';
 // in the process database, and keeps conversations across a restart.
 
 const KEY = 'sk-hosted-00112233445566778899SECRET';
-const dir = mkdtempSync(join(tmpdir(), 'mci-chat-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const toolFile = join(dir, 'tools.yaml');
-writeFileSync(
-  toolFile,
-  "schemaVersion: '1.0'\ntools:\n  - name: greet\n    execution: { type: text, text: 'Hello from the tool!' }\n",
-);
-const BLOCK = '```ts exec=true\nconst r = await tools.greet();\noutput(r.content[0].text);\n```\n';
+const { dir, file: toolFile } = greetToolDir('mci-chat-', 'Hello from the tool!');
+const BLOCK = GREET_BLOCK;
 
 /** Starts a server on `db` hosting `openai:fake-1` at `fake`, its logs collected into `logs`. */
 async function start(

@@ -1,9 +1,7 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { connect, type MciClient } from '@mci/client';
 import type { ServerEvent } from '@mci/protocol';
-import { afterAll, describe, expect, it, onTestFailed } from 'vitest';
+import { describe, expect, it, onTestFailed } from 'vitest';
+import { greetToolDir } from './support/greet-tools.ts';
 import { adminQuery, adminQueryOn, freshDatabase } from './support/postgres.ts';
 import { type ServeProcess, serveProcesses } from './support/serve-process.ts';
 
@@ -12,13 +10,7 @@ import { type ServeProcess, serveProcesses } from './support/serve-process.ts';
 // and a node killed with -9 loses nothing (a survivor ends its running processes "interrupted" and
 // runs its queued ones).
 
-const dir = mkdtempSync(join(tmpdir(), 'mci-cluster-nodes-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const tools = join(dir, 'tools.yaml');
-writeFileSync(
-  tools,
-  "schemaVersion: '1.0'\ntools:\n  - name: greet\n    execution: { type: text, text: 'Hello!' }\n",
-);
+const { dir, file: tools } = greetToolDir('mci-cluster-nodes-', 'Hello!');
 const { serve } = serveProcesses(dir);
 
 /**

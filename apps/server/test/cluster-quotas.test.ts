@@ -1,9 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect, type MciClient } from '@mci/client';
 import type { ServerEvent } from '@mci/protocol';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { greetToolDir } from './support/greet-tools.ts';
 import { freshDatabase } from './support/postgres.ts';
 import { type ServeProcess, serveProcesses } from './support/serve-process.ts';
 
@@ -12,13 +12,7 @@ import { type ServeProcess, serveProcesses } from './support/serve-process.ts';
 // nothing of the count with it. A `maxRunning` or `maxQueued` given in the quotas holds across the
 // nodes too: each node counts the principal's processes on the others from the cluster's events.
 
-const dir = mkdtempSync(join(tmpdir(), 'mci-cluster-quotas-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const tools = join(dir, 'tools.yaml');
-writeFileSync(
-  tools,
-  "schemaVersion: '1.0'\ntools:\n  - name: greet\n    execution: { type: text, text: 'hi' }\n",
-);
+const { dir, file: tools } = greetToolDir('mci-cluster-quotas-');
 const OPERATOR = 'operator-token-0e7d3b91';
 const ALICE = 'alice-token-52c8f4a6';
 const BOB = 'bob-token-c3a1907e';

@@ -1,8 +1,6 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { greetToolDir } from './support/greet-tools.ts';
 import { adminQueryOn, freshDatabase } from './support/postgres.ts';
 import { type Json, serveProcesses } from './support/serve-process.ts';
 
@@ -10,13 +8,7 @@ import { type Json, serveProcesses } from './support/serve-process.ts';
 // stored there, survive a kill -9 of the server, and creation answers 503 STORE_UNAVAILABLE when the
 // database stops taking writes, losing none of what it accepted.
 
-const dir = mkdtempSync(join(tmpdir(), 'mci-cluster-serve-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const tools = join(dir, 'tools.yaml');
-writeFileSync(
-  tools,
-  "schemaVersion: '1.0'\ntools:\n  - name: greet\n    execution: { type: text, text: 'Hello!' }\n",
-);
+const { dir, file: tools } = greetToolDir('mci-cluster-serve-', 'Hello!');
 
 const { serve, http } = serveProcesses(dir);
 
@@ -124,8 +116,13 @@ describe('mci serve on PostgreSQL', () => {
     expect(accepted).toEqual([]);
     await locker.query('COMMIT');
     await locker.end();
-    // The server still works, and every accepted process is stored.
-    expect((await http(url, 'POST', '/processes', { code: 'output(1)', block: true })).status).toBe(201);
+    // The server works again once its store recovers (a write may still be refused until then), and
+    // every accepted process is stored.
+    await vi.waitFor(
+      async () =>
+        expect((await http(url, 'POST', '/processes', { code: 'output(1)', block: true })).status).toBe(201),
+      { timeout: 30_000, interval: 200 },
+    );
     const rows = await adminQueryOn(db.url, 'SELECT pid FROM processes WHERE pid = ANY($1::bigint[])', [
       accepted,
     ]);

@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { greetToolDir } from './support/greet-tools.ts';
 import { type Json, serveProcesses } from './support/serve-process.ts';
 
 // `mci serve` on a database file, killed with SIGKILL in the middle of its work and started again on
@@ -10,13 +10,7 @@ import { type Json, serveProcesses } from './support/serve-process.ts';
 // end failed with their partial outputs, pids and seqs continue, and a client that reconnects with
 // `since` gets exactly what it missed.
 
-const dir = mkdtempSync(join(tmpdir(), 'mci-crash-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const tools = join(dir, 'tools.yaml');
-writeFileSync(
-  tools,
-  "schemaVersion: '1.0'\ntools:\n  - name: greet\n    execution: { type: text, text: 'Hello!' }\n",
-);
+const { dir, file: tools } = greetToolDir('mci-crash-', 'Hello!');
 
 const { serve: serveArgs } = serveProcesses(dir);
 /** Starts `mci serve ARGS`; `url` resolves with its URL (from the banner), `exited` with its exit code. */

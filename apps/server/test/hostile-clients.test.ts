@@ -1,24 +1,16 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createServer, type ServerOptions } from '../src/server.ts';
+import { greetToolDir } from './support/greet-tools.ts';
 import { request } from './support/http.ts';
 import { openJsonSocket } from './support/json-socket.ts';
 import { httpClient } from './support/mcp-fixture.ts';
 
 // Clients that try to pass their data off as someone else's, against a real server with tokens.
 
-const dir = mkdtempSync(join(tmpdir(), 'mci-hostile-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const file = join(dir, 'tools.yaml');
-writeFileSync(
-  file,
-  "schemaVersion: '1.0'\ntools:\n  - name: greet\n    execution: { type: text, text: 'hi' }\n",
-);
+const { file } = greetToolDir('mci-hostile-');
 const OPERATOR = 'operator-token-5b1f0c7e';
 const ALICE = 'alice-token-9d3e2a61';
 

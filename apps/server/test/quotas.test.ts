@@ -1,11 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect } from '@mci/client';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadServerSettings } from '../src/config/load-config.ts';
 import { createServer, type ServerOptions } from '../src/server.ts';
+import { greetToolDir } from './support/greet-tools.ts';
 import { request } from './support/http.ts';
 import { type Json, openJsonSocket } from './support/json-socket.ts';
 import { httpClient } from './support/mcp-fixture.ts';
@@ -15,13 +15,7 @@ import { serveProcesses } from './support/serve-process.ts';
 // per-minute quotas answer 429 QUOTA_EXCEEDED with Retry-After on every transport and create nothing,
 // bad quota config is refused with the field named, and /metrics shows the use by principal.
 
-const dir = mkdtempSync(join(tmpdir(), 'mci-quotas-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const file = join(dir, 'tools.yaml');
-writeFileSync(
-  file,
-  "schemaVersion: '1.0'\ntools:\n  - name: greet\n    execution: { type: text, text: 'hi' }\n",
-);
+const { dir, file } = greetToolDir('mci-quotas-');
 const OPERATOR = 'operator-token-4c1e9b20';
 const ALICE = 'alice-token-7f02d6a3';
 const BOB = 'bob-token-1a9c5e88';

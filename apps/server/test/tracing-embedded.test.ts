@@ -1,12 +1,10 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answer, startFakeOpenAi } from '@mci/test-support';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/logger.ts';
 import { createServer } from '../src/server.ts';
 import { startTracing, type Tracing } from '../src/tracing/start-tracing.ts';
+import { GREET_BLOCK, greetToolDir } from './support/greet-tools.ts';
 import { openJsonSocket } from './support/json-socket.ts';
 import { type OtlpCollector, startOtlpCollector } from './support/otlp-collector.ts';
 
@@ -15,13 +13,8 @@ import { type OtlpCollector, startOtlpCollector } from './support/otlp-collector
 // The OTEL_* variables are this test file's own (each file runs in its own worker).
 
 const KEY = 'sk-traced-00112233445566778899SECRET';
-const dir = mkdtempSync(join(tmpdir(), 'mci-tracing-embedded-'));
-const toolFile = join(dir, 'tools.yaml');
-writeFileSync(
-  toolFile,
-  "schemaVersion: '1.0'\ntools:\n  - name: greet\n    execution: { type: text, text: 'Hello from the tool!' }\n",
-);
-const BLOCK = '```ts exec=true\nconst r = await tools.greet();\noutput(r.content[0].text);\n```\n';
+const { file: toolFile } = greetToolDir('mci-tracing-embedded-', 'Hello from the tool!');
+const BLOCK = GREET_BLOCK;
 let collector: OtlpCollector;
 let tracing: Tracing | undefined;
 
@@ -35,7 +28,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await tracing?.shutdown();
   await collector[Symbol.asyncDispose]();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('traces of an embedded server', () => {
