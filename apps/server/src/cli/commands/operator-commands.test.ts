@@ -44,7 +44,14 @@ let dir: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'mci-operator-'));
-  server = await createServer({ port: 0, file: tools, concurrency: 2, logLevel: 'silent' });
+  // `mci ps` pages through 130 processes made in one burst: past the default request budget.
+  server = await createServer({
+    port: 0,
+    file: tools,
+    concurrency: 2,
+    logLevel: 'silent',
+    limits: { rateLimitPerSecond: 10_000 },
+  });
   client = await connect(server.url);
 });
 
@@ -179,6 +186,21 @@ describe('mci ps', () => {
     const [printed] = JSON.parse(run.stdout);
     expect(Math.abs(printed.durationMs * 100 - Math.round(printed.durationMs * 100))).toBeLessThan(1e-6);
     expect(run.stdout).toMatch(/"durationMs": \d+(\.\d{1,2})?(,|\n)/);
+  });
+
+  test('pages through every process past one page of 100; --limit N prints the newest N', async () => {
+    const ref = `many-${Date.now()}`;
+    const pids: number[] = [];
+    for (let i = 0; i < 130; i++)
+      pids.push((await client.createProcess(`output(${i})`, { ref, autorun: false })).pid);
+    const newestFirst = pids.reverse();
+    const all = await mci(['ps', '--ref', ref, '--format', 'json']);
+    expect(JSON.parse(all.stdout).map((p: { pid: number }) => p.pid)).toEqual(newestFirst);
+    const few = await mci(['ps', '--ref', ref, '--limit', '3', '--format', 'json']);
+    expect(JSON.parse(few.stdout).map((p: { pid: number }) => p.pid)).toEqual(newestFirst.slice(0, 3));
+    const bad = await mci(['ps', '--limit', '0']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--limit');
   });
 
   test('a bad --state is a usage error (exit 2)', async () => {
