@@ -1,12 +1,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createServer } from '../src/server.ts';
 import { request } from './support/http.ts';
 import { openJsonSocket } from './support/json-socket.ts';
-import { httpClient } from './support/mcp-fixture.ts';
 import { mci } from './support/mci.ts';
+import { httpClient } from './support/mcp-fixture.ts';
 import type { Json } from './support/serve-process.ts';
 
 // Sessions and their durable state through the HTTP API, the WebSocket and programs' `state` global,
@@ -301,5 +302,34 @@ describe('sessions and state', () => {
     expect((await mci(['state', 'get', 'cli-1', 'big', ...as(BOB)])).code).toBe(1);
     expect((await mci(['state', 'set', 'cli-1', 'x', 'not json', ...as(ALICE)])).code).toBe(2);
     expect((await mci(['state', 'move', 'cli-1', 'x', ...as(ALICE)])).code).toBe(2);
+  });
+
+  it('retention deletes idle sessions with no process left, expired entries and the state of deleted processes', async () => {
+    const db = join(dir, 'retention.db');
+    await using server = await createServer({
+      port: 0,
+      file: tools,
+      logLevel: 'silent',
+      db,
+      tokens,
+      check: 'off',
+      retention: { maxAgeMs: 300, intervalMs: 100 },
+    });
+    await run(server.url, `await state.set('k', 1); await state.set('t', 1, { ttlMs: 1 })`, ALICE, 'old');
+    await run(server.url, `await state.set('own', 1)`, ALICE);
+    await expect
+      .poll(async () => (await request(server.url, 'GET', '/sessions/old', undefined, ALICE)).status, {
+        timeout: 20_000,
+        interval: 100,
+      })
+      .toBe(404);
+    const file = new DatabaseSync(db, { readOnly: true });
+    try {
+      await expect
+        .poll(() => file.prepare('SELECT scope, key FROM state').all(), { timeout: 20_000, interval: 100 })
+        .toEqual([]);
+    } finally {
+      file.close();
+    }
   });
 });
