@@ -89,6 +89,16 @@ describe('Tools and Status pages', () => {
     await expect
       .poll(() => page.getByText(/\d+ samples/).textContent())
       .toMatch(/[3-9] samples|\d{2} samples/);
+    // Axes: processes up the side (0 to the largest count), the first and last sample's time below.
+    const yAxis = page.getByRole('list', { name: 'Processes (y axis)' }).getByRole('listitem');
+    expect(await yAxis.allTextContents()).toEqual(['0', '1', '2']);
+    expect(await page.getByRole('list', { name: 'Time (x axis)' }).locator('time').count()).toBe(2);
+    // timeout, canceled and none are all 0: each line drawn over another is narrower, so all show.
+    const widths = await page
+      .locator('.status-chart polyline')
+      .evaluateAll((lines) => lines.map((line) => Number.parseFloat(getComputedStyle(line).strokeWidth)));
+    expect(widths).toHaveLength(5);
+    expect(widths.every((width, i) => i === 0 || width < widths[i - 1]!)).toBe(true);
     await screenshotAll(page, 'status');
   });
 });

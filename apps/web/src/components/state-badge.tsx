@@ -1,13 +1,26 @@
 import type { ProcessState, ProcessStatus } from '@mci/client';
+import type { ReactNode } from 'react';
 
-const ICONS: Record<string, string> = {
+/** An hourglass in the text's colour, one em high. */
+function HourglassIcon() {
+  return (
+    <svg className="badge-svg" viewBox="0 0 10 12" width="0.75em" height="0.9em" aria-hidden="true">
+      <path d="M1 0.75h8M1 11.25h8" stroke="currentColor" strokeWidth="1.5" strokeLinecap="round" />
+      <path d="M2 1.5h6L5 6l3 4.5H2L5 6z" fill="currentColor" />
+    </svg>
+  );
+}
+
+// Text symbols that every text font has (no emoji font needed); `\uFE0E` asks for the text form of
+// a symbol that also has an emoji form. The hourglass has no text form: it is drawn (HourglassIcon).
+const ICONS: Record<string, ReactNode> = {
   queued: '◷',
-  running: '▶',
+  running: '▶\uFE0E',
   suspended: '‖',
   terminating: '■',
   success: '✓',
   failed: '✗',
-  timeout: '⌛',
+  timeout: <HourglassIcon />,
   canceled: '⊘',
   idle: '○',
 };

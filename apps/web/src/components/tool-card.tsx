@@ -1,8 +1,15 @@
+import { lazy, Suspense } from 'react';
 import type { ToolInfo } from '../hooks/use-tools.ts';
 import { CodeView } from './code-view.tsx';
 import { ToolForm } from './tool-form.tsx';
 
-/** One tool: description, tags, annotations, its TypeScript declaration and a form to call it. */
+// Markdown rendering is loaded with the first description shown, not with the console.
+const ToolMarkdown = lazy(() => import('./tool-markdown.tsx'));
+
+/**
+ * One tool: its name and title, its description (markdown), tags, annotations, its TypeScript
+ * declaration and a form to call it.
+ */
 export function ToolCard({ tool, declaration }: { tool: ToolInfo; declaration: string | undefined }) {
   const annotations = Object.entries(tool.annotations ?? {});
   return (
@@ -17,8 +24,18 @@ export function ToolCard({ tool, declaration }: { tool: ToolInfo; declaration: s
             {tool.decision === 'ask' ? 'asks first' : 'denied'}
           </span>
         )}
+        {tool.title !== undefined && (
+          <>
+            {' '}
+            <span className="tool-title">{tool.title}</span>
+          </>
+        )}
       </h2>
-      {tool.description !== undefined && <p>{tool.description}</p>}
+      {tool.description !== undefined && (
+        <Suspense fallback={<p className="tool-description">{tool.description}</p>}>
+          <ToolMarkdown text={tool.description} />
+        </Suspense>
+      )}
       {(tool.tags?.length ?? 0) > 0 && (
         <ul className="tags" aria-label="Tags">
           {tool.tags!.map((tag) => (

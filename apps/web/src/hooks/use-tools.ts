@@ -6,6 +6,9 @@ import { useConnection } from '../connection/connection-context.ts';
 /** A tool as `GET /tools` lists it. */
 export interface ToolInfo {
   name: string;
+  /** A human-readable name (MCI `title`). */
+  title?: string;
+  /** Markdown. */
   description?: string;
   inputSchema?: JsonSchema;
   annotations?: Record<string, unknown>;
