@@ -102,7 +102,7 @@ export type { ToolsetLocation } from './toolset-locator.ts';
 
 // Templating engine: placeholders, fallbacks, JSON-native values, @for/@foreach/@if blocks
 export { parseTemplate, TEMPLATE_CACHE_SIZE } from './template/cache.ts';
-export { collectEnvReferences } from './template/env-references.ts';
+export { collectEnvDefaults, collectEnvReferences } from './template/env-references.ts';
 export { MAX_BLOCK_DEPTH, MAX_LOOP_ITERATIONS, MAX_OUTPUT_LENGTH } from './template/limits.ts';
 export { renderTemplate } from './template/render.ts';
 export { renderStructured } from './template/render-structured.ts';

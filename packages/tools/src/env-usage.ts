@@ -1,4 +1,4 @@
-import { collectEnvReferences, type ToolCollection } from '@mci/schema';
+import { collectEnvDefaults, collectEnvReferences, type ToolCollection } from '@mci/schema';
 
 /** One place a tool file uses an environment variable. */
 export interface EnvUse {
@@ -10,9 +10,14 @@ export interface EnvUse {
   tool?: string;
   /** The toolset (or MCP server) the tool came from, if any. */
   toolset?: string;
+  /**
+   * What the template uses when the variable is not set, as written (`'http://127.0.0.1:8787'`):
+   * present when every reference to it in this field has a fallback.
+   */
+  default?: string;
 }
 
-/** An environment variable the tools use, where, and whether it is set. */
+/** An environment variable the tools use, where (with the default of each use that has one), and whether it is set. */
 export interface EnvUsage {
   name: string;
   /** Whether `env` has a value for it. */
@@ -40,15 +45,18 @@ export function collectEnvUsage(
   const problems: EnvUsageProblem[] = [];
   const scan = (template: string, use: EnvUse) => {
     let names: string[];
+    let defaults: Map<string, string>;
     try {
       names = collectEnvReferences(template);
+      defaults = collectEnvDefaults(template);
     } catch (error) {
       problems.push({ file: use.file, field: use.field, message: (error as Error).message });
       return;
     }
     for (const name of names) {
       const uses = byName.get(name) ?? [];
-      uses.push(use);
+      const fallback = defaults.get(name);
+      uses.push(fallback === undefined ? use : { ...use, default: fallback });
       byName.set(name, uses);
     }
   };

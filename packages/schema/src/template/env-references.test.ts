@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { collectEnvReferences, TemplateError } from '../index.ts';
+import { collectEnvDefaults, collectEnvReferences, TemplateError } from '../index.ts';
 
 describe('collectEnvReferences', () => {
   it('finds env variables in placeholders, fallbacks, native placeholders, conditions and loops', () => {
@@ -46,5 +46,25 @@ describe('collectEnvReferences', () => {
   it('throws TEMPLATE_SYNTAX for a template that does not parse', () => {
     expect(() => collectEnvReferences('{{env.A')).toThrowError(TemplateError);
     expect(() => collectEnvReferences('@if(env.A)')).toThrowError(/never closed/);
+  });
+});
+
+describe('collectEnvDefaults', () => {
+  it('gives the fallback of each variable a placeholder can do without, as written', () => {
+    const defaults = collectEnvDefaults(
+      "{{env.URL | 'http://127.0.0.1:8787'}}/{{env.PATH | props.path | 'x'}} {!!env.LIMIT | 10!!}",
+    );
+    expect([...defaults]).toEqual([
+      ['URL', "'http://127.0.0.1:8787'"],
+      ['PATH', "props.path | 'x'"],
+      ['LIMIT', '10'],
+    ]);
+  });
+
+  it('leaves out a variable that some reference needs: no fallback, last alternative, condition, loop', () => {
+    expect(collectEnvDefaults("{{env.A | 'a'}} {{env.A}}").size).toBe(0);
+    expect(collectEnvDefaults('{{props.x | env.B}}').size).toBe(0);
+    expect(collectEnvDefaults("{{env.C | 'c'}}@if(env.C)yes@endif").size).toBe(0);
+    expect(collectEnvDefaults("@foreach(x in env.D){{x}}@endforeach{{env.D | 'd'}}").size).toBe(0);
   });
 });

@@ -20,7 +20,8 @@ type ListedVariable = EnvUsage & { secret: boolean };
  * `mci envs [--file F] [--config C] [--format table|json] [-e KEY=VAL]...`: every `{{env.X}}` the main
  * file, its toolsets and its MCP server configs use, where each is used, whether it is set (in the
  * environment or by `-e`), and whether the server treats its value as a secret (all but the config's
- * `publicEnv` and `MCI_PUBLIC_ENV`; docs/security.md). MCP servers are not contacted. Exit 0; 1 when
+ * `publicEnv` and `MCI_PUBLIC_ENV`; docs/security.md), and the default a use has when its template
+ * gives one (`{{env.X | 'fallback'}}`). MCP servers are not contacted. Exit 0; 1 when
  * a template cannot be parsed or a secret is set to a value the server refuses (under 8 characters);
  * 2 for usage and load errors.
  */
@@ -85,19 +86,31 @@ export default defineCommand<EnvsOptions>({
   },
 });
 
+/** Whether every use of `variable` has a default: it needs no value. */
+const hasDefaults = (variable: EnvUsage) => variable.usedIn.every((use) => use.default !== undefined);
+
 function table(variables: readonly ListedVariable[], cwd: string): string {
   if (variables.length === 0) return 'No environment variables are used.\n';
   const lines: string[] = [];
   const width = Math.max(...variables.map((v) => v.name.length));
   for (const variable of variables) {
     const set = variable.set ? 'set    ' : 'NOT SET';
-    lines.push(`${variable.name.padEnd(width)}  ${set}  ${variable.secret ? 'secret' : 'public'}`);
+    const defaulted = !variable.set && hasDefaults(variable) ? '  (defaults used)' : '';
+    lines.push(
+      `${variable.name.padEnd(width)}  ${set}  ${variable.secret ? 'secret' : 'public'}${defaulted}`,
+    );
     for (const use of variable.usedIn) {
       const from = use.toolset === undefined ? '' : ` (toolset ${use.toolset})`;
-      lines.push(`  ${use.field}  ${displayPath(use.file, cwd)}${from}`);
+      const fallback = use.default === undefined ? '' : `  default ${use.default}`;
+      lines.push(`  ${use.field}  ${displayPath(use.file, cwd)}${from}${fallback}`);
     }
   }
-  const missing = variables.filter((v) => !v.set).length;
-  lines.push('', `${variables.length} variable${variables.length === 1 ? '' : 's'}, ${missing} not set`);
+  const missing = variables.filter((v) => !v.set);
+  const covered = missing.filter(hasDefaults).length;
+  const ofThem = covered === 0 ? '' : ` (${covered} with a default wherever used)`;
+  lines.push(
+    '',
+    `${variables.length} variable${variables.length === 1 ? '' : 's'}, ${missing.length} not set${ofThem}`,
+  );
   return `${lines.join('\n')}\n`;
 }

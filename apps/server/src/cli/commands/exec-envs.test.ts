@@ -210,7 +210,7 @@ describe('mci envs', { timeout: 60_000 }, () => {
         name: 'MCI_TEST_NAME',
         set: true,
         secret: true,
-        usedIn: [{ file: main, tool: 'hello', field: 'tools.hello.execution.text' }],
+        usedIn: [{ file: main, tool: 'hello', field: 'tools.hello.execution.text', default: '"you"' }],
       },
       {
         name: 'MCI_TEST_WEB_KEY',
@@ -230,7 +230,17 @@ describe('mci envs', { timeout: 60_000 }, () => {
     const lines = run.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^MCI_TEST_BASE\s+NOT SET {2}secret$/);
     expect(lines[1]).toBe('  tools.fetch.execution.url  mci/remote.mci.json (toolset remote)');
-    expect(lines.at(-1)).toBe('5 variables, 5 not set');
+    expect(lines.at(-1)).toBe('5 variables, 5 not set (1 with a default wherever used)');
+  });
+
+  it('says when a template has a default for a variable that is not set', async () => {
+    const run = await mci(['envs'], { cwd: dir });
+    const lines = run.stdout.trimEnd().split('\n');
+    const at = lines.findIndex((line) => line.startsWith('MCI_TEST_NAME'));
+    expect(lines[at]).toMatch(/^MCI_TEST_NAME\s+NOT SET {2}secret {2}\(defaults used\)$/);
+    expect(lines[at + 1]).toBe('  tools.hello.execution.text  mci.json  default "you"');
+    // A variable that a use needs gets no such note, even where another use has a default.
+    expect(lines.find((line) => line.startsWith('MCI_TEST_GREETING'))).toMatch(/NOT SET {2}secret$/);
   });
 
   it('exits 1 when a secret is set to a value the server would refuse, saying how to mark it public', async () => {
