@@ -163,6 +163,22 @@ describe('sessions and state', () => {
         session: 'stream-session',
       });
       expect(started.result).toEqual({ streamId: 's1', session: 'stream-session' });
+      await socket.request({
+        type: 'stream.chunk',
+        streamId: 's1',
+        text: "Saving.\n\n```ts exec=true\nawait state.set('from-stream', 7)\n```\n",
+      });
+      await socket.request({ type: 'stream.end', streamId: 's1' });
+      const result = await socket.waitFor((m) => m.type === 'stream.result' && m.streamId === 's1');
+      expect(result.processes.map((p: Json) => [p.session, p.status])).toEqual([
+        ['stream-session', 'success'],
+      ]);
+      const fromStream = await socket.request({
+        type: 'state.get',
+        session: 'stream-session',
+        key: 'from-stream',
+      });
+      expect(fromStream.result.entry.value).toBe(7);
       const listed = await socket.request({ type: 'session.list' });
       expect(listed.result.items.map((s: Json) => s.id).sort()).toEqual(
         [made.session, 'stream-session'].sort(),
