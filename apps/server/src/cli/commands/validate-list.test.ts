@@ -23,6 +23,11 @@ describe('mci validate', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(run.stdout.split('\n')[0]).toBe(`${examplePath('mci.yaml')} is valid: 9 tools from 2 toolsets`);
+    // Its http tools' variables have defaults in their templates: nothing needs setting.
+    expect(run.stdout).not.toContain('env not set:');
+    expect(run.stdout).toContain(
+      "env not set, the templates' defaults are used: DEMO_API_TOKEN, DEMO_API_URL",
+    );
   });
 
   it('uses mci.json of the working directory', async () => {

@@ -73,12 +73,14 @@ export default defineCommand<ValidateOptions>({
     );
     if (declared > 0 && !options.mcp)
       say(`  ${plural(declared, 'MCP server')} skipped (use --mcp to load their tools)`);
-    const unset = variables.filter((variable) => !variable.set).map((variable) => variable.name);
-    if (unset.length > 0) {
-      say(
-        `  env not set: ${unset.join(', ')} (fine where the template has a fallback; set with -e KEY=VALUE)`,
-      );
-    }
+    const unset = variables.filter((variable) => !variable.set);
+    const defaulted = (variable: (typeof unset)[number]) =>
+      variable.usedIn.every((use) => use.default !== undefined);
+    const needed = unset.filter((variable) => !defaulted(variable)).map(({ name }) => name);
+    const withDefaults = unset.filter(defaulted).map(({ name }) => name);
+    if (needed.length > 0) say(`  env not set: ${needed.join(', ')} (set with -e KEY=VALUE)`);
+    if (withDefaults.length > 0)
+      say(`  env not set, the templates' defaults are used: ${withDefaults.join(', ')}`);
     return 0;
   },
 });
