@@ -117,7 +117,12 @@ describe('server-hosted conversations', () => {
       expect(got.result.messages[1]).toMatchObject({ pids: [pid], model: 'openai:fake-1', step: 1 });
       expect(got.result.models).toHaveLength(1);
       const process = await (await fetch(`${server.url}/processes/${pid}`)).json();
-      expect(process).toMatchObject({ pid, ref: `chat-${conversationId}`, status: 'success' });
+      expect(process).toMatchObject({
+        pid,
+        ref: `chat-${conversationId}`,
+        session: conversationId,
+        status: 'success',
+      });
 
       const renamed = await client.request({ type: 'chat.rename', conversationId, title: 'Greetings' });
       expect(renamed.result.conversation.title).toBe('Greetings');
