@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Approval, ApprovalState, PageRequest } from '@mci/protocol';
+import type { Redactor } from '@mci/schema';
 import type { Logger } from 'pino';
 import { pageBounds, toPage } from '../paging/cursor.ts';
 import type { Principal } from '../processes/process-manager-types.ts';
 import { ServerError } from '../processes/server-error.ts';
 import type { ApprovalStore, Delivered, Replay } from './approval-store.ts';
-import type { Redactor } from '@mci/schema';
 import type { Credentials } from './credentials.ts';
 import type { AskedCall } from './gated-tools.ts';
 import { type Decided, Policies, type PolicyRule, type PolicyTool } from './policy.ts';
