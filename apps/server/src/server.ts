@@ -389,6 +389,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
     responsePipeBytes: limits.responsePipeBytes,
     logger,
     approvals,
+    skills,
   });
 
   let listener: Listener;

@@ -165,11 +165,13 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpEnv> {
     });
     return c.json({ tools });
   });
-  app.get('/tools.d.ts', async (c) =>
-    c.body(skills ? `${toolsDts}\n${await skills.declarations(c.get('principal').id)}` : toolsDts, 200, {
+  app.get('/tools.d.ts', async (c) => {
+    // The caller's own skills follow the server's declarations.
+    const own = skills ? await skills.declarations(c.get('principal').id) : '';
+    return c.body(own === '' ? toolsDts : `${toolsDts}\n${own}`, 200, {
       'Content-Type': 'application/typescript; charset=utf-8',
-    }),
-  );
+    });
+  });
   app.get('/metrics', async (c) => {
     if (c.get('principal').role !== 'operator')
       throw new ServerError('FORBIDDEN', 'metrics are for operators');

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import type { ToolCatalog } from '@mci/sandbox';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
-import type { ToolCatalog } from '@mci/sandbox';
 import type { Approvals } from '../approvals/approvals.ts';
 import type { Principal, ProcessManager } from '../processes/process-manager-types.ts';
-import { createMciMcpServer, type MciMcpServer } from './mcp-server.ts';
+import type { Skills } from '../skills/skills.ts';
 import { createToolCatalog } from '../tool-search/tool-catalog.ts';
+import { createMciMcpServer, type MciMcpServer } from './mcp-server.ts';
 import type { ExposedTool } from './tool-definitions.ts';
 
 /** Most MCP sessions open at once on one server; past it, a new session is refused (503). */
@@ -39,6 +40,8 @@ export interface McpHttpOptions {
   logger?: Logger;
   /** Policies and approvals (elicitations, `list_approvals`, `decide_approval`). */
   approvals?: Approvals;
+  /** Saved skills, listed to each principal as tools `skill_<name>`. */
+  skills?: Pick<Skills, 'all'>;
 }
 
 /** The `/mcp` endpoint: Streamable HTTP sessions, each an MCP server bound to its principal. */
@@ -113,6 +116,7 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
       ...(options.responsePipeBytes !== undefined && { responsePipeBytes: options.responsePipeBytes }),
       ...(options.logger && { logger: options.logger }),
       ...(options.approvals && { approvals: options.approvals }),
+      ...(options.skills && { skills: options.skills }),
     });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => sessionId,

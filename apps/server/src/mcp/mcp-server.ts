@@ -28,12 +28,13 @@ import type { Logger } from 'pino';
 import type { Approvals } from '../approvals/approvals.ts';
 import type { Principal, ProcessManager } from '../processes/process-manager-types.ts';
 import { ServerError, toServerError } from '../processes/server-error.ts';
+import type { Skills } from '../skills/skills.ts';
 import { StoreError } from '../store/store-error.ts';
+import { createToolCatalog } from '../tool-search/tool-catalog.ts';
+import { renderSandboxGlobals } from '../tools-dts/sandbox-globals-dts.ts';
 import { ATTR_GEN_AI_TOOL_NAME, ATTR_MCP_METHOD_NAME, ATTR_MCP_SESSION_ID } from '../tracing/attributes.ts';
 import { traceMessage } from '../tracing/message-span.ts';
 import { metaCarrier } from '../tracing/trace-context.ts';
-import { createToolCatalog } from '../tool-search/tool-catalog.ts';
-import { renderSandboxGlobals } from '../tools-dts/sandbox-globals-dts.ts';
 import { ApprovalPrompts, approvalTools, DECIDE_APPROVAL, LIST_APPROVALS } from './approval-prompts.ts';
 import { directToolResult, runCodeResult } from './call-results.ts';
 import { describeToolResult, searchToolsResult } from './catalog-results.ts';
@@ -49,7 +50,9 @@ import {
   RUN_CODE,
   runCodeTool,
   SEARCH_TOOLS,
+  SKILL_TOOL_PREFIX,
   searchToolsTool,
+  skillToolDefinition,
   TOOLS_DTS_URI,
 } from './tool-definitions.ts';
 
@@ -88,6 +91,8 @@ export interface MciMcpServerOptions {
    * `decide_approval` serve the others (docs/approvals.md).
    */
   approvals?: Approvals;
+  /** The caller's saved skills, each listed as a tool `skill_<name>`. @default none */
+  skills?: Pick<Skills, 'all'>;
 }
 
 /** One MCP server instance (one per stdio process or HTTP session). */
@@ -104,6 +109,7 @@ export interface MciMcpServer {
 type CallPlan =
   | { kind: 'run_code'; code: string; timeoutMs?: number; ref?: string; check?: CheckMode }
   | { kind: 'tool'; tool: ResolvedTool; args: Record<string, unknown> }
+  | { kind: 'skill'; skill: string; args: Record<string, unknown> }
   | { kind: 'answer'; result: CallToolResult };
 
 /**
@@ -138,7 +144,8 @@ export function createMciMcpServer(options: MciMcpServerOptions): MciMcpServer {
 
   const resultOf = async (pid: number): Promise<CallToolResult> => {
     const result = await manager.getResult(pid, principal);
-    return mcpCallOf(result.metadata)?.tool === RUN_CODE
+    const tool = mcpCallOf(result.metadata)?.tool;
+    return tool === RUN_CODE || (tool?.startsWith(SKILL_TOOL_PREFIX) && !byName.has(tool))
       ? runCodeResult(result, maxText)
       : directToolResult(result, maxText);
   };
@@ -172,7 +179,16 @@ export function createMciMcpServer(options: MciMcpServerOptions): MciMcpServer {
   let tasksNegotiated = false;
   let closing: Promise<void> | undefined;
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: definitions }));
+  /** The caller's skills as tools, read at each listing (a skill saved since shows up). */
+  const skillTools = async (): Promise<Tool[]> =>
+    options.skills
+      ? (await options.skills.all(principal))
+          .map(skillToolDefinition)
+          .filter((tool) => !byName.has(tool.name) && !definitions.some((d) => d.name === tool.name))
+      : [];
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: [...definitions, ...(await skillTools())],
+  }));
   server.setRequestHandler(ListResourcesRequestSchema, () => ({
     resources: [
       {
@@ -237,7 +253,13 @@ export function createMciMcpServer(options: MciMcpServerOptions): MciMcpServer {
         return { isError: true, content: [{ type: 'text', text: error.message }] };
       }
     }
-    const call = plan(name, request.params.arguments ?? {});
+    const args = request.params.arguments ?? {};
+    const isSkill = name.startsWith(SKILL_TOOL_PREFIX) && !byName.has(name) && options.skills !== undefined;
+    if (isSkill && !(await skillTools()).some((tool) => tool.name === name))
+      throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`);
+    const call: CallPlan = isSkill
+      ? { kind: 'skill', skill: name.slice(SKILL_TOOL_PREFIX.length), args }
+      : plan(name, args);
     if (call.kind === 'answer') return call.result;
     const definition = definitions.find((tool) => tool.name === name);
     if (task && definition?.execution?.taskSupport !== 'optional')
@@ -263,14 +285,23 @@ export function createMciMcpServer(options: MciMcpServerOptions): MciMcpServer {
             // The run_code programs of one MCP session share one session and its `state`.
             session: `mcp-${options.sessionId}`,
           }
-        : // The tool validates its own arguments: its generated program needs no check.
-          {
-            code: directCallCode(call.tool.name, call.args),
-            lang: 'js',
-            ref,
-            check: 'off',
-            metadata: { mcp },
-          },
+        : call.kind === 'skill'
+          ? // The skill checks its input against its schema when called.
+            {
+              code: `return await skills.${call.skill}(${JSON.stringify(call.args)});`,
+              lang: 'js',
+              ref,
+              check: 'off',
+              metadata: { mcp },
+            }
+          : // The tool validates its own arguments: its generated program needs no check.
+            {
+              code: directCallCode(call.tool.name, call.args),
+              lang: 'js',
+              ref,
+              check: 'off',
+              metadata: { mcp },
+            },
       principal,
     );
     // What the process does while its creation is committed is relayed once it is watched.

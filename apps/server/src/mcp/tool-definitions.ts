@@ -9,6 +9,8 @@ export const RUN_CODE = 'run_code';
 export const SEARCH_TOOLS = 'search_tools';
 /** The name of the tool that describes one tool (`tools.describe` over MCP). */
 export const DESCRIBE_TOOL = 'describe_tool';
+/** MCP lists each saved skill of the caller as a tool named this prefix and the skill's name. */
+export const SKILL_TOOL_PREFIX = 'skill_';
 /** The URI of the resource holding the full TypeScript declarations (`GET /tools.d.ts`). */
 export const TOOLS_DTS_URI = 'mci://tools.d.ts';
 /**
@@ -24,6 +26,7 @@ const GUIDE = `Runs a TypeScript program in a sandbox (isolated-vm) and returns 
 - console.log/info go to stdout, console.warn/error to stderr.
 - tools.<name>(props) calls a tool and resolves to { content, structuredContent? }; a failed call rejects with a ToolError (catch it to handle the failure).
 - fetch(url, init) works for public hosts (the server's egress policy decides the rest).
+- await state.set(key, value) keeps a value for later run_code calls of this MCP session (durable); await state.get(key) reads it, state.keys(prefix) lists keys.
 - The program is type-checked first: a tool that does not exist, a missing required input property or a syntax error stops it before anything runs, with the line to fix.
 - The run stops at timeoutMs (default set by the server). A throw fails the run with its line number.`;
 
@@ -78,7 +81,7 @@ export function runCodeTool(options: RunCodeToolOptions): Tool {
           type: 'string',
           enum: ['block', 'warn', 'off'],
           description:
-            'the type check before the run: block (certain errors stop it before anything runs), warn, off (default: the server\'s)',
+            "the type check before the run: block (certain errors stop it before anything runs), warn, off (default: the server's)",
         },
       },
       required: ['code'],
@@ -199,4 +202,22 @@ export function mciToolDefinition(tool: ExposedTool): Tool {
   if (tool.description !== undefined) definition.description = tool.description;
   if (tool.annotations !== undefined) definition.annotations = { ...tool.annotations };
   return definition;
+}
+
+/**
+ * The MCP tool of a saved skill (`skill_<name>`): its description and input schema. Calling it runs
+ * `skills.<name>(arguments)` in a process of the caller and answers like `run_code`.
+ */
+export function skillToolDefinition(skill: {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}): Tool {
+  return {
+    name: `${SKILL_TOOL_PREFIX}${skill.name}`,
+    title: `Skill ${skill.name}`,
+    description: `${skill.description}\n\n(A saved skill: runs skills.${skill.name}(input) in the sandbox.)`,
+    inputSchema: { ...skill.inputSchema, type: 'object' },
+    outputSchema: RUN_CODE_OUTPUT_SCHEMA as unknown as Tool['outputSchema'],
+  };
 }

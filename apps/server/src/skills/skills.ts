@@ -151,6 +151,11 @@ export class Skills {
     return { ...page, items: page.items.map(({ key: _key, ...skill }) => info(skill)) };
   }
 
+  /** Every skill of `principal` (latest versions), newest first: what MCP lists as tools. */
+  async all(principal: Principal): Promise<SkillInfo[]> {
+    return (await this.#store.list(principal.id)).map(({ key: _key, ...skill }) => info(skill));
+  }
+
   /** Deletes `principal`'s skill `name` with its versions. @throws ServerError `NOT_FOUND`. */
   async delete(principal: Principal, name: string): Promise<void> {
     if (!(await this.#store.delete(principal.id, name)))
