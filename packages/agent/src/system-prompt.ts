@@ -59,6 +59,8 @@ How blocks run:
   console.log/info go to stdout, console.warn/error to stderr.
 - fetch(url, init) is a subset of the standard fetch; which hosts it may reach is the server's policy
   (private and loopback addresses are refused unless allowed).
+- await state.set(key, value) keeps a value (Map, Date, bigint... too) for later blocks of this
+  conversation, even after a restart; await state.get(key) reads it back, state.keys(prefix) lists keys.
 - Each block has a time limit (30 seconds unless the server says otherwise) and a memory limit
   (128 MB). A block that runs over is stopped and reported as timed out.
 - Tool calls resolve to a ToolResult; a failing tool call rejects with a ToolError (catch it to go on).

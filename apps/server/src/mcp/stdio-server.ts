@@ -8,7 +8,10 @@ import type { ToolRunner } from '@mci/tools';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Logger } from 'pino';
 import { LOCAL_OPERATOR } from '../auth/principal.ts';
+import { LimitsSchema } from '../config/config-schema.ts';
 import { createProcessManager } from '../processes/process-manager.ts';
+import { processSessions } from '../sessions/process-sessions.ts';
+import { SessionStore } from '../sessions/session-store.ts';
 import { createToolCatalog } from '../tool-search/tool-catalog.ts';
 import { createMciMcpServer } from './mcp-server.ts';
 
@@ -38,13 +41,19 @@ export interface McpStdioOptions {
 
 /**
  * `mci mcp`: an MCP server on stdin/stdout with its own sandbox pool and process manager (processes
- * in memory, every call one of them). Resolves when the client closes stdin, after every process has
+ * and the `state` of its session in memory, every call one of them). Resolves when the client closes stdin, after every process has
  * been stopped and the pool and tools released.
  */
 export async function serveMcpStdio(options: McpStdioOptions): Promise<void> {
   const names = new Set(options.tools.map((tool) => tool.name));
   const catalog = createToolCatalog(options.tools);
   const pool = createSandboxPool({ size: options.concurrency ?? 2, allowNet: options.allowNet ?? [] });
+  // State lives in memory like the processes: it lasts as long as this MCP server.
+  const limits = LimitsSchema.parse({});
+  const sessions = await SessionStore.inMemory({
+    valueBytes: limits.stateValueBytes,
+    sessionBytes: limits.stateSessionBytes,
+  });
   const manager = await createProcessManager({
     pool,
     // run_code sees the same (filtered) tools as the client does.
@@ -61,6 +70,7 @@ export async function serveMcpStdio(options: McpStdioOptions): Promise<void> {
     ),
     ...(options.redactor && { redactor: options.redactor }),
     createIntentStream,
+    sessions: processSessions(sessions, options.redactor),
     defaults: { timeoutMs: options.timeoutMs ?? 30_000, memoryLimitMb: options.memoryLimitMb ?? 128 },
     logger: options.logger,
   });
@@ -102,6 +112,7 @@ export async function serveMcpStdio(options: McpStdioOptions): Promise<void> {
     await manager.shutdown({ graceMs: 0 });
     await options.runner.close();
     await pool.close();
+    sessions.close();
   } finally {
     clearInterval(keepAlive);
   }
