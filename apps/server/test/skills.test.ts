@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createServer } from '../src/server.ts';
 import { type Answer, request } from './support/http.ts';
+import { mci } from './support/mci.ts';
 
 // Saved skills through a whole server: saved by one program (or over HTTP), called by the next,
 // checked at save, their input validated, a new version seen by later runs only, and another
@@ -237,5 +238,48 @@ describe('skills', () => {
     expect((await alice('DELETE', '/skills/two')).status).toBe(204);
     expect((await alice('GET', '/skills/two/versions/1')).status).toBe(404);
     expect((await alice('GET', '/skills')).body.items).toHaveLength(2);
+  });
+
+  it('mci skill save PID takes the code of a process; mci skill list and rm', async () => {
+    await using server = await start();
+    const alice = as(server.url, ALICE);
+    const made = await alice('POST', '/processes', { code: GREETER, autorun: false });
+    const pid = made.body.pid as number;
+    const remote = ['--url', server.url, '--token', ALICE];
+    const saved = await mci([
+      'skill',
+      'save',
+      String(pid),
+      '--name',
+      'greetAll',
+      '--description',
+      'Greets.',
+      ...remote,
+    ]);
+    expect(saved.code, saved.stderr).toBe(0);
+    expect(JSON.parse(saved.stdout)).toMatchObject({ name: 'greetAll', version: 1, description: 'Greets.' });
+    expect((await run(alice, `return await skills.greetAll({ names: ['Bo'] });`)).outputs).toEqual([
+      ['Hello, Bo!'],
+    ]);
+    const bad = await alice('POST', '/processes', { code: 'export default 3;', autorun: false });
+    const refused = await mci(['skill', 'save', String(bad.body.pid), '--name', 'three', ...remote]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/must be a function.*\[CHECK_FAILED\]/);
+    const others = await mci([
+      'skill',
+      'save',
+      String(pid),
+      '--name',
+      'stolen',
+      '--url',
+      server.url,
+      '--token',
+      MALLORY,
+    ]);
+    expect(others.code).toBe(1);
+    expect(others.stderr).toMatch(/NOT_FOUND/);
+    expect((await mci(['skill', 'list', ...remote])).stdout).toBe('greetAll\tv1\tGreets.\n');
+    expect((await mci(['skill', 'rm', 'greetAll', ...remote])).code).toBe(0);
+    expect((await mci(['skill', 'list', ...remote])).stdout).toBe('');
   });
 });

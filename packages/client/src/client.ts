@@ -4,12 +4,15 @@ import type {
   CallPage,
   HelloMessage,
   Page,
+  PageRequest,
   ProcessCreateRequest,
   ProcessListRequest,
   ProcessResult,
   ProcessSnapshot,
   RunSnapshot,
   ServerEvent,
+  Skill,
+  SkillSaveRequest,
   SubscriptionTarget,
 } from '@mci/protocol';
 import { type ReconnectOptions, reconnectPolicy } from './backoff.ts';
@@ -248,6 +251,30 @@ export class MciClient implements FeedOwner {
   /** The code a process runs, over HTTP. */
   getCode(pid: number): Promise<string> {
     return this.#http.code(pid);
+  }
+
+  /**
+   * Saves a skill over HTTP (docs/sessions.md, "Skills"): a new version when the name exists.
+   * @throws ClientError `CHECK_FAILED` when its code does not compile (the first finding in the
+   *   message), `VALIDATION` (a bad name, with `path`).
+   */
+  saveSkill(skill: SkillSaveRequest): Promise<Skill> {
+    return this.#http.saveSkill(skill);
+  }
+
+  /** A page of the caller's skills (latest versions), newest first, over HTTP. */
+  listSkills(page: PageRequest = {}): Promise<Page<Skill>> {
+    return this.#http.skills(page);
+  }
+
+  /** A skill's latest version, or version `version`, over HTTP. @throws ClientError `NOT_FOUND`. */
+  getSkill(name: string, version?: number): Promise<Skill> {
+    return this.#http.skill(name, version);
+  }
+
+  /** Deletes a skill with every version, over HTTP. @throws ClientError `NOT_FOUND`. */
+  deleteSkill(name: string): Promise<void> {
+    return this.#http.deleteSkill(name);
   }
 
   /**

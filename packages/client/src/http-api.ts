@@ -7,8 +7,13 @@ import {
   type CallPage,
   CallPageSchema,
   ErrorBodySchema,
+  type Page,
   type RunSnapshot,
   RunSnapshotSchema,
+  type Skill,
+  SkillPageSchema,
+  type SkillSaveRequest,
+  SkillSchema,
 } from '@mci/protocol';
 import { ClientError } from './client-error.ts';
 
@@ -81,19 +86,55 @@ export class HttpApi {
     return parseAnswer(ApprovalSchema, await this.#get(`/approvals/${encodeURIComponent(id)}`, 'json'));
   }
 
-  async #get(path: string, as: 'json' | 'text'): Promise<unknown> {
+  /** `POST /skills`: saves a skill. @throws ClientError `CHECK_FAILED` (its `diagnostics`), `VALIDATION`. */
+  async saveSkill(skill: SkillSaveRequest): Promise<Skill> {
+    return parseAnswer(SkillSchema, await this.#send('POST', '/skills', 'json', skill));
+  }
+
+  /** `GET /skills`: a page of the caller's skills, newest first. */
+  async skills(page: { cursor?: string; limit?: number } = {}): Promise<Page<Skill>> {
+    const query = new URLSearchParams();
+    if (page.cursor !== undefined) query.set('cursor', page.cursor);
+    if (page.limit !== undefined) query.set('limit', String(page.limit));
+    return parseAnswer(
+      SkillPageSchema,
+      await this.#get(`/skills${query.size > 0 ? `?${query}` : ''}`, 'json'),
+    );
+  }
+
+  /** `GET /skills/:name` (the latest version) or `/skills/:name/versions/:version`. */
+  async skill(name: string, version?: number): Promise<Skill> {
+    const path = `/skills/${encodeURIComponent(name)}${version === undefined ? '' : `/versions/${version}`}`;
+    return parseAnswer(SkillSchema, await this.#get(path, 'json'));
+  }
+
+  /** `DELETE /skills/:name`: the skill and every version. @throws ClientError `NOT_FOUND`. */
+  async deleteSkill(name: string): Promise<void> {
+    await this.#send('DELETE', `/skills/${encodeURIComponent(name)}`, 'none');
+  }
+
+  #get(path: string, as: 'json' | 'text'): Promise<unknown> {
+    return this.#send('GET', path, as);
+  }
+
+  async #send(method: string, path: string, as: 'json' | 'text' | 'none', body?: unknown): Promise<unknown> {
     const url = `${this.#base}${path}`;
     let response: Response;
     try {
       response = await fetch(url, {
-        headers: this.#token === undefined ? {} : { Authorization: `Bearer ${this.#token}` },
+        method,
+        headers: {
+          ...(this.#token !== undefined && { Authorization: `Bearer ${this.#token}` }),
+          ...(body !== undefined && { 'Content-Type': 'application/json' }),
+        },
+        ...(body !== undefined && { body: JSON.stringify(body) }),
         signal: AbortSignal.timeout(this.#timeoutMs),
       });
     } catch (error) {
       const timedOut = (error as Error).name === 'TimeoutError';
       throw new ClientError(
         timedOut ? 'TIMEOUT' : 'CONNECT_FAILED',
-        `GET ${url}: ${(error as Error).message}`,
+        `${method} ${url}: ${(error as Error).message}`,
         { cause: error },
       );
     }
@@ -104,10 +145,11 @@ export class HttpApi {
         : response.status === 401
           ? 'UNAUTHORIZED'
           : `HTTP_${response.status}`;
-      const message = failure.success ? failure.data.error : `GET ${path} answered ${response.status}`;
+      const message = failure.success ? failure.data.error : `${method} ${path} answered ${response.status}`;
       const retryAfter = failure.success ? failure.data.retryAfter : undefined;
       throw new ClientError(code, message, retryAfter === undefined ? {} : { retryAfter });
     }
+    if (as === 'none') return undefined;
     return as === 'json' ? response.json() : response.text();
   }
 }

@@ -183,6 +183,14 @@ export {
   StateSetRequestSchema,
   StateValueSchema,
 } from './sessions.ts';
+// Saved skills (docs/sessions.md, "Skills")
+export type { Skill, SkillSaveRequest } from './skills.ts';
+export {
+  SkillCheckFailedSchema,
+  SkillPageSchema,
+  SkillSaveRequestSchema,
+  SkillSchema,
+} from './skills.ts';
 // Output value types
 export type { JsonValue } from './output-value.ts';
 // Output values: one JSON encoding for every interface (reversible for values JSON lacks)

@@ -99,6 +99,11 @@ export const commands: readonly CommandEntry[] = [
     load: () => import('./state.ts'),
   },
   {
+    name: 'skill',
+    description: 'save a process\'s code as a skill, list skills, delete one: skill save PID --name NAME | list | rm NAME',
+    load: () => import('./skill.ts'),
+  },
+  {
     name: 'rerun',
     description: 'run idle processes again (a new run each; earlier runs stay readable)',
     load: () => import('./rerun.ts'),
