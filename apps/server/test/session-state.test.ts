@@ -348,4 +348,28 @@ describe('sessions and state', () => {
       file.close();
     }
   });
+
+  it('stores a secret in a value redacted, as outputs are', async () => {
+    const secret = 'hunter2-very-secret-value';
+    await using server = await createServer({
+      port: 0,
+      file: tools,
+      logLevel: 'silent',
+      db: join(dir, 'redacted.db'),
+      tokens,
+      check: 'off',
+      env: { STATE_SECRET: secret },
+      secrets: ['STATE_SECRET'],
+    });
+    await run(server.url, `await state.set('creds', { note: 'pw is ${secret}' })`, ALICE, 'redacted');
+    const read = await run(server.url, `return await state.get('creds')`, ALICE, 'redacted');
+    expect(JSON.stringify(read.outputs)).not.toContain(secret);
+    expect(read.outputs[0].note).toMatch(/^pw is \[redacted:STATE_SECRET\]$/);
+    const file = new DatabaseSync(join(dir, 'redacted.db'), { readOnly: true });
+    try {
+      expect(JSON.stringify(file.prepare('SELECT value FROM state').all())).not.toContain(secret);
+    } finally {
+      file.close();
+    }
+  });
 });
