@@ -5,8 +5,10 @@ import { defineConfig } from 'vitest/config';
 // source with no build step (the trick Zod uses with `@zod/source`).
 const conditions = ['@mci/source', 'module', 'node', 'development|production'];
 
-// Long stress and soak tests are named `*.slow.test.ts`: they run in the `slow` project only
-// (`pnpm test:slow`, and CI after `pnpm test`), so the suite a person runs often stays fast.
+// Long stress and soak tests, and the files that start many `mci serve` programs, drive Chromium at
+// length or build PostgreSQL clusters, are named `*.slow.test.ts`: they run in the `slow` and
+// `slow-web` projects only (`pnpm test:slow`, and CI after `pnpm test`), so the suite a person runs
+// often stays fast.
 const SLOW = '**/*.slow.test.ts';
 const EXCLUDE = ['**/node_modules/**', '**/dist/**'];
 
@@ -17,6 +19,19 @@ const project = (name: string, root: string) => ({
     root,
     include: ['src/**/*.test.ts', 'test/**/*.test.ts', '**/*.test.ts'],
     exclude: [...EXCLUDE, SLOW],
+  },
+});
+
+/** The `web` project's settings (`name`, and which files: `include`/`exclude`). */
+const webProject = (name: string, files: { include?: string[]; exclude?: string[] }) => ({
+  extends: true as const,
+  test: {
+    ...project(name, 'test/web').test,
+    ...files,
+    globalSetup: ['support/build-console.ts'],
+    testTimeout: 60_000,
+    // Pages update as events arrive; on a busy machine that can take seconds.
+    expect: { poll: { timeout: 15_000 } },
   },
 });
 
@@ -49,18 +64,14 @@ export default defineConfig({
       project('server', 'apps/server'),
       project('e2e', 'test/e2e'),
       // The web console in Chromium: builds apps/web once, then drives pages against real servers.
+      webProject('web', { exclude: [...EXCLUDE, SLOW] }),
+      // Every other slow file, one at a time (`pnpm test:slow` runs `slow*`).
       {
         extends: true as const,
-        test: {
-          ...project('web', 'test/web').test,
-          exclude: ['**/node_modules/**', '**/dist/**', '**/*.slow.test.ts'],
-          globalSetup: ['support/build-console.ts'],
-          testTimeout: 60_000,
-          // Pages update as events arrive; on a busy machine that can take seconds.
-          expect: { poll: { timeout: 15_000 } },
-        },
+        test: { name: 'slow', root: '.', include: [SLOW], exclude: [...EXCLUDE, 'test/web/**'] },
       },
-      { extends: true, test: { name: 'slow', root: '.', include: [SLOW], exclude: EXCLUDE } },
+      // The console's slow files, with the web project's console build and waits.
+      webProject('slow-web', { include: [SLOW], exclude: EXCLUDE }),
     ],
   },
 });
