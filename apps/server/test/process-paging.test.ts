@@ -160,6 +160,49 @@ describe('lists that page: processes', () => {
     expect(badCursor).toMatchObject({ type: 'error', code: 'VALIDATION', path: 'cursor' });
   });
 
+  it('GET /processes/:pid/runs pages the runs newest first, without outputs and logs; 404 for another principal', async () => {
+    await using server = await seededServer('runs', { alice: 0, bob: 0 });
+    const created = await request(
+      server.url,
+      'POST',
+      '/processes',
+      { code: 'output(1)', block: true },
+      ALICE,
+    );
+    const pid = created.body.pid as number;
+    for (let i = 0; i < 4; i++)
+      expect(
+        await request(server.url, 'POST', `/processes/${pid}/signals/run`, { block: true }, ALICE),
+      ).toMatchObject({ status: 200, body: { status: 'success' } });
+    const runs: Json[] = [];
+    let cursor: string | undefined;
+    do {
+      const query = `limit=2${cursor === undefined ? '' : `&cursor=${encodeURIComponent(cursor)}`}`;
+      const page = await request(server.url, 'GET', `/processes/${pid}/runs?${query}`, undefined, ALICE);
+      expect(page.status).toBe(200);
+      runs.push(...(page.body.items as Json[]));
+      cursor = page.body.nextCursor;
+    } while (cursor !== undefined);
+    expect(runs.map((run) => run.run)).toEqual([5, 4, 3, 2, 1]);
+    expect(runs[0]).toMatchObject({
+      run: 5,
+      state: 'idle',
+      status: 'success',
+      durationMs: expect.any(Number),
+    });
+    expect(runs.some((run) => 'outputs' in run || 'stdout' in run)).toBe(false);
+    expect(await request(server.url, 'GET', `/processes/${pid}/runs`, undefined, BOB)).toMatchObject({
+      status: 404,
+      body: { code: 'NOT_FOUND' },
+    });
+    expect(
+      await request(server.url, 'GET', `/processes/${pid}/runs?cursor=zzz`, undefined, ALICE),
+    ).toMatchObject({
+      status: 400,
+      body: { code: 'VALIDATION', path: 'cursor' },
+    });
+  });
+
   it('process.list over WebSocket pages the same way, with the processes key', async () => {
     await using server = await seededServer('ws', { alice: 5, bob: 5 });
     await using ws = await openJsonSocket(server.wsUrl, ALICE);

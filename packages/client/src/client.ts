@@ -10,6 +10,7 @@ import type {
   ProcessResult,
   ProcessSnapshot,
   RunSnapshot,
+  RunSummary,
   ServerEvent,
   Skill,
   SkillSaveRequest,
@@ -225,6 +226,15 @@ export class MciClient implements FeedOwner {
     const all: ProcessSnapshot[] = [];
     for await (const process of this.processes(filter)) all.push(process);
     return all;
+  }
+
+  /**
+   * A page of the runs of process `pid`, newest first, without their outputs and logs (`limit` 1-100,
+   * default 50; `cursor`, the `nextCursor` of the page before), over HTTP.
+   * @throws ClientError `NOT_FOUND`, `VALIDATION`
+   */
+  listRuns(pid: number, options: PageRequest = {}): Promise<Page<RunSummary>> {
+    return this.#http.runs(pid, options);
   }
 
   /** One run in full (outputs, stdout, stderr, error), over HTTP. `run` @default the latest */

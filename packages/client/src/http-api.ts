@@ -8,8 +8,12 @@ import {
   CallPageSchema,
   ErrorBodySchema,
   type Page,
+  type PageRequest,
+  pageSchema,
   type RunSnapshot,
   RunSnapshotSchema,
+  type RunSummary,
+  RunSummarySchema,
   type Skill,
   SkillPageSchema,
   type SkillSaveRequest,
@@ -17,6 +21,7 @@ import {
 } from '@mci/protocol';
 import { ClientError } from './client-error.ts';
 
+const RunSummaryPageSchema = pageSchema(RunSummarySchema);
 /** A filter of {@link HttpApi.approvals}: `cursor` is the `nextCursor` of the previous page. */
 export interface ApprovalListOptions {
   state?: ApprovalState;
@@ -63,6 +68,15 @@ export class HttpApi {
       'json',
     );
     return parseAnswer(CallPageSchema, answer);
+  }
+
+  /** `GET /processes/:pid/runs`: a page of the process's runs, newest first, without outputs and logs. */
+  async runs(pid: number, options: PageRequest = {}): Promise<Page<RunSummary>> {
+    const query = new URLSearchParams();
+    if (options.cursor !== undefined) query.set('cursor', options.cursor);
+    if (options.limit !== undefined) query.set('limit', String(options.limit));
+    const answer = await this.#get(`/processes/${pid}/runs${query.size > 0 ? `?${query}` : ''}`, 'json');
+    return parseAnswer(RunSummaryPageSchema, answer);
   }
 
   /** `GET /processes/:pid/code`. */

@@ -23,6 +23,7 @@ export type {
   ProcessState,
   ProcessStatus,
   RunSnapshot,
+  RunSummary,
   ServerEvent,
   StreamResultEvent,
   SubscriptionTarget,

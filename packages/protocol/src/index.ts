@@ -223,6 +223,7 @@ export type {
   RunError,
   RunSnapshot,
   RunStatus,
+  RunSummary,
 } from './snapshot.ts';
 // Process and run snapshots (zod schemas)
 export {
@@ -237,6 +238,7 @@ export {
   RunErrorSchema,
   RunSnapshotSchema,
   RunStatusSchema,
+  RunSummarySchema,
 } from './snapshot.ts';
 export type { TraceContextFields } from './trace-context.ts';
 // The caller's W3C Trace Context, as fields of process.create and stream.start

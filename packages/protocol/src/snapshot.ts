@@ -115,6 +115,11 @@ export const RunSnapshotSchema = z.object({
 /** @see RunSnapshotSchema */
 export type RunSnapshot = z.infer<typeof RunSnapshotSchema>;
 
+/** A run without its outputs and logs: an item of `GET /processes/:pid/runs`. */
+export const RunSummarySchema = RunSnapshotSchema.omit({ outputs: true, stdout: true, stderr: true });
+/** @see RunSummarySchema */
+export type RunSummary = z.infer<typeof RunSummarySchema>;
+
 /**
  * The summary of a process, sent at every state change and returned by `GET /processes/:pid`.
  * `run` is the latest run number (0 if it never ran), `runs` how many runs it has; `error`, the

@@ -89,6 +89,12 @@ export function registerProcessRoutes(app: Hono<HttpEnv>, manager: ProcessManage
   });
 
   // The manager checks the page after visibility: another principal's process is 404 whatever the query.
+  app.get('/processes/:pid/runs', async (c) => {
+    const { limit, cursor } = parseOrThrow(PageQuerySchema, c.req.query(), 'query');
+    const page = { ...(limit !== undefined && { limit }), ...(cursor !== undefined && { cursor }) };
+    return json(c, await manager.listRuns(pid(c), page, c.get('principal')));
+  });
+
   app.get('/processes/:pid/runs/:n/calls', async (c) => {
     const { limit, cursor } = parseOrThrow(PageQuerySchema, c.req.query(), 'query');
     const page = { ...(limit !== undefined && { limit }), ...(cursor !== undefined && { cursor }) };

@@ -13,6 +13,7 @@ import type {
   ProcessState,
   ProcessStatus,
   RunSnapshot,
+  RunSummary,
   ServerEvent,
 } from '@mci/protocol';
 import type { RunFile, SandboxEvent, SandboxPool, StateHost, ToolHost } from '@mci/sandbox';
@@ -311,6 +312,13 @@ export interface ProcessManager {
   get(pid: number, principal: Principal): Promise<ProcessSnapshot>;
   /** One run in full (`NOT_FOUND` for a run that does not exist). */
   getRun(pid: number, run: number, principal: Principal): Promise<RunSnapshot>;
+  /**
+   * A page of the runs of process `pid`, newest first, without their outputs and logs: at most
+   * `limit` (1 to 100, default 50) after `cursor`, the `nextCursor` of the page before.
+   * @throws ServerError `NOT_FOUND` (process not visible), `VALIDATION` (a cursor this server did not
+   * give, a limit out of range).
+   */
+  listRuns(pid: number, page: PageRequest, principal: Principal): Promise<Page<RunSummary>>;
   /**
    * File `name` that run `run` made with `output.file()`.
    * @throws ServerError `NOT_FOUND` (process not visible, no such run or file), `VALIDATION` (a name

@@ -10,6 +10,7 @@ import type {
   ProcessState,
   ProcessStatus,
   RunSnapshot,
+  RunSummary,
   ServerEvent,
 } from '@mci/protocol';
 import type { RunFile, ToolHost } from '@mci/sandbox';
@@ -359,6 +360,10 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
 
   getFile(pid: number, run: number, name: string, principal: Principal): Promise<RunFile> {
     return this.#reader.getFile(pid, run, name, principal);
+  }
+
+  listRuns(pid: number, page: PageRequest, principal: Principal): Promise<Page<RunSummary>> {
+    return this.#reader.listRuns(pid, page, principal);
   }
 
   listCalls(pid: number, run: number, page: CallPageRequest, principal: Principal): Promise<CallPage> {

@@ -5,6 +5,7 @@ import type {
   ProcessResult,
   ProcessSnapshot,
   RunSnapshot,
+  RunSummary,
   ServerEvent,
 } from '@mci/protocol';
 import { fileNameProblem, type RunFile } from '@mci/sandbox';
@@ -94,6 +95,37 @@ export class ProcessReader {
     const stored = Number.isSafeInteger(run) && run > 0 ? await this.#store.getRun(pid, run) : undefined;
     if (!stored) throw new ServerError('NOT_FOUND', `process ${pid} has no run ${run}`, { path: 'run' });
     return toRunSnapshot(stored);
+  }
+
+  /**
+   * A page of the runs of process `pid`, newest (highest run number) first, without their outputs
+   * and logs; the latest run of a live process as it is now. Visibility is checked first: another
+   * principal's process is `NOT_FOUND` whatever the page.
+   * @throws ServerError `NOT_FOUND` (process not visible), `VALIDATION` (bad cursor or limit).
+   */
+  async listRuns(pid: number, page: PageRequest, principal: Principal): Promise<Page<RunSummary>> {
+    const record = await this.visible(pid, principal);
+    const { limit, after } = pageBounds(page, ['number']);
+    const before = after === undefined ? record.runs + 1 : (after[0] as number);
+    const rows = await this.#store.listRuns(pid, before, limit + 1);
+    const live = this.#live.get(pid)?.run;
+    const runs = rows.map((row) => {
+      const fields = live?.run === row.run ? live : row;
+      const {
+        outputs: _outputs,
+        stdout: _stdout,
+        stderr: _stderr,
+        ...summary
+      } = toRunSnapshot({
+        ...fields,
+        pid,
+        outputs: [],
+        stdout: '',
+        stderr: '',
+      });
+      return summary;
+    });
+    return toPage(runs, limit, (run) => [run.run]);
   }
 
   /**

@@ -234,6 +234,15 @@ export interface ProcessStore {
   appendLog(pid: number, run: number, seq: number, stream: 'stdout' | 'stderr', text: string): void;
   getRun(pid: number, run: number): Promise<StoredRun | undefined>;
   /**
+   * The runs of process `pid` numbered below `beforeRun`, highest first, at most `limit`, without
+   * their outputs and logs, once what was written before is committed.
+   */
+  listRuns(
+    pid: number,
+    beforeRun: number,
+    limit: number,
+  ): Promise<Array<Omit<StoredRun, 'outputs' | 'stdout' | 'stderr'>>>;
+  /**
    * Stores a file run `run` made with `output.file()`; a second file of that name in the run (a
    * resumed run making it again) leaves the first.
    */

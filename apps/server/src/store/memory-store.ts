@@ -135,6 +135,13 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): ProcessStor
       const found = runs.get(pid)?.[run - 1];
       return found && { ...found, outputs: [...found.outputs] };
     },
+    async listRuns(pid, beforeRun, limit) {
+      const found = (runs.get(pid) ?? []).filter((stored) => stored !== undefined && stored.run < beforeRun);
+      return found
+        .reverse()
+        .slice(0, limit)
+        .map(({ outputs: _outputs, stdout: _stdout, stderr: _stderr, ...run }) => ({ ...run }));
+    },
     appendEvent(event, route) {
       events.push({ event, route });
       lastSeq = Math.max(lastSeq, event.seq);

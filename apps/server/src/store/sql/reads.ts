@@ -67,6 +67,27 @@ export async function readRun(
   };
 }
 
+/** The runs of process `pid` numbered below `beforeRun`, highest first, at most `limit`, without outputs and logs. */
+export async function readRunSummaries(
+  db: Db,
+  pid: number,
+  beforeRun: number,
+  limit: number,
+): Promise<Array<Omit<StoredRun, 'outputs' | 'stdout' | 'stderr'>>> {
+  const rows = await db
+    .selectFrom('runs')
+    .selectAll()
+    .where('pid', '=', pid)
+    .where('run', '<', beforeRun)
+    .orderBy('run', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => {
+    const { outputs: _outputs, stdout: _stdout, stderr: _stderr, ...run } = toRun(row, [], []);
+    return run;
+  });
+}
+
 /**
  * Idle processes to delete, oldest change first, at most `limit`: those idle since before `cutoff`
  * (epoch ms), then, for each principal (owner) with more than `maxProcesses`, its idle ones whose last

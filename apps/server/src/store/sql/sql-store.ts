@@ -22,7 +22,13 @@ import { BatchCommitter } from './batch-committer.ts';
 import { readCalls } from './call-reads.ts';
 import type { Engine } from './engine.ts';
 import { readEvents } from './event-reads.ts';
-import { type ClusterNode as ClusterNodeRow, readExpiredPids, readProcesses, readRun } from './reads.ts';
+import {
+  type ClusterNode as ClusterNodeRow,
+  readExpiredPids,
+  readProcesses,
+  readRun,
+  readRunSummaries,
+} from './reads.ts';
 import type { SqlStoreParts } from './store-parts.ts';
 import type { Database } from './tables.ts';
 import { runColumns } from './write-set.ts';
@@ -282,6 +288,16 @@ export class SqlStore implements SqlProcessStore {
     if (!found) return undefined;
     this.#cache.putRun(found.run, found.outputBytes);
     return { ...found.run, outputs: [...found.run.outputs] };
+  }
+
+  async listRuns(
+    pid: number,
+    beforeRun: number,
+    limit: number,
+  ): Promise<Array<Omit<StoredRun, 'outputs' | 'stdout' | 'stderr'>>> {
+    this.#assertOpen();
+    await this.#committer.committed();
+    return readRunSummaries(this.#db, pid, beforeRun, limit);
   }
 
   putCall(pid: number, run: number, call: StoredCall): void {
