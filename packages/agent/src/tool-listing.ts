@@ -29,7 +29,8 @@ const MAX_SUMMARY = 120;
  * Lists the tools of `/tools.d.ts` text `dts` after the globals, all in at most `budgetTokens`
  * estimated tokens (4 bytes each) when the globals leave room: every tool by name when the names fit
  * (else as many as fit and a count of the rest), the first ones as `- name: first line of its
- * description` as far as the budget allows. Reads the declarations as `renderSandboxGlobals` of
+ * description` as far as the budget allows; the declarations after the tools (`skills`) stay whole.
+ * Reads the declarations as `renderSandboxGlobals` of
  * `@mci/server` writes them.
  */
 export function listTools(dts: string, budgetTokens: number): ToolListing {
@@ -38,7 +39,11 @@ export function listTools(dts: string, budgetTokens: number): ToolListing {
   const builtIns = members.filter((member) => !member.tool).flatMap((member) => member.lines);
   const tools = members.filter((member) => member.tool);
   const declaration = `/** The tools of this server: tools.<name>(props) for each tool listed below, and these. */\ndeclare const tools: {\n${builtIns.map((line) => `${line}\n`).join('')}};`;
-  const globals = block ? `${dts.slice(0, block.index).trimEnd()}\n\n${declaration}` : dts;
+  // What follows the tools (`skills` and the principal's own skills) stays whole.
+  const after = block ? dts.slice(block.index + block[0].length).trim() : '';
+  const globals = block
+    ? `${dts.slice(0, block.index).trimEnd()}\n\n${declaration}${after === '' ? '' : `\n\n${after}`}`
+    : dts;
   const head = `\`\`\`ts\n${globals}\n\`\`\`\n\nThe server has ${tools.length} tools, too many to declare here. Each is an async function tools.<name>(props) resolving to a ToolResult. Find the tools for a task with tools.search(query), and read a tool's declaration (its props) with tools.describe(name) before calling it: output what you found, or find, describe and call in one block. The tools:`;
   const tail = (count: number) => `...and ${count} more: find them with tools.search(query).`;
   const room = budgetTokens * 4 - Buffer.byteLength(`${head}\n\nAlso: \n${tail(tools.length)}`);

@@ -71,3 +71,23 @@ describe('the tool prompt budget', () => {
     );
   });
 });
+
+describe('skills under the tool prompt budget', () => {
+  it('keeps the declarations of skills after the tools whole when the tools are listed by name', () => {
+    const skills = `interface Skills {
+  /** Saves a skill. */
+  save(skill: { name: string; description: string; code: string }): Promise<SavedSkill>;
+}
+declare const skills: Skills;
+
+/** The saved skills of this principal. */
+interface Skills {
+  /** Counts the users of each country. */
+  usersByCountry(input?: { limit?: number }): Promise<any>;
+}`;
+    const prompt = buildSystemPrompt({ toolsDts: `${DTS}\n${skills}\n`, toolPromptBudget: 700 });
+    expect(prompt.report).toMatchObject({ listed: true, tools: 61 });
+    expect(prompt.text).toContain(skills);
+    expect(prompt.text).not.toContain('lookup_0(props');
+  });
+});
