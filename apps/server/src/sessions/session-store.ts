@@ -205,13 +205,23 @@ export class SessionStore {
     });
   }
 
-  /** Deletes `key` of `scope`; true when a live entry was there. */
+  /**
+   * Deletes `key` of `scope`; true when a live entry was there. The row stays, expired, until
+   * retention sweeps it, so the key's version keeps counting (a compare-and-set read before the
+   * delete fails after a new write).
+   */
   async remove(scope: string, key: string, now = Date.now()): Promise<boolean> {
     return this.#db.transaction().execute(async (trx) => {
+      // Under the scope's lock, so a compare-and-set under way sees the delete or comes before it.
       await this.#lock(trx, scope);
-      const found = await readEntry(trx, scope, key, now);
-      await trx.deleteFrom('state').where('scope', '=', scope).where('key', '=', key).execute();
-      return found !== undefined;
+      const result = await trx
+        .updateTable('state')
+        .set({ expires_at: now, updated_at: now })
+        .where('scope', '=', scope)
+        .where('key', '=', key)
+        .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
     });
   }
 
