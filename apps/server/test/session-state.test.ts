@@ -315,6 +315,10 @@ describe('sessions and state', () => {
       { a: 1 },
     ]);
     expect((await mci(['state', 'rm', 'cli-1', 'n', ...as(ALICE)])).code).toBe(0);
+    const submitted = await mci(['submit', '-', '--wait', '--session', 'cli-1', ...as(ALICE)], {
+      input: `output(typeof (await state.get('big')))`,
+    });
+    expect(submitted.stdout).toContain('bigint');
     expect((await mci(['state', 'get', 'cli-1', 'big', ...as(BOB)])).code).toBe(1);
     expect((await mci(['state', 'set', 'cli-1', 'x', 'not json', ...as(ALICE)])).code).toBe(2);
     expect((await mci(['state', 'move', 'cli-1', 'x', ...as(ALICE)])).code).toBe(2);

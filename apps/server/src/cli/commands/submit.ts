@@ -12,12 +12,13 @@ import { addRemoteOptions, EXIT, type RemoteOptions, runRemote, UsageError } fro
 interface SubmitOptions extends RemoteOptions {
   wait?: boolean;
   ref?: string;
+  session?: string;
   timeout?: number;
   lang?: 'ts' | 'js';
 }
 
 /**
- * `mci submit [FILE|-] [--wait] [--timeout MS] [--lang ts|js]`: reads the file (or stdin), then creates a
+ * `mci submit [FILE|-] [--wait] [--timeout MS] [--lang ts|js] [--session ID]`: reads the file (or stdin), then creates a
  * process from it and prints its pid. With `--wait`, streams its outputs and logs until it finishes:
  * exit 0 on success, 1 otherwise. Exit 2 for a usage error (an unreadable file, no code on a terminal),
  * before any connection.
@@ -28,6 +29,10 @@ export default defineCommand<SubmitOptions, [file: string | undefined]>({
       .argument('[file]', "the code: a file, or '-' (default) for stdin")
       .option('-w, --wait', 'stream its outputs and logs until it finishes; exit 0 on success, 1 otherwise')
       .option('--ref <ref>', 'a label for the process')
+      .option(
+        '--session <id>',
+        'run in this session: programs of one session share their state (docs/sessions.md)',
+      )
       .option('-t, --timeout <ms>', 'run time limit in milliseconds', numberOption('--timeout'))
       .option(
         '--lang <lang>',
@@ -49,6 +54,7 @@ export default defineCommand<SubmitOptions, [file: string | undefined]>({
       const created = await client.createProcess(code, {
         lang: options.lang ?? langOf(file),
         ...(options.ref !== undefined && { ref: options.ref }),
+        ...(options.session !== undefined && { session: options.session }),
         ...(options.timeout !== undefined && { timeoutMs: options.timeout }),
       });
       if (!options.wait) {
