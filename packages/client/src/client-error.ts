@@ -1,3 +1,5 @@
+import type { CheckDiagnostic } from '@mci/protocol';
+
 /**
  * Codes of {@link ClientError}. Codes the client raises itself: `CONNECT_FAILED` (the first connection
  * could not be opened), `UNAUTHORIZED` (the server refused the token, HTTP 401), `DISCONNECTED` (the
@@ -27,16 +29,19 @@ export class ClientError extends Error {
   readonly path: string | undefined;
   /** Seconds to wait before a retry, when the server's error gave them. */
   readonly retryAfter: number | undefined;
+  /** The check's findings, when the server refused code that does not compile (`CHECK_FAILED`). */
+  readonly diagnostics: CheckDiagnostic[] | undefined;
 
   constructor(
     code: ClientErrorCode,
     message: string,
-    options: { path?: string; retryAfter?: number; cause?: unknown } = {},
+    options: { path?: string; retryAfter?: number; diagnostics?: CheckDiagnostic[]; cause?: unknown } = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.path = options.path;
     this.retryAfter = options.retryAfter;
+    this.diagnostics = options.diagnostics;
   }
 }
 

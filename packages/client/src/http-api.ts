@@ -15,6 +15,7 @@ import {
   type RunSummary,
   RunSummarySchema,
   type Skill,
+  SkillCheckFailedSchema,
   SkillPageSchema,
   type SkillSaveRequest,
   SkillSchema,
@@ -153,7 +154,9 @@ export class HttpApi {
       );
     }
     if (!response.ok) {
-      const failure = ErrorBodySchema.safeParse(await response.json().catch(() => undefined));
+      const raw: unknown = await response.json().catch(() => undefined);
+      const failure = ErrorBodySchema.safeParse(raw);
+      const refused = SkillCheckFailedSchema.safeParse(raw);
       const code = failure.success
         ? failure.data.code
         : response.status === 401
@@ -161,7 +164,10 @@ export class HttpApi {
           : `HTTP_${response.status}`;
       const message = failure.success ? failure.data.error : `${method} ${path} answered ${response.status}`;
       const retryAfter = failure.success ? failure.data.retryAfter : undefined;
-      throw new ClientError(code, message, retryAfter === undefined ? {} : { retryAfter });
+      throw new ClientError(code, message, {
+        ...(retryAfter !== undefined && { retryAfter }),
+        ...(refused.success && { diagnostics: refused.data.diagnostics }),
+      });
     }
     if (as === 'none') return undefined;
     return as === 'json' ? response.json() : response.text();

@@ -4,12 +4,16 @@ import { CodeView } from '../components/code-view.tsx';
 import { formatDateTime, formatDuration } from '../components/duration.ts';
 import { ProcessActions } from '../components/process-actions.tsx';
 import { RunView } from '../components/run-view.tsx';
+import { SaveSkillForm } from '../components/save-skill-form.tsx';
 import { StateBadge } from '../components/state-badge.tsx';
 import { useProcess } from '../hooks/use-process.ts';
 
 const CHAT_REF = 'chat-';
 
-/** One process: its code (the failing line marked), every run, its metadata, Kill and Run again. */
+/**
+ * One process: its code (the failing line marked), every run, its metadata, Kill and Run again, and
+ * Save as skill (its code).
+ */
 export function ProcessDetailPage({ pid }: { pid: number }) {
   const { snapshot, code, runs, error } = useProcess(pid);
   if (error !== undefined && snapshot === undefined) {
@@ -86,7 +90,10 @@ export function ProcessDetailPage({ pid }: { pid: number }) {
         </dl>
       )}
       {code !== undefined && (
-        <CodeView code={code} language={snapshot?.lang ?? 'ts'} marks={marksOf(snapshot)} />
+        <>
+          <CodeView code={code} language={snapshot?.lang ?? 'ts'} marks={marksOf(snapshot)} />
+          <SaveSkillForm code={code} />
+        </>
       )}
       <h2>Runs</h2>
       {runs.length === 0 && <p className="muted">Not run yet.</p>}
