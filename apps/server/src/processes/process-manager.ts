@@ -209,8 +209,10 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
   // --- processes -------------------------------------------------------------------------------
 
   async create(input: CreateProcessInput, principal: Principal): Promise<ProcessSnapshot> {
-    if (input.session !== undefined)
+    if (input.session !== undefined) {
+      this.checkAccepting();
       input = { ...input, session: await this.openSession(input.session, principal) };
+    }
     const autorun = input.autorun ?? true;
     if (autorun) {
       // Refusals that count nothing come first; then the per-minute quotas count the run.
