@@ -56,13 +56,13 @@ describe('Approvals page', () => {
     await page.goto(`${server.url}/tools`);
     const greet = page.getByRole('article', { name: 'greet', exact: true });
     await greet.waitFor();
-    expect(await greet.getByRole('heading').textContent()).toBe('greetasks first');
+    expect(await greet.getByRole('heading').textContent()).toBe('greet Greet someoneasks first');
     expect(
       await page
         .getByRole('article', { name: 'shopping_list', exact: true })
         .getByRole('heading')
         .textContent(),
-    ).toBe('shopping_list');
+    ).toBe('shopping_list Format a shopping list');
   });
 
   it('a suspended process shows Approve and Deny on its page', async () => {

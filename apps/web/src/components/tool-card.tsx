@@ -16,6 +16,12 @@ export function ToolCard({ tool, declaration }: { tool: ToolInfo; declaration: s
     <article className="tool-card" aria-labelledby={`tool-${tool.name}`}>
       <h2>
         <code id={`tool-${tool.name}`}>{tool.name}</code>
+        {tool.title !== undefined && (
+          <>
+            {' '}
+            <span className="tool-title">{tool.title}</span>
+          </>
+        )}
         {tool.decision !== undefined && tool.decision !== 'allow' && (
           <span
             className={`decision decision-${tool.decision}`}
@@ -23,12 +29,6 @@ export function ToolCard({ tool, declaration }: { tool: ToolInfo; declaration: s
           >
             {tool.decision === 'ask' ? 'asks first' : 'denied'}
           </span>
-        )}
-        {tool.title !== undefined && (
-          <>
-            {' '}
-            <span className="tool-title">{tool.title}</span>
-          </>
         )}
       </h2>
       {tool.description !== undefined && (
