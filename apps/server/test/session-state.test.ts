@@ -256,6 +256,17 @@ describe('sessions and state', () => {
       'VERSION_CONFLICT',
       'TypeError: state.set: a value is required (state.delete(key) removes a key)',
     ]);
+    const badValue = await request(
+      server.url,
+      'PUT',
+      '/sessions/limits/state/v',
+      { value: { $type: 'bigint', value: 'x' } },
+      ALICE,
+    );
+    expect(badValue.status).toBe(400);
+    expect(badValue.body.path).toBe('value');
+    const slash = await request(server.url, 'PUT', '/sessions/limits/state/a%2Fb', { value: 1 }, ALICE);
+    expect(slash.body).toEqual({ key: 'a/b', version: 1 });
     const badKey = await request(
       server.url,
       'PUT',

@@ -74,10 +74,20 @@ export class Sessions {
   ): Promise<{ key: string; version: number }> {
     const session = await this.#visible(id, principal);
     checkStateKey(key);
+    let decoded: unknown;
+    try {
+      decoded = decodeOutputValue(value);
+    } catch (error) {
+      throw new ServerError(
+        'VALIDATION',
+        `value is not in the output encoding (docs/protocol.md, "Output values"): ${(error as Error).message}`,
+        { path: 'value' },
+      );
+    }
     const { version } = await this.#store.write(
       session.id,
       key,
-      encodeStateValue(decodeOutputValue(value), this.#redactor),
+      encodeStateValue(decoded, this.#redactor),
       options,
     );
     return { key, version };
