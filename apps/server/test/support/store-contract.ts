@@ -59,6 +59,10 @@ export function describeProcessStoreContract(
       expect((await s.listProcesses({ state: 'queued' })).map((p) => p.pid)).toEqual([3]);
       expect((await s.listProcesses({ status: null })).map((p) => p.pid)).toEqual([3, 1]);
       expect((await s.listProcesses({ status: 'failed', owner: 'bob' })).map((p) => p.pid)).toEqual([2]);
+      // Keyset pages: below a pid, at most `limit`, the filters still applied.
+      expect((await s.listProcesses({ beforePid: 3, limit: 1 })).map((p) => p.pid)).toEqual([2]);
+      expect((await s.listProcesses({ owner: 'alice', beforePid: 3 })).map((p) => p.pid)).toEqual([1]);
+      expect(await s.listProcesses({ beforePid: 1 })).toEqual([]);
       expect(s.counters().lastPid).toBe(3);
       s.deleteProcess(3);
       expect(await s.getProcess(3)).toBeUndefined();
@@ -118,8 +122,27 @@ export function describeProcessStoreContract(
         stderr: '',
       });
       expect(await s.getRun(1, 3)).toBeUndefined();
+      // The runs without outputs and logs, highest first, below a run number.
+      expect(await s.listRuns(1, 3, 10)).toEqual([
+        { pid: 1, run: 2, state: 'queued', status: null, queuedAt: '2026-01-01T00:00:04.000Z' },
+        {
+          pid: 1,
+          run: 1,
+          state: 'idle',
+          status: 'failed',
+          queuedAt: '2026-01-01T00:00:01.000Z',
+          startedAt: '2026-01-01T00:00:02.000Z',
+          endedAt: '2026-01-01T00:00:03.000Z',
+          durationMs: 12.5,
+          error: { name: 'TypeError', message: 'bad', line: 2, column: 3 },
+          truncated: true,
+        },
+      ]);
+      expect((await s.listRuns(1, 2, 10)).map((run) => run.run)).toEqual([1]);
+      expect((await s.listRuns(1, 3, 1)).map((run) => run.run)).toEqual([2]);
       s.deleteProcess(1);
       expect(await s.getRun(1, 1)).toBeUndefined();
+      expect(await s.listRuns(1, 3, 10)).toEqual([]);
     });
 
     it('keeps the files of runs byte for byte, the first of a name, until the process is deleted', async () => {
