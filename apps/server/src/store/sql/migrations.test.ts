@@ -201,6 +201,8 @@ describe('SQLite', () => {
       'quota_windows',
       'sessions',
       'state',
+      'skills',
+      'skill_versions',
     ])
       expect(sqliteRows(db, table)).toEqual([]);
     db.close();
@@ -406,6 +408,8 @@ describe('PostgreSQL', () => {
       quota_windows: empty,
       sessions: empty,
       state: empty,
+      skills: empty,
+      skill_versions: empty,
     });
   });
 
