@@ -8,6 +8,7 @@ import { createServer } from '../src/server.ts';
 import { openSqliteStore } from '../src/store/sql/open-sqlite.ts';
 import { request } from './support/http.ts';
 import { openJsonSocket } from './support/json-socket.ts';
+import { mci } from './support/mci.ts';
 import type { Json } from './support/serve-process.ts';
 import { storedProcess } from './support/stored-process.ts';
 
@@ -127,6 +128,22 @@ describe('lists that page: approvals and conversations', () => {
     expect((aliceWithBobs.body.items as Json[]).every((approval) => approval.principal === 'alice')).toBe(
       true,
     );
+  });
+
+  it('mci approvals pages through every approval; --limit N prints the newest N', async () => {
+    await using server = await seededServer('approvals-cli');
+    const env = { MCI_URL: server.url, MCI_TOKEN: ALICE };
+    const ids = (stdout: string) =>
+      stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line).id as string);
+    const all = await mci(['approvals', '--all', '--json'], { env });
+    expect(all.code).toBe(0);
+    expect(ids(all.stdout)).toEqual([...server.ids.alice].reverse());
+    const newest = await mci(['approvals', '--all', '--json', '--limit', '3'], { env });
+    expect(ids(newest.stdout)).toEqual([...server.ids.alice].reverse().slice(0, 3));
+    expect((await mci(['approvals', '--limit', 'none'], { env })).code).toBe(2);
   });
 
   it('GET /approvals refuses a bad limit or cursor with VALIDATION naming it', async () => {
