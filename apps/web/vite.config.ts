@@ -7,6 +7,9 @@ import { defineConfig, type Plugin, type ProxyOptions } from 'vite';
 // The server this dev server forwards the API and the WebSocket to (`pnpm dev` starts one on 7687).
 const target = process.env.MCI_URL ?? `http://127.0.0.1:${process.env.MCI_PORT ?? '7687'}`;
 
+// Where this dev server listens: the console URL `pnpm dev`'s server redirects browsers to.
+const consolePort = Number(new URL(process.env.MCI_CONSOLE_URL ?? 'http://127.0.0.1:5173').port || 80);
+
 // Page URLs (`/processes`, `/tools`) share paths with the API: a browser navigation (Accept: text/html)
 // gets the console's index.html, everything else goes to the server. `mci serve` makes the same choice.
 const api: ProxyOptions = {
@@ -50,11 +53,11 @@ export default defineConfig({
     emptyOutDir: true,
     target: 'es2024',
   },
-  // `pnpm dev` sends page loads of the server to this port (apps/server's dev script): a taken port
-  // stops vite rather than moving it where the server's redirect would miss it.
+  // `pnpm dev`'s server redirects page loads to MCI_CONSOLE_URL (apps/server's dev script): vite
+  // listens on its port, and a taken port stops vite rather than moving it where the redirect misses.
   server: {
     host: '127.0.0.1',
-    port: 5173,
+    port: consolePort,
     strictPort: true,
     proxy: {
       '/ws': { target, ws: true },
