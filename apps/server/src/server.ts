@@ -308,7 +308,11 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
   const skillStore = store ? new SkillStore(store.tables.db) : await SkillStore.inMemory();
   const skills = new Skills({
     store: skillStore,
-    checker: () => checker ?? (skillChecker ??= createChecker({ declarations: checkDeclarations(tools) })),
+    checker: () => {
+      if (checker) return checker;
+      skillChecker ??= createChecker({ declarations: checkDeclarations(tools) });
+      return skillChecker;
+    },
     maxCodeBytes: limits.maxCodeBytes,
   });
   let manager: ProcessManager;
@@ -368,6 +372,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
       // Conversations live in the process database, or in memory without one.
       conversations: store ? new ConversationStore(store.tables) : await ConversationStore.inMemory(),
       logger,
+      skillDeclarations: (owner) => skills.declarations(owner),
     });
   } catch (error) {
     retention?.stop();

@@ -3,9 +3,11 @@ import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { answer, startFakeOpenAi } from '@mci/test-support';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createServer } from '../src/server.ts';
 import { type Answer, request } from './support/http.ts';
+import { openJsonSocket } from './support/json-socket.ts';
 import { mci } from './support/mci.ts';
 
 // Saved skills through a whole server: saved by one program (or over HTTP), called by the next,
@@ -281,5 +283,38 @@ describe('skills', () => {
     expect((await mci(['skill', 'list', ...remote])).stdout).toBe('greetAll\tv1\tGreets.\n');
     expect((await mci(['skill', 'rm', 'greetAll', ...remote])).code).toBe(0);
     expect((await mci(['skill', 'list', ...remote])).stdout).toBe('');
+  });
+
+  it("a server-hosted conversation's system prompt declares the principal's skills", async () => {
+    await using fake = await startFakeOpenAi(answer('Noted.'), answer('Noted.'));
+    await using server = await createServer({
+      port: 0,
+      file,
+      logLevel: 'silent',
+      tokens: [
+        { token: ALICE, role: 'client', id: 'alice' },
+        { token: MALLORY, role: 'client', id: 'mallory' },
+      ],
+      chat: {
+        models: ['openai:fake-1'],
+        modelOptions: { baseURL: fake.url, env: { OPENAI_API_KEY: 'sk-skills-test-key' }, maxRetries: 0 },
+      },
+    });
+    await as(server.url, ALICE)('POST', '/skills', {
+      name: 'greetAll',
+      description: 'Greets everyone.',
+      code: GREETER,
+    });
+    const systemOf = async (token: string) => {
+      await using socket = await openJsonSocket(server.wsUrl, token);
+      await socket.request({ type: 'chat.start', message: 'Hi.' });
+      await socket.waitFor((m) => m.type === 'chat.done' || m.type === 'chat.error');
+      const messages = fake.requests.at(-1)!.body.messages as Array<{ role: string; content: string }>;
+      return messages.find((m) => m.role === 'system')!.content;
+    };
+    const alice = await systemOf(ALICE);
+    expect(alice).toContain('Your saved skills, called as skills.NAME(input)');
+    expect(alice).toMatch(/\/\*\* Greets everyone\. \*\/\n\s+greetAll\(input: \{/);
+    expect(await systemOf(MALLORY)).not.toContain('greetAll');
   });
 });

@@ -24,6 +24,11 @@ export interface ChatServiceOptions {
   models: readonly ChatModel[];
   /** The system prompt of every turn. */
   system: string;
+  /**
+   * The declarations of a principal's saved skills (`interface Skills {...}`, '' without any), added
+   * to the system prompt of its turns. @default none
+   */
+  skillDeclarations?: (owner: string) => Promise<string>;
   /** Most model requests per turn. @default 8 */
   maxSteps?: number;
   logger?: Logger;
@@ -274,6 +279,11 @@ export class ChatService {
     };
     // A conversation is a session: its blocks share one durable `state` (docs/sessions.md).
     const session = await manager.openSession(conversationId, principal);
+    const skills = (await this.#options.skillDeclarations?.(principal.id)) ?? '';
+    const turnSystem =
+      skills === ''
+        ? system
+        : `${system}\n\nYour saved skills, called as skills.NAME(input) (save more with skills.save):\n\n\`\`\`ts\n${skills}\`\`\``;
     const host = managerStreamHost(
       manager,
       principal,
@@ -291,7 +301,7 @@ export class ChatService {
       await runTurn({
         host,
         model,
-        system,
+        system: turnSystem,
         messages: toModelMessages(history),
         ...(maxSteps !== undefined && { maxSteps }),
         ref: `chat-${conversationId}`,

@@ -42,6 +42,8 @@ export async function createChatService(options: {
   logger?: Logger;
   /** Takes the models' keys (and every other secret value) out of messages and events. */
   redactor?: Redactor;
+  /** A principal's saved skills as declarations, added to the system prompt of its turns. */
+  skillDeclarations?: (owner: string) => Promise<string>;
 }): Promise<ChatService> {
   const { settings, logger, redactor } = options;
   const models: ChatModel[] = [];
@@ -71,6 +73,7 @@ export async function createChatService(options: {
     store: options.conversations,
     models,
     system: settings.system ?? prompt.text,
+    ...(options.skillDeclarations && { skillDeclarations: options.skillDeclarations }),
     ...(settings.maxSteps !== undefined && { maxSteps: settings.maxSteps }),
     ...(logger && { logger }),
     ...(redactor && { redactor }),
