@@ -4,6 +4,7 @@ import { ConnectionBadge } from './connection-badge.tsx';
 const PAGES = [
   { name: 'Chat', href: '/chat', match: (path: string) => path === '/' || path.startsWith('/chat') },
   { name: 'Processes', href: '/processes', match: (path: string) => path.startsWith('/processes') },
+  { name: 'Sessions', href: '/sessions', match: (path: string) => path.startsWith('/sessions') },
   { name: 'Approvals', href: '/approvals', match: (path: string) => path.startsWith('/approvals') },
   { name: 'Tools', href: '/tools', match: (path: string) => path.startsWith('/tools') },
   { name: 'Status', href: '/status', match: (path: string) => path.startsWith('/status') },

@@ -4,6 +4,7 @@ import { useLocation } from 'wouter';
 import { chatStoreOf, type LiveStep } from '../chat/chat-store.ts';
 import { Composer } from '../chat/composer.tsx';
 import { ConversationList } from '../chat/conversation-list.tsx';
+import { ConversationState } from '../chat/conversation-state.tsx';
 import { MessageView } from '../chat/message-view.tsx';
 import { useConversation, useConversations } from '../chat/use-chat.ts';
 import { useClient } from '../connection/connection-context.ts';
@@ -25,7 +26,8 @@ function liveMessage(step: LiveStep): ChatMessage {
 /**
  * Conversations with a model hosted by the server: the list, the messages (answers stream in as
  * markdown, each exec block with its live process card), the composer with the model picker, the
- * run-mode switch (off: each block waits for its card's Run button) and Stop.
+ * run-mode switch (off: each block waits for its card's Run button) and Stop; beside them, the
+ * conversation's session state.
  */
 export function ChatPage({ conversationId }: { conversationId?: string }) {
   const client = useClient();
@@ -57,7 +59,7 @@ export function ChatPage({ conversationId }: { conversationId?: string }) {
   }, [conversation]);
 
   return (
-    <main className="page page-chat">
+    <main className={conversationId === undefined ? 'page page-chat' : 'page page-chat with-state'}>
       <aside className="chat-sidebar">
         <h1>Chat</h1>
         {listError !== undefined && (
@@ -138,6 +140,9 @@ export function ChatPage({ conversationId }: { conversationId?: string }) {
           }}
         />
       </section>
+      {conversationId !== undefined && (
+        <ConversationState conversationId={conversationId} turnKey={turn.running} />
+      )}
     </main>
   );
 }

@@ -6,6 +6,8 @@ import { ApprovalsPage } from './approvals-page.tsx';
 import { HomePage } from './home-page.tsx';
 import { ProcessDetailPage } from './process-detail-page.tsx';
 import { ProcessesPage } from './processes-page.tsx';
+import { SessionDetailPage } from './session-detail-page.tsx';
+import { SessionsPage } from './sessions-page.tsx';
 import { StatusPage } from './status-page.tsx';
 import { ToolsPage } from './tools-page.tsx';
 
@@ -39,6 +41,12 @@ export function Pages() {
           <ProcessesPage />
         </Route>
         <Route path="/processes/:pid">{(params) => <ProcessDetailPage pid={Number(params.pid)} />}</Route>
+        <Route path="/sessions">
+          <SessionsPage />
+        </Route>
+        <Route path="/sessions/:id">
+          {(params) => <SessionDetailPage id={decodeURIComponent(params.id)} />}
+        </Route>
         <Route path="/approvals">
           <ApprovalsPage />
         </Route>

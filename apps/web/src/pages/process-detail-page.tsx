@@ -79,6 +79,14 @@ export function ProcessDetailPage({ pid }: { pid: number }) {
               </dd>
             </>
           )}
+          {snapshot.session !== undefined && (
+            <>
+              <dt>Session</dt>
+              <dd>
+                <Link href={`/sessions/${encodeURIComponent(snapshot.session)}`}>{snapshot.session}</Link>
+              </dd>
+            </>
+          )}
           {conversationId !== undefined && (
             <>
               <dt>Conversation</dt>
