@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { connect } from '@mci/client';
 import { hasScript, repoRoot } from '@mci/test-support';
 import { afterAll, describe, expect, it } from 'vitest';
 
@@ -13,6 +13,15 @@ import { afterAll, describe, expect, it } from 'vitest';
 // end by Ctrl-C) when every task exited 0: both are a clean stop.
 
 const dir = mkdtempSync(join(tmpdir(), 'mci-dev-'));
+
+/** A TCP port free on 127.0.0.1 now (for Vite, which needs a fixed port the server redirects to). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('pnpm dev', () => {
@@ -22,7 +31,14 @@ describe('pnpm dev', () => {
     async () => {
       const child = spawn('script', ['-qec', 'pnpm dev', '/dev/null'], {
         cwd: repoRoot,
-        env: { ...process.env, MCI_PORT: '0', MCI_DB: ':memory:', XDG_DATA_HOME: dir },
+        env: {
+          ...process.env,
+          MCI_PORT: '0',
+          MCI_DB: ':memory:',
+          XDG_DATA_HOME: dir,
+          DEMO_API_PORT: '0',
+          MCI_CONSOLE_URL: `http://127.0.0.1:${await freePort()}`,
+        },
         stdio: ['pipe', 'pipe', 'pipe'],
       });
       let output = '';

@@ -36,7 +36,7 @@ describe('mci serve serves the console', () => {
     const authorized = await fetch(`${server.url}/processes`, {
       headers: { Authorization: 'Bearer operator-token-0123456789' },
     });
-    expect(await authorized.json()).toEqual({ processes: [] });
+    expect(await authorized.json()).toEqual({ items: [], processes: [] });
     // Data a person opens in a browser stays data.
     expect((await page(server.url, '/healthz')).headers.get('content-type')).toMatch(/json/);
     expect((await page(server.url, '/metrics')).status).toBe(401);
