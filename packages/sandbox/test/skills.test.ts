@@ -55,6 +55,19 @@ describe('skills inside the sandbox', () => {
     expect(broken.error?.message).toMatch(/skills\.broken: its module did not export a function/);
   });
 
+  it('keeps a skill inside its function: a body that closes it is a SyntaxError of that call', async () => {
+    const r = await run(
+      pool,
+      `try { await skills.escape(); } catch (e) { return [e.name, typeof globalThis.escaped]; }`,
+      {
+        skills: host({
+          sources: { escape: '}); globalThis.escaped = true; (function () {' },
+        }),
+      },
+    );
+    expect(r.outputs).toEqual([['SyntaxError', 'undefined']]);
+  });
+
   it('answers skills.save from the host', async () => {
     const skills = host();
     const r = await run(
