@@ -1,9 +1,6 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { launchBrowser } from '@mci/test-support';
 import type { Page } from 'playwright-core';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openPage, screenshotAll } from '../support/browser.ts';
 import { startServer, testClient } from '../support/start-server.ts';
 
@@ -11,9 +8,6 @@ const TOKENS = [
   { token: 'alice-token-0123456789', role: 'client' as const, id: 'alice' },
   { token: 'bob-token-0123456789', role: 'client' as const, id: 'bob' },
 ];
-
-const dir = mkdtempSync(join(tmpdir(), 'mci-web-sessions-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function signIn(page: Page, token: string): Promise<void> {
   const form = page.getByRole('form', { name: 'Sign in' });
@@ -84,6 +78,10 @@ output(String(total + 1n));`,
       String(first.pid),
     ]);
     await screenshotAll(page, 'session-detail');
+    await page.screenshot({
+      path: `${import.meta.dirname}/../screenshots/session-detail-full.png`,
+      fullPage: true,
+    });
 
     // A write from elsewhere shows after Refresh.
     await alice.sessions.setState('report-1', 'added', { by: 'the test' });

@@ -38,7 +38,6 @@ export function useStateValue(
         setView({
           encoded: { value: encodeOutputValue(entry.value) },
           error: undefined,
-          version: entry.version,
         }),
       (caught: Error) =>
         active &&
