@@ -84,5 +84,13 @@ describe("a conversation's session state beside the chat", () => {
     await panel.getByRole('link', { name: 'Open session' }).click();
     await page.getByRole('heading', { name: `Session ${conversationId}` }).waitFor();
     await page.getByRole('definition').getByRole('link', { name: conversationId }).waitFor();
+    // Its processes are the conversation's blocks; a block's process view links back to the session.
+    const blocks = page
+      .getByRole('table', { name: 'Processes' })
+      .getByRole('link', { name: /^Process \d+$/ });
+    await expect.poll(() => blocks.count()).toBe(2);
+    await blocks.last().click();
+    await page.getByRole('link', { name: "the conversation's session" }).click();
+    await page.getByRole('heading', { name: `Session ${conversationId}` }).waitFor();
   });
 });

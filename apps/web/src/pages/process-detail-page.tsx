@@ -83,7 +83,9 @@ export function ProcessDetailPage({ pid }: { pid: number }) {
             <>
               <dt>Session</dt>
               <dd>
-                <Link href={`/sessions/${encodeURIComponent(snapshot.session)}`}>{snapshot.session}</Link>
+                <Link href={`/sessions/${encodeURIComponent(snapshot.session)}`}>
+                  {snapshot.session === conversationId ? "the conversation's session" : snapshot.session}
+                </Link>
               </dd>
             </>
           )}
