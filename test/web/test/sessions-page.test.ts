@@ -39,7 +39,9 @@ output(String(total + 1n));`,
       { session: 'report-1' },
     );
     await alice.wait(second.pid);
-    await alice.createProcess("output('another')", { session: 'scratch' }).then((p) => alice.wait(p.pid));
+    await alice
+      .createProcess("await state.set('log', 'line\\n'.repeat(20_000))", { session: 'scratch' })
+      .then((p) => alice.wait(p.pid));
     const theirs = await bob.createProcess("await state.set('secret', 'bob only')", { session: 'bobs' });
     await bob.wait(theirs.pid);
 
@@ -109,6 +111,18 @@ output(String(total + 1n));`,
     await expect.poll(() => new URL(page.url()).pathname).toBe('/sessions');
     await expect.poll(() => sessions.getByRole('link').allTextContents()).toEqual(['scratch']);
     await expect(alice.sessions.get('report-1')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+
+    // A large value is read only when asked for.
+    await sessions.getByRole('link', { name: 'Session scratch' }).click();
+    const show = entry(page, 'log').getByRole('button', { name: /^Show value \(1\d\d KiB\)$/ });
+    await show.waitFor();
+    expect(await entry(page, 'log').locator('.output').count()).toBe(0);
+    await show.click();
+    await expect
+      .poll(() => entry(page, 'log').getByTitle('Value of log').textContent())
+      .toContain('line\\nline');
+
+    await screenshotAll(page, 'session-large-value');
 
     // Bob sees only his own session, and Alice's not even by its URL.
     await page.getByRole('button', { name: 'Sign out' }).click();
