@@ -17,6 +17,7 @@ import { request } from './support/http.ts';
 import { mci } from './support/mci.ts';
 import { freshDatabase } from './support/postgres.ts';
 import { type Json, serveProcesses } from './support/serve-process.ts';
+import { until } from './support/until.ts';
 
 // Policies and approvals through `mci serve`, with http tools in front of a real local service that
 // counts the calls it gets: a destructive tool asks, the process suspends without a sandbox slot,
@@ -82,17 +83,6 @@ afterAll(async () => {
 const { serve } = serveProcesses(dir);
 const count = (path: string) => calls.get(path) ?? 0;
 
-/** Polls `read` until `done` holds. */
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 function client(url: string, token: string) {
   return (method: string, path: string, body?: unknown) => request(url, method, path, body, token);
 }
@@ -102,15 +92,15 @@ type Call = ReturnType<typeof client>;
 const processOf = (call: Call, pid: number) => call('GET', `/processes/${pid}`).then((a) => a.body as Json);
 const suspended = (call: Call, pid: number) =>
   until(
+    `process ${pid} suspended`,
     () => processOf(call, pid),
     (p) => p.state === 'suspended',
-    `process ${pid} suspended`,
   );
 const idle = (call: Call, pid: number) =>
   until(
+    `process ${pid} idle`,
     () => processOf(call, pid),
     (p) => p.state === 'idle',
-    `process ${pid} idle`,
   );
 
 const PROGRAM = `
@@ -301,9 +291,9 @@ approvals: { timeoutMs: 1500 }
       }),
     );
     await until(
+      '100 suspended',
       () => alice('GET', '/processes?state=suspended&limit=100'),
       (answer) => answer.body.processes.length === 100,
-      '100 suspended',
     );
     const other = await alice('POST', '/processes', { code: 'output(1 + 1)', block: true });
     expect(other.body).toMatchObject({ state: 'idle', status: 'success', outputs: [2] });
@@ -388,9 +378,9 @@ approvals: { timeoutMs: 1500 }
     const { pid } = await alice.createProcess('output((await tools.charge({ amount: 3 })).content[0].text)');
     const approvalEvents = () => seen.alice!.filter((event) => event.type === 'approval');
     await until(
+      'the pending approval event',
       async () => approvalEvents(),
       (events) => events.length === 1,
-      'the pending approval event',
     );
     const [asked] = approvalEvents();
     expect(asked).toMatchObject({
@@ -450,9 +440,9 @@ approvals: { timeoutMs: 1500 }
       CreateTaskResultSchema,
     );
     await until(
+      'the task input_required',
       () => plain.experimental.tasks.getTask(task.taskId),
       (current) => current.status === 'input_required',
-      'the task input_required',
     );
     const listed = (await plain.callTool({ name: 'list_approvals', arguments: {} })) as CallToolResult;
     const [pending] = (listed.structuredContent as { approvals: Array<{ id: string; tool: string }> })
@@ -469,9 +459,9 @@ approvals: { timeoutMs: 1500 }
     })) as CallToolResult;
     expect(again).toMatchObject({ isError: true });
     await until(
+      'the task completed',
       () => plain.experimental.tasks.getTask(task.taskId),
       (current) => current.status === 'completed',
-      'the task completed',
     );
     const result = await plain.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
     expect(JSON.stringify(result.content)).toContain('APPROVAL_DENIED');

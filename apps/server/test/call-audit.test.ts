@@ -9,6 +9,7 @@ import { request } from './support/http.ts';
 import { mci } from './support/mci.ts';
 import { freshDatabase } from './support/postgres.ts';
 import { type Json, serveProcesses } from './support/serve-process.ts';
+import { until } from './support/until.ts';
 
 // The audit of calls through `mci serve`: a run calls an http tool whose local service echoes a
 // secret key, fetches from 127.0.0.1, is denied one tool and waits for the approval of another; its
@@ -74,17 +75,6 @@ afterAll(() => {
 
 const { serve } = serveProcesses(dir);
 
-/** Polls `read` until `done` holds. */
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 const PROGRAM = (service: string) => `
 const echoed = await tools.echo_key({ q: 'hello' });
 output(echoed.content[0].text);
@@ -109,21 +99,21 @@ async function runAudited(url: string) {
   expect(created.status).toBe(201);
   const pid = created.body.pid as number;
   const pending = await until(
+    'the pending approval',
     () => op('GET', `/approvals?pid=${pid}&state=pending`).then((a) => a.body.items as Json[]),
     (items) => items.length === 1,
-    'the pending approval',
   );
   expect((await op('POST', `/approvals/${pending[0]!.id}/approve`, {})).status).toBe(200);
   const done = await until(
+    'the process idle',
     () => alice('GET', `/processes/${pid}`).then((a) => a.body),
     (p) => p.state === 'idle',
-    'the process idle',
   );
   expect(done.status).toBe('success');
   await until(
+    'the tool events',
     async () => events.filter((event) => event.type === 'tool').length,
     (n) => n === 11,
-    'the tool events',
   );
   return { pid, alice, op, mallory: call('mallory-token'), events };
 }

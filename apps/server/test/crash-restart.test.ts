@@ -1,9 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { greetToolDir } from './support/greet-tools.ts';
+import { openJsonSocket } from './support/json-socket.ts';
 import { type Json, serveProcesses } from './support/serve-process.ts';
+import { until } from './support/until.ts';
 
 // `mci serve` on a database file, killed with SIGKILL in the middle of its work and started again on
 // the same file: every record is there, queued processes run again in their order, interrupted runs
@@ -28,40 +29,18 @@ async function http(url: string, method: string, path: string, body?: unknown): 
   return response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : { text };
 }
 
-/** Polls an HTTP read until `done` holds (the server offers no blocking wait for an existing process). */
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 /** A WebSocket client subscribed to everything since `since`, collecting server events. */
 async function follow(url: string, since: number) {
-  const socket = new WebSocket(`${url.replace('http', 'ws')}/ws`);
-  const events: Json[] = [];
-  const waiters = new Set<() => void>();
-  socket.on('message', (data) => {
-    const message = JSON.parse(String(data));
-    if (typeof message.seq === 'number' && message.type !== 'hello' && message.type !== 'reply')
-      events.push(message);
-    for (const wake of waiters) wake();
-  });
-  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
-  socket.send(JSON.stringify({ type: 'subscribe', id: 'sub', all: true, since }));
-  const waitFor = (predicate: (event: Json) => boolean) =>
-    new Promise<Json>((resolve) => {
-      const check = () => {
-        const found = events.find(predicate);
-        if (!found) return;
-        waiters.delete(check);
-        resolve(found);
-      };
-      waiters.add(check);
-      check();
-    });
-  return { events, waitFor, close: () => socket.terminate() };
+  const socket = await openJsonSocket(`${url.replace('http', 'ws')}/ws`);
+  await socket.request({ type: 'subscribe', all: true, since });
+  const isEvent = (m: Json) => typeof m.seq === 'number' && m.type !== 'hello' && m.type !== 'reply';
+  return {
+    get events() {
+      return socket.messages.filter(isEvent);
+    },
+    waitFor: (predicate: (event: Json) => boolean) => socket.waitFor((m) => isEvent(m) && predicate(m)),
+    close: () => socket.socket.terminate(),
+  };
 }
 
 const isIdle = (pid: number, run: number) => (e: Json) =>
@@ -167,11 +146,13 @@ describe('mci serve on a database file', () => {
     expect(p6).toBeGreaterThan(p5);
     expect(await http(url2, 'POST', `/processes/${p2}/signals/run`, {})).toMatchObject({ pid: p2 });
     await until(
+      `process ${p2} running its second run`,
       () => http(url2, 'GET', `/processes/${p2}`),
       (p) => p.state === 'running' && p.run === 2,
     );
     await http(url2, 'POST', `/processes/${p2}/signals/kill`, {});
     await until(
+      `process ${p2} canceled`,
       () => http(url2, 'GET', `/processes/${p2}`),
       (p) => p.status === 'canceled',
     );

@@ -8,6 +8,9 @@ import { promisify } from 'node:util';
 import { expect } from 'vitest';
 import { type Answer, request } from './http.ts';
 import type { Json } from './serve-process.ts';
+import { until } from './until.ts';
+
+export { until };
 
 // What the store-fault suites share: a small tmpfs to fill or take away, a private PostgreSQL to
 // restart, the HTTP calls they make, and the check that every process a server acknowledged is
@@ -16,26 +19,6 @@ import type { Json } from './serve-process.ts';
 const run = promisify(execFile);
 
 /** An HTTP answer: status and JSON body. */
-/**
- * Polls `read` every `intervalMs` until `done` holds and returns that value.
- * @throws Error naming `what` and the last value read when `timeoutMs` passes first.
- */
-export async function until<T>(
-  what: string,
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  { timeoutMs = 30_000, intervalMs = 50 }: { timeoutMs?: number; intervalMs?: number } = {},
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline)
-      throw new Error(`${what}: not within ${timeoutMs} ms; last: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
-}
-
 /** `GET /healthz`. */
 export const healthz = (url: string) => request(url, 'GET', '/healthz');
 
