@@ -1,20 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, type MciServer } from '../src/index.ts';
-import { makeToolFile } from './support/mcp-fixture.ts';
+import { describe, expect, it } from 'vitest';
+import { mcpSuiteServer } from './support/mcp-fixture.ts';
 
 // /mcp is behind the server's Host/Origin guard, as the MCP spec requires of local servers (a web page
 // must not drive it), and its CORS answers let an allowed page use the Mcp-* headers.
 // https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#security-warning
 
-const fixture = makeToolFile();
-let server: MciServer;
-beforeAll(async () => {
-  server = await createServer({ port: 0, file: fixture.file, logLevel: 'silent', concurrency: 1 });
-});
-afterAll(async () => {
-  await server?.close({ graceMs: 0 });
-  fixture.dispose();
-});
+const suite = mcpSuiteServer({ concurrency: 1 });
 
 const initialize = {
   jsonrpc: '2.0',
@@ -24,7 +15,7 @@ const initialize = {
 };
 
 const post = (headers: Record<string, string>) =>
-  fetch(`${server.url}/mcp`, {
+  fetch(`${suite.server.url}/mcp`, {
     method: 'POST',
     headers: {
       'Content-Type': 'application/json',
@@ -37,17 +28,17 @@ const post = (headers: Record<string, string>) =>
 describe('/mcp and browsers', () => {
   it('refuses a request from a foreign Origin (403) and answers the server’s own', async () => {
     expect((await post({ Origin: 'http://evil.example' })).status).toBe(403);
-    const own = await post({ Origin: server.url });
+    const own = await post({ Origin: suite.server.url });
     expect(own.status).toBe(200);
     expect(own.headers.get('mcp-session-id')).toMatch(/^[0-9a-f-]{36}$/);
     expect(own.headers.get('access-control-expose-headers')).toMatch(/Mcp-Session-Id/i);
   });
 
   it('allows the Mcp-* headers in a preflight from an allowed origin', async () => {
-    const preflight = await fetch(`${server.url}/mcp`, {
+    const preflight = await fetch(`${suite.server.url}/mcp`, {
       method: 'OPTIONS',
       headers: {
-        Origin: server.url,
+        Origin: suite.server.url,
         'Access-Control-Request-Method': 'POST',
         'Access-Control-Request-Headers': 'mcp-session-id, mcp-protocol-version',
       },

@@ -8,21 +8,13 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type MciServer } from '../src/index.ts';
-import { httpClient, makeToolFile, stdioClient } from './support/mcp-fixture.ts';
+import { httpClient, mcpSuiteServer } from './support/mcp-fixture.ts';
 
 // MCP Tasks backed by processes, through the SDK's own Client over stdio and Streamable HTTP: a
 // task-augmented call answers at once and is polled to completion, a cancel kills the process,
 // progress notifications arrive in order, and (HTTP with tokens) a client sees only its own tasks.
 
-const fixture = makeToolFile();
-let server: MciServer;
-beforeAll(async () => {
-  server = await createServer({ port: 0, file: fixture.file, logLevel: 'silent', concurrency: 2 });
-});
-afterAll(async () => {
-  await server?.close({ graceMs: 0 });
-  fixture.dispose();
-});
+const suite = mcpSuiteServer();
 
 const startTask = (client: Client, name: string, args: Record<string, unknown>, ttl = 60_000) =>
   client.request(
@@ -38,10 +30,7 @@ async function pollUntilTerminal(client: Client, taskId: string): Promise<Task> 
   }
 }
 
-const transports: Array<[string, () => Promise<Client>]> = [
-  ['stdio', () => stdioClient(fixture.file)],
-  ['Streamable HTTP', () => httpClient(server.url)],
-];
+const { transports } = suite;
 
 describe.each(transports)('MCP tasks over %s', (name, connect) => {
   let client: Client;
@@ -76,7 +65,7 @@ describe.each(transports)('MCP tasks over %s', (name, connect) => {
     expect(result._meta?.[RELATED_TASK_META_KEY]).toEqual({ taskId: task.taskId });
     if (name === 'Streamable HTTP') {
       const pid = Number(task.taskId.slice('process-'.length));
-      const response = await fetch(`${server.url}/processes/${pid}`);
+      const response = await fetch(`${suite.server.url}/processes/${pid}`);
       expect(await response.json()).toMatchObject({
         pid,
         status: 'success',
@@ -187,17 +176,19 @@ describe.each(transports)('MCP tasks over %s', (name, connect) => {
 
 describe('MCP calls are processes of the server', () => {
   it('an operator kills a synchronous run_code through the HTTP API; the call answers canceled', async () => {
-    const client = await httpClient(server.url);
+    const client = await httpClient(suite.server.url);
     try {
       const call = client.callTool({ name: 'run_code', arguments: { code: 'for (;;) {}', ref: 'op-kill' } });
       let pid: number | undefined;
       while (pid === undefined) {
-        const listing = (await (await fetch(`${server.url}/processes?ref=op-kill&state=running`)).json()) as {
+        const listing = (await (
+          await fetch(`${suite.server.url}/processes?ref=op-kill&state=running`)
+        ).json()) as {
           processes: Array<{ pid: number }>;
         };
         pid = listing.processes[0]?.pid;
       }
-      const killed = await fetch(`${server.url}/processes/${pid}/signals/kill`, { method: 'POST' });
+      const killed = await fetch(`${suite.server.url}/processes/${pid}/signals/kill`, { method: 'POST' });
       expect(killed.ok).toBe(true);
       const result = (await call) as CallToolResult;
       expect(result.isError).toBe(true);
@@ -213,7 +204,7 @@ describe('MCP tasks over Streamable HTTP with tokens', () => {
   beforeAll(async () => {
     secured = await createServer({
       port: 0,
-      file: fixture.file,
+      file: suite.file,
       logLevel: 'silent',
       concurrency: 1,
       tokens: [
@@ -281,7 +272,7 @@ describe('MCP tasks over Streamable HTTP with tokens', () => {
   });
 
   it('withholds tasks/list without tokens on HTTP', async () => {
-    const local = await httpClient(server.url);
+    const local = await httpClient(suite.server.url);
     try {
       expect(local.getServerCapabilities()?.tasks?.list).toBeUndefined();
       await expect(local.experimental.tasks.listTasks()).rejects.toThrow();

@@ -1,32 +1,14 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, type MciServer } from '../src/index.ts';
-import { httpClient, makeToolFile, stdioClient } from './support/mcp-fixture.ts';
+import { mcpSuiteServer } from './support/mcp-fixture.ts';
 
 // run_code and the MCI tools through the SDK's own Client, over stdio (`mci mcp` spawned) and over
 // Streamable HTTP (`/mcp` of a server on port 0): the same cases on both transports.
 
-const fixture = makeToolFile();
-let server: MciServer;
-beforeAll(async () => {
-  server = await createServer({
-    port: 0,
-    file: fixture.file,
-    logLevel: 'silent',
-    concurrency: 2,
-    db: undefined,
-  });
-});
-afterAll(async () => {
-  await server?.close({ graceMs: 0 });
-  fixture.dispose();
-});
+const suite = mcpSuiteServer();
 
-const transports: Array<[string, () => Promise<Client>]> = [
-  ['stdio', () => stdioClient(fixture.file)],
-  ['Streamable HTTP', () => httpClient(server.url)],
-];
+const { transports } = suite;
 
 const text = (result: CallToolResult) =>
   result.content.map((item) => (item.type === 'text' ? item.text : `[${item.type}]`)).join('\n');
@@ -60,7 +42,7 @@ describe.each(transports)('MCP over %s', (_name, connect) => {
     expect(runCodeTool.annotations).toMatchObject({ readOnlyHint: false, openWorldHint: true });
     expect(runCodeTool.outputSchema?.required).toContain('outputs');
     // The declarations of every tool, the same text as GET /tools.d.ts.
-    const dts = await (await fetch(`${server.url}/tools.d.ts`)).text();
+    const dts = await (await fetch(`${suite.server.url}/tools.d.ts`)).text();
     expect(runCodeTool.description).toContain(dts);
     expect(byName.get('greet')).toMatchObject({
       title: 'Greet someone',

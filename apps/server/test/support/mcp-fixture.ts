@@ -2,10 +2,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { mciArgv } from '@mci/test-support';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { mciArgv } from '@mci/test-support';
+import { afterAll, beforeAll } from 'vitest';
+import { createServer, type MciServer, type ServerOptions } from '../../src/index.ts';
 
 // Real parts for the MCP suites: a tool file with a text tool, a cli tool and the image tool of
 // @modelcontextprotocol/server-everything (over stdio), `mci mcp` spawned through the SDK's stdio
@@ -77,4 +79,46 @@ export async function httpClient(url: string, token?: string): Promise<Client> {
   const client = new Client(clientInfo);
   await client.connect(transport);
   return client;
+}
+
+/** What {@link mcpSuiteServer} gives a suite; `server` is there once its `beforeAll` ran. */
+export interface McpSuiteServer {
+  /** The tool file of {@link makeToolFile}. */
+  readonly file: string;
+  readonly server: MciServer;
+  /** The two ways to reach it, for `describe.each`: `mci mcp` over stdio, `/mcp` over Streamable HTTP. */
+  readonly transports: Array<[string, () => Promise<Client>]>;
+}
+
+/**
+ * The tool file of {@link makeToolFile} and an in-process server on it (port 0, silent logs, an
+ * in-memory store) for one suite: started in `beforeAll`, closed and the file removed in `afterAll`.
+ */
+export function mcpSuiteServer(options: Partial<ServerOptions> = {}): McpSuiteServer {
+  const fixture = makeToolFile();
+  let server: MciServer | undefined;
+  beforeAll(async () => {
+    server = await createServer({
+      port: 0,
+      file: fixture.file,
+      logLevel: 'silent',
+      concurrency: 2,
+      ...options,
+    });
+  });
+  afterAll(async () => {
+    await server?.close({ graceMs: 0 });
+    fixture.dispose();
+  });
+  return {
+    file: fixture.file,
+    get server() {
+      if (!server) throw new Error('the suite server starts in beforeAll');
+      return server;
+    },
+    transports: [
+      ['stdio', () => stdioClient(fixture.file)],
+      ['Streamable HTTP', () => httpClient(server!.url)],
+    ],
+  };
 }
