@@ -12,7 +12,7 @@ import { openSqliteStore } from './sql/open-sqlite.ts';
 import type { SqlProcessStore } from './sql/sql-store.ts';
 
 // Restart semantics through the process manager's public API, over a pool the test drives. The same
-// story with a real `mci serve` killed with SIGKILL is in test/crash-restart.test.ts.
+// story with a real `mci serve` killed with SIGKILL is in test/crash-restart.slow.test.ts.
 
 const dir = mkdtempSync(join(tmpdir(), 'mci-restart-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
