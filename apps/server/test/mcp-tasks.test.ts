@@ -7,7 +7,6 @@ import {
   type Task,
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, type MciServer } from '../src/index.ts';
 import { httpClient, mcpSuiteServer } from './support/mcp-fixture.ts';
 
 // MCP Tasks backed by processes, through the SDK's own Client over stdio and Streamable HTTP: a
@@ -200,30 +199,21 @@ describe('MCP calls are processes of the server', () => {
 });
 
 describe('MCP tasks over Streamable HTTP with tokens', () => {
-  let secured: MciServer;
-  beforeAll(async () => {
-    secured = await createServer({
-      port: 0,
-      file: suite.file,
-      logLevel: 'silent',
-      concurrency: 1,
-      tokens: [
-        { token: 'alice-secret', role: 'client', id: 'alice' },
-        { token: 'bob-secret', role: 'client', id: 'bob' },
-      ],
-    });
-  });
-  afterAll(async () => {
-    await secured?.close({ graceMs: 0 });
+  const secured = mcpSuiteServer({
+    concurrency: 1,
+    tokens: [
+      { token: 'alice-secret', role: 'client', id: 'alice' },
+      { token: 'bob-secret', role: 'client', id: 'bob' },
+    ],
   });
 
   it('refuses /mcp without a token', async () => {
-    await expect(httpClient(secured.url)).rejects.toThrow();
+    await expect(httpClient(secured.server.url)).rejects.toThrow();
   });
 
   it("shows a client its own tasks and processes only, and the client's ref", async () => {
-    const alice = await httpClient(secured.url, 'alice-secret');
-    const bob = await httpClient(secured.url, 'bob-secret');
+    const alice = await httpClient(secured.server.url, 'alice-secret');
+    const bob = await httpClient(secured.server.url, 'bob-secret');
     try {
       const { task } = await startTask(alice, 'run_code', { code: 'output(1)', ref: 'alice-job' });
       await alice.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
@@ -236,7 +226,7 @@ describe('MCP tasks over Streamable HTTP with tokens', () => {
       await expect(bob.experimental.tasks.cancelTask(task.taskId)).rejects.toMatchObject({ code: -32602 });
       const listing = async (token: string) =>
         (await (
-          await fetch(`${secured.url}/processes?ref=alice-job`, {
+          await fetch(`${secured.server.url}/processes?ref=alice-job`, {
             headers: { Authorization: `Bearer ${token}` },
           })
         ).json()) as { processes: Array<{ pid: number }> };
@@ -250,7 +240,7 @@ describe('MCP tasks over Streamable HTTP with tokens', () => {
 
   // 55 runs on one sandbox worker: slow on a busy machine.
   it('pages tasks/list with a cursor, newest first', { timeout: 60_000 }, async () => {
-    const alice = await httpClient(secured.url, 'alice-secret');
+    const alice = await httpClient(secured.server.url, 'alice-secret');
     try {
       const created: string[] = [];
       for (let i = 0; i < 55; i++)
