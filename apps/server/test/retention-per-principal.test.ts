@@ -1,6 +1,6 @@
 import { examplePath } from '@mci/test-support';
 import { describe, expect, it, vi } from 'vitest';
-import { createServer } from '../src/server.ts';
+import { createServer, type ServerOptions } from '../src/server.ts';
 
 // Retention counts each principal apart: a client that creates many processes loses its own oldest,
 // never another client's (real server, SQLite store, real sandbox, HTTP).
@@ -10,32 +10,41 @@ const TOKENS = [
   { token: 'mallory-token', role: 'client' as const, id: 'mallory' },
 ];
 
+/**
+ * A server on the example tools with alice's and mallory's tokens and `retention`; `post` creates a
+ * process as the owner of `token`, `list` answers the pids that owner sees, in ascending order.
+ */
+async function retentionServer(retention: ServerOptions['retention']) {
+  const server = await createServer({
+    file: examplePath('mci.yaml'),
+    host: '127.0.0.1',
+    port: 0,
+    concurrency: 1,
+    logLevel: 'silent',
+    tokens: TOKENS,
+    db: ':memory:',
+    retention,
+  });
+  const post = (token: string, body: object) =>
+    fetch(`${server.url}/processes`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const list = async (token: string) => {
+    const response = await fetch(`${server.url}/processes`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    const { processes } = (await response.json()) as { processes: Array<{ pid: number }> };
+    return processes.map((p) => p.pid).sort((a, b) => a - b);
+  };
+  return Object.assign(server, { post, list });
+}
+
 describe('retention per principal', () => {
   it("never erases alice's finished processes because mallory created many", async () => {
-    await using server = await createServer({
-      file: examplePath('mci.yaml'),
-      host: '127.0.0.1',
-      port: 0,
-      concurrency: 1,
-      logLevel: 'silent',
-      tokens: TOKENS,
-      db: ':memory:',
-      retention: { maxProcesses: 20, intervalMs: 50 },
-    });
-    const post = (token: string, body: object) =>
-      fetch(`${server.url}/processes`, {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-    const list = async (token: string) =>
-      (
-        (await (
-          await fetch(`${server.url}/processes`, { headers: { Authorization: `Bearer ${token}` } })
-        ).json()) as {
-          processes: Array<{ pid: number }>;
-        }
-      ).processes.map((p) => p.pid);
+    await using server = await retentionServer({ maxProcesses: 20, intervalMs: 50 });
+    const { post, list } = server;
     for (let i = 0; i < 10; i++)
       expect((await post('alice-token', { code: `output(${i})`, block: true })).status).toBe(201);
     const alices = await list('alice-token');
@@ -51,32 +60,8 @@ describe('retention per principal', () => {
 
 describe('retention bytes per principal', () => {
   it("deletes only mallory's oldest processes when mallory's outputs and logs pass the byte quota", async () => {
-    await using server = await createServer({
-      file: examplePath('mci.yaml'),
-      host: '127.0.0.1',
-      port: 0,
-      concurrency: 1,
-      logLevel: 'silent',
-      tokens: TOKENS,
-      db: ':memory:',
-      retention: { maxBytes: 100_000, intervalMs: 50 },
-    });
-    const post = (token: string, body: object) =>
-      fetch(`${server.url}/processes`, {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-    const list = async (token: string) =>
-      (
-        (await (
-          await fetch(`${server.url}/processes`, { headers: { Authorization: `Bearer ${token}` } })
-        ).json()) as {
-          processes: Array<{ pid: number }>;
-        }
-      ).processes
-        .map((p) => p.pid)
-        .sort((a, b) => a - b);
+    await using server = await retentionServer({ maxBytes: 100_000, intervalMs: 50 });
+    const { post, list } = server;
     // About 30 kB each: alice's three fit in 100 kB; mallory's six (outputs and logs) do not.
     for (let i = 0; i < 3; i++)
       expect((await post('alice-token', { code: `output('a'.repeat(30000))`, block: true })).status).toBe(
