@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, createModel } from '@mci/agent';
-import { connect, type MciClient } from '@mci/client';
 import {
   answer,
   DRAW_PNG_PROGRAM,
@@ -10,8 +9,8 @@ import {
   startFakeAnthropic,
   startFakeOpenAi,
 } from '@mci/test-support';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, type MciServer } from '../src/server.ts';
+import { describe, expect, it } from 'vitest';
+import { suiteServer } from './support/suite-server.ts';
 
 // Pictures of run results reach the model: a block draws a PNG in the sandbox, and the next request
 // to the fake OpenAI and Anthropic servers (driven through the real SDKs) carries it as the
@@ -22,17 +21,7 @@ const dir = mkdtempSync(join(tmpdir(), 'mci-agent-images-'));
 const toolFile = join(dir, 'tools.yaml');
 writeFileSync(toolFile, "schemaVersion: '1.0'\ntools: []\n");
 
-let server: MciServer;
-let client: MciClient;
-beforeAll(async () => {
-  server = await createServer({ port: 0, file: toolFile, logLevel: 'silent', concurrency: 2 });
-  client = await connect(server.url);
-});
-afterAll(async () => {
-  await client?.close();
-  await server?.close({ graceMs: 0 });
-  rmSync(dir, { recursive: true, force: true });
-});
+const suite = suiteServer({ file: toolFile }, () => rmSync(dir, { recursive: true, force: true }));
 
 const BLOCK = `Drawing.\n\n\`\`\`ts exec=true\n${DRAW_PNG_PROGRAM}\n\`\`\`\n`;
 
@@ -48,7 +37,7 @@ describe('pictures of run results sent to models', () => {
     await using fake = await startFakeOpenAi(answer(BLOCK), answer('A small orange square.'));
     const model = await createModel('openai:fake-1', { baseURL: fake.url, apiKey: KEY, env: {} });
     expect(model.acceptsImages).toBe(true);
-    const agent = new Agent({ host: client, model, system: 'sys' });
+    const agent = new Agent({ host: suite.client, model, system: 'sys' });
     expect(await agent.send('Draw a square.')).toMatchObject({ reason: 'answered', steps: 2 });
     const messages = fake.requests[1]?.body.messages as Array<{ role: string; content: unknown }>;
     const results = messages.at(-1)!;
@@ -65,7 +54,7 @@ describe('pictures of run results sent to models', () => {
   it('go to an Anthropic model as a base64 image block of the results message', async () => {
     await using fake = await startFakeAnthropic(answer(BLOCK), answer('A small orange square.'));
     const model = await createModel('anthropic:fake-1', { baseURL: fake.url, apiKey: KEY, env: {} });
-    const agent = new Agent({ host: client, model, system: 'sys' });
+    const agent = new Agent({ host: suite.client, model, system: 'sys' });
     expect(await agent.send('Draw a square.')).toMatchObject({ reason: 'answered', steps: 2 });
     const messages = fake.requests[1]?.body.messages as Array<{ role: string; content: unknown }>;
     const parts = messages.at(-1)!.content as Array<Record<string, any>>;
@@ -78,7 +67,7 @@ describe('pictures of run results sent to models', () => {
     await using fake = await startFakeOpenAi(answer(BLOCK), answer('I cannot see it.'));
     const model = await createModel('ollama:fake-1', { baseURL: fake.url, env: {} });
     expect(model.acceptsImages).toBe(false);
-    const agent = new Agent({ host: client, model, system: 'sys' });
+    const agent = new Agent({ host: suite.client, model, system: 'sys' });
     await agent.send('Draw a square.');
     const messages = fake.requests[1]?.body.messages as Array<{ role: string; content: unknown }>;
     const content = messages.at(-1)!.content;
@@ -92,7 +81,7 @@ describe('pictures of run results sent to models', () => {
   it('can be turned on for a provider whose default is off', async () => {
     await using fake = await startFakeOpenAi(answer(BLOCK), answer('Seen.'));
     const model = await createModel('ollama:llava', { baseURL: fake.url, env: {}, images: true });
-    await new Agent({ host: client, model, system: 'sys' }).send('Draw a square.');
+    await new Agent({ host: suite.client, model, system: 'sys' }).send('Draw a square.');
     const messages = fake.requests[1]?.body.messages as Array<{ role: string; content: unknown }>;
     expect((messages.at(-1)!.content as Array<{ type: string }>).map((part) => part.type)).toEqual([
       'text',

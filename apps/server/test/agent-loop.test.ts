@@ -2,10 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, type AgentEvent, createAgent, createModel, RESULTS_PREFIX } from '@mci/agent';
-import { connect, type MciClient } from '@mci/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answer, startFakeAnthropic, startFakeOpenAi } from '@mci/test-support';
-import { createServer, type MciServer } from '../src/server.ts';
+import { describe, expect, it } from 'vitest';
+import { suiteServer } from './support/suite-server.ts';
 
 // The agent loop of @mci/agent against a real server and fake providers driven through the real
 // SDKs: blocks run while the model writes, results go back, the loop stops where it should.
@@ -18,17 +17,7 @@ writeFileSync(
   "schemaVersion: '1.0'\ntools:\n  - name: greet\n    description: Greets\n    execution: { type: text, text: 'Hello from the tool!' }\n",
 );
 
-let server: MciServer;
-let client: MciClient;
-beforeAll(async () => {
-  server = await createServer({ port: 0, file: toolFile, logLevel: 'silent', concurrency: 2 });
-  client = await connect(server.url);
-});
-afterAll(async () => {
-  await client?.close();
-  await server?.close({ graceMs: 0 });
-  rmSync(dir, { recursive: true, force: true });
-});
+const suite = suiteServer({ file: toolFile }, () => rmSync(dir, { recursive: true, force: true }));
 
 const BLOCK = '```ts exec=true\nconst r = await tools.greet();\noutput(r.content[0].text);\n```\n';
 
@@ -53,7 +42,7 @@ describe.each([
     const events: AgentEvent[] = [];
     let ranBeforeAnswerEnded = false;
     const agent = await createAgent({
-      client,
+      client: suite.client,
       model: `${provider}:fake-1`,
       baseURL: fake.url,
       apiKey: KEY,
@@ -109,7 +98,7 @@ describe('stop conditions', () => {
 
   it('stops at once when the answer has no exec block', async () => {
     await using fake = await startFakeOpenAi(answer('Just text, no code.'));
-    const agent = new Agent({ host: client, model: await model(fake.url), system: 'sys' });
+    const agent = new Agent({ host: suite.client, model: await model(fake.url), system: 'sys' });
     const turn = await agent.send('hi');
     expect(turn).toMatchObject({ reason: 'answered', steps: 1 });
     expect(fake.requests).toHaveLength(1);
@@ -117,7 +106,7 @@ describe('stop conditions', () => {
 
   it('stops after maxSteps answers with blocks', async () => {
     await using fake = await startFakeOpenAi(answer(BLOCK), answer(BLOCK), answer(BLOCK));
-    const agent = new Agent({ host: client, model: await model(fake.url), system: 'sys', maxSteps: 2 });
+    const agent = new Agent({ host: suite.client, model: await model(fake.url), system: 'sys', maxSteps: 2 });
     const turn = await agent.send('loop');
     expect(turn).toMatchObject({ reason: 'max-steps', steps: 2 });
     expect(fake.requests).toHaveLength(2);
@@ -130,7 +119,7 @@ describe('stop conditions', () => {
       answer('x'),
     );
     const agent = new Agent({
-      host: client,
+      host: suite.client,
       model: await model(fake.url),
       system: 'sys',
       contextBudget: 1000,
@@ -153,7 +142,7 @@ describe('stop conditions', () => {
     const events: AgentEvent[] = [];
     let pid: number | undefined;
     const agent = new Agent({
-      host: client,
+      host: suite.client,
       model: await model(fake.url),
       system: 'sys',
       onEvent: (event) => {
@@ -168,7 +157,7 @@ describe('stop conditions', () => {
     never.open();
     expect(turn).toMatchObject({ reason: 'canceled', steps: 1 });
     expect(pid).toBeDefined();
-    const process = await client.get(pid!);
+    const process = await suite.client.get(pid!);
     expect(process).toMatchObject({ state: 'idle', status: 'canceled' });
     expect(events.at(-1)).toMatchObject({ type: 'done', reason: 'canceled' });
   });
@@ -182,7 +171,7 @@ describe('stop conditions', () => {
     await using fake = await startFakeOpenAi(...failures);
     const events: AgentEvent[] = [];
     const agent = new Agent({
-      host: client,
+      host: suite.client,
       model: await model(fake.url),
       system: 'sys',
       onEvent: (e) => events.push(e),

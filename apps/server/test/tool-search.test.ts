@@ -2,10 +2,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AgentEvent, createAgent, DEFAULT_TOOL_PROMPT_BUDGET, RESULTS_PREFIX } from '@mci/agent';
-import { connect, type MciClient } from '@mci/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, type MciServer } from '../src/server.ts';
+import { connect } from '@mci/client';
+import { describe, expect, it } from 'vitest';
+import { createServer } from '../src/server.ts';
 import { describeTool } from './support/generated-tools.ts';
+import { suiteServer } from './support/suite-server.ts';
 
 // A tool file of 1,000 tools: the generated system prompt stays within its budget and lists the
 // tools by name, tools.search finds a tool by the words of its description, and a model (a replayed
@@ -42,29 +43,21 @@ The finance team's shipments are archived: tool 544 did crate-7.
 `,
 );
 
-let server: MciServer;
-let client: MciClient;
-beforeAll(async () => {
-  server = await createServer({ port: 0, file: toolFile, logLevel: 'silent', concurrency: 1 });
-  client = await connect(server.url);
-});
-afterAll(async () => {
-  await client?.close();
-  await server?.close({ graceMs: 0 });
-  rmSync(dir, { recursive: true, force: true });
-});
+const suite = suiteServer({ file: toolFile, concurrency: 1 }, () =>
+  rmSync(dir, { recursive: true, force: true }),
+);
 
 /** Runs `code` on the server and returns its outputs (or its error). */
 async function run(code: string): Promise<{ outputs: unknown[]; error?: unknown }> {
-  const { pid } = await client.createProcess(code);
-  await client.wait(pid);
-  const result = await client.getResult(pid);
+  const { pid } = await suite.client.createProcess(code);
+  await suite.client.wait(pid);
+  const result = await suite.client.getResult(pid);
   return { outputs: result.outputs, ...(result.error !== undefined && { error: result.error }) };
 }
 
 describe('1,000 tools', () => {
   it('keep the generated system prompt within its budget, listing the tools by name', async () => {
-    const agent = await createAgent({ client, model: `replay:${transcript}` });
+    const agent = await createAgent({ client: suite.client, model: `replay:${transcript}` });
     const report = agent.prompt!.report;
     expect(report).toMatchObject({ listed: true, tools: 1000 });
     expect(Math.ceil(report.toolsDtsBytes / 4)).toBeLessThanOrEqual(DEFAULT_TOOL_PROMPT_BUDGET);
@@ -78,9 +71,17 @@ describe('1,000 tools', () => {
     expect(agent.system).toMatch(/\nAlso: tool_\d+, .*tool_999$/m);
     expect(agent.system).not.toContain('tool_0(props');
 
-    const small = await createAgent({ client, model: `replay:${transcript}`, toolPromptBudget: 200 });
+    const small = await createAgent({
+      client: suite.client,
+      model: `replay:${transcript}`,
+      toolPromptBudget: 200,
+    });
     expect(Math.ceil(small.prompt!.report.toolsDtsBytes / 4)).toBeLessThanOrEqual(1200);
-    const whole = await createAgent({ client, model: `replay:${transcript}`, toolPromptBudget: 1_000_000 });
+    const whole = await createAgent({
+      client: suite.client,
+      model: `replay:${transcript}`,
+      toolPromptBudget: 1_000_000,
+    });
     expect(whole.prompt!.report).toMatchObject({ tools: 1000 });
     expect(whole.prompt!.report.listed).toBeUndefined();
     expect(whole.system).toContain('tool_999(props: {');
@@ -102,7 +103,7 @@ describe('1,000 tools', () => {
   });
 
   it('are described with the declaration /tools.d.ts gives them', async () => {
-    const dts = await (await fetch(`${server.url}/tools.d.ts`)).text();
+    const dts = await (await fetch(`${suite.server.url}/tools.d.ts`)).text();
     const { outputs } = await run('output(await tools.describe("tool_7"))');
     const description = outputs[0] as { declaration: string };
     expect(description).toEqual({
@@ -120,7 +121,7 @@ describe('1,000 tools', () => {
   it('are searched, described and called by a replayed model, end to end', async () => {
     const events: AgentEvent[] = [];
     const agent = await createAgent({
-      client,
+      client: suite.client,
       model: `replay:${transcript}`,
       tokensPerSecond: 0,
       onEvent: (event) => events.push(event),
