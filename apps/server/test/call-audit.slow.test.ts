@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { connect, type ServerEvent, type ToolEvent } from '@mci/client';
 import type { CallRecord } from '@mci/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { request } from './support/http.ts';
+import { listenLocal, request } from './support/http.ts';
 import { mci } from './support/mci.ts';
 import { freshDatabase } from './support/postgres.ts';
 import { type Json, serveProcesses } from './support/serve-process.ts';
@@ -28,8 +28,7 @@ beforeAll(async () => {
     res.setHeader('content-type', 'text/plain');
     res.end(path === '/echo' ? `you sent ${req.headers.authorization}` : 'plain data');
   });
-  await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve));
-  serviceUrl = `http://127.0.0.1:${(service.address() as { port: number }).port}`;
+  serviceUrl = await listenLocal(service);
   writeFileSync(
     join(dir, 'tools.yaml'),
     `schemaVersion: '1.0'

@@ -3,7 +3,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { request } from './support/http.ts';
+import { listenLocal, request } from './support/http.ts';
 import { serveProcesses } from './support/serve-process.ts';
 
 // Credentials injected by the host and egress denied by default, through `mci serve` and a local
@@ -28,8 +28,7 @@ beforeAll(async () => {
     res.setHeader('x-echo', String(req.headers.authorization));
     res.end(JSON.stringify({ auth: req.headers.authorization ?? null }));
   });
-  await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve));
-  serviceUrl = `http://127.0.0.1:${(service.address() as { port: number }).port}`;
+  serviceUrl = await listenLocal(service);
   writeFileSync(
     join(dir, 'tools.yaml'),
     "schemaVersion: '1.0'\ntools:\n  - name: greet\n    execution: { type: text, text: 'hi' }\n",

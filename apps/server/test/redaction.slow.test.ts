@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { request } from './support/http.ts';
+import { listenLocal, request } from './support/http.ts';
 import { openJsonSocket } from './support/json-socket.ts';
 import { httpClient } from './support/mcp-fixture.ts';
 import { serveProcesses } from './support/serve-process.ts';
@@ -29,8 +29,7 @@ function leaks(text: string): string | undefined {
 
 beforeAll(async () => {
   service = createServer((req, res) => res.end(`you sent ${req.headers.authorization}`));
-  await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve));
-  serviceUrl = `http://127.0.0.1:${(service.address() as { port: number }).port}`;
+  serviceUrl = await listenLocal(service);
   writeFileSync(
     join(dir, 'tools.yaml'),
     `schemaVersion: '1.0'

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { request } from './support/http.ts';
+import { listenLocal, request } from './support/http.ts';
 import { openJsonSocket } from './support/json-socket.ts';
 import { httpClient } from './support/mcp-fixture.ts';
 import { type CollectedSpan, printSpanTree, startOtlpCollector } from './support/otlp-collector.ts';
@@ -42,8 +42,7 @@ beforeAll(async () => {
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify({ ok: true }));
   });
-  await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve));
-  serviceUrl = `http://127.0.0.1:${(service.address() as { port: number }).port}`;
+  serviceUrl = await listenLocal(service);
   writeFileSync(
     join(dir, 'tools.yaml'),
     `schemaVersion: '1.0'

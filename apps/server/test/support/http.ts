@@ -1,3 +1,5 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Json } from './serve-process.ts';
 
 export interface Answer {
@@ -26,4 +28,10 @@ export async function request(
   });
   const text = await response.text();
   return { status: response.status, body: text === '' ? {} : (JSON.parse(text) as Json) };
+}
+
+/** Starts `server` (a `node:http` server of the test) on 127.0.0.1 and a free port; resolves with its `http://127.0.0.1:PORT`. */
+export async function listenLocal(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
