@@ -1,7 +1,7 @@
 import { createIntentStream } from '@mci/intent-extractor';
 import type { ServerMessage } from '@mci/protocol';
+import { TestSocket } from '@mci/test-support';
 import { afterEach, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { createAuthenticator, type TokenGrant } from '../src/auth/authenticator.ts';
 import { LimitsSchema } from '../src/config/config-schema.ts';
 import { type Listener, listen } from '../src/listener.ts';
@@ -52,31 +52,15 @@ async function setup(options: { store?: ProcessStore; maxCodeBytes?: number; str
   return { pool, manager, listener };
 }
 
-class Client {
-  readonly messages: ServerMessage[] = [];
-  readonly socket: WebSocket;
-  private wake: Array<() => void> = [];
-  private nextId = 1;
+/** The shared WebSocket test client with a bearer token, closed after each test; `send` waits for the hello first. */
+class Client extends TestSocket<ServerMessage> {
   constructor(url: string, token: string) {
-    this.socket = new WebSocket(url, { headers: { Authorization: `Bearer ${token}` } });
-    this.socket.on('message', (data) => {
-      this.messages.push(JSON.parse(data.toString()));
-      for (const w of this.wake.splice(0)) w();
-    });
+    super(url, { token });
     open.push({ close: () => this.socket.close() });
   }
-  async until(predicate: (m: ServerMessage) => boolean, from = 0): Promise<ServerMessage> {
-    for (;;) {
-      const found = this.messages.slice(from).find(predicate);
-      if (found) return found;
-      await new Promise<void>((resolve) => this.wake.push(resolve));
-    }
-  }
-  async send(message: Record<string, unknown>): Promise<ServerMessage> {
-    await this.until((m) => m.type === 'hello');
-    const id = this.nextId++;
-    this.socket.send(JSON.stringify({ ...message, id }));
-    return this.until((m) => (m.type === 'reply' || m.type === 'error') && m.id === id);
+  async send(message: object): Promise<ServerMessage> {
+    await this.ready();
+    return this.request(message);
   }
 }
 
@@ -109,7 +93,7 @@ describe('replay of a large log', () => {
     const outputs = 3 * REPLAY_WINDOW + 17;
     for (let i = 0; i < outputs; i++) execution.emit({ type: 'output', value: i });
     execution.finish();
-    await alice.until((m) => m.type === 'process' && m.state === 'idle');
+    await alice.waitFor((m) => m.type === 'process' && m.state === 'idle');
 
     const reader = new Client(listener.wsUrl, 'alice-token');
     reads = 0;
@@ -151,7 +135,7 @@ describe('replay of a large log', () => {
       execution.emit({ type: 'output', value: big(2 * p) });
       execution.emit({ type: 'output', value: big(2 * p + 1) });
       execution.finish();
-      await alice.until((m) => m.type === 'process' && m.pid === p + 1 && m.state === 'idle');
+      await alice.waitFor((m) => m.type === 'process' && m.pid === p + 1 && m.state === 'idle');
     }
 
     const reader = new Client(listener.wsUrl, 'alice-token');
@@ -173,7 +157,7 @@ describe('output floods', () => {
     for (let i = 0; i < 1000; i++) execution.emit({ type: 'log', stream: 'stdout', text: `line ${i}\n` });
     for (let i = 0; i < MAX_OUTPUT_EVENTS_PER_RUN + 100; i++) execution.emit({ type: 'output', value: i });
     execution.finish();
-    await alice.until((m) => m.type === 'process' && m.state === 'idle');
+    await alice.waitFor((m) => m.type === 'process' && m.state === 'idle');
     const logs = alice.messages.filter((m) => m.type === 'log' && m.stream === 'stdout');
     expect(logs).toHaveLength(Math.ceil(1000 / EVENTS_PER_TURN));
     expect(logs.map((m) => (m.type === 'log' ? m.text : '')).join('')).toBe(
@@ -233,7 +217,7 @@ describe('streams of a hostile client', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     await alice.send({ type: 'stream.chunk', streamId: 's5', text: 'still writing\n' });
     expect(await alice.send({ type: 'stream.start', streamId: 'fresh' })).toMatchObject({ type: 'reply' });
-    await alice.until((m) => m.type === 'stream.result' && m.streamId === 's0');
+    await alice.waitFor((m) => m.type === 'stream.result' && m.streamId === 's0');
     expect(await alice.send({ type: 'stream.chunk', streamId: 's5', text: 'more\n' })).toMatchObject({
       type: 'reply',
     });
@@ -255,7 +239,7 @@ describe('streams of a hostile client', () => {
     const refused = answers.filter((m) => m.type === 'error');
     expect(refused).toHaveLength(1);
     expect(refused[0]).toMatchObject({ code: 'CODE_TOO_LARGE', path: 'text' });
-    const rejected = await alice.until((m) => m.type === 'intent' && m.rejected !== undefined);
+    const rejected = await alice.waitFor((m) => m.type === 'intent' && m.rejected !== undefined);
     expect(rejected).toMatchObject({ index: 0, rejected: expect.stringContaining('4096 bytes') });
     // The rest of the oversize block is skipped, its closing fence ends it, and the next block runs.
     await alice.send({ type: 'stream.chunk', streamId: 'big', text: `${line}\`\`\`\n` });
@@ -264,7 +248,7 @@ describe('streams of a hostile client', () => {
     expect(execution.request.code).toBe('output(1)');
     execution.finish();
     await alice.send({ type: 'stream.end', streamId: 'big' });
-    const result = await alice.until((m) => m.type === 'stream.result');
+    const result = await alice.waitFor((m) => m.type === 'stream.result');
     expect(result).toMatchObject({ text: expect.stringContaining('block 0 (ts): not run: code is over') });
   });
 
@@ -280,7 +264,7 @@ describe('streams of a hostile client', () => {
       streamId: 'long-line',
       text: '\n```ts exec=true\noutput(2)\n```\n',
     });
-    await alice.until((m) => m.type === 'intent' && m.pid !== undefined);
+    await alice.waitFor((m) => m.type === 'intent' && m.pid !== undefined);
     expect((await manager.list({}, { id: 'alice', role: 'client' })).items).toHaveLength(1);
   });
 });

@@ -1,6 +1,7 @@
 import { Socket } from 'node:net';
 import { createIntentStream } from '@mci/intent-extractor';
 import type { ServerMessage } from '@mci/protocol';
+import { TestSocket } from '@mci/test-support';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { ManualPool } from '../../test/support/manual-pool.ts';
@@ -52,30 +53,11 @@ async function setup(
   return { pool, manager, listener };
 }
 
-class Client {
-  readonly messages: ServerMessage[] = [];
-  readonly socket: WebSocket;
-  private wake: Array<() => void> = [];
-  private nextId = 1;
+/** The shared WebSocket test client, closed after each test, with the message kinds it got. */
+class Client extends TestSocket<ServerMessage> {
   constructor(url: string) {
-    this.socket = new WebSocket(url);
-    this.socket.on('message', (data) => {
-      this.messages.push(JSON.parse(data.toString()));
-      for (const w of this.wake.splice(0)) w();
-    });
+    super(url);
     open.push({ close: () => this.socket.close() });
-  }
-  async until(predicate: (m: ServerMessage) => boolean, from = 0): Promise<ServerMessage> {
-    for (;;) {
-      const found = this.messages.slice(from).find(predicate);
-      if (found) return found;
-      await new Promise<void>((resolve) => this.wake.push(resolve));
-    }
-  }
-  async send(message: Record<string, unknown>): Promise<ServerMessage> {
-    const id = this.nextId++;
-    this.socket.send(JSON.stringify({ ...message, id }));
-    return this.until((m) => (m.type === 'reply' || m.type === 'error') && m.id === id);
   }
   types(from = 0) {
     return this.messages
@@ -115,7 +97,7 @@ function slowReads() {
 
 async function connect(url: string) {
   const client = new Client(url);
-  await client.until((m) => m.type === 'hello');
+  await client.ready();
   return client;
 }
 
@@ -127,7 +109,7 @@ describe('WebSocket gateway', () => {
     const { pid } = await manager.create({ code: 'x', autorun: false }, operator);
     const client = await connect(listener.wsUrl);
     const held = reads.holdNext();
-    const subscribed = client.send({ type: 'subscribe', pid });
+    const subscribed = client.request({ type: 'subscribe', pid });
     await held.reading;
     await manager.signal(pid, 'run', operator);
     held.release();
@@ -140,7 +122,7 @@ describe('WebSocket gateway', () => {
     };
     expect((reply as { result: { seq: number } }).result.seq).toBeLessThan(queued.seq);
     (await pool.started(1)).finish();
-    await client.until((m) => m.type === 'process' && m.state === 'idle');
+    await client.waitFor((m) => m.type === 'process' && m.state === 'idle');
     expect(client.types(1).filter((type) => type.startsWith('process:'))).toEqual([
       'process:queued',
       'process:running',
@@ -151,7 +133,7 @@ describe('WebSocket gateway', () => {
   it('subscribes a connection to what it creates: reply first, then every event of the process', async () => {
     const { pool, listener } = await setup();
     const client = await connect(listener.wsUrl);
-    const reply = await client.send({ type: 'process.create', code: 'output(1)' });
+    const reply = await client.request({ type: 'process.create', code: 'output(1)' });
     expect(reply).toMatchObject({
       type: 'reply',
       request: 'process.create',
@@ -161,7 +143,7 @@ describe('WebSocket gateway', () => {
     execution.emit({ type: 'output', value: 1 });
     execution.emit({ type: 'log', stream: 'stdout', text: 'hi\n' });
     execution.finish();
-    await client.until((m) => m.type === 'process' && m.state === 'idle');
+    await client.waitFor((m) => m.type === 'process' && m.state === 'idle');
     expect(client.types(1)).toEqual([
       'reply:process.create',
       'process:queued',
@@ -172,19 +154,19 @@ describe('WebSocket gateway', () => {
     ]);
     // A second connection that subscribed to nothing saw nothing.
     const other = await connect(listener.wsUrl);
-    await other.send({ type: 'process.get', pid: 1 });
+    await other.request({ type: 'process.get', pid: 1 });
     expect(other.types(1)).toEqual(['reply:process.get']);
   });
 
   it('follows a stream: intents, its processes (one after another) and stream.result', async () => {
     const { pool, listener } = await setup();
     const client = await connect(listener.wsUrl);
-    await client.send({ type: 'stream.start', streamId: 's1', ref: 'm1' });
+    await client.request({ type: 'stream.start', streamId: 's1', ref: 'm1' });
     const text =
       'Hi\n```ts exec=true\noutput(1)\n```\n```python exec=true\nx\n```\n```js exec=true\noutput(2)\n```\n';
     for (const piece of text.match(/[\s\S]{1,5}/g)!)
-      await client.send({ type: 'stream.chunk', streamId: 's1', text: piece });
-    await client.send({ type: 'stream.end', streamId: 's1' });
+      await client.request({ type: 'stream.chunk', streamId: 's1', text: piece });
+    await client.request({ type: 'stream.end', streamId: 's1' });
     const first = await pool.started(1);
     expect(pool.executions).toHaveLength(1); // the second block waits for the first
     first.emit({ type: 'output', value: 1 });
@@ -192,7 +174,7 @@ describe('WebSocket gateway', () => {
     const second = await pool.started(2);
     second.emit({ type: 'output', value: 2 });
     second.finish();
-    const result = await client.until((m) => m.type === 'stream.result');
+    const result = await client.waitFor((m) => m.type === 'stream.result');
     expect(result).toMatchObject({ streamId: 's1', ref: 'm1', processes: [{ pid: 1 }, { pid: 2 }] });
     const events = client.messages.filter((m) => m.type === 'intent' || m.type === 'output');
     expect(
@@ -205,32 +187,32 @@ describe('WebSocket gateway', () => {
   it('replays exactly the events after since, then goes on live', async () => {
     const { pool, listener } = await setup();
     const a = await connect(listener.wsUrl);
-    await a.send({ type: 'process.create', code: 'x', ref: 'r' });
+    await a.request({ type: 'process.create', code: 'x', ref: 'r' });
     const execution = await pool.started(1);
     for (let i = 0; i < 5; i++) execution.emit({ type: 'output', value: i });
-    await a.until((m) => m.type === 'output' && m.value === 4);
+    await a.waitFor((m) => m.type === 'output' && m.value === 4);
     const seen = a.messages.filter((m) => 'seq' in m && m.type !== 'hello');
     const cut = (seen[3] as { seq: number }).seq;
 
     const b = await connect(listener.wsUrl);
-    const reply = await b.send({ type: 'subscribe', ref: 'r', since: cut });
+    const reply = await b.request({ type: 'subscribe', ref: 'r', since: cut });
     expect(reply).toMatchObject({ result: { replayed: seen.length - 4 } });
     execution.emit({ type: 'output', value: 5 });
     execution.finish();
-    await b.until((m) => m.type === 'process' && m.state === 'idle');
-    await a.until((m) => m.type === 'process' && m.state === 'idle');
+    await b.waitFor((m) => m.type === 'process' && m.state === 'idle');
+    await a.waitFor((m) => m.type === 'process' && m.state === 'idle');
     const seqs = (c: Client) =>
       c.messages.filter((m) => 'seq' in m && m.type !== 'hello').map((m) => (m as { seq: number }).seq);
     expect(seqs(b)).toEqual(seqs(a).filter((s) => s > cut));
     // A replay is exactly the stored events after since, even those another subscription delivered.
-    const again = await b.send({ type: 'subscribe', pid: 1, since: 0 });
+    const again = await b.request({ type: 'subscribe', pid: 1, since: 0 });
     expect(again).toMatchObject({ result: { replayed: seqs(a).length } });
   });
 
   it('drops live events for a reader that does not read, and says where to resume', async () => {
     const { pool, manager, listener } = await setup({ maxBufferedBytes: 1024 });
     const slow = await connect(listener.wsUrl);
-    await slow.send({ type: 'subscribe', all: true });
+    await slow.request({ type: 'subscribe', all: true });
     const raw = (slow.socket as unknown as { _socket: { pause(): void; resume(): void } })._socket;
     raw.pause();
     const operator = { id: 'local', role: 'operator' } as const;
@@ -241,13 +223,13 @@ describe('WebSocket gateway', () => {
     execution.finish();
     await manager.wait(1, operator);
     raw.resume();
-    const overflow = await slow.until((m) => m.type === 'overflow');
+    const overflow = await slow.waitFor((m) => m.type === 'overflow');
     expect(overflow).toMatchObject({ subscriptions: [{ all: true }] });
     const delivered = slow.messages.filter((m) => 'seq' in m && m.type !== 'hello');
     expect(delivered.length).toBeLessThan(402);
     expect(overflow.type === 'overflow' && overflow.since).toBe((delivered.at(-1) as { seq: number }).seq);
     const from = slow.messages.length;
-    await slow.send({
+    await slow.request({
       type: 'subscribe',
       all: true,
       since: overflow.type === 'overflow' ? overflow.since : 0,
@@ -261,11 +243,11 @@ describe('WebSocket gateway', () => {
   it('writes the events of one tick to a connection in one socket write, not one per event', async () => {
     const { pool, manager, listener } = await setup();
     const client = await connect(listener.wsUrl);
-    await client.send({ type: 'subscribe', all: true });
+    await client.request({ type: 'subscribe', all: true });
     const operator = { id: 'local', role: 'operator' } as const;
     await manager.create({ code: 'x' }, operator);
     const execution = await pool.started(1);
-    await client.until((m) => m.type === 'process' && m.state === 'running');
+    await client.waitFor((m) => m.type === 'process' && m.state === 'running');
     // Counts the writes that reach the server side of the connection's socket (Node calls `_writev`
     // or `_write` once per write to the operating system).
     let writes = 0;
@@ -282,7 +264,7 @@ describe('WebSocket gateway', () => {
     }
     try {
       for (let i = 0; i < 500; i++) execution.emit({ type: 'output', value: i });
-      await client.until((m) => m.type === 'output' && m.value === 499);
+      await client.waitFor((m) => m.type === 'output' && m.value === 499);
     } finally {
       Object.assign(proto, original);
     }
@@ -301,6 +283,6 @@ describe('WebSocket gateway', () => {
     expect(await closed).toBe(1006); // terminated, no close handshake
     expect(pings).toBeGreaterThanOrEqual(1);
     expect(live.socket.readyState).toBe(WebSocket.OPEN);
-    expect(await live.send({ type: 'process.list' })).toMatchObject({ type: 'reply' });
+    expect(await live.request({ type: 'process.list' })).toMatchObject({ type: 'reply' });
   });
 });
