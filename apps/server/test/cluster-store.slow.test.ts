@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConversationStore } from '../src/chat/conversation-store.ts';
 import { NodeLease } from '../src/cluster/node-lease.ts';
 import { postgresKysely, postgresPool } from '../src/store/sql/connect.ts';
@@ -8,22 +8,14 @@ import { MIGRATIONS, migrate, SCHEMA_VERSION } from '../src/store/sql/migrations
 import { openPostgresStore } from '../src/store/sql/open-postgres.ts';
 import { openSqliteStore } from '../src/store/sql/open-sqlite.ts';
 import { expectByteCounts, V3_ROWS, writeByteHistory } from './support/byte-counts.ts';
-import { adminQuery, adminQueryOn, freshDatabase } from './support/postgres.ts';
+import { adminQuery, adminQueryOn, suiteDatabases } from './support/postgres.ts';
 import { describePostgresEquivalence, recountDatabase } from './support/postgres-equivalence.ts';
 import { describeProcessStoreContract } from './support/store-contract.ts';
 import { storedProcess } from './support/stored-process.ts';
 
 const rows = async (url: string, sql: string) => (await adminQueryOn(url, sql)).rows;
 
-const databases: AsyncDisposable[] = [];
-afterAll(async () => {
-  for (const db of databases) await db[Symbol.asyncDispose]();
-});
-const fresh = async () => {
-  const db = await freshDatabase();
-  databases.push(db);
-  return db;
-};
+const fresh = suiteDatabases();
 
 describeProcessStoreContract('postgres', async () => openPostgresStore({ url: (await fresh()).url }));
 describeProcessStoreContract('postgres, per-turn batches, a cache of one', async () =>

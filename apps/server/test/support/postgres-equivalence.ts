@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { afterAll, describe, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { openPostgresStore } from '../../src/store/sql/open-postgres.ts';
-import { adminQueryOn, freshDatabase } from './postgres.ts';
+import { adminQueryOn, suiteDatabases } from './postgres.ts';
 import { type ByteRecount, checkEquivalence, RECOUNT_SQL, storeOps } from './store-equivalence.ts';
 
 /** Reads the byte counts of the database at `url`. */
@@ -24,15 +24,7 @@ export const recountDatabase =
  * sequences per cache setting, in a fresh database dropped after the file.
  */
 export function describePostgresEquivalence(numRuns: number): void {
-  const databases: AsyncDisposable[] = [];
-  afterAll(async () => {
-    for (const db of databases) await db[Symbol.asyncDispose]();
-  });
-  const fresh = async () => {
-    const db = await freshDatabase();
-    databases.push(db);
-    return db;
-  };
+  const fresh = suiteDatabases();
   describe('Postgres store equals the in-memory store', () => {
     // One database for all runs, emptied before each (creating one per run would dominate the time).
     const empty = (url: string) =>

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { afterAll } from 'vitest';
 
 /** The PostgreSQL server the tests use (trust auth on the project's machines and CI). */
 export const POSTGRES_ADMIN_URL =
@@ -40,5 +41,21 @@ export async function freshDatabase(): Promise<{ url: string; name: string } & A
     async [Symbol.asyncDispose]() {
       await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     },
+  };
+}
+
+/**
+ * A {@link freshDatabase} maker for one suite: every database it made is dropped in `afterAll`.
+ * Call it at a suite's top level (or in a `describe` body).
+ */
+export function suiteDatabases(): () => Promise<{ url: string; name: string }> {
+  const databases: AsyncDisposable[] = [];
+  afterAll(async () => {
+    for (const db of databases) await db[Symbol.asyncDispose]();
+  });
+  return async () => {
+    const db = await freshDatabase();
+    databases.push(db);
+    return db;
   };
 }
