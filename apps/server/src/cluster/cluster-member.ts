@@ -184,7 +184,10 @@ export class ClusterMember {
   /** Kills `pid`, which runs on this node: now if it is live here, else once its hand-over arrives. */
   #killHere(pid: number): void {
     const live = this.#host.liveProcess(pid);
-    if (live) return this.#host.kill(live);
+    if (live) {
+      this.#host.kill(live);
+      return;
+    }
     clearTimeout(this.#killOnArrival.get(pid));
     this.#killOnArrival.set(
       pid,
