@@ -55,7 +55,7 @@ export default defineConfig({
       // fresh context per run in an isolate per trust domain).
       {
         extends: true as const,
-        test: { ...project('sandbox-isolate', 'packages/sandbox').test, env: { MCI_ISOLATION: 'isolate' } },
+        test: { ...project('slow-sandbox-isolate', 'packages/sandbox').test, env: { MCI_ISOLATION: 'isolate' } },
       },
       project('protocol', 'packages/protocol'),
       project('client', 'packages/client'),

@@ -100,6 +100,19 @@ export class CreateLog {
   }
 }
 
+/** Every process the server at `url` lists, page after page. */
+async function allProcesses(url: string): Promise<Json[]> {
+  const processes: Json[] = [];
+  let cursor: string | undefined;
+  do {
+    const query = `/processes?limit=100${cursor === undefined ? '' : `&cursor=${encodeURIComponent(cursor)}`}`;
+    const { body } = await request(url, 'GET', query);
+    processes.push(...(body.items as Json[]));
+    cursor = body.nextCursor as string | undefined;
+  } while (cursor !== undefined);
+  return processes;
+}
+
 /**
  * Checks on the server at `url` (started again on the database of the one that acknowledged them)
  * that every process of `log` is stored, idle, successful and has its output; that no process stays
@@ -108,7 +121,7 @@ export class CreateLog {
 export async function expectAcknowledgedStored(url: string, log: CreateLog): Promise<void> {
   const listed = await until(
     'every process idle after the restart',
-    async () => (await request(url, 'GET', '/processes')).body.processes as Json[],
+    () => allProcesses(url),
     (processes) => processes.every((p) => p.state === 'idle'),
   );
   for (const [pid, output] of log.acknowledged) {
