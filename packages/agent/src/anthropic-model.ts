@@ -1,21 +1,13 @@
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import type { ChatModel, ModelAnswer, ModelMessage, ModelRequest } from './model.ts';
-import { withoutCredentials } from '@mci/schema';
-import { toModelError } from './model-error.ts';
+import { type RemoteModelSettings, remoteModel } from './remote-model.ts';
 
-/** Settings of an Anthropic Messages model (resolved by `createModel`). */
-export interface AnthropicModelSettings {
-  provider: string;
-  model: string;
-  baseURL: string;
+/**
+ * Settings of an Anthropic Messages model (resolved by `createModel`); `maxRetries` retries 429, 408,
+ * 409, 529 and 5xx answers.
+ */
+export interface AnthropicModelSettings extends RemoteModelSettings {
   apiKey: string;
-  contextWindow: number;
-  /** Whether the model takes image input (see {@link ChatModel.acceptsImages}). */
-  acceptsImages: boolean;
-  /** The secret values of {@link ChatModel.secrets}. */
-  secrets: ReadonlyArray<{ name: string; value: string }>;
-  /** Retries of 429, 408, 409, 529 and 5xx answers and of connection errors, with the SDK's backoff. */
-  maxRetries: number;
   /** `max_tokens` of each request (the API requires one). @default 8192 */
   maxOutputTokens?: number;
 }
@@ -33,67 +25,44 @@ export async function createAnthropicModel(settings: AnthropicModelSettings): Pr
     baseURL: settings.baseURL,
     maxRetries: settings.maxRetries,
   });
-  const info = {
-    provider: settings.provider,
-    model: settings.model,
-    endpoint: withoutCredentials(settings.baseURL),
-  };
-  return {
-    name: `${settings.provider}:${settings.model}`,
-    provider: settings.provider,
-    model: settings.model,
-    endpoint: info.endpoint,
-    secrets: settings.secrets,
-    contextWindow: settings.contextWindow,
-    acceptsImages: settings.acceptsImages,
-    async stream(request: ModelRequest): Promise<ModelAnswer> {
-      let text = '';
-      let finishReason: string | undefined;
-      let inputTokens: number | undefined;
-      let outputTokens = 0;
-      try {
-        const events = await client.messages.create(
-          {
-            model: settings.model,
-            max_tokens: settings.maxOutputTokens ?? 8192,
-            system: request.system,
-            messages: request.messages.map(toAnthropicMessage),
-            stream: true,
-          },
-          request.signal ? { signal: request.signal } : {},
-        );
-        for await (const event of events) {
-          if (event.type === 'message_start') {
-            const usage = event.message.usage;
-            // Cached prompt tokens are part of the context too.
-            inputTokens =
-              usage.input_tokens +
-              (usage.cache_read_input_tokens ?? 0) +
-              (usage.cache_creation_input_tokens ?? 0);
-            outputTokens = usage.output_tokens;
-          } else if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') {
-            text += event.delta.text;
-            request.onToken(event.delta.text);
-          } else if (event.type === 'message_delta') {
-            outputTokens = event.usage.output_tokens;
-            if (event.delta.stop_reason) finishReason = event.delta.stop_reason;
-          }
-        }
-      } catch (error) {
-        if (request.signal?.aborted) throw request.signal.reason;
-        throw toModelError(
-          error,
-          info,
-          settings.secrets.map(({ value }) => value),
-        );
+  return remoteModel(settings, async (request: ModelRequest): Promise<ModelAnswer> => {
+    let text = '';
+    let finishReason: string | undefined;
+    let inputTokens: number | undefined;
+    let outputTokens = 0;
+    const events = await client.messages.create(
+      {
+        model: settings.model,
+        max_tokens: settings.maxOutputTokens ?? 8192,
+        system: request.system,
+        messages: request.messages.map(toAnthropicMessage),
+        stream: true,
+      },
+      request.signal ? { signal: request.signal } : {},
+    );
+    for await (const event of events) {
+      if (event.type === 'message_start') {
+        const usage = event.message.usage;
+        // Cached prompt tokens are part of the context too.
+        inputTokens =
+          usage.input_tokens +
+          (usage.cache_read_input_tokens ?? 0) +
+          (usage.cache_creation_input_tokens ?? 0);
+        outputTokens = usage.output_tokens;
+      } else if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') {
+        text += event.delta.text;
+        request.onToken(event.delta.text);
+      } else if (event.type === 'message_delta') {
+        outputTokens = event.usage.output_tokens;
+        if (event.delta.stop_reason) finishReason = event.delta.stop_reason;
       }
-      return {
-        text,
-        ...(inputTokens !== undefined && { usage: { inputTokens, outputTokens } }),
-        ...(finishReason && { finishReason }),
-      };
-    },
-  };
+    }
+    return {
+      text,
+      ...(inputTokens !== undefined && { usage: { inputTokens, outputTokens } }),
+      ...(finishReason && { finishReason }),
+    };
+  });
 }
 
 /**

@@ -1,22 +1,14 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ChatModel, ModelAnswer, ModelMessage, ModelRequest } from './model.ts';
-import { withoutCredentials } from '@mci/schema';
-import { toModelError } from './model-error.ts';
+import { type RemoteModelSettings, remoteModel } from './remote-model.ts';
 
-/** Settings of an OpenAI Chat Completions model (resolved by `createModel`). */
-export interface OpenAiModelSettings {
-  provider: string;
-  model: string;
-  baseURL: string;
+/**
+ * Settings of an OpenAI Chat Completions model (resolved by `createModel`); `maxRetries` retries 429,
+ * 408, 409 and 5xx answers.
+ */
+export interface OpenAiModelSettings extends RemoteModelSettings {
   /** `undefined` for local servers that need none (a placeholder is sent). */
   apiKey: string | undefined;
-  contextWindow: number;
-  /** Whether the model takes image input (see {@link ChatModel.acceptsImages}). */
-  acceptsImages: boolean;
-  /** The secret values of {@link ChatModel.secrets}. */
-  secrets: ReadonlyArray<{ name: string; value: string }>;
-  /** Retries of 429, 408, 409 and 5xx answers and of connection errors, with the SDK's backoff. */
-  maxRetries: number;
   /** Cap on answer tokens (`max_completion_tokens`); the provider's default when absent. */
   maxOutputTokens?: number;
 }
@@ -34,56 +26,36 @@ export async function createOpenAiModel(settings: OpenAiModelSettings): Promise<
     baseURL: settings.baseURL,
     maxRetries: settings.maxRetries,
   });
-  const secrets = settings.secrets.map(({ value }) => value);
-  const info = {
-    provider: settings.provider,
-    model: settings.model,
-    endpoint: withoutCredentials(settings.baseURL),
-  };
-  return {
-    name: `${settings.provider}:${settings.model}`,
-    provider: settings.provider,
-    model: settings.model,
-    endpoint: info.endpoint,
-    secrets: settings.secrets,
-    contextWindow: settings.contextWindow,
-    acceptsImages: settings.acceptsImages,
-    async stream(request: ModelRequest): Promise<ModelAnswer> {
-      let text = '';
-      let finishReason: string | undefined;
-      let usage: ModelAnswer['usage'];
-      try {
-        const chunks = await client.chat.completions.create(
-          {
-            model: settings.model,
-            messages: [{ role: 'system', content: request.system }, ...request.messages.map(toOpenAiMessage)],
-            stream: true,
-            stream_options: { include_usage: true },
-            ...(settings.maxOutputTokens !== undefined && {
-              max_completion_tokens: settings.maxOutputTokens,
-            }),
-          },
-          request.signal ? { signal: request.signal } : {},
-        );
-        for await (const chunk of chunks) {
-          const choice = chunk.choices[0];
-          const piece = choice?.delta?.content;
-          if (piece) {
-            text += piece;
-            request.onToken(piece);
-          }
-          if (choice?.finish_reason) finishReason = choice.finish_reason;
-          if (chunk.usage) {
-            usage = { inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens };
-          }
-        }
-      } catch (error) {
-        if (request.signal?.aborted) throw request.signal.reason;
-        throw toModelError(error, info, secrets);
+  return remoteModel(settings, async (request: ModelRequest): Promise<ModelAnswer> => {
+    let text = '';
+    let finishReason: string | undefined;
+    let usage: ModelAnswer['usage'];
+    const chunks = await client.chat.completions.create(
+      {
+        model: settings.model,
+        messages: [{ role: 'system', content: request.system }, ...request.messages.map(toOpenAiMessage)],
+        stream: true,
+        stream_options: { include_usage: true },
+        ...(settings.maxOutputTokens !== undefined && {
+          max_completion_tokens: settings.maxOutputTokens,
+        }),
+      },
+      request.signal ? { signal: request.signal } : {},
+    );
+    for await (const chunk of chunks) {
+      const choice = chunk.choices[0];
+      const piece = choice?.delta?.content;
+      if (piece) {
+        text += piece;
+        request.onToken(piece);
       }
-      return { text, ...(usage && { usage }), ...(finishReason && { finishReason }) };
-    },
-  };
+      if (choice?.finish_reason) finishReason = choice.finish_reason;
+      if (chunk.usage) {
+        usage = { inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens };
+      }
+    }
+    return { text, ...(usage && { usage }), ...(finishReason && { finishReason }) };
+  });
 }
 
 /**
