@@ -3,9 +3,9 @@ import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { answer, startFakeOpenAi } from '@mci/test-support';
-import { afterAll, describe, expect, it } from 'vitest';
-import { createServer } from '../src/server.ts';
+import { answer, type FakeProvider, startFakeOpenAi } from '@mci/test-support';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer, type MciServer } from '../src/server.ts';
 import { type Answer, request } from './support/http.ts';
 import { openJsonSocket } from './support/json-socket.ts';
 import { mci } from './support/mci.ts';
@@ -15,7 +15,6 @@ import { mci } from './support/mci.ts';
 // principal seeing and calling nothing.
 
 const dir = mkdtempSync(join(tmpdir(), 'mci-skills-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const file = join(dir, 'tools.yaml');
 writeFileSync(
   file,
@@ -27,21 +26,39 @@ tools:
 `,
 );
 
-const ALICE = 'alice-token';
 const MALLORY = 'mallory-token';
-const start = () =>
-  createServer({
+/** One principal per test, so the skills one test saves are not seen by another. */
+const TESTS = ['save', 'validate', 'check', 'versions', 'hidden', 'pages', 'cli', 'chat'] as const;
+const tokenOf = (test: (typeof TESTS)[number]) => `alice-${test}-token`;
+
+// One server for the file (a sandbox pool and the checker's warm-up per server are the cost of a
+// start); it hosts conversations with a fake model for the system-prompt test.
+let server: MciServer;
+let fake: FakeProvider;
+beforeAll(async () => {
+  fake = await startFakeOpenAi(answer('Noted.'), answer('Noted.'));
+  server = await createServer({
     port: 0,
     file,
-    db: join(dir, `skills-${Math.random()}.db`),
+    db: join(dir, 'skills.db'),
     logLevel: 'silent',
     concurrency: 2,
     allowNet: ['127.0.0.1'],
     tokens: [
-      { token: ALICE, role: 'client', id: 'alice' },
+      ...TESTS.map((test) => ({ token: tokenOf(test), role: 'client' as const, id: `alice-${test}` })),
       { token: MALLORY, role: 'client', id: 'mallory' },
     ],
+    chat: {
+      models: ['openai:fake-1'],
+      modelOptions: { baseURL: fake.url, env: { OPENAI_API_KEY: 'sk-skills-test-key' }, maxRetries: 0 },
+    },
   });
+});
+afterAll(async () => {
+  await server?.close({ graceMs: 0 });
+  await fake?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 const GREETER = `export default async function greetAll(input: { names: string[]; excited?: boolean }) {
   const out: string[] = [];
@@ -65,7 +82,7 @@ async function run(call: ReturnType<typeof as>, code: string) {
 
 describe('skills', () => {
   it('a skill saved by one program is called by the next, with tools, in the calling run', async () => {
-    await using server = await start();
+    const ALICE = tokenOf('save');
     const alice = as(server.url, ALICE);
     const saved = await run(
       alice,
@@ -94,7 +111,7 @@ describe('skills', () => {
   });
 
   it('validates the input against the schema, naming the path', async () => {
-    await using server = await start();
+    const ALICE = tokenOf('validate');
     const alice = as(server.url, ALICE);
     expect(
       (await alice('POST', '/skills', { name: 'greetAll', description: 'x', code: GREETER })).status,
@@ -112,7 +129,7 @@ describe('skills', () => {
   });
 
   it('refuses code that does not compile, with the diagnostics, over HTTP and from a program', async () => {
-    await using server = await start();
+    const ALICE = tokenOf('check');
     const alice = as(server.url, ALICE);
     const typo = await alice('POST', '/skills', {
       name: 'broken',
@@ -148,7 +165,7 @@ describe('skills', () => {
   it('a new version changes later runs only; a running run keeps the version it started with', {
     timeout: 60_000,
   }, async () => {
-    await using server = await start();
+    const ALICE = tokenOf('versions');
     const alice = as(server.url, ALICE);
     const v1 = await alice('POST', '/skills', {
       name: 'answer',
@@ -199,7 +216,7 @@ describe('skills', () => {
   });
 
   it('another principal cannot see, read, call or delete a skill', async () => {
-    await using server = await start();
+    const ALICE = tokenOf('hidden');
     const alice = as(server.url, ALICE);
     const mallory = as(server.url, MALLORY);
     await alice('POST', '/skills', {
@@ -226,7 +243,7 @@ describe('skills', () => {
   });
 
   it('lists skills newest first in pages, and deletes one with its versions', async () => {
-    await using server = await start();
+    const ALICE = tokenOf('pages');
     const alice = as(server.url, ALICE);
     for (const name of ['one', 'two', 'three'])
       await alice('POST', '/skills', { name, description: name, code: 'export default async () => 1;' });
@@ -243,7 +260,7 @@ describe('skills', () => {
   });
 
   it('mci skill save PID takes the code of a process; mci skill list and rm', async () => {
-    await using server = await start();
+    const ALICE = tokenOf('cli');
     const alice = as(server.url, ALICE);
     const made = await alice('POST', '/processes', { code: GREETER, autorun: false });
     const pid = made.body.pid as number;
@@ -286,20 +303,7 @@ describe('skills', () => {
   });
 
   it("a server-hosted conversation's system prompt declares the principal's skills", async () => {
-    await using fake = await startFakeOpenAi(answer('Noted.'), answer('Noted.'));
-    await using server = await createServer({
-      port: 0,
-      file,
-      logLevel: 'silent',
-      tokens: [
-        { token: ALICE, role: 'client', id: 'alice' },
-        { token: MALLORY, role: 'client', id: 'mallory' },
-      ],
-      chat: {
-        models: ['openai:fake-1'],
-        modelOptions: { baseURL: fake.url, env: { OPENAI_API_KEY: 'sk-skills-test-key' }, maxRetries: 0 },
-      },
-    });
+    const ALICE = tokenOf('chat');
     await as(server.url, ALICE)('POST', '/skills', {
       name: 'greetAll',
       description: 'Greets everyone.',
