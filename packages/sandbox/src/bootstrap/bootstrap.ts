@@ -355,6 +355,28 @@ export function bootstrap(send: Send, call: HostCall, lib: BootstrapLib): Contro
       .slice(0, 3)
       .map(({ n }) => n);
   };
+
+  // Keys that promise resolution, JSON and printing probe on any object: they read as usual
+  // (`undefined` when absent) instead of throwing.
+  const passThrough = new P.Set<unknown>(['then', 'toJSON', 'constructor', 'inspect', 'valueOf', 'toString']);
+  /**
+   * `table`, frozen, behind a proxy that throws a `TypeError` with the message `unknown(key, close)`
+   * for a string key it does not have (`close`: the names of `names` near `key`).
+   */
+  const strictTable = (
+    table: Record<string, unknown>,
+    names: string[],
+    unknown: (key: string, close: string[]) => string,
+  ) => {
+    P.objectFreeze(table);
+    return new P.Proxy(table, {
+      get(target, key, receiver) {
+        if (typeof key === 'symbol' || key in target || passThrough.has(key))
+          return P.reflectGet(target, key, receiver);
+        throw new P.TypeError(unknown(key, closeNames(key, names)));
+      },
+    });
+  };
   const installTools = (names: string[]) => {
     const table: Record<string, unknown> = {};
     for (const name of names) {
@@ -379,28 +401,14 @@ export function bootstrap(send: Send, call: HostCall, lib: BootstrapLib): Contro
     for (const name of ['search', 'describe']) {
       if (!(name in table)) P.defineProperty(table, name, { value: finders[name], enumerable: false });
     }
-    P.objectFreeze(table);
-    const passThrough = new P.Set<unknown>([
-      'then',
-      'toJSON',
-      'constructor',
-      'inspect',
-      'valueOf',
-      'toString',
-    ]);
-    const tools = new P.Proxy(table, {
-      get(target, key, receiver) {
-        if (typeof key === 'symbol' || key in target || passThrough.has(key))
-          return P.reflectGet(target, key, receiver);
-        const close = closeNames(key, names);
-        const hint =
-          close.length > 0
-            ? ` Did you mean ${close.map((n) => `tools[${P.jsonStringify(n)}]`).join(', ')}?`
-            : '';
-        const list =
-          names.length > 0 ? ` Available tools: ${names.join(', ')}.` : ' This execution has no tools.';
-        throw new P.TypeError(`Unknown tool "${key}".${hint}${list}`);
-      },
+    const tools = strictTable(table, names, (key, close) => {
+      const hint =
+        close.length > 0
+          ? ` Did you mean ${close.map((n) => `tools[${P.jsonStringify(n)}]`).join(', ')}?`
+          : '';
+      const list =
+        names.length > 0 ? ` Available tools: ${names.join(', ')}.` : ' This execution has no tools.';
+      return `Unknown tool "${key}".${hint}${list}`;
     });
     define('tools', tools);
   };
@@ -440,24 +448,10 @@ export function bootstrap(send: Send, call: HostCall, lib: BootstrapLib): Contro
         return hostCall('skill', 'save', cloner.copyOut([skill], 'skills.save() argument'));
       },
     });
-    P.objectFreeze(table);
-    const passThrough = new P.Set<unknown>([
-      'then',
-      'toJSON',
-      'constructor',
-      'inspect',
-      'valueOf',
-      'toString',
-    ]);
-    const skills = new P.Proxy(table, {
-      get(target, key, receiver) {
-        if (typeof key === 'symbol' || key in target || passThrough.has(key))
-          return P.reflectGet(target, key, receiver);
-        const close = closeNames(key, names);
-        const hint = close.length > 0 ? ` Did you mean ${close.map((n) => `skills.${n}`).join(', ')}?` : '';
-        const list = names.length > 0 ? ` Saved skills: ${names.join(', ')}.` : ' No skill is saved yet.';
-        throw new P.TypeError(`Unknown skill "${key}".${hint}${list}`);
-      },
+    const skills = strictTable(table, names, (key, close) => {
+      const hint = close.length > 0 ? ` Did you mean ${close.map((n) => `skills.${n}`).join(', ')}?` : '';
+      const list = names.length > 0 ? ` Saved skills: ${names.join(', ')}.` : ' No skill is saved yet.';
+      return `Unknown skill "${key}".${hint}${list}`;
     });
     define('skills', skills);
   };
