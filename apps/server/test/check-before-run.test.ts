@@ -71,8 +71,17 @@ const run = async (server: MciServer, body: Record<string, unknown>) => {
 };
 
 describe('check before running', () => {
+  // One server with the default options for the tests that need no database, restart or mode.
+  let shared: MciServer;
+  beforeAll(async () => {
+    shared = await start();
+  });
+  afterAll(async () => {
+    await shared?.close({ graceMs: 0 });
+  });
+
   it('ends a certainly wrong program failed with CHECK_FAILED before anything acts', async () => {
-    await using server = await start();
+    const server = shared;
     hits = 0;
     const result = await run(server, { code: MISSPELT });
     expect(result).toMatchObject({
@@ -99,7 +108,7 @@ describe('check before running', () => {
   });
 
   it('blocks a missing required property and a property a closed schema forbids, in one report', async () => {
-    await using server = await start();
+    const server = shared;
     const result = await run(server, {
       code: `await tools.greet({ loud: true });\nawait tools.strict({ a: 'x', b: 2 });\nawait tools.greet({ name: 'x', extra: 1 });`,
     });
@@ -166,7 +175,7 @@ describe('check before running', () => {
   });
 
   it('tells the model what to fix in the response pipe of a stream, and takes a block attribute', async () => {
-    await using server = await start();
+    const server = shared;
     const socket = await openJsonSocket(server.wsUrl);
     try {
       expect(await socket.request({ type: 'stream.start', streamId: 's1', check: 'block' })).toMatchObject({
@@ -194,7 +203,7 @@ describe('check before running', () => {
   });
 
   it('answers run_code over MCP with the findings, and refuses a bad check argument', async () => {
-    await using server = await start();
+    const server = shared;
     const client = await httpClient(server.url);
     try {
       const result = await client.callTool({ name: 'run_code', arguments: { code: MISSPELT } });
