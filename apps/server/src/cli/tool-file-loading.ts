@@ -7,7 +7,7 @@ import {
   type ToolCollection,
   type ToolFilter,
 } from '@mci/schema';
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, Option } from 'commander';
 import type { Env } from '../config/read-setting.ts';
 
 /** Commander collector for repeatable `--filter kind:a,b` options. */
@@ -17,6 +17,14 @@ export function collectFilterOption(value: string, previous: ToolFilter[] = []):
   } catch (error) {
     throw new InvalidArgumentError((error as Error).message);
   }
+}
+
+/** `--filter <kind:values>`, repeatable: the tool filters a command applies, combined with AND. */
+export function toolFilterOption(): Option {
+  return new Option(
+    '--filter <kind:values>',
+    'only:a,b | except:a | tags:x,y | withoutTags:x | toolsets:s (repeatable, combined with AND)',
+  ).argParser(collectFilterOption);
 }
 
 /** A path as the user should read it: relative to `cwd` when inside it. */

@@ -3,12 +3,11 @@ import { isAbsolute, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Agent, AgentEvent, TurnResult } from '@mci/agent';
 import { connect, type MciClient } from '@mci/client';
-import { Option } from 'commander';
 import { readEnv, readFirstEnv } from '../../config/read-setting.ts';
 import { createChatView } from '../chat-view.ts';
 import { defineCommand } from '../command.ts';
 import type { CliIo } from '../io.ts';
-import { numberOption } from '../options.ts';
+import { maxStepsOption, toolFileOption, toolPromptBudgetOption } from '../options.ts';
 import { addRemoteOptions, describe, EXIT, type RemoteOptions, serverUrl, UsageError } from '../remote.ts';
 import { resolveToolFilePath } from '../tool-file.ts';
 
@@ -48,21 +47,13 @@ export default defineCommand<ChatOptions, [words: string[]]>({
         '--local',
         'run an embedded server on a free port with the tool file instead of connecting to --url',
       )
-      .option(
-        '-f, --file <path>',
-        'tool file of the --local server (default: mci.json/yaml/yml here, else examples/mci.yaml)',
-      )
       .addOption(
-        new Option('--max-steps <n>', 'most model requests per turn (default 8)').argParser(
-          numberOption('--max-steps'),
+        toolFileOption(
+          'tool file of the --local server (default: mci.json/yaml/yml here, else examples/mci.yaml)',
         ),
       )
-      .addOption(
-        new Option(
-          '--tool-prompt-budget <tokens>',
-          'most estimated tokens the tool declarations take in the generated system prompt; over it the tools are listed by name (default 8000)',
-        ).argParser(numberOption('--tool-prompt-budget')),
-      )
+      .addOption(maxStepsOption())
+      .addOption(toolPromptBudgetOption())
       .option('--system <file>', 'a system prompt file to use instead of the generated one')
       .option('--json', 'print every event as a JSON line (for scripts)');
     addRemoteOptions(command);

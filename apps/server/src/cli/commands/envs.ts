@@ -2,7 +2,7 @@ import { MIN_SECRET_LENGTH } from '@mci/schema';
 import { collectEnvUsage, type EnvUsage } from '@mci/tools/env-usage';
 import { loadServerSettings } from '../../config/load-config.ts';
 import { defineCommand } from '../command.ts';
-import { collectEnvOption } from '../options.ts';
+import { envOption, toolFileOption } from '../options.ts';
 import { resolveToolFilePath } from '../tool-file.ts';
 import { describeLoadError, displayPath, loadCollection } from '../tool-file-loading.ts';
 
@@ -28,13 +28,10 @@ type ListedVariable = EnvUsage & { secret: boolean };
 export default defineCommand<EnvsOptions>({
   configure(command) {
     command
-      .option(
-        '-f, --file <path>',
-        'tool file (default: mci.json, mci.yaml or mci.yml here, else examples/mci.yaml)',
-      )
+      .addOption(toolFileOption())
       .option('--config <path>', 'server config file whose publicEnv lists variables that are not secrets')
       .option('--format <format>', 'table or json', 'table')
-      .option('-e, --env <KEY=VALUE>', 'count a value as set (repeatable)', collectEnvOption);
+      .addOption(envOption('count a value as set (repeatable)'));
   },
   async run({ options }, io) {
     if (options.format !== 'table' && options.format !== 'json') {

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { createToolRunner, ToolError } from '@mci/tools';
 import { defineCommand } from '../command.ts';
 import type { CliIo } from '../io.ts';
-import { collectEnvOption } from '../options.ts';
+import { envOption, toolFileOption } from '../options.ts';
 import { resolveToolFilePath } from '../tool-file.ts';
 import { describeLoadError, loadCollection } from '../tool-file-loading.ts';
 
@@ -37,17 +37,10 @@ export default defineCommand<ExecOptions, [tool: string]>({
   configure(command) {
     command
       .argument('<tool>', 'name of the tool')
-      .option(
-        '-f, --file <path>',
-        'tool file (default: mci.json, mci.yaml or mci.yml here, else examples/mci.yaml)',
-      )
+      .addOption(toolFileOption())
       .option('-p, --props <json>', 'props as JSON, e.g. \'{"city":"Paris"}\'')
       .option('--props-file <path>', 'read the props from a JSON file')
-      .option(
-        '-e, --env <KEY=VALUE>',
-        'set an environment value for templates, commands and MCP servers (repeatable)',
-        collectEnvOption,
-      );
+      .addOption(envOption('set an environment value for templates, commands and MCP servers (repeatable)'));
   },
   run({ args: [tool], options }, io) {
     return exec(tool, options, io).catch((error: unknown) => {

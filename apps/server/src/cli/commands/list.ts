@@ -2,9 +2,9 @@ import { matchesToolFilter, type ResolvedTool, type ToolFilter } from '@mci/sche
 import { Option } from 'commander';
 import { stringify } from 'yaml';
 import { defineCommand } from '../command.ts';
-import { collectEnvOption } from '../options.ts';
+import { envOption, toolFileOption } from '../options.ts';
 import { resolveToolFilePath } from '../tool-file.ts';
-import { collectFilterOption, describeLoadError, loadCollection } from '../tool-file-loading.ts';
+import { describeLoadError, loadCollection, toolFilterOption } from '../tool-file-loading.ts';
 
 interface ListOptions {
   file?: string;
@@ -61,23 +61,12 @@ function table(tools: readonly ResolvedTool[]): string {
 export default defineCommand<ListOptions>({
   configure(command) {
     command
-      .option(
-        '-f, --file <path>',
-        'tool file (default: mci.json, mci.yaml or mci.yml here, else examples/mci.yaml)',
-      )
-      .option(
-        '--filter <kind:values>',
-        'only:a,b | except:a | tags:x,y | withoutTags:x | toolsets:s (repeatable, combined with AND)',
-        collectFilterOption,
-      )
+      .addOption(toolFileOption())
+      .addOption(toolFilterOption())
       .addOption(
         new Option('--format <format>', 'output format').choices(['table', 'json', 'yaml']).default('table'),
       )
-      .option(
-        '-e, --env <KEY=VALUE>',
-        'set an environment value for MCP servers (repeatable)',
-        collectEnvOption,
-      )
+      .addOption(envOption('set an environment value for MCP servers (repeatable)'))
       .option(
         '--mcp',
         "also list MCP servers' tools (from the cache in libraryDir/mcp/, else by connecting)",

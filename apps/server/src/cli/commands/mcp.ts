@@ -1,18 +1,18 @@
+import type { Redactor } from '@mci/schema';
 import { matchesToolFilter, type ToolFilter } from '@mci/schema';
 import { createToolRunner } from '@mci/tools';
-import type { Redactor } from '@mci/schema';
 import { Option } from 'commander';
 import type { LevelWithSilent } from 'pino';
 import { LOG_LEVELS } from '../../config/config-schema.ts';
 import { readEnvChoice } from '../../config/read-setting.ts';
-import { createLogger } from '../../logger.ts';
 import { startIdleCollector } from '../../idle-collector.ts';
+import { createLogger } from '../../logger.ts';
 import { serveMcpStdio } from '../../mcp/stdio-server.ts';
 import { localRedactor } from '../../secrets/server-secrets.ts';
 import { defineCommand } from '../command.ts';
-import { collect, collectEnvOption, numberOption } from '../options.ts';
+import { allowNetOption, envOption, memoryOption, numberOption, toolFileOption } from '../options.ts';
 import { resolveToolFilePath } from '../tool-file.ts';
-import { collectFilterOption, describeLoadError, loadCollection } from '../tool-file-loading.ts';
+import { describeLoadError, loadCollection, toolFilterOption } from '../tool-file-loading.ts';
 
 interface McpOptions {
   file?: string;
@@ -34,32 +34,17 @@ interface McpOptions {
 export default defineCommand<McpOptions>({
   configure(command) {
     command
-      .option(
-        '-f, --file <path>',
-        'tool file (default: mci.json, mci.yaml or mci.yml here, else examples/mci.yaml)',
-      )
-      .option(
-        '--filter <kind:values>',
-        'only:a,b | except:a | tags:x,y | withoutTags:x | toolsets:s (repeatable, combined with AND)',
-        collectFilterOption,
-      )
+      .addOption(toolFileOption())
+      .addOption(toolFilterOption())
       .option(
         '-t, --timeout <ms>',
         'default run timeout in milliseconds (default 30000)',
         numberOption('--timeout'),
       )
-      .option('-m, --memory <mb>', 'isolate memory limit in MB (default 128)', numberOption('--memory'))
+      .addOption(memoryOption())
       .option('--concurrency <n>', 'sandbox workers (default 2)', numberOption('--concurrency'))
-      .option(
-        '--allow-net <host[:port]>',
-        'let fetch reach this host (repeatable; fetch reaches nothing else)',
-        collect,
-      )
-      .option(
-        '-e, --env <KEY=VALUE>',
-        'set an environment value for tool templates and commands (repeatable)',
-        collectEnvOption,
-      )
+      .addOption(allowNetOption())
+      .addOption(envOption('set an environment value for tool templates and commands (repeatable)'))
       .addOption(
         new Option(
           '--log-level <level>',

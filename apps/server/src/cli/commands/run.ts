@@ -1,5 +1,5 @@
-import { text as readText } from 'node:stream/consumers';
 import { resolve } from 'node:path';
+import { text as readText } from 'node:stream/consumers';
 import { inspect } from 'node:util';
 import { ProgramChecker } from '@mci/check';
 import { encodeOutputValue } from '@mci/protocol';
@@ -10,14 +10,21 @@ import { checkDeclarations } from '../../check/check-declarations.ts';
 import { type CheckOutcome, checkOutcome } from '../../check/check-outcome.ts';
 import { ConfigError } from '../../config/config-error.ts';
 import { localRedactor, redactingTools } from '../../secrets/server-secrets.ts';
-import { defineCommand } from '../command.ts';
-import type { CliIo } from '../io.ts';
-import { collect, collectEnvOption, langOption, numberOption } from '../options.ts';
-import { roundMs, toJsonText } from '../process-format.ts';
-import { saveRunFiles } from '../save-files.ts';
 import { createToolCatalog } from '../../tool-search/tool-catalog.ts';
 import { withCatalog } from '../../tool-search/with-catalog.ts';
 import type { ToolDeclarationSource } from '../../tools-dts/sandbox-globals-dts.ts';
+import { defineCommand } from '../command.ts';
+import type { CliIo } from '../io.ts';
+import {
+  allowNetOption,
+  envOption,
+  langOption,
+  memoryOption,
+  numberOption,
+  toolFileOption,
+} from '../options.ts';
+import { roundMs, toJsonText } from '../process-format.ts';
+import { saveRunFiles } from '../save-files.ts';
 import { resolveToolFilePath } from '../tool-file.ts';
 import { describeLoadError, loadCollection } from '../tool-file-loading.ts';
 
@@ -51,28 +58,17 @@ export default defineCommand<RunOptions, [snippet: string | undefined]>({
   configure(command) {
     command
       .argument('[snippet]', 'the code, or - (the default) to read it from stdin')
-      .option(
-        '-f, --file <path>',
-        'tool file (default: mci.json, mci.yaml or mci.yml here, else examples/mci.yaml)',
-      )
+      .addOption(toolFileOption())
       .option(
         '-t, --timeout <ms>',
         'wall-clock limit in milliseconds (default 30000)',
         numberOption('--timeout'),
       )
-      .option('-m, --memory <mb>', 'isolate memory limit in MB (default 128)', numberOption('--memory'))
+      .addOption(memoryOption())
       .addOption(new Option('--format <format>', 'result format').choices(['json', 'text']).default('text'))
       .option('--lang <lang>', 'language of the snippet: ts or js (default ts)', langOption)
-      .option(
-        '--allow-net <host[:port]>',
-        'let fetch reach this host (repeatable; fetch reaches nothing else)',
-        collect,
-      )
-      .option(
-        '-e, --env <KEY=VALUE>',
-        'set an environment value for tool templates and commands (repeatable)',
-        collectEnvOption,
-      )
+      .addOption(allowNetOption())
+      .addOption(envOption('set an environment value for tool templates and commands (repeatable)'))
       .option('--save-files <dir>', "save the run's files and pictures (output.file, output.image) to DIR")
       .addOption(
         new Option(

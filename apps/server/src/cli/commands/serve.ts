@@ -8,11 +8,18 @@ import { readEnvChoice } from '../../config/read-setting.ts';
 import { startIdleCollector } from '../../idle-collector.ts';
 import { createLogger, type LogFormat, type Logger } from '../../logger.ts';
 import { createServer, type MciServer } from '../../server.ts';
-import { startTracing, type Tracing } from '../../tracing/start-tracing.ts';
 import { type StorageFlags, storageSettings } from '../../store/storage-flags.ts';
+import { startTracing, type Tracing } from '../../tracing/start-tracing.ts';
 import { defineCommand } from '../command.ts';
 import type { CliIo } from '../io.ts';
-import { collect, numberOption } from '../options.ts';
+import {
+  allowNetOption,
+  collect,
+  maxStepsOption,
+  numberOption,
+  toolFileOption,
+  toolPromptBudgetOption,
+} from '../options.ts';
 import { resolveToolFilePath } from '../tool-file.ts';
 
 interface ServeOptions extends ServerFlags, StorageFlags, ChatFlags {
@@ -38,10 +45,7 @@ const SAME_SIGNAL_MS = 1000;
 export default defineCommand<ServeOptions>({
   configure(command) {
     command
-      .option(
-        '-f, --file <path>',
-        'tool file (default: mci.json, mci.yaml or mci.yml here, else examples/mci.yaml)',
-      )
+      .addOption(toolFileOption())
       .option('--host <host>', 'address to listen on (env MCI_HOST; default 127.0.0.1)')
       .addOption(
         new Option('-p, --port <port>', 'port, 0 for any free one (env MCI_PORT; default 7687)').argParser(
@@ -71,11 +75,7 @@ export default defineCommand<ServeOptions>({
         ),
       )
       .option('--config <path>', 'server config file, YAML or JSON (env MCI_CONFIG)')
-      .option(
-        '--allow-net <host[:port]>',
-        'let sandboxed fetch reach this host (repeatable; env MCI_ALLOW_NET)',
-        collect,
-      )
+      .addOption(allowNetOption('let sandboxed fetch reach this host (repeatable; env MCI_ALLOW_NET)'))
       .option('--insecure', 'allow a non-loopback host without tokens')
       .option(
         '--cors-origin <origin>',
@@ -145,17 +145,8 @@ export default defineCommand<ServeOptions>({
         "the models' endpoint (else OPENAI_BASE_URL / ANTHROPIC_BASE_URL, else the provider's)",
       )
       .option('--system <file>', 'a system prompt file to use instead of the generated one')
-      .addOption(
-        new Option('--max-steps <n>', 'most model requests per turn (default 8)').argParser(
-          numberOption('--max-steps'),
-        ),
-      )
-      .addOption(
-        new Option(
-          '--tool-prompt-budget <tokens>',
-          'most estimated tokens the tool declarations take in the generated system prompt; over it the tools are listed by name (default 8000)',
-        ).argParser(numberOption('--tool-prompt-budget')),
-      )
+      .addOption(maxStepsOption())
+      .addOption(toolPromptBudgetOption())
       .addOption(
         new Option(
           '--log-level <level>',

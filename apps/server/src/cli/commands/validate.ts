@@ -1,6 +1,6 @@
 import { collectEnvUsage } from '@mci/tools/env-usage';
 import { defineCommand } from '../command.ts';
-import { collectEnvOption } from '../options.ts';
+import { envOption, toolFileOption } from '../options.ts';
 import { resolveToolFilePath } from '../tool-file.ts';
 import { describeLoadError, displayPath, loadCollection } from '../tool-file-loading.ts';
 
@@ -19,15 +19,8 @@ const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ?
 export default defineCommand<ValidateOptions>({
   configure(command) {
     command
-      .option(
-        '-f, --file <path>',
-        'tool file (default: mci.json, mci.yaml or mci.yml here, else examples/mci.yaml)',
-      )
-      .option(
-        '-e, --env <KEY=VALUE>',
-        'set an environment value for templates and MCP servers (repeatable)',
-        collectEnvOption,
-      )
+      .addOption(toolFileOption())
+      .addOption(envOption('set an environment value for templates and MCP servers (repeatable)'))
       .option(
         '--mcp',
         "also load MCP servers' tools (from the cache in libraryDir/mcp/, else by connecting)",
