@@ -362,6 +362,15 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
     throw store && isCorruption(error) ? corruptError(store.path, error) : error;
   }
   const retention = startServerRetention(store, manager, options.retention, logger);
+  // What a start that fails from here on releases: the manager at once, and what it runs on.
+  const releaseManager = async () => {
+    retention?.stop();
+    approvals.close();
+    await manager.shutdown({ graceMs: 0 });
+    await checker?.close();
+    await runner.close();
+    if (ownPool) await pool.close();
+  };
   let chat: ChatService;
   try {
     chat = await createChatService({
@@ -375,12 +384,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
       skillDeclarations: (owner) => skills.declarations(owner),
     });
   } catch (error) {
-    retention?.stop();
-    approvals.close();
-    await manager.shutdown({ graceMs: 0 });
-    await checker?.close();
-    await runner.close();
-    if (ownPool) await pool.close();
+    await releaseManager();
     throw error;
   }
   const chatRetention = startConversationRetention(chat, options.retention, logger);
@@ -429,13 +433,9 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
     });
   } catch (error) {
     chatRetention?.stop();
+    sessionRetention?.stop();
     await chat.close();
-    retention?.stop();
-    approvals.close();
-    await manager.shutdown({ graceMs: 0 });
-    await checker?.close();
-    await runner.close();
-    if (ownPool) await pool.close();
+    await releaseManager();
     throw error;
   }
   logger.info(
