@@ -4,7 +4,6 @@ import type {
   CallPage,
   Page,
   PageRequest,
-  CheckMode,
   ProcessResult,
   ProcessSnapshot,
   ProcessState,
@@ -47,7 +46,7 @@ import { Scheduler } from './scheduler.ts';
 import { ServerError } from './server-error.ts';
 import { drainLive } from './shutdown-drain.ts';
 import { type RunFields, toSnapshot } from './snapshots.ts';
-import { StreamRegistry } from './stream-registry.ts';
+import { type OpenStreamInput, StreamRegistry } from './stream-registry.ts';
 import type { IntentStreamLimits, StreamHost, StreamSession } from './stream-session.ts';
 import { Suspensions } from './suspensions.ts';
 import { inRunContext, traceRunTransition } from '../tracing/run-spans.ts';
@@ -428,16 +427,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
 
   // --- streams ---------------------------------------------------------------------------------
 
-  openStream(
-    input: {
-      streamId: string;
-      ref?: string;
-      autorun?: boolean;
-      check?: CheckMode | undefined;
-      session?: string | undefined;
-    },
-    principal: Principal,
-  ): StreamHandle {
+  openStream(input: OpenStreamInput, principal: Principal): StreamHandle {
     this.checkAccepting();
     // A code line longer than the code limit makes its block too large anyway; a prose line is cut there.
     const limits = { maxBlockLength: this.maxCodeBytes, maxLineLength: this.maxCodeBytes + 1 };

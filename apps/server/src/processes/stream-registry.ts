@@ -23,6 +23,15 @@ export const DEFAULT_STREAM_IDLE_MS = 10 * 60_000;
 /** The key of a stream: ids are scoped to their principal, so two clients may use the same id. */
 const keyOf = (principalId: string, streamId: string) => `${principalId}\u0000${streamId}`;
 
+/** What `stream.open` asks for: the stream's id, and how its blocks run (see `StreamRegistry.open`). */
+export interface OpenStreamInput {
+  streamId: string;
+  ref?: string;
+  autorun?: boolean;
+  check?: CheckMode | undefined;
+  session?: string | undefined;
+}
+
 /**
  * The open and recently finished streams, by principal and id, and which stream each stream-created
  * pid belongs to.
@@ -53,13 +62,7 @@ export class StreamRegistry {
   open(
     host: StreamHost,
     extractor: () => IntentStream,
-    input: {
-      streamId: string;
-      ref?: string;
-      autorun?: boolean;
-      check?: CheckMode | undefined;
-      session?: string | undefined;
-    },
+    input: OpenStreamInput,
     principal: Principal,
   ): StreamSession {
     const { streamId } = input;
