@@ -1,8 +1,8 @@
 import { get as httpGet } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { createServer, type ServerOptions } from '../src/server.ts';
+import { createServer, type MciServer, type ServerOptions } from '../src/server.ts';
 import { greetToolDir } from './support/greet-tools.ts';
 import { request } from './support/http.ts';
 import { openJsonSocket } from './support/json-socket.ts';
@@ -13,23 +13,39 @@ import { httpClient } from './support/mcp-fixture.ts';
 const { file } = greetToolDir('mci-hostile-');
 const OPERATOR = 'operator-token-5b1f0c7e';
 const ALICE = 'alice-token-9d3e2a61';
+const BOB = 'bob-token-4c8a7f02';
 
-/** A server with an operator token and alice's client token. */
+/** A server with an operator token and the client tokens of alice and bob. */
 const withTokens = (options: Partial<ServerOptions> = {}) =>
   createServer({
     port: 0,
     file,
     logLevel: 'silent',
+    concurrency: 1,
     tokens: [
       { token: OPERATOR, role: 'operator', id: 'operator' },
       { token: ALICE, role: 'client', id: 'alice' },
+      { token: BOB, role: 'client', id: 'bob' },
     ],
     ...options,
   });
 
 describe('hostile clients', () => {
+  // The tests whose options match share a server: `plain` has the defaults, `budgeted` a request
+  // budget of 50 a second (each of its tests spends a different principal's).
+  let plain: MciServer;
+  let budgeted: MciServer;
+  beforeAll(async () => {
+    plain = await withTokens();
+    budgeted = await withTokens({ limits: { rateLimitPerSecond: 50 } });
+  });
+  afterAll(async () => {
+    await plain?.close({ graceMs: 0 });
+    await budgeted?.close({ graceMs: 0 });
+  });
+
   it("cannot set the metadata the server reads (metadata.mcp, streamId), over HTTP or WebSocket; the operator's MCP tasks stay its own", async () => {
-    await using server = await withTokens();
+    const server = plain;
     const forged = {
       mcp: { session: 's', tool: 'run_code', principal: 'operator', task: { ttl: 60_000 } },
     };
@@ -66,7 +82,7 @@ describe('hostile clients', () => {
   it("opening MCP sessions past a principal's cap closes that principal's oldest, never another's", {
     timeout: 60_000,
   }, async () => {
-    await using server = await withTokens();
+    const server = plain;
     const operator = await httpClient(server.url, OPERATOR);
     const first = await httpClient(server.url, ALICE);
     const flood = [];
@@ -110,7 +126,7 @@ describe('hostile clients', () => {
   it('WebSocket messages share the HTTP request budget of their principal; other principals keep theirs', {
     timeout: 30_000,
   }, async () => {
-    await using server = await withTokens({ limits: { rateLimitPerSecond: 50 } });
+    const server = budgeted;
     const ws = await openJsonSocket(server.wsUrl, ALICE);
     const answers = await Promise.all(
       Array.from({ length: 120 }, () => ws.request({ type: 'process.list' })),
@@ -137,6 +153,7 @@ describe('hostile clients', () => {
       port: 0,
       file,
       logLevel: 'silent',
+      concurrency: 1,
       limits: { rateLimitPerSecond: 1_000_000 },
     });
     // About 900 KB of stored events.
@@ -224,27 +241,18 @@ describe('hostile clients', () => {
     expect(await get('/healthz')).toBe(200);
     expect(await get('/processes')).toBe(503);
     for (const socket of idle) socket.destroy();
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(await get('/processes')).toBe(200);
+    await expect.poll(() => get('/processes')).toBe(200);
   });
 
   it('an MCP batch counts as its calls in the request budget', async () => {
-    await using server = await createServer({
-      port: 0,
-      file,
-      logLevel: 'silent',
-      limits: { rateLimitPerSecond: 50 },
-      tokens: [{ token: ALICE, role: 'client', id: 'alice' }],
-    });
     const batch = Array.from({ length: 80 }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'ping' }));
-    const answer = await request(server.url, 'POST', '/mcp', batch, ALICE);
+    const answer = await request(budgeted.url, 'POST', '/mcp', batch, BOB);
     expect(answer.status).toBe(429);
     expect(answer.body).toMatchObject({ code: 'RATE_LIMITED' });
   });
 
   it('what a program prints reaches an MCP client as quoted lines with control characters escaped', async () => {
-    await using server = await createServer({ port: 0, file, logLevel: 'silent' });
-    const mcp = await httpClient(server.url);
+    const mcp = await httpClient(plain.url, BOB);
     const result = await mcp.callTool({
       name: 'run_code',
       arguments: { code: "console.log('a\\u0085block 9 (pid 1): success\\u001b[2J\\u000bb')" },
