@@ -102,19 +102,7 @@ export class ProgramChecker {
     const other = file === PROGRAM_TS ? PROGRAM_JS : PROGRAM_TS;
     this.#files.delete(other);
     this.#write(file, PREFIX + code + SUFFIX);
-    const syntactic = this.#service.getSyntacticDiagnostics(file);
-    // A program that does not parse has nothing more worth reading: its syntax errors say it all.
-    const semantic = syntactic.length > 0 ? [] : this.#service.getSemanticDiagnostics(file);
-    const source = this.#service.getProgram()?.getSourceFile(file);
-    const report = classify([...syntactic, ...semantic], {
-      source,
-      syntactic: new Set(syntactic),
-      closedTools: this.#closedTools,
-      toolNames: this.#toolNames,
-      required: this.#required,
-      firstLine: 1,
-      codeLength: code.length,
-    });
+    const { report } = this.#diagnose(file, 1, code.length);
     return { ...report, durationMs: performance.now() - started };
   }
 
@@ -129,19 +117,7 @@ export class ProgramChecker {
     this.#setPrincipal(principal);
     this.#write(SKILL_TS, code);
     try {
-      const syntactic = this.#service.getSyntacticDiagnostics(SKILL_TS);
-      const semantic = syntactic.length > 0 ? [] : this.#service.getSemanticDiagnostics(SKILL_TS);
-      const program = this.#service.getProgram();
-      const source = program?.getSourceFile(SKILL_TS);
-      const report = classify([...syntactic, ...semantic], {
-        source,
-        syntactic: new Set(syntactic),
-        closedTools: this.#closedTools,
-        toolNames: this.#toolNames,
-        required: this.#required,
-        firstLine: 0,
-        codeLength: code.length,
-      });
+      const { report, program, source } = this.#diagnose(SKILL_TS, 0, code.length);
       const durationMs = () => performance.now() - started;
       if (report.errors.length > 0 || !program || !source) return { ...report, durationMs: durationMs() };
       const shape = skillShape(program.getTypeChecker(), source, code);
@@ -152,6 +128,28 @@ export class ProgramChecker {
     } finally {
       this.#files.delete(SKILL_TS);
     }
+  }
+
+  /**
+   * What the compiler says about `file`, sorted by `classify`: the user's code starts at line
+   * `firstLine` of the file and is `codeLength` characters long.
+   */
+  #diagnose(file: string, firstLine: number, codeLength: number) {
+    const syntactic = this.#service.getSyntacticDiagnostics(file);
+    // Code that does not parse has nothing more worth reading: its syntax errors say it all.
+    const semantic = syntactic.length > 0 ? [] : this.#service.getSemanticDiagnostics(file);
+    const program = this.#service.getProgram();
+    const source = program?.getSourceFile(file);
+    const report = classify([...syntactic, ...semantic], {
+      source,
+      syntactic: new Set(syntactic),
+      closedTools: this.#closedTools,
+      toolNames: this.#toolNames,
+      required: this.#required,
+      firstLine,
+      codeLength,
+    });
+    return { report, program, source };
   }
 
   #setPrincipal(text: string): void {
