@@ -2,12 +2,13 @@ import { buildSystemPrompt, type ChatModel, createModel, type ModelOptions } fro
 import type { Redactor } from '@mci/schema';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/config-error.ts';
+import type { ProcessManager } from '../processes/process-manager-types.ts';
 import {
   DEFAULT_RETENTION_MAX_AGE_MS,
   DEFAULT_RETENTION_MAX_BYTES,
   type RetentionOptions,
+  sweepEvery,
 } from '../store/retention.ts';
-import type { ProcessManager } from '../processes/process-manager-types.ts';
 import { renderSandboxGlobals, type ToolDeclarationSource } from '../tools-dts/sandbox-globals-dts.ts';
 import { ChatService } from './chat-service.ts';
 import type { ConversationStore } from './conversation-store.ts';
@@ -90,16 +91,13 @@ export function startConversationRetention(
   logger: Logger,
 ): { stop(): void } | undefined {
   if (options === false) return undefined;
-  const timer = setInterval(
+  return sweepEvery(
+    options?.intervalMs,
     () =>
-      void chat
-        .sweep({
-          maxAgeMs: options?.maxAgeMs ?? DEFAULT_RETENTION_MAX_AGE_MS,
-          maxBytes: options?.maxBytes ?? DEFAULT_RETENTION_MAX_BYTES,
-        })
-        .catch((error: unknown) => logger.error({ err: error }, 'conversation retention failed')),
-    options?.intervalMs ?? 60_000,
+      chat.sweep({
+        maxAgeMs: options?.maxAgeMs ?? DEFAULT_RETENTION_MAX_AGE_MS,
+        maxBytes: options?.maxBytes ?? DEFAULT_RETENTION_MAX_BYTES,
+      }),
+    (error) => logger.error({ err: error }, 'conversation retention failed'),
   );
-  timer.unref();
-  return { stop: () => clearInterval(timer) };
 }

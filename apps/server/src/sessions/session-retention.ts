@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { DEFAULT_RETENTION_MAX_AGE_MS, type RetentionOptions } from '../store/retention.ts';
+import { DEFAULT_RETENTION_MAX_AGE_MS, type RetentionOptions, sweepEvery } from '../store/retention.ts';
 import type { SessionStore } from './session-store.ts';
 
 /**
@@ -14,15 +14,13 @@ export function startSessionRetention(
 ): { stop(): void } | undefined {
   if (options === false) return undefined;
   const maxAgeMs = options?.maxAgeMs ?? DEFAULT_RETENTION_MAX_AGE_MS;
-  const timer = setInterval(() => {
-    const now = Date.now();
-    store
-      .sweep(now, now - maxAgeMs)
-      .then((deleted) => {
-        if (deleted > 0) logger.debug({ deleted }, `retention deleted ${deleted} idle sessions`);
-      })
-      .catch((error: unknown) => logger.error({ err: error }, 'session retention failed'));
-  }, options?.intervalMs ?? 60_000);
-  timer.unref();
-  return { stop: () => clearInterval(timer) };
+  return sweepEvery(
+    options?.intervalMs,
+    async () => {
+      const now = Date.now();
+      const deleted = await store.sweep(now, now - maxAgeMs);
+      if (deleted > 0) logger.debug({ deleted }, `retention deleted ${deleted} idle sessions`);
+    },
+    (error) => logger.error({ err: error }, 'session retention failed'),
+  );
 }

@@ -95,6 +95,21 @@ export function startRetention(
   };
 }
 
+/**
+ * Runs `sweep` every `intervalMs` (@default 60000) on an unref'd timer, for the retention of what is
+ * not a process (conversations, sessions); a rejection goes to `onError` and the next interval tries
+ * again.
+ */
+export function sweepEvery(
+  intervalMs: number | undefined,
+  sweep: () => Promise<unknown>,
+  onError: (error: unknown) => void,
+): { stop(): void } {
+  const timer = setInterval(() => void sweep().catch(onError), intervalMs ?? 60_000);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
+
 function positive(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!Number.isFinite(value) || value <= 0)
