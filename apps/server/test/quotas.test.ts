@@ -2,9 +2,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect } from '@mci/client';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadServerSettings } from '../src/config/load-config.ts';
-import { createServer, type ServerOptions } from '../src/server.ts';
+import { createServer, type MciServer, type ServerOptions } from '../src/server.ts';
 import { greetToolDir } from './support/greet-tools.ts';
 import { request } from './support/http.ts';
 import { type Json, openJsonSocket } from './support/json-socket.ts';
@@ -19,10 +19,16 @@ const { dir, file } = greetToolDir('mci-quotas-');
 const OPERATOR = 'operator-token-4c1e9b20';
 const ALICE = 'alice-token-7f02d6a3';
 const BOB = 'bob-token-1a9c5e88';
+const CAROL = 'carol-token-62d0b4f9';
+const DAVE = 'dave-token-e35a1c07';
+const ERIN = 'erin-token-8b7f2d14';
 const TOKENS: ServerOptions['tokens'] = [
   { token: OPERATOR, role: 'operator', id: 'operator' },
   { token: ALICE, role: 'client', id: 'alice' },
   { token: BOB, role: 'client', id: 'bob' },
+  { token: CAROL, role: 'client', id: 'carol' },
+  { token: DAVE, role: 'client', id: 'dave' },
+  { token: ERIN, role: 'client', id: 'erin' },
 ];
 
 const { serve } = serveProcesses(dir);
@@ -56,6 +62,27 @@ async function create(url: string, token: string, body: Json) {
 const sleepCode = (ms: number) => `await new Promise((resolve) => setTimeout(resolve, ${ms}))`;
 
 describe('quotas per principal', () => {
+  // The per-minute tests share one server, each with a principal of its own: alice (runsPerMinute
+  // 2), carol (runsPerMinute 1), dave (cpuMsPerMinute 100); erin has a label and no quota, so she
+  // is not counted under "other".
+  let perMinute: MciServer;
+  beforeAll(async () => {
+    perMinute = await withQuotas(
+      {
+        principals: {
+          alice: { runsPerMinute: 2 },
+          carol: { runsPerMinute: 1 },
+          dave: { cpuMsPerMinute: 100 },
+          erin: {},
+        },
+      },
+      { concurrency: 1 },
+    );
+  });
+  afterAll(async () => {
+    await perMinute?.close({ graceMs: 0 });
+  });
+
   it('maxRunning 1: twenty queued processes of alice never run two at once, and bob runs past them', {
     timeout: 60_000,
   }, async () => {
@@ -110,7 +137,7 @@ describe('quotas per principal', () => {
     timeout: 60_000,
   }, async () => {
     await roomInWindow();
-    await using server = await withQuotas({ principals: { alice: { runsPerMinute: 2 } } });
+    const server = perMinute;
     for (let i = 0; i < 2; i++)
       expect((await create(server.url, ALICE, { code: 'output(1)' })).status).toBe(201);
     // Created idle, it starts no run: not counted.
@@ -183,15 +210,14 @@ describe('quotas per principal', () => {
     expect(text).toMatch(/mci_principal_queued\{principal="other"\} \d/);
     // Only the principals named in the quotas get a label of their own.
     expect(text).not.toContain('principal="bob"');
-    await server.close({ graceMs: 0 });
   });
 
   it("a stream's block past runsPerMinute is not run: its intent says why, and the stream goes on", {
     timeout: 60_000,
   }, async () => {
     await roomInWindow();
-    await using server = await withQuotas({ principals: { alice: { runsPerMinute: 1 } } });
-    const ws = await openJsonSocket(server.wsUrl, ALICE);
+    const server = perMinute;
+    const ws = await openJsonSocket(server.wsUrl, CAROL);
     expect(await ws.request({ type: 'stream.start', streamId: 'turn' })).toMatchObject({ type: 'reply' });
     const text = '```ts exec=true\noutput(1)\n```\nand again\n```ts exec=true\noutput(2)\n```\n';
     expect(await ws.request({ type: 'stream.chunk', streamId: 'turn', text })).toMatchObject({
@@ -205,22 +231,21 @@ describe('quotas per principal', () => {
     expect(second.pid).toBeUndefined();
     await ws.waitFor((m) => m.type === 'stream.result' && m.streamId === 'turn');
     ws.close();
-    await server.close({ graceMs: 0 });
   });
 
   it('cpuMsPerMinute: a CPU-heavy run finishes, then new runs are refused until the window ends', {
     timeout: 60_000,
   }, async () => {
     await roomInWindow();
-    await using server = await withQuotas({ principals: { alice: { cpuMsPerMinute: 100 } } });
-    const heavy = await create(server.url, ALICE, {
+    const server = perMinute;
+    const heavy = await create(server.url, DAVE, {
       code: 'const end = Date.now() + 400; let n = 0; while (Date.now() < end) n++; output(n > 0)',
       block: true,
     });
     // The run went past the quota while it ran: it is not killed for it.
     expect(heavy.status).toBe(201);
     expect(heavy.body).toMatchObject({ status: 'success' });
-    const refused = await create(server.url, ALICE, { code: 'output(1)' });
+    const refused = await create(server.url, DAVE, { code: 'output(1)' });
     expect(refused.status).toBe(429);
     expect(refused.body).toMatchObject({
       code: 'QUOTA_EXCEEDED',
@@ -229,12 +254,11 @@ describe('quotas per principal', () => {
       ),
     });
     expect(Number(refused.retryAfter)).toBeGreaterThanOrEqual(1);
-    expect((await create(server.url, BOB, { code: 'output(1)' })).status).toBe(201);
+    expect((await create(server.url, ERIN, { code: 'output(1)' })).status).toBe(201);
     const metrics = await fetch(`${server.url}/metrics`, {
       headers: { Authorization: `Bearer ${OPERATOR}` },
     });
-    expect(await metrics.text()).toMatch(/mci_principal_window_cpu_ms\{principal="alice"\} [1-9]\d{2,}/);
-    await server.close({ graceMs: 0 });
+    expect(await metrics.text()).toMatch(/mci_principal_window_cpu_ms\{principal="dave"\} [1-9]\d{2,}/);
   });
 
   it('refuses bad quota config with the field named: an id no token has, a value, an unknown field', async () => {
@@ -243,7 +267,7 @@ describe('quotas per principal', () => {
       code: 'CONFIG_INVALID',
       path: 'quotas.principals.alcie',
       message: expect.stringContaining(
-        'no token has the principal id "alcie" (the principals are operator, alice, bob)',
+        'no token has the principal id "alcie" (the principals are operator, alice, bob, carol, dave, erin)',
       ),
     });
     await expect(withQuotas({ default: { runsPerMinute: 0 } })).rejects.toMatchObject({
