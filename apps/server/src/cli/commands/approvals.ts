@@ -1,13 +1,14 @@
 import type { Approval, ApprovalState } from '@mci/client';
 import { Option } from 'commander';
 import { defineCommand } from '../command.ts';
-import { addRemoteOptions, EXIT, type RemoteOptions, runRemote, UsageError } from '../remote.ts';
+import { numberOption } from '../options.ts';
+import { addRemoteOptions, EXIT, type RemoteOptions, runRemote } from '../remote.ts';
 
 interface ApprovalsOptions extends RemoteOptions {
   state?: ApprovalState;
-  pid?: string;
+  pid?: number;
   all?: boolean;
-  limit?: string;
+  limit?: number;
   json?: boolean;
 }
 
@@ -40,20 +41,21 @@ export default defineCommand<ApprovalsOptions>({
         ]),
       )
       .option('--all', 'every state')
-      .option('--pid <pid>', 'only the approvals of this process')
-      .option('--limit <n>', 'only the newest n approvals (default: all)')
+      .addOption(
+        new Option('--pid <pid>', 'only the approvals of this process').argParser(numberOption('--pid')),
+      )
+      .addOption(
+        new Option('--limit <n>', 'only the newest n approvals (default: all)').argParser(
+          numberOption('--limit'),
+        ),
+      )
       .option('--json', 'one JSON object per line');
     addRemoteOptions(command);
   },
   run({ options }, io) {
     return runRemote('approvals', options, io, async (client) => {
-      const pid = options.pid === undefined ? undefined : Number(options.pid);
-      if (pid !== undefined && !(Number.isSafeInteger(pid) && pid > 0))
-        throw new UsageError(`--pid must be a process id, got ${JSON.stringify(options.pid)}`);
+      const { pid, limit } = options;
       const state = options.all ? undefined : (options.state ?? 'pending');
-      const limit = options.limit === undefined ? undefined : Number(options.limit);
-      if (limit !== undefined && !(Number.isSafeInteger(limit) && limit > 0))
-        throw new UsageError(`--limit must be a positive integer, got ${JSON.stringify(options.limit)}`);
       let cursor: string | undefined;
       let shown = 0;
       do {

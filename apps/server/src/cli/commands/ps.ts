@@ -1,14 +1,15 @@
 import type { ProcessFilter, ProcessSnapshot } from '@mci/client';
 import { Option } from 'commander';
 import { defineCommand } from '../command.ts';
+import { numberOption } from '../options.ts';
 import { formatAge, runDuration, toJsonText } from '../process-format.ts';
-import { addRemoteOptions, EXIT, type RemoteOptions, runRemote, UsageError } from '../remote.ts';
+import { addRemoteOptions, EXIT, type RemoteOptions, runRemote } from '../remote.ts';
 
 interface PsOptions extends RemoteOptions {
   state?: ProcessFilter['state'];
   status?: ProcessFilter['status'];
   ref?: string;
-  limit?: string;
+  limit?: number;
   format: 'table' | 'json';
 }
 
@@ -37,7 +38,11 @@ export default defineCommand<PsOptions>({
         ]),
       )
       .option('--ref <ref>', 'only processes with this ref')
-      .option('--limit <n>', 'only the newest n processes (default: all)')
+      .addOption(
+        new Option('--limit <n>', 'only the newest n processes (default: all)').argParser(
+          numberOption('--limit'),
+        ),
+      )
       .addOption(
         new Option('--format <format>', 'output format').choices(['table', 'json']).default('table'),
       );
@@ -45,9 +50,7 @@ export default defineCommand<PsOptions>({
   },
   run({ options }, io) {
     return runRemote('ps', options, io, async (client) => {
-      const limit = options.limit === undefined ? undefined : Number(options.limit);
-      if (limit !== undefined && !(Number.isSafeInteger(limit) && limit > 0))
-        throw new UsageError(`--limit must be a positive integer, got ${JSON.stringify(options.limit)}`);
+      const { limit } = options;
       const filter = {
         ...(options.state && { state: options.state }),
         ...(options.status && { status: options.status }),
