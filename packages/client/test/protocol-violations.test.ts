@@ -12,6 +12,10 @@ const hello = {
   limits: { maxFrameBytes: 1024, maxCodeBytes: 512 },
 };
 
+/** A well-formed reply to `process.list` request `id`: no processes. */
+const emptyList = (id: number | undefined) =>
+  JSON.stringify({ type: 'reply', id, request: 'process.list', result: { items: [], processes: [] } });
+
 async function misbehavingServer(
   onRequest: (request: { type: string; id?: number }, send: (data: string) => void) => void,
   sayHello = true,
@@ -45,15 +49,7 @@ test('a reply that breaks the schema fails its request with PROTOCOL; junk frame
           result: { process: { pid: 'seven' } },
         }),
       );
-    if (request.type === 'process.list')
-      send(
-        JSON.stringify({
-          type: 'reply',
-          id: request.id,
-          request: 'process.list',
-          result: { items: [], processes: [] },
-        }),
-      );
+    if (request.type === 'process.list') send(emptyList(request.id));
   });
   await using client = await connect(server.url, { reconnect: false });
   const errors: ClientError[] = [];
@@ -75,15 +71,7 @@ test('a server that never says hello: connect fails after connectTimeoutMs', asy
 test('a server that never answers: the request fails with TIMEOUT, the connection stays usable', async () => {
   let answer = false;
   await using server = await misbehavingServer((request, send) => {
-    if (answer)
-      send(
-        JSON.stringify({
-          type: 'reply',
-          id: request.id,
-          request: 'process.list',
-          result: { items: [], processes: [] },
-        }),
-      );
+    if (answer) send(emptyList(request.id));
   });
   await using client = await connect(server.url, { requestTimeoutMs: 200 });
   await expect(client.list()).rejects.toMatchObject({
