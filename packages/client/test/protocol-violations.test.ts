@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
-import { WebSocketServer } from 'ws';
 import { expect, test } from 'vitest';
+import { WebSocketServer } from 'ws';
 import { type ClientError, connect } from '../src/index.ts';
 
 // A real WebSocket server that breaks the protocol on purpose: the client must report it, not crash.
