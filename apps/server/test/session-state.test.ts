@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { afterAll, describe, expect, it } from 'vitest';
-import { createServer } from '../src/server.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer, type MciServer } from '../src/server.ts';
 import { request } from './support/http.ts';
 import { openJsonSocket } from './support/json-socket.ts';
 import { mci } from './support/mci.ts';
@@ -22,9 +22,15 @@ writeFileSync(
 );
 const ALICE = 'alice-token-0123456789';
 const BOB = 'bob-token-0123456789';
+const CAROL = 'carol-token-0123456789';
+const DAVE = 'dave-token-0123456789';
+const ERIN = 'erin-token-0123456789';
 const tokens = [
   { token: ALICE, role: 'client' as const, id: 'alice' },
   { token: BOB, role: 'client' as const, id: 'bob' },
+  { token: CAROL, role: 'client' as const, id: 'carol' },
+  { token: DAVE, role: 'client' as const, id: 'dave' },
+  { token: ERIN, role: 'client' as const, id: 'erin' },
 ];
 
 async function start(name: string, limits: Record<string, number> = {}) {
@@ -53,8 +59,18 @@ async function run(url: string, code: string, token: string, session?: string | 
 }
 
 describe('sessions and state', () => {
+  // The tests with the default options share one server; each keeps its sessions under a principal
+  // of its own (alice, carol, dave, erin; bob is the other principal that must see nothing).
+  let shared: MciServer;
+  beforeAll(async () => {
+    shared = await start('shared');
+  });
+  afterAll(async () => {
+    await shared?.close({ graceMs: 0 });
+  });
+
   it('keeps state across runs of a session, apart from other sessions and principals', async () => {
-    await using server = await start('basic');
+    const server = shared;
     const first = await run(
       server.url,
       `await state.set('rows', { n: 10n, at: new Date(0), m: new Map([[1, 'a']]) }); return state.keys('');`,
@@ -136,10 +152,10 @@ describe('sessions and state', () => {
   });
 
   it('makes a session when asked, over HTTP and WebSocket (process.create, stream.start, state.*)', async () => {
-    await using server = await start('ws');
-    const made = await run(server.url, `await state.set('k', 1); return 1`, ALICE, true);
+    const server = shared;
+    const made = await run(server.url, `await state.set('k', 1); return 1`, CAROL, true);
     expect(made.session).toMatch(/^[0-9a-f-]{36}$/);
-    const socket = await openJsonSocket(server.wsUrl, ALICE);
+    const socket = await openJsonSocket(server.wsUrl, CAROL);
     try {
       const created = await socket.request({
         type: 'process.create',
@@ -198,17 +214,17 @@ describe('sessions and state', () => {
   });
 
   it('ends 20 concurrent compare-and-set increments at exactly 20', { timeout: 60_000 }, async () => {
-    await using server = await start('cas');
+    const server = shared;
     const code = `
       for (;;) {
         const { value, version } = await state.get('n', { withVersion: true });
         try { await state.set('n', (value ?? 0) + 1, { ifVersion: version }); return version; }
         catch (e) { if (e.code !== 'VERSION_CONFLICT') throw e; }
       }`;
-    const runs = await Promise.all(Array.from({ length: 20 }, () => run(server.url, code, ALICE, 'counter')));
+    const runs = await Promise.all(Array.from({ length: 20 }, () => run(server.url, code, DAVE, 'counter')));
     expect(runs.map((r) => r.status)).toEqual(Array(20).fill('success'));
     expect(
-      (await request(server.url, 'GET', '/sessions/counter/state/n', undefined, ALICE)).body,
+      (await request(server.url, 'GET', '/sessions/counter/state/n', undefined, DAVE)).body,
     ).toMatchObject({
       value: 20,
       version: 20,
@@ -288,11 +304,11 @@ describe('sessions and state', () => {
   });
 
   it('gives the run_code calls of one MCP session one session, apart from another MCP session', async () => {
-    await using server = await start('mcp');
+    const server = shared;
     const runCode = async (client: Awaited<ReturnType<typeof httpClient>>, code: string) =>
       ((await client.callTool({ name: 'run_code', arguments: { code } })) as Json).structuredContent;
-    const one = await httpClient(server.url, ALICE);
-    const two = await httpClient(server.url, ALICE);
+    const one = await httpClient(server.url, ERIN);
+    const two = await httpClient(server.url, ERIN);
     try {
       await runCode(one, `await state.set('seen', 41)`);
       expect(await runCode(one, `return (await state.get('seen')) + 1`)).toMatchObject({ outputs: [42] });
@@ -306,7 +322,7 @@ describe('sessions and state', () => {
   });
 
   it('mci sessions and mci state get|set|rm', async () => {
-    await using server = await start('cli');
+    const server = shared;
     const as = (token: string) => ['--url', server.url, '--token', token];
     await run(server.url, `await state.set('big', 12345678901234567890n)`, ALICE, 'cli-1');
     const listed = await mci(['sessions', ...as(ALICE)]);
