@@ -30,7 +30,7 @@ async function start(
     file: toolFile,
     db,
     logger: createLogger({ level: 'debug', destination }),
-    concurrency: 2,
+    concurrency: 1,
     ...(tokens && { tokens }),
     chat: {
       models: ['openai:fake-1'],
@@ -207,6 +207,7 @@ describe('server-hosted conversations', () => {
       port: 0,
       file: toolFile,
       logger: createLogger({ level: 'debug', destination }),
+      concurrency: 1,
       chat: {
         models: ['openai:fake-1'],
         modelOptions: { baseURL: endpoint.href, env: { OPENAI_API_KEY: KEY }, maxRetries: 0 },
@@ -266,6 +267,7 @@ describe('server-hosted conversations', () => {
       port: 0,
       file: toolFile,
       logLevel: 'silent',
+      concurrency: 1,
       chat: { models: [`replay:${transcript}`], modelOptions: { tokensPerSecond: 0 } },
     });
     const client = await openJsonSocket(server.wsUrl);
