@@ -7,6 +7,7 @@ import {
   refusalOf,
   type WindowUse,
   windowAt,
+  windowEntry,
 } from '../processes/quota-ledger.ts';
 import type { ResolvedQuota } from '../processes/quota-policy.ts';
 import { StoreError } from '../store/store-error.ts';
@@ -133,14 +134,7 @@ export class ClusterQuotaLedger implements QuotaLedger {
   }
 
   #view(owner: string): WindowUse & { index: number } {
-    const index = windowAt(Date.now()).index;
-    let view = this.#views.get(owner);
-    if (view?.index !== index) {
-      for (const [key, old] of this.#views) if (old.index !== index) this.#views.delete(key);
-      view = { index, runs: 0, cpuMs: 0 };
-      this.#views.set(owner, view);
-    }
-    return view;
+    return windowEntry(this.#views, owner, windowAt(Date.now()).index);
   }
 
   /**

@@ -75,6 +75,24 @@ export function currentUse(
 }
 
 /**
+ * The entry of `owner` in window `index` (a zero one when it has none yet, stored in `windows`); the
+ * entries of other windows are dropped from `windows` first.
+ */
+export function windowEntry(
+  windows: Map<string, WindowUse & { index: number }>,
+  owner: string,
+  index: number,
+): WindowUse & { index: number } {
+  let entry = windows.get(owner);
+  if (entry?.index !== index) {
+    for (const [key, old] of windows) if (old.index !== index) windows.delete(key);
+    entry = { index, runs: 0, cpuMs: 0 };
+    windows.set(owner, entry);
+  }
+  return entry;
+}
+
+/**
  * A {@link QuotaLedger} in this process's memory: exact for one server; a restart starts every
  * window from zero.
  */
@@ -114,13 +132,6 @@ export class LocalQuotaLedger implements QuotaLedger {
 
   /** The entry of `owner` in the current window; entries of past windows are dropped. */
   #current(owner: string): WindowUse & { index: number } {
-    const { index } = windowAt(this.#now());
-    let entry = this.#windows.get(owner);
-    if (entry?.index !== index) {
-      for (const [key, old] of this.#windows) if (old.index !== index) this.#windows.delete(key);
-      entry = { index, runs: 0, cpuMs: 0 };
-      this.#windows.set(owner, entry);
-    }
-    return entry;
+    return windowEntry(this.#windows, owner, windowAt(this.#now()).index);
   }
 }
