@@ -346,8 +346,18 @@ async function postgresFixture() {
   return fixture;
 }
 
-/** The schema of the schema-6 PostgreSQL fixture, without its `counters` (the records' pids and seqs). */
-async function postgresFixtureStructure() {
+let fixtureStructure: ReturnType<typeof readFixtureStructure> | undefined;
+
+/**
+ * The schema of the schema-6 PostgreSQL fixture, without its `counters` (the records' pids and
+ * seqs): restored and read once per file, the fixture being the same for every test.
+ */
+function postgresFixtureStructure() {
+  fixtureStructure ??= readFixtureStructure();
+  return fixtureStructure;
+}
+
+async function readFixtureStructure() {
   await using fixture = await postgresFixture();
   const { counters: _, ...structure } = await postgresSchema(fixture.url);
   return structure;
