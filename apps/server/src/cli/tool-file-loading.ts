@@ -9,6 +9,7 @@ import {
 } from '@mci/schema';
 import { InvalidArgumentError, Option } from 'commander';
 import type { Env } from '../config/read-setting.ts';
+import type { CliIo } from './io.ts';
 
 /** Commander collector for repeatable `--filter kind:a,b` options. */
 export function collectFilterOption(value: string, previous: ToolFilter[] = []): ToolFilter[] {
@@ -47,6 +48,23 @@ export async function loadCollection(
   if (!options.mcp) return loadToolFile(file, { env });
   const { loadTools } = await import('@mci/tools');
   return loadTools(file, { env });
+}
+
+/**
+ * {@link loadCollection} for a command: the collection, or `undefined` once the lines of
+ * {@link describeLoadError} went to `io.stderr` (the command picks its exit code).
+ */
+export async function loadCollectionOrSay(
+  file: string,
+  options: { extra?: Record<string, string> | undefined; mcp?: boolean | undefined },
+  io: Pick<CliIo, 'env' | 'cwd' | 'stderr'>,
+): Promise<ToolCollection | undefined> {
+  try {
+    return await loadCollection(file, { env: io.env, ...options });
+  } catch (error) {
+    for (const line of describeLoadError(error, io.cwd)) io.stderr.write(`${line}\n`);
+    return undefined;
+  }
 }
 
 /** Lines describing a load failure: every issue as `file:line:column path: message`, paths shortened. */

@@ -4,7 +4,7 @@ import { loadServerSettings } from '../../config/load-config.ts';
 import { defineCommand } from '../command.ts';
 import { envOption, toolFileOption } from '../options.ts';
 import { resolveToolFilePath } from '../tool-file.ts';
-import { describeLoadError, displayPath, loadCollection } from '../tool-file-loading.ts';
+import { displayPath, loadCollectionOrSay } from '../tool-file-loading.ts';
 
 interface EnvsOptions {
   file?: string;
@@ -39,13 +39,8 @@ export default defineCommand<EnvsOptions>({
       return 2;
     }
     const file = resolveToolFilePath(options.file, io.cwd);
-    let collection: Awaited<ReturnType<typeof loadCollection>>;
-    try {
-      collection = await loadCollection(file, { env: io.env, extra: options.env });
-    } catch (error) {
-      for (const line of describeLoadError(error, io.cwd)) io.stderr.write(`${line}\n`);
-      return 2;
-    }
+    const collection = await loadCollectionOrSay(file, { extra: options.env }, io);
+    if (!collection) return 2;
     let publicEnv: string[];
     try {
       publicEnv = loadServerSettings(

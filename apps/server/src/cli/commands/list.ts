@@ -4,7 +4,7 @@ import { stringify } from 'yaml';
 import { defineCommand } from '../command.ts';
 import { envOption, toolFileOption } from '../options.ts';
 import { resolveToolFilePath } from '../tool-file.ts';
-import { describeLoadError, loadCollection, toolFilterOption } from '../tool-file-loading.ts';
+import { loadCollectionOrSay, toolFilterOption } from '../tool-file-loading.ts';
 
 interface ListOptions {
   file?: string;
@@ -74,16 +74,11 @@ export default defineCommand<ListOptions>({
   },
   async run({ options }, io) {
     const file = resolveToolFilePath(options.file, io.cwd);
-    let tools: ResolvedTool[];
-    try {
-      const collection = await loadCollection(file, { env: io.env, extra: options.env, mcp: options.mcp });
-      tools = collection
-        .list()
-        .filter((tool) => (options.filter ?? []).every((filter) => matchesToolFilter(tool, filter)));
-    } catch (error) {
-      for (const line of describeLoadError(error, io.cwd)) io.stderr.write(`${line}\n`);
-      return 1;
-    }
+    const collection = await loadCollectionOrSay(file, { extra: options.env, mcp: options.mcp }, io);
+    if (!collection) return 1;
+    const tools = collection
+      .list()
+      .filter((tool) => (options.filter ?? []).every((filter) => matchesToolFilter(tool, filter)));
     if (options.format === 'json') io.stdout.write(`${JSON.stringify(tools.map(describeTool), null, 2)}\n`);
     else if (options.format === 'yaml') io.stdout.write(stringify(tools.map(describeTool)));
     else if (tools.length === 0) io.stdout.write('no tools match\n');

@@ -12,7 +12,7 @@ import { localRedactor } from '../../secrets/server-secrets.ts';
 import { defineCommand } from '../command.ts';
 import { allowNetOption, envOption, memoryOption, numberOption, toolFileOption } from '../options.ts';
 import { resolveToolFilePath } from '../tool-file.ts';
-import { describeLoadError, loadCollection, toolFilterOption } from '../tool-file-loading.ts';
+import { loadCollectionOrSay, toolFilterOption } from '../tool-file-loading.ts';
 
 interface McpOptions {
   file?: string;
@@ -54,14 +54,9 @@ export default defineCommand<McpOptions>({
   },
   async run({ options }, io) {
     const level = options.logLevel ?? readEnvChoice(io.env, 'MCI_LOG_LEVEL', LOG_LEVELS) ?? 'info';
-    let collection: Awaited<ReturnType<typeof loadCollection>>;
-    try {
-      const file = resolveToolFilePath(options.file, io.cwd);
-      collection = await loadCollection(file, { env: io.env, extra: options.env, mcp: true });
-    } catch (error) {
-      for (const line of describeLoadError(error, io.cwd)) io.stderr.write(`${line}\n`);
-      return 1;
-    }
+    const file = resolveToolFilePath(options.file, io.cwd);
+    const collection = await loadCollectionOrSay(file, { extra: options.env, mcp: true }, io);
+    if (!collection) return 1;
     let redactor: Redactor;
     try {
       redactor = localRedactor(collection, { ...io.env, ...options.env });

@@ -2,7 +2,7 @@ import { collectEnvUsage } from '@mci/tools/env-usage';
 import { defineCommand } from '../command.ts';
 import { envOption, toolFileOption } from '../options.ts';
 import { resolveToolFilePath } from '../tool-file.ts';
-import { describeLoadError, displayPath, loadCollection } from '../tool-file-loading.ts';
+import { displayPath, loadCollectionOrSay } from '../tool-file-loading.ts';
 
 interface ValidateOptions {
   file?: string;
@@ -30,13 +30,8 @@ export default defineCommand<ValidateOptions>({
     const file = resolveToolFilePath(options.file, io.cwd);
     const say = (line: string) => io.stdout.write(`${line}\n`);
     const complain = (line: string) => io.stderr.write(`${line}\n`);
-    let collection: Awaited<ReturnType<typeof loadCollection>>;
-    try {
-      collection = await loadCollection(file, { env: io.env, extra: options.env, mcp: options.mcp });
-    } catch (error) {
-      for (const line of describeLoadError(error, io.cwd)) complain(line);
-      return 1;
-    }
+    const collection = await loadCollectionOrSay(file, { extra: options.env, mcp: options.mcp }, io);
+    if (!collection) return 1;
     const { variables, problems } = collectEnvUsage(collection, { ...io.env, ...options.env });
     if (problems.length > 0) {
       complain(`error: ${problems.length} template ${problems.length === 1 ? 'problem' : 'problems'}`);
