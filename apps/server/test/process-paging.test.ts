@@ -35,6 +35,9 @@ async function seededServer(name: string, counts: { alice: number; bob: number }
     file,
     db,
     logLevel: 'silent',
+    // Paging reads stored rows: one sandbox worker, and no compiler checking programs first.
+    concurrency: 1,
+    check: 'off',
     limits: { rateLimitPerSecond: 100_000 },
     tokens: [
       { token: ALICE, role: 'client', id: 'alice' },
