@@ -28,6 +28,14 @@ export function toolFilterOption(): Option {
   ).argParser(collectFilterOption);
 }
 
+/** `--mcp`: load the tools of the tool file's MCP servers too (see {@link loadCollection}). */
+export function mcpToolsOption(): Option {
+  return new Option(
+    '--mcp',
+    "also load MCP servers' tools (from the cache in libraryDir/mcp/, else by connecting)",
+  );
+}
+
 /** A path as the user should read it: relative to `cwd` when inside it. */
 export function displayPath(file: string, cwd: string): string {
   const inside = relative(cwd, file);

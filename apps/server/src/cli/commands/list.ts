@@ -4,7 +4,7 @@ import { stringify } from 'yaml';
 import { defineCommand } from '../command.ts';
 import { envOption, toolFileOption } from '../options.ts';
 import { resolveToolFilePath } from '../tool-file.ts';
-import { loadCollectionOrSay, toolFilterOption } from '../tool-file-loading.ts';
+import { loadCollectionOrSay, mcpToolsOption, toolFilterOption } from '../tool-file-loading.ts';
 
 interface ListOptions {
   file?: string;
@@ -67,10 +67,7 @@ export default defineCommand<ListOptions>({
         new Option('--format <format>', 'output format').choices(['table', 'json', 'yaml']).default('table'),
       )
       .addOption(envOption('set an environment value for MCP servers (repeatable)'))
-      .option(
-        '--mcp',
-        "also list MCP servers' tools (from the cache in libraryDir/mcp/, else by connecting)",
-      );
+      .addOption(mcpToolsOption());
   },
   async run({ options }, io) {
     const file = resolveToolFilePath(options.file, io.cwd);

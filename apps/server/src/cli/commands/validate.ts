@@ -2,7 +2,7 @@ import { collectEnvUsage } from '@mci/tools/env-usage';
 import { defineCommand } from '../command.ts';
 import { envOption, toolFileOption } from '../options.ts';
 import { resolveToolFilePath } from '../tool-file.ts';
-import { displayPath, loadCollectionOrSay } from '../tool-file-loading.ts';
+import { displayPath, loadCollectionOrSay, mcpToolsOption } from '../tool-file-loading.ts';
 
 interface ValidateOptions {
   file?: string;
@@ -21,10 +21,7 @@ export default defineCommand<ValidateOptions>({
     command
       .addOption(toolFileOption())
       .addOption(envOption('set an environment value for templates and MCP servers (repeatable)'))
-      .option(
-        '--mcp',
-        "also load MCP servers' tools (from the cache in libraryDir/mcp/, else by connecting)",
-      );
+      .addOption(mcpToolsOption());
   },
   async run({ options }, io) {
     const file = resolveToolFilePath(options.file, io.cwd);
