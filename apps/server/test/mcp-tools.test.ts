@@ -6,7 +6,7 @@ import { mcpSuiteServer } from './support/mcp-fixture.ts';
 // run_code and the MCI tools through the SDK's own Client, over stdio (`mci mcp` spawned) and over
 // Streamable HTTP (`/mcp` of a server on port 0): the same cases on both transports.
 
-const suite = mcpSuiteServer();
+const suite = mcpSuiteServer({ concurrency: 1 });
 
 const { transports } = suite;
 
