@@ -8,7 +8,7 @@ import { listenLocal, request } from './support/http.ts';
 import { openJsonSocket } from './support/json-socket.ts';
 import { httpClient } from './support/mcp-fixture.ts';
 import { type CollectedSpan, printSpanTree, startOtlpCollector } from './support/otlp-collector.ts';
-import { serveProcesses } from './support/serve-process.ts';
+import { type ServeProcess, serveProcesses } from './support/serve-process.ts';
 
 // Traces through a whole `mci serve` started with the standard OTEL_* variables, exporting to a fake
 // OTLP/HTTP collector (`http/json`) on 127.0.0.1, with a local service behind an http tool and a
@@ -77,6 +77,17 @@ const otel = (endpoint: string) => ({
   OTEL_SERVICE_NAME: 'mci-under-test',
   OTEL_BSP_SCHEDULE_DELAY: '50',
 });
+/**
+ * `mci serve` of `dir` on an in-memory database, exporting its spans to `collectorUrl`; `extra` over
+ * its environment.
+ */
+const tracedServer = (collectorUrl: string, extra: Record<string, string> = {}) =>
+  serve(['--config', 'config.yaml', '--db', ':memory:'], { ...env(), ...otel(collectorUrl), ...extra });
+/** Ends `server` with SIGTERM and expects a clean exit. */
+async function stop(server: ServeProcess): Promise<void> {
+  server.child.kill('SIGTERM');
+  expect(await server.exited).toBe(0);
+}
 const program = (path: string) => `
 const found = await tools.lookup({});
 const response = await fetch(${JSON.stringify(`${serviceUrl}${path}`)});
@@ -92,10 +103,7 @@ describe('traces', () => {
     timeout: 60_000,
   }, async () => {
     await using collector = await startOtlpCollector();
-    const server = serve(['--config', 'config.yaml', '--db', ':memory:'], {
-      ...env(),
-      ...otel(collector.url),
-    });
+    const server = tracedServer(collector.url);
     const url = await server.url;
     expect(server.stderr()).toContain('[load-hook] loaded @opentelemetry/sdk-node');
 
@@ -197,18 +205,14 @@ describe('traces', () => {
         'url.full',
       ]),
     );
-    server.child.kill('SIGTERM');
-    expect(await server.exited).toBe(0);
+    await stop(server);
   });
 
   it('starts a new trace for a malformed traceparent, and answers as usual', {
     timeout: 60_000,
   }, async () => {
     await using collector = await startOtlpCollector();
-    const server = serve(['--config', 'config.yaml', '--db', ':memory:'], {
-      ...env(),
-      ...otel(collector.url),
-    });
+    const server = tracedServer(collector.url);
     const url = await server.url;
     const pids: number[] = [];
     for (const traceparent of [
@@ -235,18 +239,14 @@ describe('traces', () => {
       expect(parent).toMatchObject({ name: 'POST /processes', parentSpanId: '' });
     }
     expect((await request(url, 'GET', '/healthz')).status).toBe(200);
-    server.child.kill('SIGTERM');
-    expect(await server.exited).toBe(0);
+    await stop(server);
   });
 
   it('continues the trace of a WebSocket process.create and stream.start, and of MCP params._meta', {
     timeout: 60_000,
   }, async () => {
     await using collector = await startOtlpCollector();
-    const server = serve(['--config', 'config.yaml', '--db', ':memory:'], {
-      ...env(),
-      ...otel(collector.url),
-    });
+    const server = tracedServer(collector.url);
     const url = await server.url;
     const [wsTrace, streamTrace, mcpTrace] = ['1', '2', '3'].map((digit) => digit.repeat(32));
     const ws = await openJsonSocket(`${url.replace('http', 'ws')}/ws`);
@@ -318,8 +318,7 @@ describe('traces', () => {
     });
     const garbledRun = ofRun(spans, garbled.result.process.pid)!;
     expect(parentOf(garbledRun)).toMatchObject({ name: 'process.create', parentSpanId: '' });
-    server.child.kill('SIGTERM');
-    expect(await server.exited).toBe(0);
+    await stop(server);
   });
 
   it("carries the trace into an MCP tool's server through params._meta, and records a denied call", {
@@ -327,11 +326,7 @@ describe('traces', () => {
   }, async () => {
     await using collector = await startOtlpCollector();
     // The upstream: the server of the first test, reached over MCP as the tools of a second server.
-    const upstream = serve(['--config', 'config.yaml', '--db', ':memory:'], {
-      ...env(),
-      ...otel(collector.url),
-      OTEL_SERVICE_NAME: 'upstream',
-    });
+    const upstream = tracedServer(collector.url, { OTEL_SERVICE_NAME: 'upstream' });
     const upstreamUrl = await upstream.url;
     writeFileSync(
       join(edge, 'tools.yaml'),
@@ -398,9 +393,7 @@ console.log(JSON.stringify({ tool: found.isError === true, denied }));`,
       status: { code: 2 },
     });
     console.log(printSpanTree(trace, ['mci.tool.type', 'mci.policy.decision', 'mci.error.code']));
-    for (const child of [server, upstream]) child.child.kill('SIGTERM');
-    expect(await server.exited).toBe(0);
-    expect(await upstream.exited).toBe(0);
+    await Promise.all([stop(server), stop(upstream)]);
   });
 
   it('exports nothing and loads no SDK without OTEL_* variables', { timeout: 60_000 }, async () => {
@@ -421,8 +414,7 @@ console.log(JSON.stringify({ tool: found.isError === true, denied }));`,
       body: JSON.stringify({ code: program('/untraced'), block: true }),
     });
     expect(await response.json()).toMatchObject({ status: 'success' });
-    server.child.kill('SIGTERM');
-    expect(await server.exited).toBe(0);
+    await stop(server);
     // The API and the attribute names only: no SDK, exporter or context manager.
     const loaded = new Set(server.stderr().match(/(?<=\[load-hook\] loaded )\S+/g) ?? []);
     expect([...loaded]).toEqual(['@opentelemetry/semantic-conventions']);
