@@ -47,6 +47,9 @@ tools:
     host: '127.0.0.1',
     port: 0,
     logLevel: 'silent',
+    // Files are made and served after the program runs: one worker, no compiler checking first.
+    concurrency: 1,
+    check: 'off',
     tokens: TOKENS,
     db: join(dir, 'mci.db'),
   });
