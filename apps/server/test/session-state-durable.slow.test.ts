@@ -1,7 +1,6 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { greetToolDir } from './support/greet-tools.ts';
 import { freshDatabase } from './support/postgres.ts';
 import { serveProcesses } from './support/serve-process.ts';
 
@@ -9,13 +8,7 @@ import { serveProcesses } from './support/serve-process.ts';
 // after a kill -9 and a restart on the same SQLite file, and on another node of a PostgreSQL cluster,
 // where 20 concurrent compare-and-set increments over two nodes end at exactly 20.
 
-const dir = mkdtempSync(join(tmpdir(), 'mci-state-durable-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const tools = join(dir, 'tools.yaml');
-writeFileSync(
-  tools,
-  "schemaVersion: '1.0'\ntools:\n  - name: greet\n    execution: { type: text, text: 'Hello!' }\n",
-);
+const { dir, file: tools } = greetToolDir('mci-state-durable-', 'Hello!');
 const { serve, http } = serveProcesses(dir);
 
 const WRITE = `await state.set('rows', { count: 2000n, at: new Date(86400000), seen: new Set(['a']) }); return 'written'`;

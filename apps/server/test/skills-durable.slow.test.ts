@@ -1,20 +1,13 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { greetToolDir } from './support/greet-tools.ts';
 import { httpClient } from './support/mcp-fixture.ts';
 import { serveProcesses } from './support/serve-process.ts';
 
 // Skills through real `mci serve` processes: a skill saved by a program survives a kill -9 and a
 // restart on the same SQLite file, and MCP lists it as a tool whose call runs it.
 
-const dir = mkdtempSync(join(tmpdir(), 'mci-skills-durable-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const tools = join(dir, 'tools.yaml');
-writeFileSync(
-  tools,
-  "schemaVersion: '1.0'\ntools:\n  - name: greet\n    execution: { type: text, text: 'Hello!' }\n",
-);
+const { dir, file: tools } = greetToolDir('mci-skills-durable-', 'Hello!');
 const { serve, http } = serveProcesses(dir);
 
 const SUM = `export default async function sum(input: { values: number[] }) {
