@@ -42,7 +42,7 @@ beforeAll(async () => {
     file,
     db: join(dir, 'skills.db'),
     logLevel: 'silent',
-    concurrency: 2,
+    concurrency: 1,
     allowNet: ['127.0.0.1'],
     tokens: [
       ...TESTS.map((test) => ({ token: tokenOf(test), role: 'client' as const, id: `alice-${test}` })),
