@@ -42,6 +42,7 @@ async function start(name: string, limits: Record<string, number> = {}) {
     tokens,
     limits,
     check: 'off',
+    concurrency: 1,
   });
 }
 
@@ -360,6 +361,7 @@ describe('sessions and state', () => {
       db,
       tokens,
       check: 'off',
+      concurrency: 1,
       retention: { maxAgeMs: 300, intervalMs: 100 },
     });
     await run(server.url, `await state.set('k', 1); await state.set('t', 1, { ttlMs: 1 })`, ALICE, 'old');
@@ -389,6 +391,7 @@ describe('sessions and state', () => {
       db: join(dir, 'redacted.db'),
       tokens,
       check: 'off',
+      concurrency: 1,
       env: { STATE_SECRET: secret },
       secrets: ['STATE_SECRET'],
     });
