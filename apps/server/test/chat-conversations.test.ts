@@ -2,9 +2,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { answer, type FakeProvider, startFakeOpenAi } from '@mci/test-support';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/logger.ts';
-import { createServer } from '../src/server.ts';
+import { createServer, type MciServer } from '../src/server.ts';
 import { GREET_BLOCK, greetToolDir } from './support/greet-tools.ts';
 import { type Json, openJsonSocket } from './support/json-socket.ts';
 
@@ -39,7 +39,33 @@ async function start(
   });
 }
 
+const ALICE = 'alice-token-123';
+const BOB = 'bob-token-456';
+const CAROL = 'carol-token-789';
+const DAVE = 'dave-token-012';
+const ERIN = 'erin-token-345';
+
 describe('server-hosted conversations', () => {
+  // The tests that need no options of their own share one server and one fake model: each scripts
+  // its answers and speaks as a principal of its own.
+  const sharedLogs: string[] = [];
+  let sharedFake: FakeProvider;
+  let shared: MciServer;
+  beforeAll(async () => {
+    sharedFake = await startFakeOpenAi();
+    shared = await start(sharedFake, ':memory:', sharedLogs, [
+      { token: ALICE, role: 'client', id: 'alice' },
+      { token: BOB, role: 'client', id: 'bob' },
+      { token: CAROL, role: 'client', id: 'carol' },
+      { token: DAVE, role: 'client', id: 'dave' },
+      { token: ERIN, role: 'client', id: 'erin' },
+    ]);
+  });
+  afterAll(async () => {
+    await shared?.close({ graceMs: 0 });
+    await sharedFake?.close();
+  });
+
   it('runs a turn, streams chat.* and stream events, stores messages linked to pids, and survives a restart', async () => {
     await using fake = await startFakeOpenAi(
       answer(`Let me greet.\n\n${BLOCK}`, { usage: { input: 500, output: 30 } }),
@@ -146,12 +172,11 @@ describe('server-hosted conversations', () => {
     const held = new Promise<void>((resolve) => {
       release = resolve;
     });
-    await using fake = await startFakeOpenAi({
+    sharedFake.script({
       chunks: ['Spin:\n', '```ts exec=true\nwhile (true) {}\n```\n', held, 'more'],
     });
-    const logs: string[] = [];
-    await using server = await start(fake, ':memory:', logs);
-    const client = await openJsonSocket(server.wsUrl);
+    const server = shared;
+    const client = await openJsonSocket(server.wsUrl, CAROL);
     const started = await client.request({ type: 'chat.start', message: 'spin' });
     const { conversationId } = started.result.conversation;
     const running = await client.waitFor((m) => m.type === 'process' && m.state === 'running');
@@ -165,7 +190,9 @@ describe('server-hosted conversations', () => {
     const done = await client.waitFor((m) => m.type === 'chat.done');
     release();
     expect(done).toMatchObject({ reason: 'canceled' });
-    const process = await (await fetch(`${server.url}/processes/${running.pid}`)).json();
+    const process = await (
+      await fetch(`${server.url}/processes/${running.pid}`, { headers: { Authorization: `Bearer ${CAROL}` } })
+    ).json();
     expect(process).toMatchObject({ state: 'idle', status: 'canceled' });
     const got = await client.request({ type: 'chat.get', conversationId });
     expect(got.result.messages.map((m: Json) => m.role)).toEqual(['user', 'assistant']);
@@ -174,20 +201,19 @@ describe('server-hosted conversations', () => {
   });
 
   it('reports a model failure as chat.error naming provider, model and status, without the key', async () => {
-    await using fake = await startFakeOpenAi({
+    sharedFake.script({
       status: 500,
       message: `boom with ${KEY}, or ${KEY.slice(3)}`,
     });
-    const logs: string[] = [];
-    await using server = await start(fake, ':memory:', logs);
-    const client = await openJsonSocket(server.wsUrl);
+    const logsBefore = sharedLogs.length;
+    const client = await openJsonSocket(shared.wsUrl, DAVE);
     await client.request({ type: 'chat.start', message: 'hi' });
     const error = await client.waitFor((m) => m.type === 'chat.error');
     expect(error).toMatchObject({ code: 'MODEL_ERROR', provider: 'openai', model: 'fake-1', status: 500 });
     expect(error.message).toMatch(/openai model fake-1 .*HTTP 500/);
     expect(JSON.stringify(client.messages)).not.toContain('SECRET');
-    expect(logs.join('')).not.toContain('SECRET');
-    expect(logs.join('')).toContain('chat turn failed');
+    expect(sharedLogs.join('')).not.toContain('SECRET');
+    expect(sharedLogs.slice(logsBefore).join('')).toContain('chat turn failed');
     client.close();
   });
 
@@ -230,10 +256,8 @@ describe('server-hosted conversations', () => {
   it('chat.get pages a long conversation over the WebSocket: the newest 200, then the older ones by cursor', {
     timeout: 60_000,
   }, async () => {
-    await using fake = await startFakeOpenAi(...Array.from({ length: 105 }, () => answer('ok', { size: 8 })));
-    const logs: string[] = [];
-    await using server = await start(fake, ':memory:', logs);
-    const client = await openJsonSocket(server.wsUrl);
+    sharedFake.script(...Array.from({ length: 105 }, () => answer('ok', { size: 8 })));
+    const client = await openJsonSocket(shared.wsUrl, ERIN);
     let conversationId: string | undefined;
     for (let i = 0; i < 105; i++) {
       const started = await client.request({
@@ -280,15 +304,9 @@ describe('server-hosted conversations', () => {
   });
 
   it('a conversation belongs to the principal that started it', async () => {
-    await using fake = await startFakeOpenAi(answer('hello'));
-    const logs: string[] = [];
-    const tokens = [
-      { token: 'alice-token-123', role: 'client' as const, id: 'alice' },
-      { token: 'bob-token-456', role: 'client' as const, id: 'bob' },
-    ];
-    await using server = await start(fake, ':memory:', logs, tokens);
-    const alice = await openJsonSocket(server.wsUrl, 'alice-token-123');
-    const bob = await openJsonSocket(server.wsUrl, 'bob-token-456');
+    sharedFake.script(answer('hello'));
+    const alice = await openJsonSocket(shared.wsUrl, ALICE);
+    const bob = await openJsonSocket(shared.wsUrl, BOB);
     const started = await alice.request({ type: 'chat.start', message: 'mine' });
     const { conversationId } = started.result.conversation;
     await alice.waitFor((m) => m.type === 'chat.done');
