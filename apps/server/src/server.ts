@@ -315,6 +315,13 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
     },
     maxCodeBytes: limits.maxCodeBytes,
   });
+  // The in-memory databases and the skills' own checker, released when a start fails or the server closes.
+  const releaseStores = async () => {
+    approvalDb?.close();
+    sessionStore.close();
+    skillStore.close();
+    await skillChecker?.close();
+  };
   let manager: ProcessManager;
   try {
     manager = await createProcessManager({
@@ -356,6 +363,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
   } catch (error) {
     // Recovery read a damaged store (or an option was bad): release the store, its lock and the pool.
     await store?.close().catch(() => {});
+    await releaseStores();
     await checker?.close();
     await runner.close();
     if (ownPool) await pool.close();
@@ -367,6 +375,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
     retention?.stop();
     approvals.close();
     await manager.shutdown({ graceMs: 0 });
+    await releaseStores();
     await checker?.close();
     await runner.close();
     if (ownPool) await pool.close();
@@ -435,6 +444,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
     chatRetention?.stop();
     sessionRetention?.stop();
     await chat.close();
+    await mcp.close();
     await releaseManager();
     throw error;
   }
@@ -454,13 +464,10 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
       await chat.close();
       approvals.close();
       await manager.shutdown({ graceMs: closeOptions?.graceMs ?? options.shutdownGraceMs ?? 10_000 });
-      approvalDb?.close();
-      sessionStore.close();
-      skillStore.close();
+      await releaseStores();
       await mcp.close();
       await listener.close(1001);
       await checker?.close();
-      await skillChecker?.close();
       await runner.close();
       if (ownPool) await pool.close();
       logger.info('stopped');
