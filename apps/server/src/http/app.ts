@@ -42,8 +42,7 @@ export interface HttpAppOptions {
   tools: readonly ToolListing[];
   /** Largest request body in bytes; larger ones get 413 `PAYLOAD_TOO_LARGE`. */
   maxBodyBytes: number;
-  /** HTTP requests per principal per second; past it 429 `RATE_LIMITED`. @default 200 */
-  /** Each principal's requests per second, shared with the WebSocket gateway. @default 200 a second */
+  /** Each principal's requests per second, shared with the WebSocket gateway; past it 429 `RATE_LIMITED`. @default 200 a second */
   requestBudget?: RequestBudget;
   /** True once shutdown began: `/healthz` answers 503 and so does every other route. */
   isShuttingDown: () => boolean;
