@@ -1,4 +1,3 @@
-import { type CheckMode, CheckModeSchema } from '@mci/protocol';
 import type { ToolCatalog } from '@mci/sandbox';
 import type { ResolvedTool } from '@mci/schema';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -36,6 +35,7 @@ import { ATTR_GEN_AI_TOOL_NAME, ATTR_MCP_METHOD_NAME, ATTR_MCP_SESSION_ID } from
 import { traceMessage } from '../tracing/message-span.ts';
 import { metaCarrier } from '../tracing/trace-context.ts';
 import { ApprovalPrompts, approvalTools, DECIDE_APPROVAL, LIST_APPROVALS } from './approval-prompts.ts';
+import { type CallPlan, processInputOf, runCodePlan } from './call-plans.ts';
 import { directToolResult, runCodeResult } from './call-results.ts';
 import { describeToolResult, searchToolsResult } from './catalog-results.ts';
 import { sendPlainErrorMessages } from './plain-error-messages.ts';
@@ -105,12 +105,6 @@ export interface MciMcpServer {
   /** Closes the transport and stops relaying events (idempotent); processes keep running. */
   close(): Promise<void>;
 }
-
-type CallPlan =
-  | { kind: 'run_code'; code: string; timeoutMs?: number; ref?: string; check?: CheckMode }
-  | { kind: 'tool'; tool: ResolvedTool; args: Record<string, unknown> }
-  | { kind: 'skill'; skill: string; args: Record<string, unknown> }
-  | { kind: 'answer'; result: CallToolResult };
 
 /**
  * Builds the MCP server of MCI on the SDK's low-level `Server` (the tools' schemas are JSON Schema
@@ -275,33 +269,7 @@ export function createMciMcpServer(options: MciMcpServerOptions): MciMcpServer {
     };
     const ref = (call.kind === 'run_code' ? call.ref : undefined) ?? `mcp:${options.sessionId}`;
     const creating = manager.create(
-      call.kind === 'run_code'
-        ? {
-            code: call.code,
-            ref,
-            ...(call.timeoutMs !== undefined && { timeoutMs: call.timeoutMs }),
-            ...(call.check !== undefined && { check: call.check }),
-            metadata: { mcp },
-            // The run_code programs of one MCP session share one session and its `state`.
-            session: `mcp-${options.sessionId}`,
-          }
-        : call.kind === 'skill'
-          ? // The skill checks its input against its schema when called.
-            {
-              code: `return await skills.${call.skill}(${JSON.stringify(call.args)});`,
-              lang: 'js',
-              ref,
-              check: 'off',
-              metadata: { mcp },
-            }
-          : // The tool validates its own arguments: its generated program needs no check.
-            {
-              code: directCallCode(call.tool.name, call.args),
-              lang: 'js',
-              ref,
-              check: 'off',
-              metadata: { mcp },
-            },
+      processInputOf(call, { ref, metadata: { mcp }, session: `mcp-${options.sessionId}` }),
       principal,
     );
     // What the process does while its creation is committed is relayed once it is watched.
@@ -402,39 +370,6 @@ export function createMciMcpServer(options: MciMcpServerOptions): MciMcpServer {
       return closing;
     },
   };
-}
-
-/** Validates `run_code`'s arguments (a protocol error names the bad one). */
-function runCodePlan(args: Record<string, unknown>): CallPlan {
-  const { code, timeoutMs, ref, check } = args;
-  if (typeof code !== 'string' || code.length === 0)
-    throw new McpError(ErrorCode.InvalidParams, 'run_code: code must be a non-empty string');
-  if (timeoutMs !== undefined && (!Number.isSafeInteger(timeoutMs) || (timeoutMs as number) <= 0))
-    throw new McpError(ErrorCode.InvalidParams, 'run_code: timeoutMs must be a positive integer');
-  if (ref !== undefined && typeof ref !== 'string')
-    throw new McpError(ErrorCode.InvalidParams, 'run_code: ref must be a string');
-  const mode = CheckModeSchema.safeParse(check);
-  if (check !== undefined && !mode.success)
-    throw new McpError(ErrorCode.InvalidParams, 'run_code: check must be block, warn or off');
-  for (const key of Object.keys(args)) {
-    if (key !== 'code' && key !== 'timeoutMs' && key !== 'ref' && key !== 'check')
-      throw new McpError(ErrorCode.InvalidParams, `run_code: unknown argument "${key}"`);
-  }
-  return {
-    kind: 'run_code',
-    code,
-    ...(timeoutMs !== undefined && { timeoutMs: timeoutMs as number }),
-    ...(ref !== undefined && { ref }),
-    ...(mode.success && { check: mode.data }),
-  };
-}
-
-/**
- * The program of a direct tool call: one `output()` of the tool's result. Names and arguments are
- * embedded as JSON, which is a JavaScript expression.
- */
-function directCallCode(name: string, args: Record<string, unknown>): string {
-  return `output(await tools[${JSON.stringify(name)}](${JSON.stringify(args)}))`;
 }
 
 /**
