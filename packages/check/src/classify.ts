@@ -1,4 +1,4 @@
-import ts from 'typescript';
+import ts from './typescript.ts';
 import type { CheckDiagnostic } from './check-types.ts';
 
 /** What {@link classify} needs besides the diagnostics. */

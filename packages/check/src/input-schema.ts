@@ -1,4 +1,4 @@
-import ts from 'typescript';
+import ts from './typescript.ts';
 
 /** A JSON Schema as {@link typeToJsonSchema} makes it. */
 export type DerivedSchema = Record<string, unknown>;

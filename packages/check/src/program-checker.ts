@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import ts from 'typescript';
+import ts from './typescript.ts';
 import type { CheckDeclarations, CheckLanguage, CheckReport, SkillReport } from './check-types.ts';
 import { classify } from './classify.ts';
 import { skillShape } from './skill-module.ts';

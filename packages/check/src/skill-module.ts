@@ -1,4 +1,4 @@
-import ts from 'typescript';
+import ts from './typescript.ts';
 import type { CheckDiagnostic } from './check-types.ts';
 import { typeToJsonSchema } from './input-schema.ts';
 
