@@ -1,12 +1,21 @@
-import ts from './typescript.ts';
+import type {
+  CallExpression,
+  Diagnostic,
+  DiagnosticMessageChain,
+  Expression,
+  Node,
+  ObjectLiteralExpression,
+  SourceFile,
+} from 'typescript';
 import type { CheckDiagnostic } from './check-types.ts';
+import { ts } from './typescript.ts';
 
 /** What {@link classify} needs besides the diagnostics. */
 export interface ClassifyContext {
   /** The checked file (the program inside its wrapper function). */
-  source: ts.SourceFile | undefined;
+  source: SourceFile | undefined;
   /** The diagnostics that are syntax errors. */
-  syntactic: ReadonlySet<ts.Diagnostic>;
+  syntactic: ReadonlySet<Diagnostic>;
   /** Tools whose input schema forbids extra properties. */
   closedTools: ReadonlySet<string>;
   /** Every tool on `tools`. */
@@ -44,7 +53,7 @@ const MAX_MESSAGE = 300;
  * (`additionalProperties: false`).
  */
 export function classify(
-  diagnostics: readonly ts.Diagnostic[],
+  diagnostics: readonly Diagnostic[],
   context: ClassifyContext,
 ): { errors: CheckDiagnostic[]; warnings: CheckDiagnostic[] } {
   const errors: CheckDiagnostic[] = [];
@@ -61,7 +70,7 @@ export function classify(
 }
 
 /** The model-facing message when `diagnostic` blocks the run, else undefined. */
-function blockingMessage(diagnostic: ts.Diagnostic, context: ClassifyContext): string | undefined {
+function blockingMessage(diagnostic: Diagnostic, context: ClassifyContext): string | undefined {
   const node = nodeAt(diagnostic, context.source);
   const access = node && toolAccess(node.parent ?? node);
   const skill = node && skillAccess(node.parent ?? node);
@@ -121,7 +130,7 @@ function blockingMessage(diagnostic: ts.Diagnostic, context: ClassifyContext): s
 }
 
 /** `tools.name` when `node` reads a tool off the global `tools` (`tools.x`, `tools['x']`). */
-function toolAccess(node: ts.Node): { name: string } | undefined {
+function toolAccess(node: Node): { name: string } | undefined {
   if (ts.isPropertyAccessExpression(node) && isToolsRoot(node.expression)) return { name: node.name.text };
   if (
     ts.isElementAccessExpression(node) &&
@@ -134,7 +143,7 @@ function toolAccess(node: ts.Node): { name: string } | undefined {
 }
 
 /** The skill name when `node` reads a member of the global `skills` (`skills.x`). */
-function skillAccess(node: ts.Node): string | undefined {
+function skillAccess(node: Node): string | undefined {
   return ts.isPropertyAccessExpression(node) &&
     ts.isIdentifier(node.expression) &&
     node.expression.text === 'skills'
@@ -142,13 +151,13 @@ function skillAccess(node: ts.Node): string | undefined {
     : undefined;
 }
 
-function isToolsRoot(node: ts.Expression): boolean {
+function isToolsRoot(node: Expression): boolean {
   return ts.isIdentifier(node) && node.text === 'tools';
 }
 
 /** The innermost `tools.x(...)` call around `node`, with the tool's name. */
-function toolCall(node: ts.Node): { name: string; expression: ts.CallExpression } | undefined {
-  for (let at: ts.Node | undefined = node; at; at = at.parent) {
+function toolCall(node: Node): { name: string; expression: CallExpression } | undefined {
+  for (let at: Node | undefined = node; at; at = at.parent) {
     if (ts.isCallExpression(at)) {
       const access = toolAccess(at.expression);
       if (access) return { name: access.name, expression: at };
@@ -159,7 +168,7 @@ function toolCall(node: ts.Node): { name: string; expression: ts.CallExpression 
 }
 
 /** Required properties an object literal does not give (none when it spreads or computes names). */
-function missingFrom(literal: ts.ObjectLiteralExpression, required: readonly string[]): string[] {
+function missingFrom(literal: ObjectLiteralExpression, required: readonly string[]): string[] {
   const given = new Set<string>();
   for (const property of literal.properties) {
     if (ts.isSpreadAssignment(property)) return [];
@@ -171,9 +180,9 @@ function missingFrom(literal: ts.ObjectLiteralExpression, required: readonly str
 }
 
 /** The properties a "missing in type" message chain names (TS2741, TS2739, TS2740). */
-function missingProperties(text: string | ts.DiagnosticMessageChain): string[] {
+function missingProperties(text: string | DiagnosticMessageChain): string[] {
   const found: string[] = [];
-  const visit = (chain: string | ts.DiagnosticMessageChain) => {
+  const visit = (chain: string | DiagnosticMessageChain) => {
     if (typeof chain === 'string') return;
     const message = chain.messageText;
     if (chain.code === TS.requiredPropertyMissing) {
@@ -193,11 +202,11 @@ function missingProperties(text: string | ts.DiagnosticMessageChain): string[] {
 }
 
 /** The deepest node of `source` at the diagnostic's start. */
-function nodeAt(diagnostic: ts.Diagnostic, source: ts.SourceFile | undefined): ts.Node | undefined {
+function nodeAt(diagnostic: Diagnostic, source: SourceFile | undefined): Node | undefined {
   if (!source || diagnostic.start === undefined) return undefined;
   const start = diagnostic.start;
-  let found: ts.Node | undefined;
-  const visit = (node: ts.Node): void => {
+  let found: Node | undefined;
+  const visit = (node: Node): void => {
     if (start < node.getStart(source) || start >= node.getEnd()) return;
     found = node;
     ts.forEachChild(node, visit);
@@ -207,7 +216,7 @@ function nodeAt(diagnostic: ts.Diagnostic, source: ts.SourceFile | undefined): t
 }
 
 /** The diagnostic's place in the submitted code (1-based), inside it even when it points past its end. */
-function position(diagnostic: ts.Diagnostic, context: ClassifyContext): { line: number; column: number } {
+function position(diagnostic: Diagnostic, context: ClassifyContext): { line: number; column: number } {
   const source = context.source ?? diagnostic.file;
   if (!source || diagnostic.start === undefined) return { line: 1, column: 1 };
   const at = source.getLineAndCharacterOfPosition(diagnostic.start);
@@ -222,7 +231,7 @@ function position(diagnostic: ts.Diagnostic, context: ClassifyContext): { line: 
 }
 
 /** The compiler's message: its first line, and the last line of a chain (the reason). */
-function plain(diagnostic: ts.Diagnostic): string {
+function plain(diagnostic: Diagnostic): string {
   const text = diagnostic.messageText;
   if (typeof text === 'string') return text;
   let last = text;

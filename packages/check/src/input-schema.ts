@@ -1,4 +1,5 @@
-import ts from './typescript.ts';
+import type { Symbol as TsSymbol, Type, TypeChecker, TypeReference, UnionType } from 'typescript';
+import { ts } from './typescript.ts';
 
 /** A JSON Schema as {@link typeToJsonSchema} makes it. */
 export type DerivedSchema = Record<string, unknown>;
@@ -14,11 +15,11 @@ const MAX_DEPTH = 8;
  * @throws TypeError naming the part that has no JSON Schema (a function, a `Date`, a class, a
  *   generic, nesting past 8 levels).
  */
-export function typeToJsonSchema(checker: ts.TypeChecker, type: ts.Type, path = 'input'): DerivedSchema {
+export function typeToJsonSchema(checker: TypeChecker, type: Type, path = 'input'): DerivedSchema {
   return convert(checker, type, path, 0);
 }
 
-function convert(checker: ts.TypeChecker, type: ts.Type, path: string, depth: number): DerivedSchema {
+function convert(checker: TypeChecker, type: Type, path: string, depth: number): DerivedSchema {
   if (depth > MAX_DEPTH) throw new TypeError(`${path}: nested deeper than ${MAX_DEPTH} levels`);
   const flags = type.flags;
   if (flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) return {};
@@ -30,7 +31,7 @@ function convert(checker: ts.TypeChecker, type: ts.Type, path: string, depth: nu
   if (flags & ts.TypeFlags.BooleanLiteral) return { const: checker.typeToString(type) === 'true' };
   if (type.isUnion()) return union(checker, type, path, depth);
   if (checker.isArrayType(type) || checker.isTupleType(type)) {
-    const [item] = checker.getTypeArguments(type as ts.TypeReference);
+    const [item] = checker.getTypeArguments(type as TypeReference);
     if (checker.isTupleType(type))
       throw new TypeError(`${path}: tuples have no JSON Schema here; use an array`);
     return { type: 'array', items: item ? convert(checker, item, `${path}[]`, depth + 1) : {} };
@@ -45,7 +46,7 @@ function convert(checker: ts.TypeChecker, type: ts.Type, path: string, depth: nu
   throw new TypeError(`${path}: the type ${checker.typeToString(type)} has no JSON Schema`);
 }
 
-function union(checker: ts.TypeChecker, type: ts.UnionType, path: string, depth: number): DerivedSchema {
+function union(checker: TypeChecker, type: UnionType, path: string, depth: number): DerivedSchema {
   const members = type.types.filter((member) => !(member.flags & ts.TypeFlags.Undefined));
   // `boolean` is the union `true | false`: an optional one (`undefined | true | false`) is read here.
   const booleans = members.filter((member) => member.flags & ts.TypeFlags.BooleanLiteral);
@@ -62,7 +63,7 @@ function union(checker: ts.TypeChecker, type: ts.UnionType, path: string, depth:
   return { anyOf: schemas };
 }
 
-function object(checker: ts.TypeChecker, type: ts.Type, path: string, depth: number): DerivedSchema {
+function object(checker: TypeChecker, type: Type, path: string, depth: number): DerivedSchema {
   const properties: Record<string, DerivedSchema> = {};
   const required: string[] = [];
   for (const property of checker.getPropertiesOfType(type)) {
@@ -78,7 +79,7 @@ function object(checker: ts.TypeChecker, type: ts.Type, path: string, depth: num
 }
 
 /** Types of the standard library (`Date`, `Map`, `Promise`...) are not plain data. */
-function isBuiltIn(symbol: ts.Symbol | undefined): boolean {
+function isBuiltIn(symbol: TsSymbol | undefined): boolean {
   const file = symbol?.declarations?.[0]?.getSourceFile().fileName ?? '';
   return /[\\/]lib\.[\w.]*\.d\.ts$/.test(file);
 }

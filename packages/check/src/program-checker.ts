@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import ts from './typescript.ts';
+import type { CompilerOptions, IScriptSnapshot, LanguageService, LanguageServiceHost } from 'typescript';
 import type { CheckDeclarations, CheckLanguage, CheckReport, SkillReport } from './check-types.ts';
 import { classify } from './classify.ts';
 import { skillShape } from './skill-module.ts';
+import { ts } from './typescript.ts';
 
 /** The submitted code runs as the body of an async function: the check reads it the same way. */
 const PREFIX = 'async function __mci_program__() {\n';
@@ -21,7 +22,7 @@ const SKILL_TS = '/mci/skill.ts';
  * and the sandbox's own globals come from the declarations. Implicit `any` and `any` in `catch` are
  * allowed because programs are scripts a model writes; everything else is strict.
  */
-const OPTIONS: ts.CompilerOptions = {
+const OPTIONS: CompilerOptions = {
   target: ts.ScriptTarget.ESNext,
   lib: ['lib.esnext.d.ts'],
   types: [],
@@ -44,8 +45,8 @@ const OPTIONS: ts.CompilerOptions = {
 export class ProgramChecker {
   readonly #files = new Map<string, { version: number; text: string }>();
   readonly #libDir = dirname(ts.getDefaultLibFilePath(OPTIONS));
-  readonly #libCache = new Map<string, ts.IScriptSnapshot | undefined>();
-  readonly #service: ts.LanguageService;
+  readonly #libCache = new Map<string, IScriptSnapshot | undefined>();
+  readonly #service: LanguageService;
   #declarations: CheckDeclarations = { dts: '', tools: [] };
   #closedTools = new Set<string>();
   #toolNames = new Set<string>();
@@ -53,7 +54,7 @@ export class ProgramChecker {
   #version = 0;
 
   constructor(declarations?: CheckDeclarations) {
-    const host: ts.LanguageServiceHost = {
+    const host: LanguageServiceHost = {
       getCompilationSettings: () => OPTIONS,
       getScriptFileNames: () => [
         DECLARATIONS,
@@ -163,10 +164,10 @@ export class ProgramChecker {
     this.#files.set(file, { version: ++this.#version, text });
   }
 
-  #lib(file: string): ts.IScriptSnapshot | undefined {
+  #lib(file: string): IScriptSnapshot | undefined {
     if (!file.startsWith(this.#libDir)) return undefined;
     if (!this.#libCache.has(file)) {
-      let snapshot: ts.IScriptSnapshot | undefined;
+      let snapshot: IScriptSnapshot | undefined;
       try {
         snapshot = ts.ScriptSnapshot.fromString(readFileSync(file, 'utf8'));
       } catch {

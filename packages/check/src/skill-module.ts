@@ -1,6 +1,7 @@
-import ts from './typescript.ts';
+import type { Node, SourceFile, TypeChecker } from 'typescript';
 import type { CheckDiagnostic } from './check-types.ts';
 import { typeToJsonSchema } from './input-schema.ts';
+import { ts } from './typescript.ts';
 
 /** What a skill module is found to be: its input schema and the JavaScript that runs it, or why not. */
 export type SkillShape =
@@ -16,13 +17,13 @@ export type SkillShape =
  * {@link typeToJsonSchema}), and compiles the module to the body of a JavaScript function of
  * `exports` that sets `exports.default` (TypeScript's CommonJS output).
  */
-export function skillShape(checker: ts.TypeChecker, source: ts.SourceFile, code: string): SkillShape {
+export function skillShape(checker: TypeChecker, source: SourceFile, code: string): SkillShape {
   const errors: CheckDiagnostic[] = [];
-  const at = (node: ts.Node, message: string) => {
+  const at = (node: Node, message: string) => {
     const { line, character } = source.getLineAndCharacterOfPosition(node.getStart(source));
     errors.push({ line: line + 1, column: character + 1, code: 0, message });
   };
-  const visit = (node: ts.Node): void => {
+  const visit = (node: Node): void => {
     if (ts.isImportDeclaration(node) || ts.isImportEqualsDeclaration(node))
       at(
         node,
