@@ -19,12 +19,23 @@ export const ProcessEventSchema = ProcessSnapshotSchema.extend({
 export type ProcessEvent = z.infer<typeof ProcessEventSchema>;
 
 /**
- * Where the process of an `output`, `log` or `tool` event belongs, when it has them: its `ref` and the
- * `streamId` of the stream that created it. Clients route these events by the fields themselves.
+ * The fields of an event about run `run` of process `pid` (`output`, `log`, `tool`, `approval`): its
+ * `seq`, and where the process belongs when it has them: its `ref` and the `streamId` of the stream
+ * that created it. Clients route these events by the fields themselves.
  */
-const ProcessRouteShape = {
+const RunEventShape = {
+  seq: SeqSchema,
+  pid: z.number().int().positive(),
+  run: z.number().int().positive(),
   ref: z.string().optional(),
   streamId: z.string().optional(),
+};
+
+/** The fields of an event about stream `streamId`: its `seq`, and the stream's `ref` when it has one. */
+const StreamEventShape = {
+  seq: SeqSchema,
+  streamId: z.string(),
+  ref: z.string().optional(),
 };
 
 /**
@@ -33,10 +44,7 @@ const ProcessRouteShape = {
  */
 export const OutputEventSchema = z.object({
   type: z.literal('output'),
-  seq: SeqSchema,
-  pid: z.number().int().positive(),
-  run: z.number().int().positive(),
-  ...ProcessRouteShape,
+  ...RunEventShape,
   value: z.unknown(),
 });
 /** @see OutputEventSchema */
@@ -45,10 +53,7 @@ export type OutputEvent = z.infer<typeof OutputEventSchema>;
 /** Console text written by the program (`console.log` -> stdout, `console.error` -> stderr). */
 export const LogEventSchema = z.object({
   type: z.literal('log'),
-  seq: SeqSchema,
-  pid: z.number().int().positive(),
-  run: z.number().int().positive(),
-  ...ProcessRouteShape,
+  ...RunEventShape,
   stream: z.enum(['stdout', 'stderr']),
   text: z.string(),
 });
@@ -62,10 +67,7 @@ export type LogEvent = z.infer<typeof LogEventSchema>;
  */
 export const ToolEventSchema = z.object({
   type: z.literal('tool'),
-  seq: SeqSchema,
-  pid: z.number().int().positive(),
-  run: z.number().int().positive(),
-  ...ProcessRouteShape,
+  ...RunEventShape,
   name: z.string(),
   durationMs: z.number().nonnegative(),
   isError: z.boolean(),
@@ -82,9 +84,7 @@ export type ToolEvent = z.infer<typeof ToolEventSchema>;
  */
 export const IntentEventSchema = z.object({
   type: z.literal('intent'),
-  seq: SeqSchema,
-  streamId: z.string(),
-  ref: z.string().optional(),
+  ...StreamEventShape,
   index: z.number().int().nonnegative(),
   pid: z.number().int().positive().optional(),
   lang: z.string(),
@@ -100,9 +100,7 @@ export type IntentEvent = z.infer<typeof IntentEventSchema>;
  */
 export const StreamResultEventSchema = z.object({
   type: z.literal('stream.result'),
-  seq: SeqSchema,
-  streamId: z.string(),
-  ref: z.string().optional(),
+  ...StreamEventShape,
   processes: z.array(ProcessSnapshotSchema),
   text: z.string(),
 });
@@ -116,10 +114,7 @@ export type StreamResultEvent = z.infer<typeof StreamResultEventSchema>;
  */
 export const ApprovalEventSchema = z.object({
   type: z.literal('approval'),
-  seq: SeqSchema,
-  pid: z.number().int().positive(),
-  run: z.number().int().positive(),
-  ...ProcessRouteShape,
+  ...RunEventShape,
   approval: ApprovalSchema,
 });
 /** @see ApprovalEventSchema */
