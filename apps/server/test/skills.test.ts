@@ -1,11 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { answer, type FakeProvider, startFakeOpenAi } from '@mci/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type MciServer } from '../src/server.ts';
+import { toolFileDir } from './support/greet-tools.ts';
 import { type Answer, request } from './support/http.ts';
 import { openJsonSocket } from './support/json-socket.ts';
 import { mci } from './support/mci.ts';
@@ -14,10 +14,8 @@ import { mci } from './support/mci.ts';
 // checked at save, their input validated, a new version seen by later runs only, and another
 // principal seeing and calling nothing.
 
-const dir = mkdtempSync(join(tmpdir(), 'mci-skills-'));
-const file = join(dir, 'tools.yaml');
-writeFileSync(
-  file,
+const { dir, file } = toolFileDir(
+  'mci-skills-',
   `schemaVersion: '1.0'
 tools:
   - name: greet

@@ -6,6 +6,7 @@ import { connect } from '@mci/client';
 import { describe, expect, it } from 'vitest';
 import { createServer } from '../src/server.ts';
 import { describeTool } from './support/generated-tools.ts';
+import { toolFileDir } from './support/greet-tools.ts';
 import { suiteServer } from './support/suite-server.ts';
 
 // A tool file of 1,000 tools: the generated system prompt stays within its budget and lists the
@@ -145,10 +146,8 @@ describe('1,000 tools', () => {
 
 describe('a tool file with its own search tool', () => {
   it('keeps tools.search for that tool, and tools.describe for the catalog', async () => {
-    const ownDir = mkdtempSync(join(tmpdir(), 'mci-own-search-'));
-    const file = join(ownDir, 'tools.yaml');
-    writeFileSync(
-      file,
+    using ownTools = toolFileDir(
+      'mci-own-search-',
       `schemaVersion: '1.0'
 tools:
   - name: search
@@ -160,7 +159,12 @@ tools:
     execution: { type: text, text: 'sunny' }
 `,
     );
-    await using own = await createServer({ port: 0, file, logLevel: 'silent', concurrency: 1 });
+    await using own = await createServer({
+      port: 0,
+      file: ownTools.file,
+      logLevel: 'silent',
+      concurrency: 1,
+    });
     await using ownClient = await connect(own.url);
     const { pid } = await ownClient.createProcess(`
       output((await tools.search({ q: 'holidays' })).content[0].text);
@@ -174,6 +178,5 @@ tools:
     expect(dts).toContain('  search(props: {');
     expect(dts).not.toContain('search(query: string');
     expect(dts).toContain('describe(name: string): Promise<ToolDescription>;');
-    rmSync(ownDir, { recursive: true, force: true });
   });
 });

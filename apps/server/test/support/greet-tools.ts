@@ -13,12 +13,21 @@ export const GREET_BLOCK =
  * level (it registers an `afterAll`).
  */
 export function greetToolDir(prefix: string, text = 'hi'): { dir: string; file: string } {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  const file = join(dir, 'tools.yaml');
-  writeFileSync(
-    file,
+  const tools = toolFileDir(
+    prefix,
     `schemaVersion: '1.0'\ntools:\n  - name: greet\n    execution: { type: text, text: '${text}' }\n`,
   );
-  return { dir, file };
+  afterAll(() => tools[Symbol.dispose]());
+  return { dir: tools.dir, file: tools.file };
+}
+
+/**
+ * A throwaway directory (named `PREFIX…` under the system's temp directory) holding `tools.yaml`
+ * with the text `yaml`; disposing it removes the directory.
+ */
+export function toolFileDir(prefix: string, yaml: string): { dir: string; file: string } & Disposable {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const file = join(dir, 'tools.yaml');
+  writeFileSync(file, yaml);
+  return { dir, file, [Symbol.dispose]: () => rmSync(dir, { recursive: true, force: true }) };
 }

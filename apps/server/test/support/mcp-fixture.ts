@@ -1,13 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { mciArgv } from '@mci/test-support';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll } from 'vitest';
 import { createServer, type MciServer, type ServerOptions } from '../../src/index.ts';
+import { toolFileDir } from './greet-tools.ts';
 
 // Real parts for the MCP suites: a tool file with a text tool, a cli tool and the image tool of
 // @modelcontextprotocol/server-everything (over stdio), `mci mcp` spawned through the SDK's stdio
@@ -19,10 +17,8 @@ const EVERYTHING = createRequire(import.meta.url).resolve(
 
 /** A temporary directory holding `tools.yaml`; `dispose` removes it. */
 export function makeToolFile(): { dir: string; file: string; dispose(): void } {
-  const dir = mkdtempSync(join(tmpdir(), 'mci-mcp-'));
-  const file = join(dir, 'tools.yaml');
-  writeFileSync(
-    file,
+  const tools = toolFileDir(
+    'mci-mcp-',
     `schemaVersion: '1.0'
 mcp_servers:
   everything:
@@ -53,7 +49,7 @@ tools:
       args: ['-e', 'console.log(process.argv[1].toUpperCase())', '{{props.word}}']
 `,
   );
-  return { dir, file, dispose: () => rmSync(dir, { recursive: true, force: true }) };
+  return { dir: tools.dir, file: tools.file, dispose: () => tools[Symbol.dispose]() };
 }
 
 const clientInfo = { name: 'mci-test', version: '1.0.0' };

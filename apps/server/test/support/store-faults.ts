@@ -1,11 +1,12 @@
 import { execFile } from 'node:child_process';
-import { chownSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { expect } from 'vitest';
+import { toolFileDir } from './greet-tools.ts';
 import { type Answer, request } from './http.ts';
 import type { Json } from './serve-process.ts';
 import { until } from './until.ts';
@@ -24,13 +25,10 @@ export const healthz = (url: string) => request(url, 'GET', '/healthz');
 
 /** A temporary directory with a one-tool file for `createServer({ file })`; disposing removes it. */
 export function toolDir(prefix: string): { dir: string; file: string } & Disposable {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  const file = join(dir, 'tools.yaml');
-  writeFileSync(
-    file,
+  return toolFileDir(
+    prefix,
     "schemaVersion: '1.0'\ntools:\n  - name: greet\n    execution: { type: text, text: 'Hello!' }\n",
   );
-  return { dir, file, [Symbol.dispose]: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 /**
