@@ -1,5 +1,6 @@
 import type { ModelInfo } from '@mci/client';
 import { useState } from 'react';
+import { ErrorText } from '../components/error-text.tsx';
 
 /**
  * The message box: Enter sends, Shift+Enter starts a new line. While a turn runs, Stop cancels it.
@@ -90,11 +91,7 @@ export function Composer({
           </button>
         )}
       </div>
-      {error !== undefined && (
-        <p role="alert" className="error-text">
-          {error}
-        </p>
-      )}
+      <ErrorText error={error} />
     </form>
   );
 }

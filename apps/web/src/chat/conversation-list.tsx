@@ -1,6 +1,7 @@
 import type { Conversation } from '@mci/client';
 import { useState } from 'react';
 import { Link } from 'wouter';
+import { ErrorText } from '../components/error-text.tsx';
 import { useClient } from '../connection/connection-context.ts';
 
 /** The conversations, newest first: open, rename or delete one, or start a new one. */
@@ -25,11 +26,7 @@ export function ConversationList({
       <Link href="/chat" className="new-conversation">
         New conversation
       </Link>
-      {error !== undefined && (
-        <p role="alert" className="error-text">
-          {error}
-        </p>
-      )}
+      <ErrorText error={error} />
       <ul>
         {conversations.map((conversation) => {
           const id = conversation.conversationId;

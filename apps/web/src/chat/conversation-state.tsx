@@ -3,6 +3,7 @@ import { Link } from 'wouter';
 import { SessionState } from '../components/session-state.tsx';
 import { useSession } from '../hooks/use-session.ts';
 import '../components/session-state.css';
+import { ErrorText } from '../components/error-text.tsx';
 
 /** Screens at least this wide show the panel open at first; narrower ones show it closed. */
 const WIDE = '(min-width: 1100px)';
@@ -35,11 +36,7 @@ export function ConversationState({ conversationId, turnKey }: { conversationId:
             No state yet: a block's <code>state.set(key, value)</code> keeps a value for the next blocks.
           </p>
         )}
-        {error !== undefined && (
-          <p role="alert" className="error-text">
-            {error}
-          </p>
-        )}
+        <ErrorText error={error} />
         {detail !== undefined && (
           <SessionState session={conversationId} state={detail.state} onChanged={refresh} />
         )}

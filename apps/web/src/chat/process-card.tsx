@@ -1,4 +1,5 @@
 import { Link } from 'wouter';
+import { ErrorText } from '../components/error-text.tsx';
 import { ProcessActions } from '../components/process-actions.tsx';
 import { RunView } from '../components/run-view.tsx';
 import { StateBadge, stateLabel } from '../components/state-badge.tsx';
@@ -24,11 +25,7 @@ export function ProcessCard({ pid, view }: { pid: number; view: ProcessView }) {
         {snapshot?.state === 'idle' && snapshot.run === 0 && <span className="muted">waits for Run</span>}
         {snapshot !== undefined && <ProcessActions process={snapshot} />}
       </header>
-      {error !== undefined && (
-        <p role="alert" className="error-text">
-          {error}
-        </p>
-      )}
+      <ErrorText error={error} />
       {latest !== undefined && <RunView run={latest} />}
     </section>
   );

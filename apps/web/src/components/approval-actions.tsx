@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { useClient } from '../connection/connection-context.ts';
+import { ErrorText } from './error-text.tsx';
 
 /**
  * Approve and Deny buttons for one pending approval, with an optional reason. The server decides who
@@ -40,11 +41,7 @@ export function ApprovalActions({ approvalId, label }: { approvalId: string; lab
       >
         Deny
       </button>
-      {error !== undefined && (
-        <span role="alert" className="error-text">
-          {error}
-        </span>
-      )}
+      <ErrorText error={error} inline />
     </span>
   );
 }

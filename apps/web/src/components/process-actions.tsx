@@ -2,6 +2,7 @@ import type { ProcessSnapshot } from '@mci/client';
 import { useState } from 'react';
 import { useClient } from '../connection/connection-context.ts';
 import { ApprovalActions } from './approval-actions.tsx';
+import { ErrorText } from './error-text.tsx';
 
 /**
  * Kill and Run buttons for one process: Kill while it is queued, running or suspended, Run (a new run)
@@ -43,11 +44,7 @@ export function ProcessActions({
       >
         {process.run === 0 ? 'Run' : 'Run again'}
       </button>
-      {error !== undefined && (
-        <span role="alert" className="error-text">
-          {error}
-        </span>
-      )}
+      <ErrorText error={error} inline />
       {waiting.map((id) => (
         <ApprovalActions key={id} approvalId={id} label={`the call of process ${process.pid}`} />
       ))}

@@ -4,6 +4,7 @@ import { useClient } from '../connection/connection-context.ts';
 import { formatBytes } from './byte-size.ts';
 import { StateEntry } from './state-entry.tsx';
 import './session-state.css';
+import { ErrorText } from './error-text.tsx';
 
 /**
  * The state of a session: each key with its value (see {@link StateEntry}), in key order, its total
@@ -28,11 +29,7 @@ export function SessionState({
           ? 'No state.'
           : `${state.length} ${state.length === 1 ? 'key' : 'keys'}, ${formatBytes(total)}`}
       </p>
-      {error !== undefined && (
-        <p role="alert" className="error-text">
-          {error}
-        </p>
-      )}
+      <ErrorText error={error} />
       {state.length > 0 && (
         <ul className="state-entries">
           {state.map((entry) => (

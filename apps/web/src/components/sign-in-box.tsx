@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { useConnection } from '../connection/connection-context.ts';
+import { ErrorText } from './error-text.tsx';
 
 /** Asks for a token when the server requires one; the token is kept in the browser's storage. */
 export function SignInBox() {
@@ -27,11 +28,7 @@ export function SignInBox() {
             onChange={(event) => setToken(event.target.value)}
           />
         </label>
-        {error !== undefined && (
-          <p role="alert" className="error-text">
-            {error}
-          </p>
-        )}
+        <ErrorText error={error} />
         <button type="submit">Sign in</button>
       </form>
     </main>

@@ -3,6 +3,7 @@ import { useId, useState } from 'react';
 import { Link } from 'wouter';
 import { useClient } from '../connection/connection-context.ts';
 import type { ToolInfo } from '../hooks/use-tools.ts';
+import { ErrorText } from './error-text.tsx';
 import { fieldKind, initialText, propsFromForm } from './json-schema.ts';
 import { RunView } from './run-view.tsx';
 
@@ -121,11 +122,7 @@ export function ToolForm({ tool }: { tool: ToolInfo }) {
       <button type="submit" disabled={running}>
         {running ? 'Running…' : 'Run tool'}
       </button>
-      {error !== undefined && (
-        <p role="alert" className="error-text">
-          {error}
-        </p>
-      )}
+      <ErrorText error={error} />
       {result !== undefined && (
         <section className="tool-result" aria-label={`Result of ${tool.name}`}>
           <p className="muted">

@@ -2,6 +2,7 @@ import type { Approval, ApprovalState } from '@mci/client';
 import { useState } from 'react';
 import { Link } from 'wouter';
 import { ApprovalActions } from '../components/approval-actions.tsx';
+import { ErrorText } from '../components/error-text.tsx';
 import { useApprovals } from '../hooks/use-approvals.ts';
 
 const STATES: Array<ApprovalState | 'all'> = ['pending', 'approved', 'denied', 'expired', 'canceled', 'all'];
@@ -41,11 +42,7 @@ export function ApprovalsPage() {
             : `${approvals.length} ${state === 'all' ? '' : `${state} `}approvals`}
         </p>
       </header>
-      {error !== undefined && (
-        <p role="alert" className="error-text">
-          {error}
-        </p>
-      )}
+      <ErrorText error={error} />
       {approvals !== undefined && approvals.length === 0 && (
         <p className="muted">
           {state === 'pending'

@@ -7,6 +7,7 @@ import { ConversationList } from '../chat/conversation-list.tsx';
 import { ConversationState } from '../chat/conversation-state.tsx';
 import { MessageView } from '../chat/message-view.tsx';
 import { useConversation, useConversations } from '../chat/use-chat.ts';
+import { ErrorText } from '../components/error-text.tsx';
 import { useClient } from '../connection/connection-context.ts';
 import { useFollowTail } from '../hooks/use-follow-tail.ts';
 
@@ -81,11 +82,7 @@ export function ChatPage({ conversationId }: { conversationId?: string }) {
       </aside>
       <section className="chat-main" aria-label={title}>
         <h2>{title}</h2>
-        {error !== undefined && (
-          <p role="alert" className="error-text">
-            {error}
-          </p>
-        )}
+        <ErrorText error={error} />
         {listError === undefined && models.length === 0 && conversations !== undefined && (
           <p className="muted">
             This server has no model configured: start it with `mci serve --model provider:model`.
@@ -113,11 +110,7 @@ export function ChatPage({ conversationId }: { conversationId?: string }) {
             <MessageView key={key} message={message} pids={pids} />
           ))}
           {turn.running && turn.steps.length === 0 && <p className="muted">The model is thinking…</p>}
-          {turn.error !== undefined && (
-            <p role="alert" className="error-text">
-              {turn.error}
-            </p>
-          )}
+          <ErrorText error={turn.error} />
           {turn.stopped === 'canceled' && <p className="muted">Stopped.</p>}
         </div>
         <Composer

@@ -2,6 +2,7 @@ import { Link } from 'wouter';
 import { marksOf } from '../components/code-marks.ts';
 import { CodeView } from '../components/code-view.tsx';
 import { formatDateTime, formatDuration } from '../components/duration.ts';
+import { ErrorText } from '../components/error-text.tsx';
 import { ProcessActions } from '../components/process-actions.tsx';
 import { RunView } from '../components/run-view.tsx';
 import { SaveSkillForm } from '../components/save-skill-form.tsx';
@@ -20,9 +21,7 @@ export function ProcessDetailPage({ pid }: { pid: number }) {
     return (
       <main className="page">
         <h1>Process {pid}</h1>
-        <p role="alert" className="error-text">
-          {error}
-        </p>
+        <ErrorText error={error} />
         <Link href="/processes">Back to Processes</Link>
       </main>
     );

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { ErrorText } from '../components/error-text.tsx';
 import { ProcessFilters } from '../components/process-filters.tsx';
 import { ProcessTable } from '../components/process-table.tsx';
 import type { ProcessFilter } from '../hooks/process-filter.ts';
@@ -20,11 +21,7 @@ export function ProcessesPage() {
         </p>
       </header>
       <ProcessFilters filter={filter} onChange={setFilter} />
-      {error !== undefined && (
-        <p role="alert" className="error-text">
-          {error}
-        </p>
-      )}
+      <ErrorText error={error} />
       <ProcessTable processes={processes} />
       {hasMore && (
         <button type="button" className="load-more" onClick={loadMore}>

@@ -1,3 +1,4 @@
+import { ErrorText } from '../components/error-text.tsx';
 import { SessionTable } from '../components/session-table.tsx';
 import { useConnection } from '../connection/connection-context.ts';
 import { useSessions } from '../hooks/use-sessions.ts';
@@ -25,11 +26,7 @@ export function SessionsPage() {
       <p className="muted">
         A session groups the processes of one conversation or task and keeps their durable <code>state</code>.
       </p>
-      {error !== undefined && (
-        <p role="alert" className="error-text">
-          {error}
-        </p>
-      )}
+      <ErrorText error={error} />
       {ready && sessions.length === 0 ? (
         <p className="muted">
           No sessions yet: a chat conversation is one, and a process created with a <code>session</code> makes

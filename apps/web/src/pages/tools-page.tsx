@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { ErrorText } from '../components/error-text.tsx';
 import { ToolCard } from '../components/tool-card.tsx';
 import { toolDeclaration, useTools } from '../hooks/use-tools.ts';
 
@@ -23,11 +24,7 @@ export function ToolsPage() {
           <input type="search" value={search} onChange={(event) => setSearch(event.target.value)} />
         </label>
       </header>
-      {error !== undefined && (
-        <p role="alert" className="error-text">
-          {error}
-        </p>
-      )}
+      <ErrorText error={error} />
       {tools === undefined && error === undefined && <p className="muted">Loading…</p>}
       {tools !== undefined && tools.length === 0 && <p className="muted">The tool file has no tools.</p>}
       <div className="tool-list">
