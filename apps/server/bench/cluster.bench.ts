@@ -14,28 +14,13 @@ import { createSandboxPool } from '@mci/sandbox';
 import { type BenchResult, compared, percentile } from '../../../bench/lib.ts';
 import { createServer, type MciServer } from '../src/server.ts';
 import { adminQuery, freshDatabase } from '../test/support/postgres.ts';
+import { loadTest } from './ws-bench-client.ts';
 
 const program = 'output(1 + 1)';
 const toolFile = fileURLToPath(new URL('../../../examples/transcripts/tools.mci.yaml', import.meta.url));
 const operator = { id: 'bench', role: 'operator' } as const;
 const rounds = 4;
 const eventSamplesPerRound = 100;
-
-async function loadTest(clients: number, durationMs: number, job: () => Promise<unknown>) {
-  const samples: number[] = [];
-  const begin = performance.now();
-  const end = begin + durationMs;
-  await Promise.all(
-    Array.from({ length: clients }, async () => {
-      while (performance.now() < end) {
-        const t = performance.now();
-        await job();
-        samples.push(performance.now() - t);
-      }
-    }),
-  );
-  return { samples, seconds: (performance.now() - begin) / 1000 };
-}
 
 /** One server configuration under load, with the samples of all its rounds. */
 class Path {

@@ -7,10 +7,10 @@
 // Both servers run on pools of 2 workers, measured in alternating rounds.
 import { fileURLToPath } from 'node:url';
 import { createSandboxPool, type Isolation, type SandboxPool } from '@mci/sandbox';
-import { rawIsolatedVm } from '../../../packages/sandbox/bench/baselines.ts';
 import { type BenchResult, compared, percentile } from '../../../bench/lib.ts';
+import { rawIsolatedVm } from '../../../packages/sandbox/bench/baselines.ts';
 import { createServer, type MciServer } from '../src/server.ts';
-import { BenchClient, loadTest } from './ws-bench-client.ts';
+import { BenchClient, LOAD_TEST_LIMITS, loadTest } from './ws-bench-client.ts';
 
 const PROGRAM = 'output(1 + 1)';
 const ROUNDS = 4;
@@ -36,9 +36,7 @@ export default async function bench(): Promise<BenchResult[]> {
         pool,
         file: toolFile,
         logLevel: 'silent',
-        // The bench drives one principal far past the default request budget.
-        limits: { rateLimitPerSecond: 1_000_000 },
-        maxQueue: 100_000,
+        ...LOAD_TEST_LIMITS,
       });
       const clients = await Promise.all(Array.from({ length: 16 }, () => BenchClient.open(server.wsUrl)));
       servers.set(isolation, { server, clients, pool });
@@ -61,7 +59,7 @@ export default async function bench(): Promise<BenchResult[]> {
         }
         const many = await loadTest(16, 1500, (c) => clients[c]!.create(PROGRAM));
         into.runs += many.samples.length;
-        into.seconds += many.samples.length / many.perSecond;
+        into.seconds += many.seconds;
       }
     }
   } finally {

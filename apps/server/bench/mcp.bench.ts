@@ -8,43 +8,14 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import WebSocket from 'ws';
 import { type BenchResult, compared, percentile } from '../../../bench/lib.ts';
 import { createServer } from '../src/server.ts';
+import { BenchClient, LOAD_TEST_LIMITS, loadTest } from './ws-bench-client.ts';
 
 const program = 'output(1 + 1)';
 const toolFile = fileURLToPath(new URL('../../../examples/mci.yaml', import.meta.url));
 const main = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
 const WORKERS = 2;
-
-/** A bare WebSocket client: `run()` creates a process and resolves when it is idle. */
-async function wsClient(url: string) {
-  const socket = new WebSocket(url);
-  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
-  let nextId = 1;
-  const creating = new Map<number, () => void>();
-  const waiting = new Map<number, () => void>();
-  socket.on('message', (data) => {
-    const message = JSON.parse(data.toString()) as Record<string, any>;
-    if (message.type === 'reply') {
-      const done = creating.get(message.id);
-      creating.delete(message.id);
-      if (done && message.result?.process) waiting.set(message.result.process.pid, done);
-    } else if (message.type === 'process' && message.state === 'idle') {
-      waiting.get(message.pid)?.();
-      waiting.delete(message.pid);
-    }
-  });
-  return {
-    run: () =>
-      new Promise<void>((resolve) => {
-        const id = nextId++;
-        creating.set(id, resolve);
-        socket.send(JSON.stringify({ type: 'process.create', id, code: program }));
-      }),
-    close: () => socket.close(),
-  };
-}
 
 async function mcpRun(client: Client): Promise<void> {
   const result = (await client.callTool({
@@ -54,34 +25,17 @@ async function mcpRun(client: Client): Promise<void> {
   if (result.isError) throw new Error(`run_code failed: ${JSON.stringify(result.content)}`);
 }
 
-async function loadTest(callers: number, durationMs: number, job: (caller: number) => Promise<unknown>) {
-  const samples: number[] = [];
-  const begin = performance.now();
-  const end = begin + durationMs;
-  await Promise.all(
-    Array.from({ length: callers }, async (_, caller) => {
-      while (performance.now() < end) {
-        const t = performance.now();
-        await job(caller);
-        samples.push(performance.now() - t);
-      }
-    }),
-  );
-  return { count: samples.length, seconds: (performance.now() - begin) / 1000 };
-}
-
 export default async function bench(): Promise<BenchResult[]> {
   await using server = await createServer({
     port: 0,
     file: toolFile,
     concurrency: WORKERS,
     logLevel: 'silent',
-    maxQueue: 100_000,
     // The per-principal HTTP rate limit would cap the MCP path, not the WebSocket one.
-    limits: { rateLimitPerSecond: 1_000_000 },
+    ...LOAD_TEST_LIMITS,
   });
   const callers = 8;
-  const ws = await Promise.all(Array.from({ length: callers }, () => wsClient(server.wsUrl)));
+  const ws = await Promise.all(Array.from({ length: callers }, () => BenchClient.open(server.wsUrl)));
   const info = { name: 'mci-bench', version: '1.0.0' };
   const http = await Promise.all(
     Array.from({ length: callers }, async () => {
@@ -119,7 +73,7 @@ export default async function bench(): Promise<BenchResult[]> {
     await response.json();
   };
   const paths = {
-    ws: (c = 0) => ws[c]!.run(),
+    ws: (c = 0) => ws[c]!.create(program),
     rest: () => rest(),
     http: (c = 0) => mcpRun(http[c]!),
     stdio: () => mcpRun(stdio),
@@ -147,7 +101,7 @@ export default async function bench(): Promise<BenchResult[]> {
   for (let round = 0; round < 3; round++) {
     for (const key of ['ws', 'http', 'stdio'] as const) {
       const run = await loadTest(callers, 1500, (c) => paths[key](c));
-      rate[key].count += run.count;
+      rate[key].count += run.samples.length;
       rate[key].seconds += run.seconds;
     }
   }

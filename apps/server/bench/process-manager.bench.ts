@@ -10,8 +10,7 @@ import { createToolRunner, loadTools } from '@mci/tools';
 import { type BenchResult, compared, percentile, sample } from '../../../bench/lib.ts';
 import { createProcessManager } from '../src/processes/process-manager.ts';
 import type { Principal } from '../src/processes/process-manager-types.ts';
-import type { ExecutionResult } from '@mci/sandbox';
-import type { ExecutionPool } from '../src/processes/process-manager-types.ts';
+import { instantPool } from './instant-pool.ts';
 
 const principal: Principal = { id: 'bench', role: 'operator' };
 const program = 'output(1 + 1)';
@@ -99,22 +98,7 @@ export default async function bench(): Promise<BenchResult[]> {
     );
 
     // The manager alone: an executor that answers at once, against calling that executor directly.
-    const instantResult: ExecutionResult = {
-      status: 'success',
-      outputs: [2],
-      stdout: '',
-      stderr: '',
-      durationMs: 0,
-      cpuTimeMs: 0,
-      heapUsedBytes: 0,
-    };
-    const instant: ExecutionPool = {
-      size,
-      execute: (request) => {
-        request.onEvent?.({ seq: 1, type: 'output', value: 2 });
-        return { result: Promise.resolve(instantResult), kill() {} };
-      },
-    };
+    const instant = instantPool(size);
     const bare = await createProcessManager({ pool: instant });
     const bareLatency = await sample(
       async () => bare.wait((await bare.create({ code: program }, principal)).pid, principal),

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { createSandboxPool } from '@mci/sandbox';
 import { type BenchResult, compared, percentile } from '../../../bench/lib.ts';
 import { createServer } from '../src/server.ts';
-import { BenchClient, loadTest } from './ws-bench-client.ts';
+import { BenchClient, LOAD_TEST_LIMITS, loadTest } from './ws-bench-client.ts';
 
 const program = 'output(1 + 1)';
 const toolFile = fileURLToPath(new URL('../../../examples/transcripts/tools.mci.yaml', import.meta.url));
@@ -20,9 +20,7 @@ export default async function bench(): Promise<BenchResult[]> {
     pool,
     file: toolFile,
     logLevel: 'silent',
-    // The bench drives one principal far past the default request budget.
-    limits: { rateLimitPerSecond: 1_000_000 },
-    maxQueue: 100_000,
+    ...LOAD_TEST_LIMITS,
   });
   const clients = await Promise.all(Array.from({ length: 16 }, () => BenchClient.open(server.wsUrl)));
   const direct = async () => {
@@ -63,7 +61,7 @@ export default async function bench(): Promise<BenchResult[]> {
     ] as const) {
       const run = await loadTest(16, 1500, job);
       into.samples.push(...run.samples);
-      into.seconds += run.samples.length / run.perSecond;
+      into.seconds += run.seconds;
     }
   }
   const perSecond = (run: { samples: number[]; seconds: number }) => run.samples.length / run.seconds;

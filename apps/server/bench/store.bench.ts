@@ -6,14 +6,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ExecutionResult } from '@mci/sandbox';
 import { createSandboxPool } from '@mci/sandbox';
 import { type BenchResult, compared, percentile } from '../../../bench/lib.ts';
 import { createProcessManager } from '../src/processes/process-manager.ts';
 import type { ExecutionPool, Principal, ProcessManager } from '../src/processes/process-manager-types.ts';
-import type { ProcessStore } from '../src/processes/process-store.ts';
 import { createMemoryStore } from '../src/store/memory-store.ts';
 import { openSqliteStore } from '../src/store/sql/open-sqlite.ts';
+import { instantPool } from './instant-pool.ts';
 
 const principal: Principal = { id: 'bench', role: 'operator' };
 const program = 'output(1 + 1)';
@@ -32,17 +31,15 @@ async function throughput(manager: ProcessManager, total: number, inFlight: numb
   return total / ((performance.now() - begin) / 1000);
 }
 
-/** Median throughput of each store over `rounds` interleaved rounds. */
-async function race(
-  pool: ExecutionPool,
-  stores: Record<'memory' | 'sqlite', ProcessStore>,
-  total: number,
-  inFlight: number,
-  rounds: number,
-) {
+/**
+ * Median throughput (processes per second) through `pool` with a fresh memory store and a fresh SQLite
+ * store at `path`, over 5 interleaved rounds of `total` processes, `inFlight` at once.
+ */
+async function race(pool: ExecutionPool, path: string, total: number, inFlight: number) {
+  const rounds = 5;
   const managers = {
-    memory: await createProcessManager({ pool, store: stores.memory }),
-    sqlite: await createProcessManager({ pool, store: stores.sqlite }),
+    memory: await createProcessManager({ pool, store: createMemoryStore() }),
+    sqlite: await createProcessManager({ pool, store: await openSqliteStore({ path }) }),
   };
   const rates = { memory: [] as number[], sqlite: [] as number[] };
   await throughput(managers.memory, 100, inFlight); // warm-up
@@ -63,16 +60,7 @@ export default async function bench(): Promise<BenchResult[]> {
   const pool = createSandboxPool({ size });
   const results: BenchResult[] = [];
   try {
-    const real = await race(
-      pool,
-      {
-        memory: createMemoryStore(),
-        sqlite: await openSqliteStore({ path: join(dir, 'real.db') }),
-      },
-      600,
-      size * 4,
-      5,
-    );
+    const real = await race(pool, join(dir, 'real.db'), 600, size * 4);
     results.push(
       { name: 'manager + sandbox throughput, memory store (median of 5)', value: real.memory, unit: 'ops/s' },
       compared(
@@ -85,33 +73,7 @@ export default async function bench(): Promise<BenchResult[]> {
     );
 
     // An executor that answers at once: what is left is the manager and its store.
-    const instantResult: ExecutionResult = {
-      status: 'success',
-      outputs: [2],
-      stdout: '',
-      stderr: '',
-      durationMs: 0,
-      cpuTimeMs: 0,
-      heapUsedBytes: 0,
-    };
-    const instant: ExecutionPool = {
-      size,
-      // Events and results arrive on later turns of the event loop, as from the real pool's workers.
-      execute: (request) => {
-        setImmediate(() => request.onEvent?.({ seq: 1, type: 'output', value: 2 }));
-        return { result: new Promise((resolve) => setImmediate(() => resolve(instantResult))), kill() {} };
-      },
-    };
-    const bare = await race(
-      instant,
-      {
-        memory: createMemoryStore(),
-        sqlite: await openSqliteStore({ path: join(dir, 'bare.db') }),
-      },
-      5000,
-      size * 4,
-      5,
-    );
+    const bare = await race(instantPool(size, { deferred: true }), join(dir, 'bare.db'), 5000, size * 4);
     results.push(
       { name: 'manager alone throughput, memory store (median of 5)', value: bare.memory, unit: 'ops/s' },
       compared('manager alone throughput, SQLite store (median of 5)', bare.sqlite, 'ops/s', {

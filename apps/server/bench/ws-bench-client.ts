@@ -1,6 +1,13 @@
 // The WebSocket client and load driver of the server benchmarks.
 import type { ServerMessage } from '@mci/protocol';
 import WebSocket from 'ws';
+import type { ServerOptions } from '../src/server.ts';
+
+/** Server options for a load test: one principal drives the server far past the default request budget. */
+export const LOAD_TEST_LIMITS = {
+  limits: { rateLimitPerSecond: 1_000_000 },
+  maxQueue: 100_000,
+} satisfies Partial<ServerOptions>;
 
 /** A bare protocol client: `run(code)` resolves when the process is idle; `kill` when it is canceled. */
 export class BenchClient {
@@ -68,7 +75,10 @@ export class BenchClient {
   }
 }
 
-/** `clients` loops, each running `job` back to back for `durationMs`; latency samples and jobs/s. */
+/**
+ * `clients` loops, each running `job` back to back for `durationMs` (`job` gets the loop's index);
+ * the latency samples (ms), the seconds the loops took and jobs per second.
+ */
 export async function loadTest(
   clients: number,
   durationMs: number,
@@ -86,5 +96,6 @@ export async function loadTest(
       }
     }),
   );
-  return { samples, perSecond: samples.length / ((performance.now() - begin) / 1000) };
+  const seconds = (performance.now() - begin) / 1000;
+  return { samples, seconds, perSecond: samples.length / seconds };
 }
