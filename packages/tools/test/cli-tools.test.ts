@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { isAlive } from './helpers/processes.ts';
 import { runnerFor } from './helpers/tool-dir.ts';
+import { expectCanceled } from './helpers/results.ts';
 
 /** A shell that starts a grandchild (`sleep 60`), writes its pid to the file `$1`, and waits. */
 const HANG = {
@@ -258,11 +259,7 @@ describe('cli tools', () => {
     expect(isAlive(grandchild)).toBe(true);
     controller.abort();
     const result = await pending;
-    expect(result).toMatchObject({
-      isError: true,
-      error: 'Execution canceled',
-      metadata: { canceled: true },
-    });
+    expectCanceled(result);
     await vi.waitFor(() => expect(isAlive(grandchild)).toBe(false), { timeout: 5000 });
   });
 

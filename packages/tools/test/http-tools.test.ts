@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { echo, sendJson, startHttpServer } from './helpers/http-test-server.ts';
 import { runnerFor } from './helpers/tool-dir.ts';
+import { expectCanceled } from './helpers/results.ts';
 
 // A 1x1 transparent PNG.
 const PNG = Buffer.from(
@@ -250,11 +251,7 @@ describe('http tools', () => {
     controller.abort();
     // Without the abort it would hang for the 30 s default timeout, past the test's own.
     const result = await pending;
-    expect(result).toMatchObject({
-      isError: true,
-      error: 'Execution canceled',
-      metadata: { canceled: true },
-    });
+    expectCanceled(result);
     await connectionClosed;
   });
 

@@ -8,6 +8,7 @@ import { everythingServer } from './helpers/everything-server.ts';
 import { startMcpHttpServer } from './helpers/mcp-http-server.ts';
 import { childPids } from './helpers/processes.ts';
 import { toolDir } from './helpers/tool-dir.ts';
+import { expectCanceled } from './helpers/results.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const EVERYTHING = 'server-everything';
@@ -193,11 +194,7 @@ describe('MCP server tools (server-everything over stdio)', { timeout: 60_000 },
     const pending = runner.execute('hang', {}, { signal: controller.signal });
     await vi.waitFor(() => expect(childPids('setInterval').length).toBeGreaterThan(0), { timeout: 10_000 });
     controller.abort();
-    expect(await pending).toMatchObject({
-      isError: true,
-      error: 'Execution canceled',
-      metadata: { canceled: true },
-    });
+    expectCanceled(await pending);
     await runner.close();
     await vi.waitFor(() => expect(childPids('setInterval')).toEqual([]), { timeout: 10_000 });
   });
@@ -286,11 +283,7 @@ describe('MCP server tools over Streamable HTTP', () => {
     const pending = runner.execute('wait', {}, { signal: controller.signal });
     await vi.waitFor(() => expect(server.methods).toContain('tools/call'), { timeout: 10_000 });
     controller.abort();
-    expect(await pending).toMatchObject({
-      isError: true,
-      error: 'Execution canceled',
-      metadata: { canceled: true },
-    });
+    expectCanceled(await pending);
     // The connection stays usable.
     expect((await runner.execute('add', { a: 2, b: 2 })).content).toEqual([{ type: 'text', text: '4' }]);
   });
@@ -304,11 +297,7 @@ describe('MCP server tools over Streamable HTTP', () => {
     const pending = aborted.execute('wait', {});
     await vi.waitFor(() => expect(server.methods).toContain('tools/call'), { timeout: 10_000 });
     controller.abort(new Error('shutting down'));
-    expect(await pending).toMatchObject({
-      isError: true,
-      error: 'Execution canceled: shutting down',
-      metadata: { canceled: true },
-    });
+    expectCanceled(await pending, 'Execution canceled: shutting down');
     await aborted.close();
 
     const closed = createToolRunner(collection);
@@ -318,10 +307,6 @@ describe('MCP server tools over Streamable HTTP', () => {
       timeout: 10_000,
     });
     await closed.close();
-    expect(await inFlight).toMatchObject({
-      isError: true,
-      error: 'Execution canceled: the tool runner was closed',
-      metadata: { canceled: true },
-    });
+    expectCanceled(await inFlight, 'Execution canceled: the tool runner was closed');
   });
 });

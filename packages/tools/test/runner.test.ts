@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createToolRunner, loadTools, ToolError } from '../src/index.ts';
 import { runnerFor, toolDir } from './helpers/tool-dir.ts';
+import { expectCanceled } from './helpers/results.ts';
 
 const echoProps = { type: 'text', text: '{{props}}' };
 
@@ -250,10 +251,6 @@ describe('tool runner', () => {
     });
     const pending = t.runner.execute('sleep');
     await t.runner.close();
-    expect(await pending).toMatchObject({
-      isError: true,
-      error: 'Execution canceled: the tool runner was closed',
-      metadata: { canceled: true },
-    });
+    expectCanceled(await pending, 'Execution canceled: the tool runner was closed');
   });
 });
