@@ -10,7 +10,7 @@ import { createSandboxPool, type Isolation, type SandboxPool } from '@mci/sandbo
 import { type BenchResult, compared, percentile } from '../../../bench/lib.ts';
 import { rawIsolatedVm } from '../../../packages/sandbox/bench/baselines.ts';
 import { createServer, type MciServer } from '../src/server.ts';
-import { BenchClient, LOAD_TEST_LIMITS, loadTest } from './ws-bench-client.ts';
+import { BenchClient, LOAD_TEST_SERVER, loadTest } from './ws-bench-client.ts';
 
 const PROGRAM = 'output(1 + 1)';
 const ROUNDS = 4;
@@ -31,13 +31,7 @@ export default async function bench(): Promise<BenchResult[]> {
   try {
     for (const isolation of modes) {
       const pool = createSandboxPool({ size: 2, isolation });
-      const server = await createServer({
-        port: 0,
-        pool,
-        file: toolFile,
-        logLevel: 'silent',
-        ...LOAD_TEST_LIMITS,
-      });
+      const server = await createServer({ ...LOAD_TEST_SERVER, pool, file: toolFile });
       const clients = await Promise.all(Array.from({ length: 16 }, () => BenchClient.open(server.wsUrl)));
       servers.set(isolation, { server, clients, pool });
       measured.set(isolation, { serial: [], spaced: [], runs: 0, seconds: 0 });

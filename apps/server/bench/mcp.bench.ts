@@ -10,7 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { type BenchResult, compared, percentile } from '../../../bench/lib.ts';
 import { createServer } from '../src/server.ts';
-import { BenchClient, LOAD_TEST_LIMITS, loadTest } from './ws-bench-client.ts';
+import { BenchClient, LOAD_TEST_SERVER, loadTest } from './ws-bench-client.ts';
 
 const program = 'output(1 + 1)';
 const toolFile = fileURLToPath(new URL('../../../examples/mci.yaml', import.meta.url));
@@ -27,12 +27,10 @@ async function mcpRun(client: Client): Promise<void> {
 
 export default async function bench(): Promise<BenchResult[]> {
   await using server = await createServer({
-    port: 0,
+    // The per-principal HTTP rate limit would cap the MCP path, not the WebSocket one.
+    ...LOAD_TEST_SERVER,
     file: toolFile,
     concurrency: WORKERS,
-    logLevel: 'silent',
-    // The per-principal HTTP rate limit would cap the MCP path, not the WebSocket one.
-    ...LOAD_TEST_LIMITS,
   });
   const callers = 8;
   const ws = await Promise.all(Array.from({ length: callers }, () => BenchClient.open(server.wsUrl)));

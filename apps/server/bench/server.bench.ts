@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { createSandboxPool } from '@mci/sandbox';
 import { type BenchResult, compared, percentile } from '../../../bench/lib.ts';
 import { createServer } from '../src/server.ts';
-import { BenchClient, LOAD_TEST_LIMITS, loadTest } from './ws-bench-client.ts';
+import { BenchClient, LOAD_TEST_SERVER, loadTest } from './ws-bench-client.ts';
 
 const program = 'output(1 + 1)';
 const toolFile = fileURLToPath(new URL('../../../examples/transcripts/tools.mci.yaml', import.meta.url));
@@ -15,13 +15,7 @@ const toolFile = fileURLToPath(new URL('../../../examples/transcripts/tools.mci.
 export default async function bench(): Promise<BenchResult[]> {
   const size = Math.max(2, availableParallelism());
   await using pool = createSandboxPool({ size });
-  await using server = await createServer({
-    port: 0,
-    pool,
-    file: toolFile,
-    logLevel: 'silent',
-    ...LOAD_TEST_LIMITS,
-  });
+  await using server = await createServer({ ...LOAD_TEST_SERVER, pool, file: toolFile });
   const clients = await Promise.all(Array.from({ length: 16 }, () => BenchClient.open(server.wsUrl)));
   const direct = async () => {
     const result = await pool.execute({ code: program, lang: 'ts' }).result;

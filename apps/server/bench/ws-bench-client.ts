@@ -3,8 +3,13 @@ import type { ServerMessage } from '@mci/protocol';
 import WebSocket from 'ws';
 import type { ServerOptions } from '../src/server.ts';
 
-/** Server options for a load test: one principal drives the server far past the default request budget. */
-export const LOAD_TEST_LIMITS = {
+/**
+ * Server options for a load test: port 0, no logs, and room for one principal to drive the server far
+ * past the default request budget and queue.
+ */
+export const LOAD_TEST_SERVER = {
+  port: 0,
+  logLevel: 'silent',
   limits: { rateLimitPerSecond: 1_000_000 },
   maxQueue: 100_000,
 } satisfies Partial<ServerOptions>;
