@@ -4,7 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { examplePath } from '@mci/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type MciServer } from '../src/server.ts';
-import { httpClient } from './support/mcp-fixture.ts';
+import { httpClient, postInitialize } from './support/mcp-fixture.ts';
 
 // An MCP client without the server's token learns that it needs a bearer token, and is not sent into
 // an OAuth flow: the server advertises no OAuth metadata.
@@ -24,24 +24,7 @@ afterAll(async () => {
   await server?.close({ graceMs: 0 });
 });
 
-const initialize = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-};
-
-async function postMcp(headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(`${server.url}/mcp`, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/json',
-      Accept: 'application/json, text/event-stream',
-      ...headers,
-    },
-    body: JSON.stringify(initialize),
-  });
-}
+const postMcp = (headers: Record<string, string> = {}) => postInitialize(server.url, '2025-06-18', headers);
 
 /** An OAuth client provider as MCP clients with OAuth support (the MCP Inspector) bring one. */
 function oauthProvider(redirects: URL[]): OAuthClientProvider {

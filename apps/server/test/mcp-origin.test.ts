@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mcpSuiteServer } from './support/mcp-fixture.ts';
+import { mcpSuiteServer, postInitialize } from './support/mcp-fixture.ts';
 
 // /mcp is behind the server's Host/Origin guard, as the MCP spec requires of local servers (a web page
 // must not drive it), and its CORS answers let an allowed page use the Mcp-* headers.
@@ -7,23 +7,7 @@ import { mcpSuiteServer } from './support/mcp-fixture.ts';
 
 const suite = mcpSuiteServer({ concurrency: 1 });
 
-const initialize = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'page', version: '1' } },
-};
-
-const post = (headers: Record<string, string>) =>
-  fetch(`${suite.server.url}/mcp`, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/json',
-      Accept: 'application/json, text/event-stream',
-      ...headers,
-    },
-    body: JSON.stringify(initialize),
-  });
+const post = (headers: Record<string, string>) => postInitialize(suite.server.url, '2025-11-25', headers);
 
 describe('/mcp and browsers', () => {
   it('refuses a request from a foreign Origin (403) and answers the server’s own', async () => {

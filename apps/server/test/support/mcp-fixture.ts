@@ -54,6 +54,32 @@ tools:
 
 const clientInfo = { name: 'mci-test', version: '1.0.0' };
 
+/**
+ * Posts a bare JSON-RPC `initialize` request for `protocolVersion` to `serverUrl`'s `/mcp`, with
+ * `headers` added to the ones the Streamable HTTP transport requires, as a client without the SDK
+ * (or a web page) sends it.
+ */
+export function postInitialize(
+  serverUrl: string,
+  protocolVersion: string,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return fetch(`${serverUrl}/mcp`, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      ...headers,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion, capabilities: {}, clientInfo },
+    }),
+  });
+}
+
 /** The SDK's Client connected to `mci mcp --file FILE` (spawned). */
 export async function stdioClient(file: string, args: string[] = []): Promise<Client> {
   const transport = new StdioClientTransport({
