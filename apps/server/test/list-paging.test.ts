@@ -6,7 +6,7 @@ import { ApprovalStore } from '../src/approvals/approval-store.ts';
 import { ConversationStore } from '../src/chat/conversation-store.ts';
 import { createServer } from '../src/server.ts';
 import { openSqliteStore } from '../src/store/sql/open-sqlite.ts';
-import { request } from './support/http.ts';
+import { allPages, request } from './support/http.ts';
 import { openJsonSocket } from './support/json-socket.ts';
 import { mci } from './support/mci.ts';
 import type { Json } from './support/serve-process.ts';
@@ -78,23 +78,9 @@ async function seededServer(name: string) {
   return Object.assign(server, { ids });
 }
 
-/** Every page of `GET /approvals?query` for `token`. */
+/** Every approval on every page of `GET /approvals?query` for `token`. */
 async function allApprovals(url: string, token: string, query: string): Promise<Json[]> {
-  const items: Json[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await request(
-      url,
-      'GET',
-      `/approvals?${query}${cursor === undefined ? '' : `&cursor=${encodeURIComponent(cursor)}`}`,
-      undefined,
-      token,
-    );
-    expect(page.status).toBe(200);
-    items.push(...(page.body.items as Json[]));
-    cursor = page.body.nextCursor;
-  } while (cursor !== undefined);
-  return items;
+  return (await allPages(url, '/approvals', query, token)).flatMap((page) => page.items as Json[]);
 }
 
 describe('lists that page: approvals and conversations', () => {

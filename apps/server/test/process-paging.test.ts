@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createServer } from '../src/server.ts';
 import { openSqliteStore } from '../src/store/sql/open-sqlite.ts';
-import { request } from './support/http.ts';
+import { allPages, request } from './support/http.ts';
 import { openJsonSocket } from './support/json-socket.ts';
 import type { Json } from './support/serve-process.ts';
 import { storedProcess } from './support/stored-process.ts';
@@ -47,24 +47,12 @@ async function seededServer(name: string, counts: { alice: number; bob: number }
   });
 }
 
-/** Every page of `GET /processes` for `token` (`query` added), checking each page's `processes` key. */
-async function allPages(url: string, token: string, query: string): Promise<number[]> {
-  const pids: number[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await request(
-      url,
-      'GET',
-      `/processes?${query}${cursor === undefined ? '' : `&cursor=${encodeURIComponent(cursor)}`}`,
-      undefined,
-      token,
-    );
-    expect(page.status).toBe(200);
-    expect(page.body.processes).toEqual(page.body.items);
-    pids.push(...(page.body.items as Json[]).map((item) => item.pid as number));
-    cursor = page.body.nextCursor;
-  } while (cursor !== undefined);
-  return pids;
+/** The pids on every page of `GET /processes` for `token` (`query` added), checking each page's `processes` key. */
+async function allPids(url: string, token: string, query: string): Promise<number[]> {
+  return (await allPages(url, '/processes', query, token)).flatMap((page) => {
+    expect(page.processes).toEqual(page.items);
+    return (page.items as Json[]).map((item) => item.pid as number);
+  });
 }
 
 describe('lists that page: processes', () => {
@@ -85,7 +73,7 @@ describe('lists that page: processes', () => {
         return answer.body.pid as number;
       }),
     );
-    const seen = await allPages(server.url, ALICE, 'limit=7');
+    const seen = await allPids(server.url, ALICE, 'limit=7');
     const newPids = await creating;
     expect(created).toBe(100);
     expect(seen).toEqual([...seen].sort((a, b) => b - a));
@@ -95,13 +83,13 @@ describe('lists that page: processes', () => {
     expect(seen.filter((pid) => pid > 500).every((pid) => newPids.includes(pid))).toBe(true);
 
     // Once the writes are over, a second pass sees all 600 of alice's; the operator sees bob's too.
-    const all = await allPages(server.url, ALICE, 'limit=100');
+    const all = await allPids(server.url, ALICE, 'limit=100');
     expect(all).toHaveLength(600);
     expect(new Set(all)).toEqual(new Set([...newPids, ...Array.from({ length: 500 }, (_, i) => i + 1)]));
-    expect(await allPages(server.url, BOB, 'limit=100')).toEqual(
+    expect(await allPids(server.url, BOB, 'limit=100')).toEqual(
       Array.from({ length: 20 }, (_, i) => 520 - i),
     );
-    expect(await allPages(server.url, OPERATOR, 'limit=100')).toHaveLength(620);
+    expect(await allPids(server.url, OPERATOR, 'limit=100')).toHaveLength(620);
   });
 
   it('gives 50 by default and keeps the state, status and ref filters across pages', async () => {
@@ -121,8 +109,8 @@ describe('lists that page: processes', () => {
     const refPids = (await Promise.all(refs))
       .map((answer) => answer.body.pid as number)
       .sort((a, b) => b - a);
-    expect(await allPages(server.url, ALICE, 'limit=5&ref=paged&state=idle&status=null')).toEqual(refPids);
-    expect(await allPages(server.url, ALICE, 'limit=5&ref=paged&state=running')).toEqual([]);
+    expect(await allPids(server.url, ALICE, 'limit=5&ref=paged&state=idle&status=null')).toEqual(refPids);
+    expect(await allPids(server.url, ALICE, 'limit=5&ref=paged&state=running')).toEqual([]);
   });
 
   it('refuses a bad limit or cursor with VALIDATION naming it, over HTTP and WebSocket', async () => {

@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { expect } from 'vitest';
 import type { Json } from './serve-process.ts';
 
 export interface Answer {
@@ -28,6 +29,28 @@ export async function request(
   });
   const text = await response.text();
   return { status: response.status, body: text === '' ? {} : (JSON.parse(text) as Json) };
+}
+
+/**
+ * The bodies of every page of `GET path?query` on `url` for `token`, in order: each page must answer
+ * 200, and its `nextCursor` (as `&cursor=`) asks for the next until a page carries none.
+ */
+export async function allPages(url: string, path: string, query: string, token: string): Promise<Json[]> {
+  const pages: Json[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await request(
+      url,
+      'GET',
+      `${path}?${query}${cursor === undefined ? '' : `&cursor=${encodeURIComponent(cursor)}`}`,
+      undefined,
+      token,
+    );
+    expect(page.status).toBe(200);
+    pages.push(page.body);
+    cursor = page.body.nextCursor;
+  } while (cursor !== undefined);
+  return pages;
 }
 
 /** Starts `server` (a `node:http` server of the test) on 127.0.0.1 and a free port; resolves with its `http://127.0.0.1:PORT`. */
