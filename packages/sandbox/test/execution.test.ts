@@ -1,9 +1,8 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createSandboxPool, SandboxError } from '../src/index.ts';
-import { run } from './helpers.ts';
+import { filePool, run } from './helpers.ts';
 
-const pool = createSandboxPool({ size: 2 });
-afterAll(() => pool.close());
+const pool = filePool({ size: 2 });
 
 describe('running a program', () => {
   it('runs TypeScript, streams outputs and records the return value last', async () => {

@@ -1,12 +1,10 @@
 // Regression: a run that threw, had a syntax error, called an unknown tool, timed out or was killed
 // left stderr empty; the reason lived only in the structured `error`, which simple clients never
 // read. Now the last stderr event says why, the way Node prints an uncaught error.
-import { afterAll, describe, expect, it } from 'vitest';
-import { createSandboxPool } from '../src/index.ts';
-import { run } from './helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { filePool, run } from './helpers.ts';
 
-const pool = createSandboxPool({ size: 1 });
-afterAll(() => pool.close());
+const pool = filePool({ size: 1 });
 
 describe('the stderr of a run that did not succeed', () => {
   it('ends with the uncaught error and its position, as Node prints it', async () => {

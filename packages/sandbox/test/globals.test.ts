@@ -1,10 +1,8 @@
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
-import { createSandboxPool } from '../src/index.ts';
-import { run } from './helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { filePool, run } from './helpers.ts';
 
-const pool = createSandboxPool({ size: 2 });
-afterAll(() => pool.close());
+const pool = filePool({ size: 2 });
 
 describe('the sandbox global object', () => {
   it('holds the documented globals and nothing from the host', async () => {

@@ -3,7 +3,15 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createToolRunner, loadTools, type ToolRunner } from '@mci/tools';
-import type { ExecutionRequest, ExecutionResult, SandboxEvent, SandboxPool } from '../src/index.ts';
+import { afterAll } from 'vitest';
+import {
+  createSandboxPool,
+  type ExecutionRequest,
+  type ExecutionResult,
+  type SandboxEvent,
+  type SandboxPool,
+  type SandboxPoolOptions,
+} from '../src/index.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -13,6 +21,13 @@ export const TOOL_FILE = fileURLToPath(new URL('./fixtures/tools.mci.json', impo
 /** A real tool runner over the fixture tool file. */
 export async function fixtureTools(): Promise<ToolRunner> {
   return createToolRunner(await loadTools(TOOL_FILE));
+}
+
+/** A pool for the tests of one file, closed after them. */
+export function filePool(options?: SandboxPoolOptions): SandboxPool {
+  const pool = createSandboxPool(options);
+  afterAll(() => pool.close());
+  return pool;
 }
 
 /** Runs `code` and returns the result with the events it streamed. */

@@ -1,9 +1,8 @@
-import { afterAll, describe, expect, it } from 'vitest';
-import { createSandboxPool, DEFAULT_LIMITS, type ToolHost } from '../src/index.ts';
-import { run } from './helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_LIMITS, type ToolHost } from '../src/index.ts';
+import { filePool, run } from './helpers.ts';
 
-const pool = createSandboxPool({ size: 2, limits: { timeoutMs: 10_000 } });
-afterAll(() => pool.close());
+const pool = filePool({ size: 2, limits: { timeoutMs: 10_000 } });
 
 describe('defaults', () => {
   it('are the documented ones', () => {

@@ -1,9 +1,7 @@
-import { afterAll, describe, expect, it } from 'vitest';
-import { createSandboxPool } from '../src/index.ts';
-import { run } from './helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { filePool, run } from './helpers.ts';
 
-const pool = createSandboxPool({ size: 1, limits: { timeoutMs: 10_000 } });
-afterAll(() => pool.close());
+const pool = filePool({ size: 1, limits: { timeoutMs: 10_000 } });
 
 describe('output.image', () => {
   it('outputs bytes as an image value with base64 data', async () => {

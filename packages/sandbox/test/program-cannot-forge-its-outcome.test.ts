@@ -2,12 +2,10 @@
 // function early and run at the script's top level: it could end `failed` with an error of its
 // choosing without failing, or declare `function __mci_run__` (hoisted over the bootstrap's) and end
 // `success` without its code ever running. The status and the error of a run come only from the run.
-import { afterAll, describe, expect, it } from 'vitest';
-import { createSandboxPool } from '../src/index.ts';
-import { run } from './helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { filePool, run } from './helpers.ts';
 
-const pool = createSandboxPool({ size: 1 });
-afterAll(() => pool.close());
+const pool = filePool({ size: 1 });
 
 const REFUSED = /^The code must be the body of a function and cannot close it/;
 

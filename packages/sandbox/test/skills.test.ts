@@ -1,9 +1,8 @@
-import { afterAll, describe, expect, it } from 'vitest';
-import { createSandboxPool, type SkillHost } from '../src/index.ts';
-import { run } from './helpers.ts';
+import { describe, expect, it } from 'vitest';
+import type { SkillHost } from '../src/index.ts';
+import { filePool, run } from './helpers.ts';
 
-const pool = createSandboxPool({ size: 1 });
-afterAll(() => pool.close());
+const pool = filePool({ size: 1 });
 
 /** Skill bodies as the server makes them: a function of `exports` that sets `exports.default`. */
 const DOUBLE = `"use strict";\nexports.default = async (input) => input.n * 2;`;

@@ -1,13 +1,12 @@
-import { afterAll, describe, expect, it } from 'vitest';
-import { createSandboxPool, type StateHost } from '../src/index.ts';
-import { run } from './helpers.ts';
+import { describe, expect, it } from 'vitest';
+import type { StateHost } from '../src/index.ts';
+import { filePool, run } from './helpers.ts';
 
 // The state global reaches the host's StateHost: the sandbox checks the arguments, values cross by
 // structured clone both ways, and a host's error code reaches the program. (The server's durable
 // state has its own tests through HTTP and mci serve.)
 
-const pool = createSandboxPool({ size: 1 });
-afterAll(() => pool.close());
+const pool = filePool({ size: 1 });
 
 /** A host keeping entries in a map, refusing stale versions with VERSION_CONFLICT. */
 function mapHost(): StateHost & { calls: string[] } {

@@ -2,12 +2,11 @@
 // continuation there while the worker's thread stays free. These tests pin what that guarantees: a
 // long continuation after such a loop still streams its outputs and tool calls, still times out and
 // can be killed, and its failures (an unhandled rejection in its last moment too) fail the run.
-import { afterAll, describe, expect, it } from 'vitest';
-import { createSandboxPool, type ToolHost } from '../src/index.ts';
-import { run } from './helpers.ts';
+import { describe, expect, it } from 'vitest';
+import type { ToolHost } from '../src/index.ts';
+import { filePool, run } from './helpers.ts';
 
-const pool = createSandboxPool({ size: 1 });
-afterAll(() => pool.close());
+const pool = filePool({ size: 1 });
 
 /** A host whose `echo` answers at once and whose `record` notes that it was called. */
 function recordingHost(onCall: (name: string) => void = () => {}) {

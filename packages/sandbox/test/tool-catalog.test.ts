@@ -1,18 +1,11 @@
-import { afterAll, describe, expect, it } from 'vitest';
-import {
-  createSandboxPool,
-  type ToolCatalog,
-  type ToolDescription,
-  type ToolHost,
-  type ToolMatch,
-} from '../src/index.ts';
-import { run } from './helpers.ts';
+import { describe, expect, it } from 'vitest';
+import type { ToolCatalog, ToolDescription, ToolHost, ToolMatch } from '../src/index.ts';
+import { filePool, run } from './helpers.ts';
 
 // tools.search and tools.describe reach the host's catalog; the sandbox checks their arguments and
 // never shows a run a tool its host does not list. (The server's ranked catalog has its own tests.)
 
-const pool = createSandboxPool({ size: 1 });
-afterAll(() => pool.close());
+const pool = filePool({ size: 1 });
 
 /** A catalog over `names` that matches by substring; it also knows a tool no host lists. */
 function catalogOf(names: string[]): ToolCatalog {

@@ -1,9 +1,7 @@
-import { afterAll, describe, expect, it } from 'vitest';
-import { createSandboxPool } from '../src/index.ts';
-import { run } from './helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { filePool, run } from './helpers.ts';
 
-const pool = createSandboxPool({ size: 1 });
-afterAll(() => pool.close());
+const pool = filePool({ size: 1 });
 
 // Growing a dictionary-mode object in a tiny isolate makes V8 abort the whole process
 // ("CALL_AND_RETRY_LAST ... is_heap_oom"), which isolated-vm's memory limit cannot turn into an
