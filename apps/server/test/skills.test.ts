@@ -1,12 +1,11 @@
 import { rmSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { answer, type FakeProvider, startFakeOpenAi } from '@mci/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type MciServer } from '../src/server.ts';
 import { toolFileDir } from './support/greet-tools.ts';
-import { type Answer, request } from './support/http.ts';
+import { type Answer, listenLocal, request } from './support/http.ts';
 import { openJsonSocket } from './support/json-socket.ts';
 import { mci } from './support/mci.ts';
 
@@ -72,6 +71,11 @@ function as(url: string, token: string) {
     request(url, method, path, body, token);
 }
 
+/** Saves a skill over HTTP (`POST /skills`) as the principal `call` speaks for. */
+function saveSkill(call: ReturnType<typeof as>, name: string, description: string, code: string) {
+  return call('POST', '/skills', { name, description, code });
+}
+
 async function run(call: ReturnType<typeof as>, code: string) {
   const answer = await call('POST', '/processes', { code, block: true });
   expect(answer.status, JSON.stringify(answer.body)).toBe(201);
@@ -111,9 +115,7 @@ describe('skills', () => {
   it('validates the input against the schema, naming the path', async () => {
     const ALICE = tokenOf('validate');
     const alice = as(server.url, ALICE);
-    expect(
-      (await alice('POST', '/skills', { name: 'greetAll', description: 'x', code: GREETER })).status,
-    ).toBe(201);
+    expect((await saveSkill(alice, 'greetAll', 'x', GREETER)).status).toBe(201);
     const bad = await run(
       alice,
       `try { await skills.greetAll({ names: ['a', 7] as any }); } catch (e) { return [e.code, e.message]; }`,
@@ -129,25 +131,22 @@ describe('skills', () => {
   it('refuses code that does not compile, with the diagnostics, over HTTP and from a program', async () => {
     const ALICE = tokenOf('check');
     const alice = as(server.url, ALICE);
-    const typo = await alice('POST', '/skills', {
-      name: 'broken',
-      description: 'x',
-      code: 'export default async () => {\n  return await tools.gret({ name: "a" });\n};',
-    });
+    const typo = await saveSkill(
+      alice,
+      'broken',
+      'x',
+      'export default async () => {\n  return await tools.gret({ name: "a" });\n};',
+    );
     expect(typo.status).toBe(400);
     expect(typo.body).toMatchObject({
       code: 'CHECK_FAILED',
       path: 'code',
       diagnostics: [{ line: 2, column: 22, message: 'tools.gret does not exist. Did you mean tools.greet?' }],
     });
-    const noDefault = await alice('POST', '/skills', {
-      name: 'nothing',
-      description: 'x',
-      code: 'const x = 1;',
-    });
+    const noDefault = await saveSkill(alice, 'nothing', 'x', 'const x = 1;');
     expect(noDefault.body.diagnostics[0].message).toMatch(/export a function as its default/);
     for (const name of ['save', 'list', '1abc', 'has-dash', 'constructor', 'class']) {
-      const answer = await alice('POST', '/skills', { name, description: 'x', code: GREETER });
+      const answer = await saveSkill(alice, name, 'x', GREETER);
       expect(answer.status, name).toBe(400);
       expect(answer.body.path).toBe('name');
     }
@@ -165,11 +164,7 @@ describe('skills', () => {
   }, async () => {
     const ALICE = tokenOf('versions');
     const alice = as(server.url, ALICE);
-    const v1 = await alice('POST', '/skills', {
-      name: 'answer',
-      description: 'The answer.',
-      code: 'export default async () => 1;',
-    });
+    const v1 = await saveSkill(alice, 'answer', 'The answer.', 'export default async () => 1;');
     expect(v1.body).toMatchObject({ version: 1 });
     // A run that calls the skill, then waits on a request the test answers after saving version 2.
     let release: () => void = () => {};
@@ -179,18 +174,13 @@ describe('skills', () => {
       arrived();
       release = () => res.end('go');
     });
-    await new Promise<void>((resolve) => gate.listen(0, '127.0.0.1', resolve));
-    const { port } = gate.address() as AddressInfo;
+    const gateUrl = await listenLocal(gate);
     const slow = await alice('POST', '/processes', {
-      code: `const a = await skills.answer();\nawait fetch('http://127.0.0.1:${port}/');\nreturn [a, await skills.answer()];`,
+      code: `const a = await skills.answer();\nawait fetch('${gateUrl}/');\nreturn [a, await skills.answer()];`,
     });
     const pid = slow.body.pid as number;
     await waiting;
-    const v2 = await alice('POST', '/skills', {
-      name: 'answer',
-      description: 'The new answer.',
-      code: 'export default async () => 2;',
-    });
+    const v2 = await saveSkill(alice, 'answer', 'The new answer.', 'export default async () => 2;');
     expect(v2.body).toMatchObject({ version: 2 });
     // The waiting run calls the skill again after version 2 is saved.
     release();
@@ -217,11 +207,7 @@ describe('skills', () => {
     const ALICE = tokenOf('hidden');
     const alice = as(server.url, ALICE);
     const mallory = as(server.url, MALLORY);
-    await alice('POST', '/skills', {
-      name: 'secret',
-      description: 'x',
-      code: 'export default async () => 42;',
-    });
+    await saveSkill(alice, 'secret', 'x', 'export default async () => 42;');
     expect((await mallory('GET', '/skills')).body).toEqual({ items: [] });
     expect((await mallory('GET', '/skills/secret')).status).toBe(404);
     expect((await mallory('GET', '/skills/secret/versions/1')).status).toBe(404);
@@ -244,7 +230,7 @@ describe('skills', () => {
     const ALICE = tokenOf('pages');
     const alice = as(server.url, ALICE);
     for (const name of ['one', 'two', 'three'])
-      await alice('POST', '/skills', { name, description: name, code: 'export default async () => 1;' });
+      await saveSkill(alice, name, name, 'export default async () => 1;');
     const first = await alice('GET', '/skills?limit=2');
     expect(first.body.items.map((s: { name: string }) => s.name)).toEqual(['three', 'two']);
     expect(first.body.items[0].js).toBeUndefined();
@@ -302,11 +288,7 @@ describe('skills', () => {
 
   it("a server-hosted conversation's system prompt declares the principal's skills", async () => {
     const ALICE = tokenOf('chat');
-    await as(server.url, ALICE)('POST', '/skills', {
-      name: 'greetAll',
-      description: 'Greets everyone.',
-      code: GREETER,
-    });
+    await saveSkill(as(server.url, ALICE), 'greetAll', 'Greets everyone.', GREETER);
     const systemOf = async (token: string) => {
       await using socket = await openJsonSocket(server.wsUrl, token);
       await socket.request({ type: 'chat.start', message: 'Hi.' });
