@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type MciServer } from '../src/server.ts';
-import { request } from './support/http.ts';
+import { listenLocal, request } from './support/http.ts';
 import { openJsonSocket } from './support/json-socket.ts';
 import { httpClient } from './support/mcp-fixture.ts';
 
@@ -24,8 +24,7 @@ beforeAll(async () => {
     res.setHeader('content-type', 'application/json');
     res.end('{"ok":true}');
   });
-  await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve));
-  const { port } = service.address() as { port: number };
+  const serviceUrl = await listenLocal(service);
   writeFileSync(
     join(dir, 'tools.yaml'),
     `schemaVersion: '1.0'
@@ -45,7 +44,7 @@ tools:
     execution: { type: text, text: 'a={{props.a}}' }
   - name: ping
     inputSchema: { type: object, properties: { note: { type: string } } }
-    execution: { type: http, method: GET, url: 'http://127.0.0.1:${port}/ping' }
+    execution: { type: http, method: GET, url: '${serviceUrl}/ping' }
 `,
   );
 });

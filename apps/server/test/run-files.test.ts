@@ -7,6 +7,7 @@ import { DRAW_PNG_PROGRAM, PNG_SIGNATURE } from '@mci/test-support';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type MciServer } from '../src/index.ts';
+import { listenLocal } from './support/http.ts';
 import { httpClient } from './support/mcp-fixture.ts';
 import { type Json, serveProcesses } from './support/serve-process.ts';
 
@@ -31,15 +32,14 @@ const TOKENS = [
 ];
 
 beforeAll(async () => {
-  await new Promise<void>((resolve) => picture.listen(0, '127.0.0.1', resolve));
-  const { port } = picture.address() as { port: number };
+  const pictureUrl = await listenLocal(picture);
   writeFileSync(
     join(dir, 'tools.yaml'),
     `schemaVersion: '1.0'
 tools:
   - name: pixel
     description: A one-pixel PNG from a local service.
-    execution: { type: http, method: GET, url: 'http://127.0.0.1:${port}/pixel.png' }
+    execution: { type: http, method: GET, url: '${pictureUrl}/pixel.png' }
 `,
   );
   server = await createServer({
@@ -100,35 +100,18 @@ describe('pictures and files of a run', () => {
     const [image, ...files] = result.outputs;
     expect(image).toMatchObject({ type: 'image', mimeType: 'image/png' });
     expectPng(Buffer.from(image.data, 'base64'));
+    const link = (name: string, mimeType: string, size: number) => ({
+      type: 'file',
+      name,
+      mimeType,
+      size,
+      uri: `/processes/${pid}/runs/1/files/${name}`,
+    });
     expect(files).toEqual([
-      {
-        type: 'file',
-        name: 'square.png',
-        mimeType: 'image/png',
-        size: expect.any(Number),
-        uri: `/processes/${pid}/runs/1/files/square.png`,
-      },
-      {
-        type: 'file',
-        name: 'report.csv',
-        mimeType: 'text/csv',
-        size: 8,
-        uri: `/processes/${pid}/runs/1/files/report.csv`,
-      },
-      {
-        type: 'file',
-        name: 'evil.svg',
-        mimeType: 'image/svg+xml',
-        size: expect.any(Number),
-        uri: `/processes/${pid}/runs/1/files/evil.svg`,
-      },
-      {
-        type: 'file',
-        name: 'page.html',
-        mimeType: 'text/html',
-        size: 39,
-        uri: `/processes/${pid}/runs/1/files/page.html`,
-      },
+      link('square.png', 'image/png', expect.any(Number)),
+      link('report.csv', 'text/csv', 8),
+      link('evil.svg', 'image/svg+xml', expect.any(Number)),
+      link('page.html', 'text/html', 39),
     ]);
   });
 
