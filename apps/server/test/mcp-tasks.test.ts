@@ -6,8 +6,8 @@ import {
   RELATED_TASK_META_KEY,
   type Task,
 } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpClient, mcpSuiteServer } from './support/mcp-fixture.ts';
+import { describe, expect, it } from 'vitest';
+import { httpClient, mcpSuiteServer, suiteClient } from './support/mcp-fixture.ts';
 
 // MCP Tasks backed by processes, through the SDK's own Client over stdio and Streamable HTTP: a
 // task-augmented call answers at once and is polled to completion, a cancel kills the process,
@@ -29,37 +29,32 @@ async function pollUntilTerminal(client: Client, taskId: string): Promise<Task> 
   }
 }
 
+/** The result of task `taskId`, waiting for the task to end. */
+const taskResult = async (client: Client, taskId: string) =>
+  (await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema)) as CallToolResult;
+
 const { transports } = suite;
 
 describe.each(transports)('MCP tasks over %s', (name, connect) => {
-  let client: Client;
-  beforeAll(async () => {
-    client = await connect();
-  });
-  afterAll(async () => {
-    await client?.close();
-  });
+  const mcp = suiteClient(connect);
 
   it('declares the tasks capability', () => {
-    expect(client.getServerCapabilities()?.tasks).toMatchObject({
+    expect(mcp.client.getServerCapabilities()?.tasks).toMatchObject({
       cancel: {},
       requests: { tools: { call: {} } },
     });
   });
 
   it('answers a task-augmented run_code at once and is polled to completion', async () => {
-    const { task } = await startTask(client, 'run_code', {
+    const { task } = await startTask(mcp.client, 'run_code', {
       code: 'let n = 0; for (let i = 0; i < 2e7; i++) n += i; output(n)',
     });
     expect(task.status).toBe('working');
     expect(task.taskId).toMatch(/^process-\d+$/);
     expect(task.ttl).toBe(60_000);
-    const done = await pollUntilTerminal(client, task.taskId);
+    const done = await pollUntilTerminal(mcp.client, task.taskId);
     expect(done.status).toBe('completed');
-    const result = (await client.experimental.tasks.getTaskResult(
-      task.taskId,
-      CallToolResultSchema,
-    )) as CallToolResult;
+    const result = await taskResult(mcp.client, task.taskId);
     expect(result.structuredContent).toMatchObject({ status: 'success', outputs: [199999990000000] });
     expect(result._meta?.[RELATED_TASK_META_KEY]).toEqual({ taskId: task.taskId });
     if (name === 'Streamable HTTP') {
@@ -74,26 +69,20 @@ describe.each(transports)('MCP tasks over %s', (name, connect) => {
   });
 
   it('maps a failed run to a failed task whose result is the run_code result', async () => {
-    const { task } = await startTask(client, 'run_code', { code: 'throw new TypeError("bad")' });
-    const result = (await client.experimental.tasks.getTaskResult(
-      task.taskId,
-      CallToolResultSchema,
-    )) as CallToolResult;
+    const { task } = await startTask(mcp.client, 'run_code', { code: 'throw new TypeError("bad")' });
+    const result = await taskResult(mcp.client, task.taskId);
     expect(result.isError).toBe(true);
-    expect((await client.experimental.tasks.getTask(task.taskId)).status).toBe('failed');
+    expect((await mcp.client.experimental.tasks.getTask(task.taskId)).status).toBe('failed');
   });
 
   it('runs a slow MCI tool (cli) as a task', async () => {
-    const { task } = await startTask(client, 'shout', { word: 'task' });
-    const result = (await client.experimental.tasks.getTaskResult(
-      task.taskId,
-      CallToolResultSchema,
-    )) as CallToolResult;
+    const { task } = await startTask(mcp.client, 'shout', { word: 'task' });
+    const result = await taskResult(mcp.client, task.taskId);
     expect(result.content).toEqual([{ type: 'text', text: 'TASK\n' }]);
   });
 
   it('refuses a task for a tool whose task support is forbidden', async () => {
-    await expect(startTask(client, 'greet', { name: 'Ada' })).rejects.toThrow(/does not run as a task/);
+    await expect(startTask(mcp.client, 'greet', { name: 'Ada' })).rejects.toThrow(/does not run as a task/);
   });
 
   it('cancels a running task: the process ends canceled, a second cancel is -32602', async () => {
@@ -101,7 +90,7 @@ describe.each(transports)('MCP tasks over %s', (name, connect) => {
     const running = new Promise<void>((resolve) => {
       sawOutput = resolve;
     });
-    const { task } = await client.request(
+    const { task } = await mcp.client.request(
       {
         method: 'tools/call',
         params: {
@@ -115,23 +104,22 @@ describe.each(transports)('MCP tasks over %s', (name, connect) => {
     );
     await running;
     const before = Date.now();
-    const cancelled = await client.experimental.tasks.cancelTask(task.taskId);
+    const cancelled = await mcp.client.experimental.tasks.cancelTask(task.taskId);
     expect(cancelled.status).toBe('cancelled');
     // The answer is the cancelled task as it is now: updated at the cancel, with its message.
     expect(Date.parse(cancelled.lastUpdatedAt)).toBeGreaterThanOrEqual(before);
     expect(cancelled.statusMessage).toMatch(/kill/i);
-    const result = (await client.experimental.tasks.getTaskResult(
-      task.taskId,
-      CallToolResultSchema,
-    )) as CallToolResult;
+    const result = await taskResult(mcp.client, task.taskId);
     // Canceled by the kill, not ended by the loop's own timeout.
     expect(result.structuredContent).toMatchObject({ status: 'canceled', outputs: ['started'] });
-    await expect(client.experimental.tasks.cancelTask(task.taskId)).rejects.toMatchObject({ code: -32602 });
+    await expect(mcp.client.experimental.tasks.cancelTask(task.taskId)).rejects.toMatchObject({
+      code: -32602,
+    });
   });
 
   it('sends progress notifications in order for output() and console lines', async () => {
     const progress: Array<{ progress: number; message?: string }> = [];
-    const result = (await client.callTool(
+    const result = (await mcp.client.callTool(
       {
         name: 'run_code',
         // The pause keeps the last progress out of the response's read: the SDK's client drops progress
@@ -159,7 +147,7 @@ describe.each(transports)('MCP tasks over %s', (name, connect) => {
     const { TaskStatusNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js');
     let taskId = '';
     const terminal = new Promise<void>((resolve) => {
-      client.setNotificationHandler(TaskStatusNotificationSchema, (notification) => {
+      mcp.client.setNotificationHandler(TaskStatusNotificationSchema, (notification) => {
         if (notification.params.taskId !== taskId) return;
         statuses.push(notification.params.status);
         if (notification.params.status === 'completed') resolve();
@@ -167,7 +155,7 @@ describe.each(transports)('MCP tasks over %s', (name, connect) => {
     });
     ({
       task: { taskId },
-    } = await startTask(client, 'run_code', { code: 'output(1)' }));
+    } = await startTask(mcp.client, 'run_code', { code: 'output(1)' }));
     await terminal;
     expect(statuses.at(-1)).toBe('completed');
   });

@@ -1,7 +1,6 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mcpSuiteServer } from './support/mcp-fixture.ts';
+import { describe, expect, it } from 'vitest';
+import { mcpSuiteServer, suiteClient } from './support/mcp-fixture.ts';
 
 // run_code and the MCI tools through the SDK's own Client, over stdio (`mci mcp` spawned) and over
 // Streamable HTTP (`/mcp` of a server on port 0): the same cases on both transports.
@@ -14,19 +13,13 @@ const text = (result: CallToolResult) =>
   result.content.map((item) => (item.type === 'text' ? item.text : `[${item.type}]`)).join('\n');
 
 describe.each(transports)('MCP over %s', (_name, connect) => {
-  let client: Client;
-  beforeAll(async () => {
-    client = await connect();
-  });
-  afterAll(async () => {
-    await client?.close();
-  });
+  const mcp = suiteClient(connect);
 
   const runCode = async (code: string, extra: Record<string, unknown> = {}) =>
-    (await client.callTool({ name: 'run_code', arguments: { code, ...extra } })) as CallToolResult;
+    (await mcp.client.callTool({ name: 'run_code', arguments: { code, ...extra } })) as CallToolResult;
 
   it('lists run_code and every tool with annotations, _meta tags and task support', async () => {
-    const { tools } = await client.listTools();
+    const { tools } = await mcp.client.listTools();
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
     expect([...byName.keys()].sort()).toEqual([
       'describe_tool',
@@ -55,7 +48,7 @@ describe.each(transports)('MCP over %s', (_name, connect) => {
   });
 
   it('reads the declarations as the mci://tools.d.ts resource', async () => {
-    const { contents } = await client.readResource({ uri: 'mci://tools.d.ts' });
+    const { contents } = await mcp.client.readResource({ uri: 'mci://tools.d.ts' });
     expect(contents[0]).toMatchObject({ uri: 'mci://tools.d.ts', mimeType: 'application/typescript' });
     expect((contents[0] as { text: string }).text).toContain('greet(props: {');
   });
@@ -120,25 +113,31 @@ describe.each(transports)('MCP over %s', (_name, connect) => {
   });
 
   it('calls a text tool directly', async () => {
-    const result = (await client.callTool({ name: 'greet', arguments: { name: 'Ada' } })) as CallToolResult;
+    const result = (await mcp.client.callTool({
+      name: 'greet',
+      arguments: { name: 'Ada' },
+    })) as CallToolResult;
     expect(result).toMatchObject({ isError: false, content: [{ type: 'text', text: 'Hello, Ada.' }] });
   });
 
   it('passes a tool failure through as an isError result', async () => {
-    const result = (await client.callTool({ name: 'greet', arguments: {} })) as CallToolResult;
+    const result = (await mcp.client.callTool({ name: 'greet', arguments: {} })) as CallToolResult;
     expect(result.isError).toBe(true);
     expect(text(result)).toMatch(/^Tool greet failed: .*name/);
   });
 
   it('calls a cli tool directly', async () => {
-    const result = (await client.callTool({ name: 'shout', arguments: { word: 'hey' } })) as CallToolResult;
+    const result = (await mcp.client.callTool({
+      name: 'shout',
+      arguments: { word: 'hey' },
+    })) as CallToolResult;
     expect(result.isError).toBe(false);
     expect(text(result)).toContain('HEY');
     expect(result._meta?.['mci/metadata']).toMatchObject({ exit_code: 0 });
   });
 
   it('passes the image content of an MCP-sourced tool through', async () => {
-    const result = (await client.callTool({ name: 'get-tiny-image', arguments: {} })) as CallToolResult;
+    const result = (await mcp.client.callTool({ name: 'get-tiny-image', arguments: {} })) as CallToolResult;
     expect(result.isError).toBe(false);
     const image = result.content.find((item) => item.type === 'image');
     expect(image).toMatchObject({ type: 'image', mimeType: 'image/png' });
@@ -150,7 +149,7 @@ describe.each(transports)('MCP over %s', (_name, connect) => {
   });
 
   it('passes an embedded resource of an MCP-sourced tool through', async () => {
-    const result = (await client.callTool({
+    const result = (await mcp.client.callTool({
       name: 'get-resource-reference',
       arguments: { resourceType: 'Text', resourceId: 2 },
     })) as CallToolResult;
@@ -161,22 +160,22 @@ describe.each(transports)('MCP over %s', (_name, connect) => {
   });
 
   it('rejects an unknown tool and bad run_code arguments as protocol errors, each message prefixed once', async () => {
-    await expect(client.callTool({ name: 'nope', arguments: {} })).rejects.toMatchObject({
+    await expect(mcp.client.callTool({ name: 'nope', arguments: {} })).rejects.toMatchObject({
       code: -32602,
       message: 'MCP error -32602: Tool nope not found',
     });
-    await expect(client.callTool({ name: 'run_code', arguments: { code: 1 } })).rejects.toMatchObject({
+    await expect(mcp.client.callTool({ name: 'run_code', arguments: { code: 1 } })).rejects.toMatchObject({
       code: -32602,
       message: 'MCP error -32602: run_code: code must be a non-empty string',
     });
     // The SDK's own task handlers' errors too.
-    await expect(client.experimental.tasks.getTask('process-999999')).rejects.toMatchObject({
+    await expect(mcp.client.experimental.tasks.getTask('process-999999')).rejects.toMatchObject({
       code: -32602,
       message: expect.not.stringMatching(/MCP error -32602: MCP error/),
     });
   });
 
   it('lists no resource templates (every resource is listed)', async () => {
-    expect(await client.listResourceTemplates()).toMatchObject({ resourceTemplates: [] });
+    expect(await mcp.client.listResourceTemplates()).toMatchObject({ resourceTemplates: [] });
   });
 });

@@ -103,6 +103,26 @@ export async function httpClient(url: string, token?: string): Promise<Client> {
   return client;
 }
 
+/**
+ * An SDK client for one `describe` block, made by `connect` in `beforeAll` and closed in `afterAll`;
+ * `client` is there once its `beforeAll` ran.
+ */
+export function suiteClient(connect: () => Promise<Client>): { readonly client: Client } {
+  let client: Client | undefined;
+  beforeAll(async () => {
+    client = await connect();
+  });
+  afterAll(async () => {
+    await client?.close();
+  });
+  return {
+    get client() {
+      if (!client) throw new Error('the suite client connects in beforeAll');
+      return client;
+    },
+  };
+}
+
 /** What {@link mcpSuiteServer} gives a suite; `server` is there once its `beforeAll` ran. */
 export interface McpSuiteServer {
   /** The tool file of {@link makeToolFile}. */
