@@ -2,7 +2,6 @@ import ivm from 'isolated-vm';
 import type { RunOutcome } from '../bootstrap/bootstrap.ts';
 import type { ExecutionError, ExecutionStatus } from '../execution.ts';
 import type { HostMessage, WorkerEvent, WorkerMessage } from '../protocol.ts';
-import type { StateOp } from '../state-host.ts';
 import { formatLogArgs } from './console-format.ts';
 import { cpuTimeMsSince, heapUsedBytes } from './isolate-figures.ts';
 import { isCallId, toFetchRequest } from './isolate-requests.ts';
@@ -18,11 +17,19 @@ import {
 } from './transpile.ts';
 
 type ExecuteMessage = Extract<HostMessage, { type: 'execute' }>;
+/** A program's call of a host API other than a tool: `tools.search`/`describe`, `state.*`, `skills.*`. */
+type HostOpMessage = Extract<WorkerMessage, { type: 'catalog' | 'state' | 'skill' }>;
+/** The `op` of the {@link HostOpMessage} of type `K`. */
+type OpOf<K extends HostOpMessage['type']> = Extract<HostOpMessage, { type: K }>['op'];
 
 /** Timers one execution may have pending at once (each is a Node timer in this process). */
 const MAX_TIMERS = 10_000;
-/** The `state` calls a program can make. */
-const STATE_OPS = new Set<string>(['get', 'set', 'delete', 'keys'] satisfies StateOp[]);
+/** The operations a program can ask of each host API of {@link HostOpMessage}. */
+const HOST_OPS: Record<HostOpMessage['type'], ReadonlySet<string>> = {
+  catalog: new Set(['search', 'describe'] satisfies OpOf<'catalog'>[]),
+  state: new Set(['get', 'set', 'delete', 'keys'] satisfies OpOf<'state'>[]),
+  skill: new Set(['input', 'save'] satisfies OpOf<'skill'>[]),
+};
 
 const MEMORY_LIMIT = /memory limit/i;
 
@@ -224,25 +231,15 @@ export class WorkerExecution {
         this.#post({ type: 'tool', id: this.id, callId, name, props });
         return;
       }
-      case 'catalog': {
-        const [callId, op, opArgs] = args;
-        if (!isCallId(callId) || (op !== 'search' && op !== 'describe') || !Array.isArray(opArgs)) return;
-        this.#flush();
-        this.#post({ type: 'catalog', id: this.id, callId, op, args: opArgs });
-        return;
-      }
-      case 'state': {
-        const [callId, op, opArgs] = args;
-        if (!isCallId(callId) || !STATE_OPS.has(op as string) || !Array.isArray(opArgs)) return;
-        this.#flush();
-        this.#post({ type: 'state', id: this.id, callId, op: op as StateOp, args: opArgs });
-        return;
-      }
+      case 'catalog':
+      case 'state':
       case 'skill': {
         const [callId, op, opArgs] = args;
-        if (!isCallId(callId) || (op !== 'input' && op !== 'save') || !Array.isArray(opArgs)) return;
+        if (!isCallId(callId) || typeof op !== 'string' || !HOST_OPS[kind].has(op) || !Array.isArray(opArgs))
+          return;
         this.#flush();
-        this.#post({ type: 'skill', id: this.id, callId, op, args: opArgs });
+        // HOST_OPS[kind] holds exactly the ops of the `kind` message.
+        this.#post({ type: kind, id: this.id, callId, op, args: opArgs } as HostOpMessage);
         return;
       }
       case 'fetch': {
