@@ -2,28 +2,33 @@ import { createServer as createHttpServer, type IncomingMessage, type ServerResp
 import type { AddressInfo, Socket } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { errorBody } from '@mci/protocol';
-import type { Logger } from 'pino';
 import type { Approvals } from './approvals/approvals.ts';
-import type { Authenticator } from './auth/authenticator.ts';
 import type { ChatService } from './chat/chat-service.ts';
 import type { Limits } from './config/config-schema.ts';
-import { createHttpApp, type ToolListing } from './http/app.ts';
+import { createHttpApp, type HttpAppOptions } from './http/app.ts';
 import { ConnectionCaps } from './http/connection-caps.ts';
-import type { ClusterStats } from './http/metrics.ts';
 import { createOriginPolicy, type OriginPolicy } from './http/origin-policy.ts';
 import { RequestBudget } from './http/rate-limit.ts';
-import type { McpHttp } from './mcp/http-sessions.ts';
-import type { ProcessManager } from './processes/process-manager-types.ts';
-import type { StoreHealth } from './processes/process-store.ts';
 import type { Sessions } from './sessions/sessions.ts';
-import type { Skills } from './skills/skills.ts';
 import { createWsGateway } from './ws/ws-gateway.ts';
 
-/** What {@link listen} serves. */
-export interface ListenOptions {
-  manager: ProcessManager;
-  authenticator: Authenticator;
-  tools: readonly ToolListing[];
+/**
+ * What {@link listen} serves: the HTTP API's services (as {@link HttpAppOptions} documents them), and
+ * what the WebSocket gateway shares with it.
+ */
+export interface ListenOptions
+  extends Pick<
+    HttpAppOptions,
+    | 'manager'
+    | 'authenticator'
+    | 'tools'
+    | 'logger'
+    | 'skills'
+    | 'mcp'
+    | 'clusterStats'
+    | 'storeHealth'
+    | 'consoleUrl'
+  > {
   limits: Pick<
     Limits,
     | 'maxFrameBytes'
@@ -46,23 +51,12 @@ export interface ListenOptions {
    * @default the local default of `createOriginPolicy` for `host` and the authenticator's tokens
    */
   originPolicy?: OriginPolicy;
-  logger?: Logger;
   /** Server-hosted conversations (`chat.*` over WebSocket, `GET /models`). */
   chat?: ChatService;
   /** Sessions and their state (`/sessions`, `session.*` and `state.*` over WebSocket). */
   sessions?: Sessions;
-  /** Saved skills (`/skills`, and each principal's in `/tools.d.ts`). */
-  skills?: Skills;
-  /** The MCP endpoint, served at `/mcp`. */
-  mcp?: McpHttp;
-  /** Policies and approvals (`/approvals`, `/policies`). */
+  /** Policies and approvals (`/approvals`, `/policies`, and `approval.decide` over WebSocket). */
   approvals?: Approvals;
-  /** The nodes of the PostgreSQL database, for `/metrics`. */
-  clusterStats?: () => Promise<ClusterStats>;
-  /** Whether the durable store commits writes now, for `/healthz`. @default always ok */
-  storeHealth?: () => StoreHealth;
-  /** A console served elsewhere that page loads are redirected to. @default the built console */
-  consoleUrl?: string;
 }
 
 /** The HTTP API and the WebSocket gateway, listening on one port. */

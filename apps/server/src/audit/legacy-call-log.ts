@@ -1,3 +1,4 @@
+import type { CallsTable } from '../store/sql/tables.ts';
 import { callRecord } from './call-record.ts';
 
 /** A call as the call logs of suspended runs held it before the audit (schema versions 7 to 9). */
@@ -12,19 +13,8 @@ interface LegacyCall {
  * The `calls` rows of a call log of a run suspended before schema version 10: each call becomes its
  * record (with no time, duration or decision known: `allow`), its whole result in the record.
  */
-export function legacyCallRows(
-  pid: number,
-  run: number,
-  log: Array<LegacyCall | null>,
-): Array<{
-  pid: number;
-  run: number;
-  position: number;
-  body: string;
-  input_hash: string;
-  replay: string | null;
-}> {
-  const rows = [];
+export function legacyCallRows(pid: number, run: number, log: Array<LegacyCall | null>): CallsTable[] {
+  const rows: CallsTable[] = [];
   for (const [position, call] of log.entries()) {
     if (!call) continue;
     const kind = call.name === 'fetch' ? 'fetch' : 'tool';

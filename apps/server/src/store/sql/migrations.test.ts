@@ -134,6 +134,16 @@ const ADDED_COLUMNS: Record<string, string[]> = { processes: ['check', 'session'
 /** What V3_ROWS expects in `processes.stored_bytes` after version 4, by pid. */
 const expectedBytes = [...V3_ROWS.expected].map(([pid, bytes]) => ({ pid, stored_bytes: bytes }));
 
+/** A migration after the last that creates a table, then fails: it must leave nothing behind. */
+const FAILING: Migration = {
+  version: SCHEMA_VERSION + 1,
+  description: 'fails halfway',
+  async up(trx) {
+    await trx.schema.createTable('halfway').addColumn('x', 'integer').execute();
+    throw new Error('step failed');
+  },
+};
+
 describe('SQLite', () => {
   it('builds the schema of the schema-6 fixture', async () => {
     const built = new DatabaseSync(':memory:');
@@ -237,15 +247,7 @@ describe('SQLite', () => {
   it('rolls a failing migration back', async () => {
     const db = new DatabaseSync(':memory:');
     await migrateSqlite(db);
-    const failing: Migration = {
-      version: SCHEMA_VERSION + 1,
-      description: 'fails halfway',
-      async up(trx) {
-        await trx.schema.createTable('halfway').addColumn('x', 'integer').execute();
-        throw new Error('step failed');
-      },
-    };
-    await expect(migrateSqlite(db, ':memory:', [...MIGRATIONS, failing])).rejects.toThrow('step failed');
+    await expect(migrateSqlite(db, ':memory:', [...MIGRATIONS, FAILING])).rejects.toThrow('step failed');
     expect(pragmaRows(db, 'user_version')).toEqual([{ user_version: SCHEMA_VERSION }]);
     expect(db.prepare("SELECT name FROM sqlite_schema WHERE name = 'halfway'").get()).toBeUndefined();
     expect(db.isTransaction).toBe(false);
@@ -446,15 +448,7 @@ describe('PostgreSQL', () => {
   it('rolls a failing migration back', async () => {
     await using db = await freshDatabase();
     await migratePg(db.url);
-    const failing: Migration = {
-      version: SCHEMA_VERSION + 1,
-      description: 'fails halfway',
-      async up(trx) {
-        await trx.schema.createTable('halfway').addColumn('x', 'integer').execute();
-        throw new Error('step failed');
-      },
-    };
-    await expect(migratePg(db.url, [...MIGRATIONS, failing])).rejects.toThrow('step failed');
+    await expect(migratePg(db.url, [...MIGRATIONS, FAILING])).rejects.toThrow('step failed');
     const schema = await postgresSchema(db.url);
     expect(schema.version).toEqual([{ one: true, version: SCHEMA_VERSION }]);
     expect(schema.columns.some((c) => c.table_name === 'halfway')).toBe(false);

@@ -113,16 +113,36 @@ export async function readExpiredPids(
       .execute()
   ).map((row) => row.pid);
   if (aged.length >= limit) return aged;
-  // Per owner: its count, less the aged ones already selected, over the quota; its oldest idle
-  // processes go, as many as the excess.
-  const overCount = await db
+  const remaining = limit - aged.length;
+  const overCount = await readOverQuota(db, cutoff, 'processes', quota.maxProcesses, remaining);
+  if (!Number.isFinite(quota.maxBytes)) return aged.concat(overCount);
+  const overBytes = await readOverQuota(db, cutoff, 'bytes', quota.maxBytes, remaining);
+  return [...new Set([...aged, ...overCount, ...overBytes])].slice(0, limit);
+}
+
+/**
+ * For each owner whose processes (or their `stored_bytes`), less the aged ones (idle since before
+ * `cutoff`), are over `max`: its idle processes whose last change is oldest, while the processes (or
+ * bytes) of those before them have not covered the excess; at most `limit`, oldest change first.
+ */
+async function readOverQuota(
+  db: Db,
+  cutoff: number,
+  measure: 'processes' | 'bytes',
+  max: number,
+  limit: number,
+): Promise<number[]> {
+  // A process weighs 1 when counting processes, its stored bytes when counting bytes.
+  const weight = (column: 'stored_bytes' | 'p.stored_bytes') =>
+    measure === 'bytes' ? sql.ref<number>(column) : sql.lit(1);
+  const rows = await db
     .with('over', (qc) =>
       qc
         .selectFrom('processes')
-        .select((eb) => ['owner', eb(eb.fn.countAll<number>(), '-', quota.maxProcesses).as('excess')])
+        .select((eb) => ['owner', eb(eb.fn.sum<number>(weight('stored_bytes')), '-', max).as('excess')])
         .where((eb) => eb.not(eb.and([eb('idle_since', '<', cutoff), eb('state', '=', 'idle')])))
         .groupBy('owner')
-        .having((eb) => eb(eb(eb.fn.countAll<number>(), '-', quota.maxProcesses), '>', 0)),
+        .having((eb) => eb(eb(eb.fn.sum<number>(weight('stored_bytes')), '-', max), '>', 0)),
     )
     .selectFrom((qc) =>
       qc
@@ -132,48 +152,14 @@ export async function readExpiredPids(
           'p.pid',
           'p.idle_since',
           'o.excess',
-          eb.fn
-            .agg<number>('row_number')
-            .over((ob) => ob.partitionBy('p.owner').orderBy('p.idle_since').orderBy('p.pid'))
-            .as('k'),
-        ])
-        .where('p.state', '=', 'idle')
-        .where('p.idle_since', '>=', cutoff)
-        .as('ranked'),
-    )
-    .select('pid')
-    .whereRef('k', '<=', 'excess')
-    .orderBy('idle_since')
-    .orderBy('pid')
-    .limit(limit - aged.length)
-    .execute();
-  if (!Number.isFinite(quota.maxBytes)) return aged.concat(overCount.map((row) => row.pid));
-  // Per owner: its `stored_bytes` (the aged ones left out) over the quota; its oldest idle processes go
-  // while the bytes of those before them have not covered the excess. A running sum less the row's own
-  // bytes is the sum of the rows before it: (idle_since, pid) is unique, so no row has peers.
-  const overBytes = await db
-    .with('over', (qc) =>
-      qc
-        .selectFrom('processes')
-        .select((eb) => ['owner', eb(eb.fn.sum<number>('stored_bytes'), '-', quota.maxBytes).as('excess')])
-        .where((eb) => eb.not(eb.and([eb('idle_since', '<', cutoff), eb('state', '=', 'idle')])))
-        .groupBy('owner')
-        .having((eb) => eb(eb(eb.fn.sum<number>('stored_bytes'), '-', quota.maxBytes), '>', 0)),
-    )
-    .selectFrom((qc) =>
-      qc
-        .selectFrom('processes as p')
-        .innerJoin('over as o', 'o.owner', 'p.owner')
-        .select((eb) => [
-          'p.pid',
-          'p.idle_since',
-          'o.excess',
+          // A running sum less the row's own weight is the sum of the rows before it: (idle_since,
+          // pid) is unique, so no row has peers.
           eb(
             eb.fn
-              .sum<number>('p.stored_bytes')
+              .sum<number>(weight('p.stored_bytes'))
               .over((ob) => ob.partitionBy('p.owner').orderBy('p.idle_since').orderBy('p.pid')),
             '-',
-            eb.ref('p.stored_bytes'),
+            weight('p.stored_bytes'),
           ).as('before'),
         ])
         .where('p.state', '=', 'idle')
@@ -184,11 +170,9 @@ export async function readExpiredPids(
     .whereRef('before', '<', 'excess')
     .orderBy('idle_since')
     .orderBy('pid')
-    .limit(limit - aged.length)
+    .limit(limit)
     .execute();
-  return [
-    ...new Set([...aged, ...overCount.map((row) => row.pid), ...overBytes.map((row) => row.pid)]),
-  ].slice(0, limit);
+  return rows.map((row) => row.pid);
 }
 
 /** A row of the `nodes` table (PostgreSQL), as {@link readNodes} reads it. */
