@@ -38,11 +38,13 @@ function renderString(text: string, scope: Scope): unknown {
  * value, keeping its JSON type (number, boolean, null, array, object). A `{!!...!!}` with other text
  * around it is an error.
  *
+ * @param path Where `value` sits in a larger structure (`body.content`): the JSON paths in errors
+ *   start there. @default '' (`value` is the whole structure)
  * @throws {TemplateError} as {@link renderTemplate}, with `path` set to the JSON path of the string
  * at fault (`body.content.tags[1]`); `TEMPLATE_TYPE` for a circular structure.
  * @see MCI schema reference, "JSON-Native Placeholders"
  */
-export function renderStructured(value: unknown, context: TemplateContext): unknown {
+export function renderStructured(value: unknown, context: TemplateContext, path = ''): unknown {
   const scope = rootScope(context);
   const ancestors = new Set<object>();
   const walk = (item: unknown, path: string): unknown => {
@@ -76,5 +78,5 @@ export function renderStructured(value: unknown, context: TemplateContext): unkn
       ancestors.delete(item);
     }
   };
-  return walk(value, '');
+  return walk(value, path);
 }

@@ -111,6 +111,15 @@ describe('renderStructured', () => {
     expect(() => renderStructured('{{props.missing}}', context)).toThrowError(/^line 1: /);
   });
 
+  it('starts the JSON paths in errors at the given path of a larger structure', () => {
+    expect(() => renderStructured('{{props.missing}}', context, 'body.q')).toThrowError(
+      /^at body\.q, line 1: /,
+    );
+    expect(() => renderStructured({ tags: ['{{props.x'] }, context, 'body')).toThrowError(
+      /^at body\.tags\[0\], line 1: /,
+    );
+  });
+
   it('rejects circular values', () => {
     const loop: Record<string, unknown> = { a: '{{props.q}}' };
     loop.self = loop;
