@@ -1,4 +1,4 @@
-import { renderStructured, type TemplateContext, TemplateError } from '@mci/schema';
+import { renderStructured, type TemplateContext } from '@mci/schema';
 
 /** Renders one loaded value against one execution's context. */
 type Plan = (context: TemplateContext) => unknown;
@@ -43,7 +43,7 @@ function planFor(root: object): Plan {
 /** The plan of `value` at JSON path `path`, or undefined when it holds no template. */
 function planValue(value: unknown, path: string, ancestors: Set<object>): Plan | undefined {
   if (typeof value === 'string')
-    return hasTemplate(value) ? (context) => renderAt(value, path, context) : undefined;
+    return hasTemplate(value) ? (context) => renderStructured(value, context, path) : undefined;
   if (!isContainer(value)) return undefined;
   if (ancestors.has(value)) throw CIRCULAR;
   ancestors.add(value);
@@ -84,17 +84,6 @@ function planValue(value: unknown, path: string, ancestors: Set<object>): Plan |
     };
   } finally {
     ancestors.delete(value);
-  }
-}
-
-/** Renders one template string found at `path`, naming the path in its errors as renderStructured does. */
-function renderAt(text: string, path: string, context: TemplateContext): unknown {
-  try {
-    return renderStructured(text, context);
-  } catch (error) {
-    if (!(error instanceof TemplateError) || path === '') throw error;
-    const { code, reason, line, placeholder } = error;
-    throw new TemplateError(code, reason, { line, placeholder, path, cause: error.cause });
   }
 }
 
