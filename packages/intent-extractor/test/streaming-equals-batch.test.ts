@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fencedBlocks } from '../src/extract-intents.ts';
-import { createIntentStream, extractIntents, type Intent } from '../src/index.ts';
+import { extractIntents } from '../src/index.ts';
 import { everyNth, streamed, streamedFencedBlocks } from './fenced-blocks.ts';
 
 const fenceChar = fc.constantFrom('`', '~');
@@ -136,6 +136,17 @@ const runs = Number(process.env.FC_RUNS ?? 2000);
 // remark-parse is slow (a few hundred KB/s); give a loaded CI machine room.
 const timeout = Math.max(120_000, runs * 20);
 
+/** Runs `check` on `runs` texts drawn from `texts`, each with random cut points. */
+function forEveryChunking(texts: fc.Arbitrary<string>, check: (text: string, cuts: number[]) => void): void {
+  fc.assert(
+    fc.property(
+      texts.chain((text) => fc.tuple(fc.constant(text), cutsFor(text))),
+      ([text, cuts]) => check(text, cuts),
+    ),
+    { numRuns: runs },
+  );
+}
+
 // Character soup: markdown punctuation, spaces, tabs and line endings in any order.
 const soup = fc
   .array(
@@ -189,34 +200,15 @@ const soup = fc
   .map((parts) => parts.join(''));
 
 describe('streaming equals batch', () => {
-  it(
-    'every fenced block is the same for character soup and random chunkings',
-    () => {
-      fc.assert(
-        fc.property(
-          soup.chain((text) => fc.tuple(fc.constant(text), cutsFor(text))),
-          ([text, cuts]) => {
-            expect(streamedFencedBlocks(text, cuts)).toEqual(fencedBlocks(text));
-          },
-        ),
-        { numRuns: runs },
-      );
-    },
-    timeout,
-  );
-
-  it(
-    'every fenced block (exec or not) is the same for random documents and chunkings',
-    () => {
-      fc.assert(
-        fc.property(
-          documentArb.chain((text) => fc.tuple(fc.constant(text), cutsFor(text))),
-          ([text, cuts]) => {
-            expect(streamedFencedBlocks(text, cuts)).toEqual(fencedBlocks(text));
-          },
-        ),
-        { numRuns: runs },
-      );
+  it.each([
+    ['character soup', soup],
+    ['random documents', documentArb],
+  ])(
+    'every fenced block (exec or not) is the same for %s and random chunkings',
+    (_, texts) => {
+      forEveryChunking(texts, (text, cuts) => {
+        expect(streamedFencedBlocks(text, cuts)).toEqual(fencedBlocks(text));
+      });
     },
     timeout,
   );
@@ -224,15 +216,9 @@ describe('streaming equals batch', () => {
   it(
     'for random documents and random chunkings',
     () => {
-      fc.assert(
-        fc.property(
-          documentArb.chain((text) => fc.tuple(fc.constant(text), cutsFor(text))),
-          ([text, cuts]) => {
-            expect(streamed(text, cuts)).toEqual(extractIntents(text));
-          },
-        ),
-        { numRuns: runs },
-      );
+      forEveryChunking(documentArb, (text, cuts) => {
+        expect(streamed(text, cuts)).toEqual(extractIntents(text));
+      });
     },
     timeout,
   );
