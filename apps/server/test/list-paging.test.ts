@@ -1,11 +1,10 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApprovalStore } from '../src/approvals/approval-store.ts';
 import { ConversationStore } from '../src/chat/conversation-store.ts';
 import { createServer } from '../src/server.ts';
 import { openSqliteStore } from '../src/store/sql/open-sqlite.ts';
+import { suiteToolFileDir } from './support/greet-tools.ts';
 import { allPages, request } from './support/http.ts';
 import { openJsonSocket } from './support/json-socket.ts';
 import { mci } from './support/mci.ts';
@@ -17,10 +16,7 @@ import { storedProcess } from './support/stored-process.ts';
 // VALIDATION error naming a bad limit or cursor, and only the caller's items. The records are written
 // through the real stores into the SQLite file the server then opens.
 
-const dir = mkdtempSync(join(tmpdir(), 'mci-list-paging-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const file = join(dir, 'tools.yaml');
-writeFileSync(file, "schemaVersion: '1.0'\ntools: []\n");
+const { dir, file } = suiteToolFileDir('mci-list-paging-', "schemaVersion: '1.0'\ntools: []\n");
 const ALICE = 'alice-token-2b7d41c9';
 const BOB = 'bob-token-a05e3f68';
 const OPERATOR = 'operator-token-93c8d1e4';

@@ -1,10 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createServer } from '../src/server.ts';
 import { openSqliteStore } from '../src/store/sql/open-sqlite.ts';
-import { allPages, request } from './support/http.ts';
+import { suiteToolFileDir } from './support/greet-tools.ts';
+import { allPages, postProcess, request } from './support/http.ts';
 import { openJsonSocket } from './support/json-socket.ts';
 import type { Json } from './support/serve-process.ts';
 import { storedProcess } from './support/stored-process.ts';
@@ -14,10 +13,7 @@ import { storedProcess } from './support/stored-process.ts';
 // MCI process API's `processes` key holds the page's items. The 10,000-process run of this scenario
 // is process-paging.slow.test.ts.
 
-const dir = mkdtempSync(join(tmpdir(), 'mci-paging-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const file = join(dir, 'tools.yaml');
-writeFileSync(file, "schemaVersion: '1.0'\ntools: []\n");
+const { dir, file } = suiteToolFileDir('mci-paging-', "schemaVersion: '1.0'\ntools: []\n");
 const ALICE = 'alice-token-4c1e9a70';
 const BOB = 'bob-token-8e2d5b13';
 const OPERATOR = 'operator-token-0f6a2c94';
@@ -61,13 +57,7 @@ describe('lists that page: processes', () => {
     let created = 0;
     const creating = Promise.all(
       Array.from({ length: 100 }, async () => {
-        const answer = await request(
-          server.url,
-          'POST',
-          '/processes',
-          { code: 'output(1)', autorun: false },
-          ALICE,
-        );
+        const answer = await postProcess(server.url, { code: 'output(1)', autorun: false }, ALICE);
         expect(answer.status).toBe(201);
         created++;
         return answer.body.pid as number;
@@ -98,13 +88,7 @@ describe('lists that page: processes', () => {
     expect(first.body.items).toHaveLength(50);
     expect(first.body.nextCursor).toEqual(expect.any(String));
     const refs = Array.from({ length: 12 }, (_, i) =>
-      request(
-        server.url,
-        'POST',
-        '/processes',
-        { code: `output(${i})`, ref: 'paged', autorun: false },
-        ALICE,
-      ),
+      postProcess(server.url, { code: `output(${i})`, ref: 'paged', autorun: false }, ALICE),
     );
     const refPids = (await Promise.all(refs))
       .map((answer) => answer.body.pid as number)
@@ -153,13 +137,7 @@ describe('lists that page: processes', () => {
 
   it('GET /processes/:pid/runs pages the runs newest first, without outputs and logs; 404 for another principal', async () => {
     await using server = await seededServer('runs', { alice: 0, bob: 0 });
-    const created = await request(
-      server.url,
-      'POST',
-      '/processes',
-      { code: 'output(1)', block: true },
-      ALICE,
-    );
+    const created = await postProcess(server.url, { code: 'output(1)', block: true }, ALICE);
     const pid = created.body.pid as number;
     for (let i = 0; i < 4; i++)
       expect(

@@ -13,10 +13,18 @@ export const GREET_BLOCK =
  * level (it registers an `afterAll`).
  */
 export function greetToolDir(prefix: string, text = 'hi'): { dir: string; file: string } {
-  const tools = toolFileDir(
+  return suiteToolFileDir(
     prefix,
     `schemaVersion: '1.0'\ntools:\n  - name: greet\n    execution: { type: text, text: '${text}' }\n`,
   );
+}
+
+/**
+ * {@link toolFileDir} for a whole suite: the directory is removed after the suite. Call it at a
+ * suite's top level (it registers an `afterAll`).
+ */
+export function suiteToolFileDir(prefix: string, yaml: string): { dir: string; file: string } {
+  const tools = toolFileDir(prefix, yaml);
   afterAll(() => tools[Symbol.dispose]());
   return { dir: tools.dir, file: tools.file };
 }
