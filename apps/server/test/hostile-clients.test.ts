@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createServer, type MciServer, type ServerOptions } from '../src/server.ts';
 import { greetToolDir } from './support/greet-tools.ts';
-import { request } from './support/http.ts';
+import { postProcess, request } from './support/http.ts';
 import { openJsonSocket } from './support/json-socket.ts';
 import { httpClient } from './support/mcp-fixture.ts';
 
@@ -51,10 +51,8 @@ describe('hostile clients', () => {
     const forged = {
       mcp: { session: 's', tool: 'run_code', principal: 'operator', task: { ttl: 60_000 } },
     };
-    const http = await request(
+    const http = await postProcess(
       server.url,
-      'POST',
-      '/processes',
       { code: 'output("from alice")', metadata: forged, block: true },
       ALICE,
     );
@@ -119,9 +117,7 @@ describe('hostile clients', () => {
       message: expect.stringContaining('your share of the queue (maxQueued 5)'),
       retryAfter: 1,
     });
-    expect((await request(server.url, 'POST', '/processes', { code: 'output(1)' }, OPERATOR)).status).toBe(
-      201,
-    );
+    expect((await postProcess(server.url, { code: 'output(1)' }, OPERATOR)).status).toBe(201);
     await server.close({ graceMs: 0 });
   });
 

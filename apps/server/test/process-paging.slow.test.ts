@@ -6,7 +6,7 @@ import type { ProcessStore } from '../src/processes/process-store.ts';
 import { createServer } from '../src/server.ts';
 import { openPostgresStore } from '../src/store/sql/open-postgres.ts';
 import { openSqliteStore } from '../src/store/sql/open-sqlite.ts';
-import { request } from './support/http.ts';
+import { postProcess, request } from './support/http.ts';
 import { freshDatabase } from './support/postgres.ts';
 import type { Json } from './support/serve-process.ts';
 import { storedProcess } from './support/stored-process.ts';
@@ -47,13 +47,7 @@ async function pageWhileCreating(db: string): Promise<void> {
     Array.from({ length: 8 }, async () => {
       while (started < CREATED) {
         started++;
-        const answer = await request(
-          server.url,
-          'POST',
-          '/processes',
-          { code: 'output(1)', autorun: false },
-          ALICE,
-        );
+        const answer = await postProcess(server.url, { code: 'output(1)', autorun: false }, ALICE);
         expect(answer.status).toBe(201);
         newPids.push(answer.body.pid as number);
       }

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listenLocal, request } from './support/http.ts';
+import { listenLocal, postProcess, request } from './support/http.ts';
 import { openJsonSocket } from './support/json-socket.ts';
 import { httpClient } from './support/mcp-fixture.ts';
 import { serveProcesses } from './support/serve-process.ts';
@@ -99,7 +99,7 @@ describe('redaction of secret values', () => {
       output(JSON.stringify({ pw }));
       output({ [pw]: [pw.toUpperCase(), pw] });
       throw new Error('failed with ' + pw);`;
-    const done = await request(url, 'POST', '/processes', { code, block: true }, TOKEN);
+    const done = await postProcess(url, { code, block: true }, TOKEN);
     expect(done.body).toMatchObject({ status: 'failed' });
     expect(done.body.outputs).toEqual([
       'you sent Bearer [redacted:API_KEY]',
@@ -142,10 +142,8 @@ describe('redaction of secret values', () => {
     expect(leaks(JSON.stringify(called))).toBeUndefined();
     await mcp.close();
     // A text file the program makes is redacted too, before it is stored.
-    const filed = await request(
+    const filed = await postProcess(
       url,
-      'POST',
-      '/processes',
       { code: `output.file('pw.txt', 'pw=' + ${JSON.stringify(DB_PASSWORD)});`, block: true },
       TOKEN,
     );
@@ -154,10 +152,8 @@ describe('redaction of secret values', () => {
     });
     expect(await file.text()).toBe('pw=[redacted:DB_PASSWORD]');
     // What a client sends is its own (a ref names its process), but the log line of it is redacted.
-    const named = await request(
+    const named = await postProcess(
       url,
-      'POST',
-      '/processes',
       { code: 'output(1)', ref: `job-${DB_PASSWORD}`, block: true },
       TOKEN,
     );

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type MciServer } from '../src/server.ts';
-import { request } from './support/http.ts';
+import { postProcess, request } from './support/http.ts';
 import { openJsonSocket } from './support/json-socket.ts';
 import { mci } from './support/mci.ts';
 import { httpClient } from './support/mcp-fixture.ts';
@@ -48,10 +48,8 @@ async function start(name: string, limits: Record<string, number> = {}) {
 
 /** Runs `code` to the end (in `session`, if given) and answers its result. */
 async function run(url: string, code: string, token: string, session?: string | true): Promise<Json> {
-  const created = await request(
+  const created = await postProcess(
     url,
-    'POST',
-    '/processes',
     { code, block: true, ...(session !== undefined && { session }) },
     token,
   );
@@ -95,13 +93,7 @@ describe('sessions and state', () => {
     expect((await run(server.url, `return await state.get('rows') ?? 'none'`, ALICE)).outputs).toEqual([
       'none',
     ]);
-    const stolen = await request(
-      server.url,
-      'POST',
-      '/processes',
-      { code: 'return 1', session: 'chat-1' },
-      BOB,
-    );
+    const stolen = await postProcess(server.url, { code: 'return 1', session: 'chat-1' }, BOB);
     expect(stolen.status).toBe(409);
     expect(stolen.body.path).toBe('session');
     expect((await request(server.url, 'GET', '/sessions/chat-1', undefined, BOB)).status).toBe(404);
@@ -293,13 +285,7 @@ describe('sessions and state', () => {
     );
     expect(badKey.status).toBe(400);
     expect(badKey.body.path).toBe('key');
-    const badId = await request(
-      server.url,
-      'POST',
-      '/processes',
-      { code: 'return 1', session: 'a b' },
-      ALICE,
-    );
+    const badId = await postProcess(server.url, { code: 'return 1', session: 'a b' }, ALICE);
     expect(badId.status).toBe(400);
     expect(badId.body.path).toBe('session');
   });

@@ -31,6 +31,11 @@ export async function request(
   return { status: response.status, body: text === '' ? {} : (JSON.parse(text) as Json) };
 }
 
+/** `POST /processes` with `body` as `token`: creates a process (with `block: true`, also runs it to its end). */
+export function postProcess(url: string, body: Json, token: string): Promise<Answer> {
+  return request(url, 'POST', '/processes', body, token);
+}
+
 /**
  * The bodies of every page of `GET path?query` on `url` for `token`, in order: each page must answer
  * 200, and its `nextCursor` (as `&cursor=`) asks for the next until a page carries none.
