@@ -197,7 +197,7 @@ export type { JsonValue } from './output-value.ts';
 export { decodeOutputValue, encodeOutputValue } from './output-value.ts';
 // Pictures and files as output values (output.image, output.file)
 export type { FileOutput, ImageOutput } from './media-outputs.ts';
-export { isFileOutput, isImageOutput, runFileUri, withoutMediaData } from './media-outputs.ts';
+export { imagesIn, isFileOutput, isImageOutput, runFileUri, withoutMediaData } from './media-outputs.ts';
 export type { ClientMessageProblem, ParsedClientMessage } from './parse-client-message.ts';
 // Reading a client frame at the edge (never throws)
 export { describeIssues, parseClientMessage } from './parse-client-message.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isFileOutput, isImageOutput, runFileUri, withoutMediaData } from './media-outputs.ts';
+import { imagesIn, isFileOutput, isImageOutput, runFileUri, withoutMediaData } from './media-outputs.ts';
 
 describe('pictures and files as output values', () => {
   it('recognizes the image and file shapes', () => {
@@ -35,5 +35,24 @@ describe('pictures and files as output values', () => {
     const plain = { a: [1, { b: 'c' }] };
     expect(withoutMediaData(plain)).toBe(plain);
     expect(withoutMediaData('text')).toBe('text');
+  });
+
+  it('finds the pictures of an output value in order, as deep as a tool result holds them', () => {
+    const png = { type: 'image', mimeType: 'image/png', data: 'AQID' };
+    const toolResult = {
+      content: [
+        { type: 'text', text: 'x' },
+        { type: 'image', mimeType: 'image/gif', data: 'R0' },
+      ],
+    };
+    expect(imagesIn([png, toolResult])).toEqual([
+      { mimeType: 'image/png', data: 'AQID' },
+      { mimeType: 'image/gif', data: 'R0' },
+    ]);
+    expect(imagesIn({ type: 'image', mimeType: 'image/png' })).toEqual([]);
+    let deep: unknown = png;
+    for (let i = 0; i < 9; i++) deep = [deep];
+    expect(imagesIn(deep)).toEqual([]);
+    expect(imagesIn('text')).toEqual([]);
   });
 });

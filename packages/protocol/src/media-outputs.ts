@@ -88,6 +88,22 @@ export function withoutMediaData(value: unknown, depth = 0): unknown {
   return Array.isArray(value) ? entries.map(([, child]) => child) : Object.fromEntries(entries);
 }
 
+/**
+ * The pictures in `value` (an output value in the output encoding), in order: `output.image()` values
+ * and the image content of tool results, looked for as deep as {@link withoutMediaData} looks (a tool
+ * result's `content` is at depth 2). Each comes as its media type and base64 bytes.
+ */
+export function imagesIn(value: unknown): { mimeType: string; data: string }[] {
+  const found: { mimeType: string; data: string }[] = [];
+  const walk = (item: unknown, depth: number): void => {
+    if (typeof item !== 'object' || item === null || depth > MAX_MEDIA_DEPTH) return;
+    if (isImageOutput(item)) found.push({ mimeType: item.mimeType, data: item.data });
+    else for (const child of Object.values(item)) walk(child, depth + 1);
+  };
+  walk(value, 0);
+  return found;
+}
+
 /** The number of bytes base64 text `data` holds. */
 function base64Size(data: string): number {
   const padding = data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0;
