@@ -9,24 +9,6 @@ const MODEL_IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'imag
 /** Most pictures sent with one results message (later ones are named in the note). */
 export const MAX_IMAGES_PER_RESULTS = 8;
 
-/** How deep into an output value pictures are looked for (a tool result's `content` is at depth 2). */
-const MAX_DEPTH = 8;
-
-/**
- * Pictures in an output value, in order: `output.image()` values and the image content of tool
- * results (`{type: 'image', mimeType, data}`, base64 `data`).
- */
-export function imagesIn(value: unknown, found: ModelImage[] = [], depth = 0): ModelImage[] {
-  if (typeof value !== 'object' || value === null || depth > MAX_DEPTH) return found;
-  const item = value as { type?: unknown; data?: unknown; mimeType?: unknown };
-  if (item.type === 'image' && typeof item.data === 'string' && typeof item.mimeType === 'string') {
-    found.push({ mimeType: item.mimeType, data: item.data });
-    return found;
-  }
-  for (const child of Object.values(value)) imagesIn(child, found, depth + 1);
-  return found;
-}
-
 /**
  * Splits a step's pictures into those sent to the model (when it takes images: the first
  * {@link MAX_IMAGES_PER_RESULTS} of the types it reads) and a note for the results text naming the

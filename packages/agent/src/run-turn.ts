@@ -1,9 +1,9 @@
-import type { ChatStopReason, ChatUsage, ServerEvent } from '@mci/protocol';
+import { type ChatStopReason, type ChatUsage, imagesIn, type ServerEvent } from '@mci/protocol';
 import type { AgentEvent } from './agent-events.ts';
 import type { ChatModel, ModelAnswer, ModelImage, ModelMessage } from './model.ts';
 import { ModelError } from './model-error.ts';
 import { streamTraced } from './model-span.ts';
-import { imagesForModel, imagesIn } from './result-images.ts';
+import { imagesForModel } from './result-images.ts';
 import type { StreamHost, TurnStream, TurnStreamResult } from './stream-host.ts';
 
 /** The prefix of the message that hands a step's response pipe back to the model. */
@@ -99,7 +99,7 @@ export async function runTurn(options: TurnOptions): Promise<TurnResult> {
         if (event.type === 'intent') {
           intents++;
           if (event.pid !== undefined) pids.push(event.pid);
-        } else if (event.type === 'output' && pids.includes(event.pid)) imagesIn(event.value, images);
+        } else if (event.type === 'output' && pids.includes(event.pid)) images.push(...imagesIn(event.value));
         emit(event);
       },
     });
