@@ -1,10 +1,10 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, type ServerEvent, type ToolEvent } from '@mci/client';
 import type { CallRecord } from '@mci/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { suiteToolFileDir } from './support/greet-tools.ts';
 import { listenLocal, request } from './support/http.ts';
 import { mci } from './support/mci.ts';
 import { freshDatabase } from './support/postgres.ts';
@@ -18,20 +18,9 @@ import { until } from './support/until.ts';
 // server (SQLite) and is the same on PostgreSQL.
 
 const API_KEY = 'sk-audit-0123456789abcdefghijKLMN';
-const dir = mkdtempSync(join(tmpdir(), 'mci-audit-'));
-let service: Server;
-let serviceUrl = '';
-
-beforeAll(async () => {
-  service = createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
-    res.setHeader('content-type', 'text/plain');
-    res.end(path === '/echo' ? `you sent ${req.headers.authorization}` : 'plain data');
-  });
-  serviceUrl = await listenLocal(service);
-  writeFileSync(
-    join(dir, 'tools.yaml'),
-    `schemaVersion: '1.0'
+const { dir } = suiteToolFileDir(
+  'mci-audit-',
+  `schemaVersion: '1.0'
 tools:
   - name: echo_key
     inputSchema: { type: object, properties: { q: { type: string } } }
@@ -50,7 +39,17 @@ tools:
     annotations: { destructiveHint: true }
     execution: { type: text, text: 'charged {{props.amount}}' }
 `,
-  );
+);
+let service: Server;
+let serviceUrl = '';
+
+beforeAll(async () => {
+  service = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    res.setHeader('content-type', 'text/plain');
+    res.end(path === '/echo' ? `you sent ${req.headers.authorization}` : 'plain data');
+  });
+  serviceUrl = await listenLocal(service);
   writeFileSync(
     join(dir, 'config.yaml'),
     `file: tools.yaml
@@ -69,7 +68,6 @@ policies:
 });
 afterAll(() => {
   service?.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 const { serve } = serveProcesses(dir);

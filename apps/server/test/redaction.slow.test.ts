@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { suiteToolFileDir } from './support/greet-tools.ts';
 import { listenLocal, postProcess, request } from './support/http.ts';
 import { openJsonSocket } from './support/json-socket.ts';
 import { httpClient } from './support/mcp-fixture.ts';
@@ -15,24 +15,9 @@ import { serveProcesses } from './support/serve-process.ts';
 const API_KEY = 'sk-live-0123456789abcdefghijKLMNOP';
 const DB_PASSWORD = 'correct-horse-battery-staple-42';
 const TOKEN = 'operator-token-7f3a9c2e5b8d1f4a6c0e';
-const dir = mkdtempSync(join(tmpdir(), 'mci-redaction-'));
-let service: Server;
-let serviceUrl = '';
-
-/** Whether `text` holds a secret, or a run of 12 of its characters. */
-function leaks(text: string): string | undefined {
-  for (const secret of [API_KEY, DB_PASSWORD, TOKEN])
-    for (let i = 0; i + 12 <= secret.length; i++)
-      if (text.includes(secret.slice(i, i + 12))) return secret.slice(i, i + 12);
-  return undefined;
-}
-
-beforeAll(async () => {
-  service = createServer((req, res) => res.end(`you sent ${req.headers.authorization}`));
-  serviceUrl = await listenLocal(service);
-  writeFileSync(
-    join(dir, 'tools.yaml'),
-    `schemaVersion: '1.0'
+const { dir } = suiteToolFileDir(
+  'mci-redaction-',
+  `schemaVersion: '1.0'
 tools:
   - name: echo_key
     description: Calls the service with the key.
@@ -49,7 +34,21 @@ tools:
   - name: greet
     execution: { type: text, text: 'hello' }
 `,
-  );
+);
+let service: Server;
+let serviceUrl = '';
+
+/** Whether `text` holds a secret, or a run of 12 of its characters. */
+function leaks(text: string): string | undefined {
+  for (const secret of [API_KEY, DB_PASSWORD, TOKEN])
+    for (let i = 0; i + 12 <= secret.length; i++)
+      if (text.includes(secret.slice(i, i + 12))) return secret.slice(i, i + 12);
+  return undefined;
+}
+
+beforeAll(async () => {
+  service = createServer((req, res) => res.end(`you sent ${req.headers.authorization}`));
+  serviceUrl = await listenLocal(service);
   writeFileSync(
     join(dir, 'config.yaml'),
     `file: tools.yaml
@@ -61,7 +60,6 @@ tokens: [{ token: ${TOKEN}, role: operator, id: ops }]
 });
 afterAll(() => {
   service?.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 const { serve } = serveProcesses(dir);
