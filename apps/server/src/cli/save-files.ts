@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { imagesIn } from '@mci/protocol';
 import type { ExecutionResult } from '@mci/sandbox';
 
 /** File name extensions of common picture types (others get `.bin`). */
@@ -12,24 +13,6 @@ const EXTENSIONS: Record<string, string> = {
   'image/avif': 'avif',
   'image/bmp': 'bmp',
 };
-
-/** A picture found in an output value: MCI/MCP image content `{type: 'image', mimeType, data}`. */
-interface FoundImage {
-  mimeType: string;
-  data: string;
-}
-
-/** Pictures anywhere in `value` (an `output.image()` value, or image content of a tool result). */
-function findImages(value: unknown, found: FoundImage[] = [], depth = 0): FoundImage[] {
-  if (value === null || typeof value !== 'object' || depth > 8) return found;
-  const item = value as { type?: unknown; data?: unknown; mimeType?: unknown };
-  if (item.type === 'image' && typeof item.data === 'string' && typeof item.mimeType === 'string') {
-    found.push({ mimeType: item.mimeType, data: item.data });
-    return found;
-  }
-  for (const child of Object.values(value)) findImages(child, found, depth + 1);
-  return found;
-}
 
 /**
  * Writes the files of `result` (`output.file()`, under their own names, which the sandbox checked)
@@ -50,7 +33,7 @@ export async function saveRunFiles(dir: string, result: ExecutionResult): Promis
     written.push(path);
   };
   for (const file of result.files ?? []) await save(file.name, file.data);
-  const images = findImages(result.outputs);
+  const images = imagesIn(result.outputs);
   for (const [i, image] of images.entries())
     await save(
       `image-${i + 1}.${EXTENSIONS[image.mimeType.toLowerCase()] ?? 'bin'}`,
