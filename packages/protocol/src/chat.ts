@@ -1,12 +1,10 @@
 import { z } from 'zod';
 import { PageRequestSchema, pageSchema } from './paging.ts';
-import { RequestIdSchema, replySchema as reply } from './request-id.ts';
+import { replySchema as reply, requestSchema } from './request-id.ts';
 
 // Server-hosted conversations over the WebSocket (`/ws`): the server runs the model loop itself
 // (`mci serve --model provider:model`), so browsers never hold API keys.
 // @see docs/agent.md and docs/protocol.md
-
-const id = RequestIdSchema.optional();
 
 /** A conversation id chosen by the server: 1 to 128 characters. */
 export const ConversationIdSchema = z.string().min(1, 'conversationId must not be empty').max(128);
@@ -109,9 +107,7 @@ export const ConversationTitleSchema = z
  * the turn's stream events (`intent`, `process`, `output`, `log`, `tool`, `stream.result`) and
  * finally `chat.done` or `chat.error`.
  */
-export const ChatStartRequestSchema = z.strictObject({
-  type: z.literal('chat.start'),
-  id,
+export const ChatStartRequestSchema = requestSchema('chat.start', {
   conversationId: ConversationIdSchema.optional(),
   model: ModelNameSchema.optional(),
   message: z.string().min(1, 'message must not be empty').max(1_000_000),
@@ -129,31 +125,21 @@ export const ChatStartRequestSchema = z.strictObject({
  * processes are killed; `chat.done` follows with reason `canceled`. Reply: `{ conversationId,
  * canceled }` (`false` when no turn was running).
  */
-export const ChatCancelRequestSchema = z.strictObject({
-  type: z.literal('chat.cancel'),
-  id,
-  conversationId: ConversationIdSchema,
-});
+export const ChatCancelRequestSchema = requestSchema('chat.cancel', { conversationId: ConversationIdSchema });
 
 /**
  * A page of the caller's conversations, newest (created last) first: `limit` (1-100, default 50)
  * after `cursor`, the `nextCursor` of the page before. Reply: `{ items, nextCursor?, conversations,
  * models }` (`conversations` holds the same items).
  */
-export const ChatListRequestSchema = z.strictObject({
-  type: z.literal('chat.list'),
-  id,
-  ...PageRequestSchema.shape,
-});
+export const ChatListRequestSchema = requestSchema('chat.list', PageRequestSchema.shape);
 
 /**
  * Read one conversation and a page of its messages in order: the newest `limit` before `before`, at
  * most 4 MiB of text (the newest message always whole). Reply: `{ conversation, messages, nextCursor?,
  * models }`; with `nextCursor`, older messages exist.
  */
-export const ChatGetRequestSchema = z.strictObject({
-  type: z.literal('chat.get'),
-  id,
+export const ChatGetRequestSchema = requestSchema('chat.get', {
   conversationId: ConversationIdSchema,
   /** Most messages in the page (the newest ones before `before`). @default 200 */
   limit: z.number().int().min(1).max(1000).optional(),
@@ -162,9 +148,7 @@ export const ChatGetRequestSchema = z.strictObject({
 });
 
 /** Rename a conversation. Reply: `{ conversation }`. */
-export const ChatRenameRequestSchema = z.strictObject({
-  type: z.literal('chat.rename'),
-  id,
+export const ChatRenameRequestSchema = requestSchema('chat.rename', {
   conversationId: ConversationIdSchema,
   title: ConversationTitleSchema,
 });
@@ -173,11 +157,7 @@ export const ChatRenameRequestSchema = z.strictObject({
  * Delete a conversation and its messages (a running turn is canceled first; its processes stay in the
  * process list). Reply: `{ conversationId }`.
  */
-export const ChatDeleteRequestSchema = z.strictObject({
-  type: z.literal('chat.delete'),
-  id,
-  conversationId: ConversationIdSchema,
-});
+export const ChatDeleteRequestSchema = requestSchema('chat.delete', { conversationId: ConversationIdSchema });
 
 /** The chat requests, members of the protocol's `ClientMessageSchema`. */
 export const CHAT_REQUEST_SCHEMAS = [

@@ -4,7 +4,7 @@ import { CHAT_REPLY_SCHEMAS, CHAT_REQUEST_SCHEMAS, ChatEventSchema } from './cha
 import { ServerEventSchema } from './events.ts';
 import { SESSION_REPLY_SCHEMAS, SESSION_REQUEST_SCHEMAS, SessionRefSchema } from './sessions.ts';
 import { PageRequestSchema, pageSchema } from './paging.ts';
-import { RequestIdSchema, replySchema as reply } from './request-id.ts';
+import { RequestIdSchema, replySchema as reply, requestSchema } from './request-id.ts';
 import { TraceContextFieldsSchema } from './trace-context.ts';
 import {
   CheckModeSchema,
@@ -66,9 +66,7 @@ export const ClientMetadataSchema = ProcessMetadataSchema.superRefine((metadata,
  * maxima. `lang` @default `'ts'`. Code over the server limit (default 100 KB) is a `CODE_TOO_LARGE` error.
  * The connection is subscribed to the new process. Reply: `{ process }`.
  */
-export const ProcessCreateRequestSchema = z.strictObject({
-  type: z.literal('process.create'),
-  id,
+export const ProcessCreateRequestSchema = requestSchema('process.create', {
   code: CodeSchema,
   lang: z.string().min(1).max(32).optional(),
   ref: RefSchema.optional(),
@@ -90,29 +88,21 @@ export const ProcessCreateRequestSchema = z.strictObject({
  * idle process starts a new run). `force` is accepted for MCI process API compatibility and has no
  * effect. A signal the state does not allow is a `CONFLICT` error. Reply: `{ process }`.
  */
-export const ProcessSignalRequestSchema = z.strictObject({
-  type: z.literal('process.signal'),
-  id,
+export const ProcessSignalRequestSchema = requestSchema('process.signal', {
   pid: PidSchema,
   signal: z.enum(['kill', 'run']),
   force: z.boolean().optional(),
 });
 
 /** Read one process's snapshot. Reply: `{ process }`. */
-export const ProcessGetRequestSchema = z.strictObject({
-  type: z.literal('process.get'),
-  id,
-  pid: PidSchema,
-});
+export const ProcessGetRequestSchema = requestSchema('process.get', { pid: PidSchema });
 
 /**
  * A page of the visible processes, newest first, optionally filtered: `limit` (1-100, default 50)
  * after `cursor`, the `nextCursor` of the page before. Reply: `{ items, nextCursor?, processes }`
  * (`processes` holds the same items).
  */
-export const ProcessListRequestSchema = z.strictObject({
-  type: z.literal('process.list'),
-  id,
+export const ProcessListRequestSchema = requestSchema('process.list', {
   state: ProcessStateSchema.optional(),
   status: RunStatusSchema.optional(),
   ref: RefSchema.optional(),
@@ -160,22 +150,21 @@ const exactlyOneTarget = (
  * With `since`, stored events with `seq > since` are replayed first, in order, then live ones follow,
  * so a reconnecting client gets exactly what it missed. Reply: `{ subscription, replayed, seq }`.
  */
-export const SubscribeRequestSchema = z
-  .strictObject({ type: z.literal('subscribe'), id, ...targetShape, since: SinceSchema.optional() })
-  .superRefine(exactlyOneTarget);
+export const SubscribeRequestSchema = requestSchema('subscribe', {
+  ...targetShape,
+  since: SinceSchema.optional(),
+}).superRefine(exactlyOneTarget);
 
 /** Stop following a target given to `subscribe` (the same pid, ref, streamId or all). Reply: `{ subscription }`. */
-export const UnsubscribeRequestSchema = z
-  .strictObject({ type: z.literal('unsubscribe'), id, ...targetShape })
-  .superRefine(exactlyOneTarget);
+export const UnsubscribeRequestSchema = requestSchema('unsubscribe', targetShape).superRefine(
+  exactlyOneTarget,
+);
 
 /**
  * Open a stream (one model turn). Its exec intents become processes with this `ref`; the connection is
  * subscribed to the stream's intents, processes and result. Reply: `{ streamId }`.
  */
-export const StreamStartRequestSchema = z.strictObject({
-  type: z.literal('stream.start'),
-  id,
+export const StreamStartRequestSchema = requestSchema('stream.start', {
   streamId: StreamIdSchema,
   ref: RefSchema.optional(),
   /** The check mode of the stream's processes (see `CheckModeSchema`). @default the server's `check` */
@@ -187,27 +176,19 @@ export const StreamStartRequestSchema = z.strictObject({
 });
 
 /** Push the next piece of model output (any split, even inside a fence or a character). Reply: `{ streamId }`. */
-export const StreamChunkRequestSchema = z.strictObject({
-  type: z.literal('stream.chunk'),
-  id,
+export const StreamChunkRequestSchema = requestSchema('stream.chunk', {
   streamId: StreamIdSchema,
   text: z.string(),
 });
 
 /** End a stream; `stream.result` follows once all its processes are idle. Reply: `{ streamId }`. */
-export const StreamEndRequestSchema = z.strictObject({
-  type: z.literal('stream.end'),
-  id,
-  streamId: StreamIdSchema,
-});
+export const StreamEndRequestSchema = requestSchema('stream.end', { streamId: StreamIdSchema });
 
 /**
  * Approve or deny pending approval `approvalId` (docs/approvals.md): its process resumes. Only an
  * operator or the owner of the process may; once decided, `NOT_PENDING`. Reply: `{ approval }`.
  */
-export const ApprovalDecideRequestSchema = z.strictObject({
-  type: z.literal('approval.decide'),
-  id,
+export const ApprovalDecideRequestSchema = requestSchema('approval.decide', {
   approvalId: z.string().min(1).max(64),
   decision: z.enum(['approve', 'deny']),
   reason: z.string().max(2000).optional(),

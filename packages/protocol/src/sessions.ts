@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { PageRequestSchema, pageSchema } from './paging.ts';
-import { RequestIdSchema, replySchema as reply } from './request-id.ts';
+import { replySchema as reply, requestSchema } from './request-id.ts';
 import { ProcessSnapshotSchema } from './snapshot.ts';
 
 const TimestampSchema = z.iso.datetime();
@@ -75,33 +75,17 @@ export const StateValueSchema = z.object({
 /** @see StateValueSchema */
 export type StateValue = z.infer<typeof StateValueSchema>;
 
-const id = RequestIdSchema.optional();
-
 /** List the caller's sessions (an operator: everyone's), newest first. Reply: `{ items, nextCursor? }`. */
-export const SessionListRequestSchema = z.strictObject({
-  type: z.literal('session.list'),
-  id,
-  ...PageRequestSchema.shape,
-});
+export const SessionListRequestSchema = requestSchema('session.list', PageRequestSchema.shape);
 
 /** Read one session with its processes and state keys. Reply: `{ session }`. */
-export const SessionGetRequestSchema = z.strictObject({
-  type: z.literal('session.get'),
-  id,
-  session: SessionIdSchema,
-});
+export const SessionGetRequestSchema = requestSchema('session.get', { session: SessionIdSchema });
 
 /** Delete a session and its state (its processes stay). Reply: `{ session }` (the id). */
-export const SessionDeleteRequestSchema = z.strictObject({
-  type: z.literal('session.delete'),
-  id,
-  session: SessionIdSchema,
-});
+export const SessionDeleteRequestSchema = requestSchema('session.delete', { session: SessionIdSchema });
 
 /** Read one state entry (`NOT_FOUND` when absent or expired). Reply: `{ entry }`. */
-export const StateGetRequestSchema = z.strictObject({
-  type: z.literal('state.get'),
-  id,
+export const StateGetRequestSchema = requestSchema('state.get', {
   session: SessionIdSchema,
   key: StateKeySchema,
 });
@@ -110,9 +94,7 @@ export const StateGetRequestSchema = z.strictObject({
  * Write one state entry: `value` in the output encoding; `ttlMs` makes it expire; `ifVersion` makes
  * it a compare-and-set (`VERSION_CONFLICT` when stale). Reply: `{ key, version }`.
  */
-export const StateSetRequestSchema = z.strictObject({
-  type: z.literal('state.set'),
-  id,
+export const StateSetRequestSchema = requestSchema('state.set', {
   session: SessionIdSchema,
   key: StateKeySchema,
   value: z.unknown(),
@@ -121,9 +103,7 @@ export const StateSetRequestSchema = z.strictObject({
 });
 
 /** Delete one state entry. Reply: `{ key, deleted }`. */
-export const StateDeleteRequestSchema = z.strictObject({
-  type: z.literal('state.delete'),
-  id,
+export const StateDeleteRequestSchema = requestSchema('state.delete', {
   session: SessionIdSchema,
   key: StateKeySchema,
 });
