@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { greetToolDir } from './support/greet-tools.ts';
 import { freshDatabase } from './support/postgres.ts';
 import { serveProcesses } from './support/serve-process.ts';
+import { CAS_INCREMENT_PROGRAM } from './support/state-programs.ts';
 
 // `state` through real `mci serve` processes: a value written by run 1 of a session is read by run 3
 // after a kill -9 and a restart on the same SQLite file, and on another node of a PostgreSQL cluster,
@@ -13,12 +14,6 @@ const { serve, http } = serveProcesses(dir);
 
 const WRITE = `await state.set('rows', { count: 2000n, at: new Date(86400000), seen: new Set(['a']) }); return 'written'`;
 const READ = `const v = await state.get('rows'); return [v.count === 2000n, v.at.getTime(), v.seen.has('a')]`;
-const INCREMENT = `
-  for (;;) {
-    const { value, version } = await state.get('n', { withVersion: true });
-    try { await state.set('n', (value ?? 0) + 1, { ifVersion: version }); return version; }
-    catch (e) { if (e.code !== 'VERSION_CONFLICT') throw e; }
-  }`;
 
 async function run(url: string, code: string, session: string) {
   const answer = await http(url, 'POST', '/processes', { code, session, block: true });
@@ -56,7 +51,7 @@ describe('state across restarts and nodes', () => {
     await run(url1, WRITE, 'shared');
     expect((await run(url2, READ, 'shared')).outputs).toEqual([[true, 86400000, true]]);
     const runs = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => run(i % 2 === 0 ? url1 : url2, INCREMENT, 'shared')),
+      Array.from({ length: 20 }, (_, i) => run(i % 2 === 0 ? url1 : url2, CAS_INCREMENT_PROGRAM, 'shared')),
     );
     expect(runs.map((r) => r.status)).toEqual(Array(20).fill('success'));
     expect((await http(url2, 'GET', '/sessions/shared/state/n')).body).toMatchObject({

@@ -1,25 +1,19 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type MciServer } from '../src/server.ts';
-import { postProcess, request } from './support/http.ts';
+import { greetToolDir } from './support/greet-tools.ts';
+import { postProcess, request, requestsAs } from './support/http.ts';
 import { openJsonSocket } from './support/json-socket.ts';
 import { mci } from './support/mci.ts';
 import { httpClient } from './support/mcp-fixture.ts';
 import type { Json } from './support/serve-process.ts';
+import { CAS_INCREMENT_PROGRAM } from './support/state-programs.ts';
 
 // Sessions and their durable state through the HTTP API, the WebSocket and programs' `state` global,
 // on an SQLite file with two principals.
 
-const dir = mkdtempSync(join(tmpdir(), 'mci-state-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const tools = join(dir, 'tools.yaml');
-writeFileSync(
-  tools,
-  "schemaVersion: '1.0'\ntools:\n  - name: greet\n    execution: { type: text, text: 'Hello!' }\n",
-);
+const { dir, file: tools } = greetToolDir('mci-state-', 'Hello!');
 const ALICE = 'alice-token-0123456789';
 const BOB = 'bob-token-0123456789';
 const CAROL = 'carol-token-0123456789';
@@ -70,6 +64,8 @@ describe('sessions and state', () => {
 
   it('keeps state across runs of a session, apart from other sessions and principals', async () => {
     const server = shared;
+    const alice = requestsAs(server.url, ALICE);
+    const bob = requestsAs(server.url, BOB);
     const first = await run(
       server.url,
       `await state.set('rows', { n: 10n, at: new Date(0), m: new Map([[1, 'a']]) }); return state.keys('');`,
@@ -96,52 +92,34 @@ describe('sessions and state', () => {
     const stolen = await postProcess(server.url, { code: 'return 1', session: 'chat-1' }, BOB);
     expect(stolen.status).toBe(409);
     expect(stolen.body.path).toBe('session');
-    expect((await request(server.url, 'GET', '/sessions/chat-1', undefined, BOB)).status).toBe(404);
-    expect((await request(server.url, 'GET', '/sessions/chat-1/state/rows', undefined, BOB)).status).toBe(
-      404,
-    );
-    expect((await request(server.url, 'PUT', '/sessions/chat-1/state/rows', { value: 1 }, BOB)).status).toBe(
-      404,
-    );
-    expect((await request(server.url, 'GET', '/sessions', undefined, BOB)).body).toEqual({ items: [] });
+    expect((await bob('GET', '/sessions/chat-1')).status).toBe(404);
+    expect((await bob('GET', '/sessions/chat-1/state/rows')).status).toBe(404);
+    expect((await bob('PUT', '/sessions/chat-1/state/rows', { value: 1 })).status).toBe(404);
+    expect((await bob('GET', '/sessions')).body).toEqual({ items: [] });
 
     // HTTP: the session, its processes and keys; a value in the output encoding; CAS; delete.
-    const detail = await request(server.url, 'GET', '/sessions/chat-1', undefined, ALICE);
+    const detail = await alice('GET', '/sessions/chat-1');
     expect(detail.status).toBe(200);
     expect(detail.body.processes.map((p: Json) => p.session)).toEqual(['chat-1', 'chat-1']);
     expect(detail.body.state).toEqual([{ key: 'rows', bytes: expect.any(Number), version: 1 }]);
-    const value = await request(server.url, 'GET', '/sessions/chat-1/state/rows', undefined, ALICE);
+    const value = await alice('GET', '/sessions/chat-1/state/rows');
     expect(value.body.value.n).toEqual({ $type: 'bigint', value: '10' });
-    const stale = await request(
-      server.url,
-      'PUT',
-      '/sessions/chat-1/state/rows',
-      { value: 2, ifVersion: 0 },
-      ALICE,
-    );
+    const stale = await alice('PUT', '/sessions/chat-1/state/rows', { value: 2, ifVersion: 0 });
     expect(stale.status).toBe(409);
     expect(stale.body.code).toBe('VERSION_CONFLICT');
-    const put = await request(
-      server.url,
-      'PUT',
-      '/sessions/chat-1/state/count',
-      { value: 5, ifVersion: 0 },
-      ALICE,
-    );
+    const put = await alice('PUT', '/sessions/chat-1/state/count', { value: 5, ifVersion: 0 });
     expect(put.body).toEqual({ key: 'count', version: 1 });
     expect((await run(server.url, `return await state.get('count')`, ALICE, 'chat-1')).outputs).toEqual([5]);
-    const list = await request(server.url, 'GET', '/sessions?limit=1', undefined, ALICE);
+    const list = await alice('GET', '/sessions?limit=1');
     expect(list.body.items).toHaveLength(1);
     expect(list.body.nextCursor).toEqual(expect.any(String));
-    expect(
-      (await request(server.url, 'DELETE', '/sessions/chat-1/state/count', undefined, ALICE)).body,
-    ).toEqual({
+    expect((await alice('DELETE', '/sessions/chat-1/state/count')).body).toEqual({
       key: 'count',
       deleted: true,
     });
-    expect((await request(server.url, 'DELETE', '/sessions/chat-1', undefined, BOB)).status).toBe(404);
-    expect((await request(server.url, 'DELETE', '/sessions/chat-1', undefined, ALICE)).status).toBe(200);
-    expect((await request(server.url, 'GET', '/sessions/chat-1', undefined, ALICE)).status).toBe(404);
+    expect((await bob('DELETE', '/sessions/chat-1')).status).toBe(404);
+    expect((await alice('DELETE', '/sessions/chat-1')).status).toBe(200);
+    expect((await alice('GET', '/sessions/chat-1')).status).toBe(404);
   });
 
   it('makes a session when asked, over HTTP and WebSocket (process.create, stream.start, state.*)', async () => {
@@ -208,13 +186,9 @@ describe('sessions and state', () => {
 
   it('ends 20 concurrent compare-and-set increments at exactly 20', { timeout: 60_000 }, async () => {
     const server = shared;
-    const code = `
-      for (;;) {
-        const { value, version } = await state.get('n', { withVersion: true });
-        try { await state.set('n', (value ?? 0) + 1, { ifVersion: version }); return version; }
-        catch (e) { if (e.code !== 'VERSION_CONFLICT') throw e; }
-      }`;
-    const runs = await Promise.all(Array.from({ length: 20 }, () => run(server.url, code, DAVE, 'counter')));
+    const runs = await Promise.all(
+      Array.from({ length: 20 }, () => run(server.url, CAS_INCREMENT_PROGRAM, DAVE, 'counter')),
+    );
     expect(runs.map((r) => r.status)).toEqual(Array(20).fill('success'));
     expect(
       (await request(server.url, 'GET', '/sessions/counter/state/n', undefined, DAVE)).body,
@@ -226,6 +200,7 @@ describe('sessions and state', () => {
 
   it('expires entries after ttlMs, refuses values past the limits and bad arguments', async () => {
     await using server = await start('limits', { stateValueBytes: 100, stateSessionBytes: 150 });
+    const alice = requestsAs(server.url, ALICE);
     const ttl = await run(
       server.url,
       `await state.set('t', 1, { ttlMs: 600 }); const before = await state.get('t');
@@ -265,24 +240,14 @@ describe('sessions and state', () => {
       'VERSION_CONFLICT',
       'TypeError: state.set: a value is required (state.delete(key) removes a key)',
     ]);
-    const badValue = await request(
-      server.url,
-      'PUT',
-      '/sessions/limits/state/v',
-      { value: { $type: 'bigint', value: 'x' } },
-      ALICE,
-    );
+    const badValue = await alice('PUT', '/sessions/limits/state/v', {
+      value: { $type: 'bigint', value: 'x' },
+    });
     expect(badValue.status).toBe(400);
     expect(badValue.body.path).toBe('value');
-    const slash = await request(server.url, 'PUT', '/sessions/limits/state/a%2Fb', { value: 1 }, ALICE);
+    const slash = await alice('PUT', '/sessions/limits/state/a%2Fb', { value: 1 });
     expect(slash.body).toEqual({ key: 'a/b', version: 1 });
-    const badKey = await request(
-      server.url,
-      'PUT',
-      `/sessions/limits/state/${'k'.repeat(300)}`,
-      { value: 1 },
-      ALICE,
-    );
+    const badKey = await alice('PUT', `/sessions/limits/state/${'k'.repeat(300)}`, { value: 1 });
     expect(badKey.status).toBe(400);
     expect(badKey.body.path).toBe('key');
     const badId = await postProcess(server.url, { code: 'return 1', session: 'a b' }, ALICE);

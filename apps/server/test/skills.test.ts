@@ -5,7 +5,7 @@ import { answer, type FakeProvider, startFakeOpenAi } from '@mci/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type MciServer } from '../src/server.ts';
 import { toolFileDir } from './support/greet-tools.ts';
-import { type Answer, listenLocal, request } from './support/http.ts';
+import { listenLocal, requestsAs } from './support/http.ts';
 import { openJsonSocket } from './support/json-socket.ts';
 import { mci } from './support/mci.ts';
 
@@ -66,17 +66,12 @@ const GREETER = `export default async function greetAll(input: { names: string[]
   return out;
 }`;
 
-function as(url: string, token: string) {
-  return (method: string, path: string, body?: unknown): Promise<Answer> =>
-    request(url, method, path, body, token);
-}
-
 /** Saves a skill over HTTP (`POST /skills`) as the principal `call` speaks for. */
-function saveSkill(call: ReturnType<typeof as>, name: string, description: string, code: string) {
+function saveSkill(call: ReturnType<typeof requestsAs>, name: string, description: string, code: string) {
   return call('POST', '/skills', { name, description, code });
 }
 
-async function run(call: ReturnType<typeof as>, code: string) {
+async function run(call: ReturnType<typeof requestsAs>, code: string) {
   const answer = await call('POST', '/processes', { code, block: true });
   expect(answer.status, JSON.stringify(answer.body)).toBe(201);
   return answer.body;
@@ -85,7 +80,7 @@ async function run(call: ReturnType<typeof as>, code: string) {
 describe('skills', () => {
   it('a skill saved by one program is called by the next, with tools, in the calling run', async () => {
     const ALICE = tokenOf('save');
-    const alice = as(server.url, ALICE);
+    const alice = requestsAs(server.url, ALICE);
     const saved = await run(
       alice,
       `return await skills.save({ name: 'greetAll', description: 'Greets everyone.', code: ${JSON.stringify(GREETER)} });`,
@@ -114,7 +109,7 @@ describe('skills', () => {
 
   it('validates the input against the schema, naming the path', async () => {
     const ALICE = tokenOf('validate');
-    const alice = as(server.url, ALICE);
+    const alice = requestsAs(server.url, ALICE);
     expect((await saveSkill(alice, 'greetAll', 'x', GREETER)).status).toBe(201);
     const bad = await run(
       alice,
@@ -130,7 +125,7 @@ describe('skills', () => {
 
   it('refuses code that does not compile, with the diagnostics, over HTTP and from a program', async () => {
     const ALICE = tokenOf('check');
-    const alice = as(server.url, ALICE);
+    const alice = requestsAs(server.url, ALICE);
     const typo = await saveSkill(
       alice,
       'broken',
@@ -163,7 +158,7 @@ describe('skills', () => {
     timeout: 60_000,
   }, async () => {
     const ALICE = tokenOf('versions');
-    const alice = as(server.url, ALICE);
+    const alice = requestsAs(server.url, ALICE);
     const v1 = await saveSkill(alice, 'answer', 'The answer.', 'export default async () => 1;');
     expect(v1.body).toMatchObject({ version: 1 });
     // A run that calls the skill, then waits on a request the test answers after saving version 2.
@@ -205,8 +200,8 @@ describe('skills', () => {
 
   it('another principal cannot see, read, call or delete a skill', async () => {
     const ALICE = tokenOf('hidden');
-    const alice = as(server.url, ALICE);
-    const mallory = as(server.url, MALLORY);
+    const alice = requestsAs(server.url, ALICE);
+    const mallory = requestsAs(server.url, MALLORY);
     await saveSkill(alice, 'secret', 'x', 'export default async () => 42;');
     expect((await mallory('GET', '/skills')).body).toEqual({ items: [] });
     expect((await mallory('GET', '/skills/secret')).status).toBe(404);
@@ -228,7 +223,7 @@ describe('skills', () => {
 
   it('lists skills newest first in pages, and deletes one with its versions', async () => {
     const ALICE = tokenOf('pages');
-    const alice = as(server.url, ALICE);
+    const alice = requestsAs(server.url, ALICE);
     for (const name of ['one', 'two', 'three'])
       await saveSkill(alice, name, name, 'export default async () => 1;');
     const first = await alice('GET', '/skills?limit=2');
@@ -245,7 +240,7 @@ describe('skills', () => {
 
   it('mci skill save PID takes the code of a process; mci skill list and rm', async () => {
     const ALICE = tokenOf('cli');
-    const alice = as(server.url, ALICE);
+    const alice = requestsAs(server.url, ALICE);
     const made = await alice('POST', '/processes', { code: GREETER, autorun: false });
     const pid = made.body.pid as number;
     const remote = ['--url', server.url, '--token', ALICE];
@@ -288,7 +283,7 @@ describe('skills', () => {
 
   it("a server-hosted conversation's system prompt declares the principal's skills", async () => {
     const ALICE = tokenOf('chat');
-    await saveSkill(as(server.url, ALICE), 'greetAll', 'Greets everyone.', GREETER);
+    await saveSkill(requestsAs(server.url, ALICE), 'greetAll', 'Greets everyone.', GREETER);
     const systemOf = async (token: string) => {
       await using socket = await openJsonSocket(server.wsUrl, token);
       await socket.request({ type: 'chat.start', message: 'Hi.' });

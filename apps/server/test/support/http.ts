@@ -31,6 +31,12 @@ export async function request(
   return { status: response.status, body: text === '' ? {} : (JSON.parse(text) as Json) };
 }
 
+/** {@link request} bound to `url` and `token`: a client of one principal. */
+export function requestsAs(url: string, token: string) {
+  return (method: string, path: string, body?: unknown): Promise<Answer> =>
+    request(url, method, path, body, token);
+}
+
 /** `POST /processes` with `body` as `token`: creates a process (with `block: true`, also runs it to its end). */
 export function postProcess(url: string, body: Json, token: string): Promise<Answer> {
   return request(url, 'POST', '/processes', body, token);
