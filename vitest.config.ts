@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 // Workspace packages export `./src/index.ts` under the `@mci/source` condition, so tests run from
@@ -12,13 +13,21 @@ const conditions = ['@mci/source', 'module', 'node', 'development|production'];
 const SLOW = '**/*.slow.test.ts';
 const EXCLUDE = ['**/node_modules/**', '**/dist/**'];
 
+// Files that change what a whole process shares (the OpenTelemetry SDK's global provider and its
+// `OTEL_*` variables) run in a worker of their own; every other fast file shares its worker with
+// the files before it.
+const OWN_WORKER = ['**/tracing-embedded.test.ts'];
+
 const project = (name: string, root: string) => ({
   extends: true as const,
   test: {
     name,
     root,
     include: ['src/**/*.test.ts', 'test/**/*.test.ts', '**/*.test.ts'],
-    exclude: [...EXCLUDE, SLOW],
+    exclude: [...EXCLUDE, SLOW, ...OWN_WORKER],
+    // Workers are reused across files (no fresh module graph per file): starting one and importing
+    // the server's modules again for each of 160 files was a quarter of the suite's time.
+    isolate: false,
   },
 });
 
@@ -29,6 +38,8 @@ const webProject = (name: string, files: { include?: string[]; exclude?: string[
     ...project(name, 'test/web').test,
     ...files,
     globalSetup: ['support/build-console.ts'],
+    // Each console file drives its own Chromium and servers: a fresh worker per file.
+    isolate: true,
     testTimeout: 60_000,
     // Pages update as events arrive; on a busy machine that can take seconds.
     expect: { poll: { timeout: 15_000 } },
@@ -45,7 +56,12 @@ export default defineConfig({
     // Generous bounds: a test fails on wrong behaviour, not on a machine busy with other work.
     testTimeout: 60_000,
     passWithNoTests: true,
-    hookTimeout: 30_000,
+    hookTimeout: 60_000,
+    // The `mci` programs tests start (serve, run, mcp, the CLI) load the server from TypeScript
+    // source; Node's compile cache keeps their compiled code between starts.
+    env: {
+      NODE_COMPILE_CACHE: fileURLToPath(new URL('node_modules/.cache/node-compile-cache', import.meta.url)),
+    },
     projects: [
       project('schema', 'packages/schema'),
       project('tools', 'packages/tools'),
@@ -55,13 +71,26 @@ export default defineConfig({
       // fresh context per run in an isolate per trust domain).
       {
         extends: true as const,
-        test: { ...project('slow-sandbox-isolate', 'packages/sandbox').test, env: { MCI_ISOLATION: 'isolate' } },
+        test: {
+          ...project('slow-sandbox-isolate', 'packages/sandbox').test,
+          env: { MCI_ISOLATION: 'isolate' },
+        },
       },
       project('protocol', 'packages/protocol'),
       project('client', 'packages/client'),
       project('agent', 'packages/agent'),
       project('check', 'packages/check'),
       project('server', 'apps/server'),
+      {
+        extends: true as const,
+        test: {
+          name: 'own-worker',
+          root: 'apps/server',
+          include: OWN_WORKER,
+          exclude: EXCLUDE,
+          isolate: true,
+        },
+      },
       project('e2e', 'test/e2e'),
       // The web console in Chromium: builds apps/web once, then drives pages against real servers.
       webProject('web', { exclude: [...EXCLUDE, SLOW] }),

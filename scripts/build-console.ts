@@ -12,7 +12,10 @@ try {
   console.warn('web console not built (vite is not installed): run pnpm --filter @mci/web build');
   process.exit(0);
 }
-const { build } = (await import(pathToFileURL(vitePath).href)) as typeof import('vite');
+// Typed here: vite is a dependency of apps/web only, so the root program cannot resolve its types.
+const { build } = (await import(pathToFileURL(vitePath).href)) as {
+  build(config: { root: string; configFile: string; mode: string; logLevel: 'error' }): Promise<unknown>;
+};
 // React's production build, whatever NODE_ENV the installer runs with.
 process.env.NODE_ENV = 'production';
 await build({ root: web, configFile: `${web}vite.config.ts`, mode: 'production', logLevel: 'error' });
