@@ -1,6 +1,7 @@
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import type { ChatModel, ModelAnswer, ModelMessage, ModelRequest } from './model.ts';
 import { type RemoteModelSettings, remoteModel } from './remote-model.ts';
+import { withImageParts } from './result-images.ts';
 
 /**
  * Settings of an Anthropic Messages model (resolved by `createModel`); `maxRetries` retries 429, 408,
@@ -71,20 +72,12 @@ export async function createAnthropicModel(settings: AnthropicModelSettings): Pr
  * @see https://docs.anthropic.com/en/docs/build-with-claude/vision
  */
 function toAnthropicMessage(message: ModelMessage): MessageParam {
-  if (message.role === 'assistant' || !message.images?.length)
-    return { role: message.role, content: message.content };
-  return {
-    role: 'user',
-    content: [
-      { type: 'text', text: message.content },
-      ...message.images.map((image) => ({
-        type: 'image' as const,
-        source: {
-          type: 'base64' as const,
-          media_type: image.mimeType as 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp',
-          data: image.data,
-        },
-      })),
-    ],
-  };
+  return withImageParts(message, (image) => ({
+    type: 'image' as const,
+    source: {
+      type: 'base64' as const,
+      media_type: image.mimeType as 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp',
+      data: image.data,
+    },
+  }));
 }

@@ -1,6 +1,7 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ChatModel, ModelAnswer, ModelMessage, ModelRequest } from './model.ts';
 import { type RemoteModelSettings, remoteModel } from './remote-model.ts';
+import { withImageParts } from './result-images.ts';
 
 /**
  * Settings of an OpenAI Chat Completions model (resolved by `createModel`); `maxRetries` retries 429,
@@ -64,16 +65,8 @@ export async function createOpenAiModel(settings: OpenAiModelSettings): Promise<
  * @see https://platform.openai.com/docs/guides/images-vision#giving-a-model-images-as-input
  */
 function toOpenAiMessage(message: ModelMessage): ChatCompletionMessageParam {
-  if (message.role === 'assistant' || !message.images?.length)
-    return { role: message.role, content: message.content };
-  return {
-    role: 'user',
-    content: [
-      { type: 'text', text: message.content },
-      ...message.images.map((image) => ({
-        type: 'image_url' as const,
-        image_url: { url: `data:${image.mimeType};base64,${image.data}` },
-      })),
-    ],
-  };
+  return withImageParts(message, (image) => ({
+    type: 'image_url' as const,
+    image_url: { url: `data:${image.mimeType};base64,${image.data}` },
+  }));
 }

@@ -1,4 +1,4 @@
-import type { ModelImage } from './model.ts';
+import type { ModelImage, ModelMessage } from './model.ts';
 
 /**
  * Picture types both OpenAI and Anthropic take as image input; other pictures go as a text note.
@@ -42,4 +42,22 @@ export function imagesForModel(
 
 function typesOf(images: readonly ModelImage[]): string {
   return [...new Set(images.map((image) => image.mimeType))].join(', ');
+}
+
+/**
+ * `message` in a provider's message form: its text as it is, or for a user message with pictures, a
+ * text part followed by `imagePart(image)` for each picture.
+ */
+export function withImageParts<Part>(
+  message: ModelMessage,
+  imagePart: (image: ModelImage) => Part,
+):
+  | { role: 'user' | 'assistant'; content: string }
+  | { role: 'user'; content: ({ type: 'text'; text: string } | Part)[] } {
+  if (message.role === 'assistant' || !message.images?.length)
+    return { role: message.role, content: message.content };
+  return {
+    role: 'user',
+    content: [{ type: 'text', text: message.content }, ...message.images.map(imagePart)],
+  };
 }
