@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createSandboxPool, SandboxError } from '../src/index.ts';
 import { filePool, run } from './helpers.ts';
 
@@ -118,14 +118,37 @@ return p.x * 2;`,
   });
 
   it('queues executions FIFO when every worker is busy', async () => {
-    const order: number[] = [];
+    // Each program reports its start and then waits until the test releases it, so exactly one
+    // worker frees at a time and takes the oldest execution still queued.
+    const started: number[] = [];
+    const releases = new Map<number, () => void>();
+    const tools = {
+      list: () => [{ name: 'started' }, { name: 'release' }],
+      execute: async (name: string, props: unknown) => {
+        const { i } = props as { i: number };
+        if (name === 'started') started.push(i);
+        else await new Promise<void>((resolve) => releases.set(i, resolve));
+        return { isError: false, content: [] };
+      },
+    };
     const executions = Array.from({ length: 6 }, (_, i) =>
-      pool.execute({ code: `await new Promise(r => setTimeout(r, 20)); return ${i}` }),
+      pool.execute({
+        code: `await tools.started({ i: ${i} }); await tools.release({ i: ${i} }); return ${i}`,
+        tools,
+      }),
     );
-    await Promise.all(executions.map((e, i) => e.result.then(() => order.push(i))));
+    await vi.waitFor(() => expect(releases.size).toBe(2), { timeout: 30_000 });
+    expect([...started].sort()).toEqual([0, 1]);
+    for (let next = 2; next < 6; next++) {
+      releases.get(next - 2)!();
+      await vi.waitFor(() => expect(releases.has(next)).toBe(true), { timeout: 30_000 });
+      expect(started).toHaveLength(next + 1);
+      expect(started[next]).toBe(next);
+    }
+    releases.get(4)!();
+    releases.get(5)!();
     const results = await Promise.all(executions.map((e) => e.result));
     expect(results.map((r) => r.outputs[0])).toEqual([0, 1, 2, 3, 4, 5]);
-    expect(order.slice(0, 2).sort()).toEqual([0, 1]);
   });
 });
 
