@@ -13,10 +13,10 @@ const conditions = ['@mci/source', 'module', 'node', 'development|production'];
 const SLOW = '**/*.slow.test.ts';
 const EXCLUDE = ['**/node_modules/**', '**/dist/**'];
 
-// Files that change what a whole process shares (the OpenTelemetry SDK's global provider and its
-// `OTEL_*` variables) run in a worker of their own; every other fast file shares its worker with
-// the files before it.
-const OWN_WORKER = ['**/tracing-embedded.test.ts'];
+// Files about what a whole process shares run in a worker of their own: the OpenTelemetry SDK's
+// global provider and its `OTEL_*` variables, and the idle collector (the event loop and the heap of
+// the process). Every other fast file shares its worker with the files before it.
+const OWN_WORKER = ['**/tracing-embedded.test.ts', '**/idle-collector.test.ts'];
 
 const project = (name: string, root: string) => ({
   extends: true as const,

@@ -45,7 +45,7 @@ describe('startIdleCollector', () => {
       expect(collector.collections).toBe(0);
 
       const before = getHeapStatistics().total_heap_size;
-      await expect.poll(() => collector.collections, { timeout: 2000, interval: 20 }).toBe(1);
+      await expect.poll(() => collector.collections, { timeout: 15_000, interval: 20 }).toBe(1);
       const [collection] = collected;
       expect(collection!.usedBefore - collection!.usedAfter).toBeGreaterThan(16 * MB);
       expect(collection!.committedBefore - collection!.committedAfter).toBeGreaterThan(16 * MB);
