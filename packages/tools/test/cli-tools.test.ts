@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { isAlive } from './helpers/processes.ts';
-import { runnerFor } from './helpers/tool-dir.ts';
+import { runnerFor, runnerForTool } from './helpers/tool-dir.ts';
 import { expectCanceled } from './helpers/results.ts';
 
 /** A shell that starts a grandchild (`sleep 60`), writes its pid to the file `$1`, and waits. */
@@ -26,24 +26,20 @@ async function waitForPid(file: string): Promise<number> {
 
 describe('cli tools', () => {
   it('builds argv from templated args, then flags in declared order, without a shell', async () => {
-    await using t = await runnerFor({
-      tools: [
-        {
-          name: 'echo',
-          execution: {
-            type: 'cli',
-            command: 'echo',
-            args: ['{{props.word}}', '{!!props.count!!}', '$HOME;', '*'],
-            flags: {
-              '--verbose': { from: 'props.verbose', type: 'boolean' },
-              '--limit': { from: 'props.limit', type: 'value' },
-              '-q': { from: 'props.quiet', type: 'boolean' },
-              '--name': { from: 'props.name', type: 'value' },
-              '--zero': { from: 'props.zero', type: 'value' },
-            },
-          },
+    await using t = await runnerForTool({
+      name: 'echo',
+      execution: {
+        type: 'cli',
+        command: 'echo',
+        args: ['{{props.word}}', '{!!props.count!!}', '$HOME;', '*'],
+        flags: {
+          '--verbose': { from: 'props.verbose', type: 'boolean' },
+          '--limit': { from: 'props.limit', type: 'value' },
+          '-q': { from: 'props.quiet', type: 'boolean' },
+          '--name': { from: 'props.name', type: 'value' },
+          '--zero': { from: 'props.zero', type: 'value' },
         },
-      ],
+      },
     });
     const all = await t.runner.execute('echo', {
       word: 'hi there',
@@ -114,7 +110,7 @@ describe('cli tools', () => {
     });
 
     it('refuses a templated positional argument that would be read as an option', async () => {
-      await using t = await runnerFor({ tools: [echo()] });
+      await using t = await runnerForTool(echo());
       const result = await t.runner.execute('echo', { text: '--help' });
       expect(result.isError).toBe(true);
       expect(result.error).toBe(
@@ -125,19 +121,15 @@ describe('cli tools', () => {
     });
 
     it('with endOfOptions, passes flags, then "--", then the args as operands', async () => {
-      await using t = await runnerFor({
-        tools: [
-          {
-            name: 'argv',
-            execution: {
-              type: 'cli',
-              command: 'sh',
-              args: ['{{props.word}}'],
-              flags: { '-c': { from: 'props.script', type: 'value' } },
-              endOfOptions: true,
-            },
-          },
-        ],
+      await using t = await runnerForTool({
+        name: 'argv',
+        execution: {
+          type: 'cli',
+          command: 'sh',
+          args: ['{{props.word}}'],
+          flags: { '-c': { from: 'props.script', type: 'value' } },
+          endOfOptions: true,
+        },
       });
       // sh -c SCRIPT -- WORD: "--" becomes $0, WORD is $1.
       const result = await t.runner.execute('argv', { script: 'printf "[%s]" "$0" "$@"', word: '-rf' });
@@ -146,24 +138,20 @@ describe('cli tools', () => {
     });
 
     it('with enableOptionLikeArgs, passes the value as it is', async () => {
-      await using t = await runnerFor({ tools: [echo({ enableOptionLikeArgs: true })] });
+      await using t = await runnerForTool(echo({ enableOptionLikeArgs: true }));
       const result = await t.runner.execute('echo', { text: '-n' });
       expect(result).toMatchObject({ isError: false, content: [{ type: 'text', text: '' }] });
     });
   });
 
   it('reports a non-zero exit with the exit code and stderr', async () => {
-    await using t = await runnerFor({
-      tools: [
-        {
-          name: 'fail',
-          execution: {
-            type: 'cli',
-            command: 'sh',
-            args: ['-c', 'echo partial; echo "boom: {{props.what}}" >&2; exit 3'],
-          },
-        },
-      ],
+    await using t = await runnerForTool({
+      name: 'fail',
+      execution: {
+        type: 'cli',
+        command: 'sh',
+        args: ['-c', 'echo partial; echo "boom: {{props.what}}" >&2; exit 3'],
+      },
     });
     const result = await t.runner.execute('fail', { what: 'disk full' });
     expect(result).toEqual({
@@ -231,13 +219,9 @@ describe('cli tools', () => {
   });
 
   it('kills the whole process group on timeout', async () => {
-    await using t = await runnerFor({
-      tools: [
-        {
-          name: 'hang',
-          execution: { ...HANG, timeout_ms: 2000 },
-        },
-      ],
+    await using t = await runnerForTool({
+      name: 'hang',
+      execution: { ...HANG, timeout_ms: 2000 },
     });
     const pidFile = join(t.dir, 'grandchild.pid');
     const result = await t.runner.execute('hang', { pidFile });
@@ -249,9 +233,7 @@ describe('cli tools', () => {
   });
 
   it('kills the process group at once when canceled', async () => {
-    await using t = await runnerFor({
-      tools: [{ name: 'hang', execution: HANG }],
-    });
+    await using t = await runnerForTool({ name: 'hang', execution: HANG });
     const pidFile = join(t.dir, 'grandchild.pid');
     const controller = new AbortController();
     const pending = t.runner.execute('hang', { pidFile }, { signal: controller.signal });
@@ -298,8 +280,9 @@ describe('cli tools', () => {
   });
 
   it('reports a command that cannot start', async () => {
-    await using t = await runnerFor({
-      tools: [{ name: 'nope', execution: { type: 'cli', command: 'mci-no-such-command-xyz' } }],
+    await using t = await runnerForTool({
+      name: 'nope',
+      execution: { type: 'cli', command: 'mci-no-such-command-xyz' },
     });
     const result = await t.runner.execute('nope');
     expect(result.isError).toBe(true);
@@ -307,13 +290,9 @@ describe('cli tools', () => {
   });
 
   it('runs concurrent executions independently', async () => {
-    await using t = await runnerFor({
-      tools: [
-        {
-          name: 'id',
-          execution: { type: 'cli', command: 'sh', args: ['-c', 'sleep 0.2; echo {{props.n}}'] },
-        },
-      ],
+    await using t = await runnerForTool({
+      name: 'id',
+      execution: { type: 'cli', command: 'sh', args: ['-c', 'sleep 0.2; echo {{props.n}}'] },
     });
     const results = await Promise.all(Array.from({ length: 6 }, (_, n) => t.runner.execute('id', { n })));
     expect(results.map((r) => r.content[0])).toEqual(

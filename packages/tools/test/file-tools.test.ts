@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolRunner, loadTools } from '../src/index.ts';
-import { runnerFor, toolDir } from './helpers/tool-dir.ts';
+import { runnerFor, runnerForTool, toolDir } from './helpers/tool-dir.ts';
 
 const readTool = (name: string, extra: Record<string, unknown> = {}) => ({
   name,
@@ -53,7 +53,7 @@ describe('file tools', () => {
   });
 
   it('reports missing files, directories and bad templates in the file', async () => {
-    await using t = await runnerFor({ tools: [readTool('read')] });
+    await using t = await runnerForTool(readTool('read'));
     await mkdir(join(t.dir, 'folder'));
     await writeFile(join(t.dir, 'broken.txt'), 'Hi {{props.missing}}');
     expect((await t.runner.execute('read', { path: 'nope.txt' })).error).toBe('File not found: nope.txt');
@@ -64,7 +64,7 @@ describe('file tools', () => {
   });
 
   it('refuses files larger than maxOutputBytes', async () => {
-    await using t = await runnerFor({ tools: [readTool('read')] }, { maxOutputBytes: 100 });
+    await using t = await runnerForTool(readTool('read'), { maxOutputBytes: 100 });
     await writeFile(join(t.dir, 'big.txt'), 'b'.repeat(101));
     await writeFile(join(t.dir, 'fits.txt'), 'f'.repeat(100));
     expect((await t.runner.execute('read', { path: 'big.txt' })).error).toBe(
@@ -76,7 +76,7 @@ describe('file tools', () => {
   });
 
   it('refuses paths outside the allowed roots: absolute, `..`, symlinks and name prefixes', async () => {
-    await using t = await runnerFor({ tools: [readTool('read')] });
+    await using t = await runnerForTool(readTool('read'));
     await symlink(join(outside, 'secret.txt'), join(t.dir, 'link.txt'));
     await symlink(outside, join(t.dir, 'linkdir'));
     await writeFile(join(t.dir, 'inside.txt'), 'inside');
@@ -100,7 +100,7 @@ describe('file tools', () => {
   });
 
   it('never discloses server paths or the server pid in path errors (/proc/self resolves to the pid)', async () => {
-    await using t = await runnerFor({ tools: [readTool('read')] });
+    await using t = await runnerForTool(readTool('read'));
     const paths = [
       '/proc/self/status',
       '/proc/self/cwd/x',

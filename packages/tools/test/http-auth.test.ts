@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { echo, sendJson, startHttpServer } from './helpers/http-test-server.ts';
-import { runnerFor } from './helpers/tool-dir.ts';
+import { runnerFor, runnerForTool } from './helpers/tool-dir.ts';
 
 describe('http tools: auth', () => {
   it('applies api key (header and query), bearer and basic auth', async () => {
@@ -128,23 +128,19 @@ describe('http tools: auth', () => {
     await using server = await startHttpServer({
       '/token': (_req, res) => sendJson(res, 400, { error: 'invalid_client' }),
     });
-    await using t = await runnerFor({
-      tools: [
-        {
-          name: 'api',
-          execution: {
-            type: 'http',
-            url: `${server.url}/api`,
-            auth: {
-              type: 'oauth2',
-              flow: 'clientCredentials',
-              tokenUrl: `${server.url}/token`,
-              clientId: 'x',
-              clientSecret: 'y',
-            },
-          },
+    await using t = await runnerForTool({
+      name: 'api',
+      execution: {
+        type: 'http',
+        url: `${server.url}/api`,
+        auth: {
+          type: 'oauth2',
+          flow: 'clientCredentials',
+          tokenUrl: `${server.url}/token`,
+          clientId: 'x',
+          clientSecret: 'y',
         },
-      ],
+      },
     });
     const result = await t.runner.execute('api');
     expect(result.isError).toBe(true);

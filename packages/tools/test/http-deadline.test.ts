@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { startHttpServer } from './helpers/http-test-server.ts';
-import { runnerFor, toolDir } from './helpers/tool-dir.ts';
+import { runnerFor, runnerForTool, toolDir } from './helpers/tool-dir.ts';
 
 // The request's deadline (AbortSignal.timeout, joined to the caller's signal with AbortSignal.any)
 // ends the body phase too, follows caller and runner signals, and never holds the process open.
@@ -17,8 +17,9 @@ describe('http request deadline', () => {
 
   it('bounds the body with timeout_ms when there are no retries', async () => {
     await using server = await startHttpServer(stalled);
-    await using t = await runnerFor({
-      tools: [{ name: 'stall', execution: { type: 'http', url: `${server.url}/stall`, timeout_ms: 300 } }],
+    await using t = await runnerForTool({
+      name: 'stall',
+      execution: { type: 'http', url: `${server.url}/stall`, timeout_ms: 300 },
     });
     // The body never ends: only the deadline can end the request.
     const result = await t.runner.execute('stall');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { sendJson, startHttpServer } from './helpers/http-test-server.ts';
-import { runnerFor } from './helpers/tool-dir.ts';
+import { runnerFor, runnerForTool } from './helpers/tool-dir.ts';
 
 describe('http tools: retries and timeouts', () => {
   it('retries 503 until 200, does not retry 404, and honours Retry-After', async () => {
@@ -106,18 +106,14 @@ describe('http tools: retries and timeouts', () => {
         }, 10_000).unref();
       },
     });
-    await using t = await runnerFor({
-      tools: [
-        {
-          name: 'slow',
-          execution: {
-            type: 'http',
-            url: `${server.url}/slow`,
-            timeout_ms: 200,
-            retries: { attempts: 3, backoff_ms: 10 },
-          },
-        },
-      ],
+    await using t = await runnerForTool({
+      name: 'slow',
+      execution: {
+        type: 'http',
+        url: `${server.url}/slow`,
+        timeout_ms: 200,
+        retries: { attempts: 3, backoff_ms: 10 },
+      },
     });
     const result = await t.runner.execute('slow');
     expect(result.isError).toBe(true);

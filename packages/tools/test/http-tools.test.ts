@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { echo, sendJson, startHttpServer } from './helpers/http-test-server.ts';
-import { runnerFor } from './helpers/tool-dir.ts';
+import { runnerFor, runnerForTool } from './helpers/tool-dir.ts';
 import { expectCanceled } from './helpers/results.ts';
 
 // A 1x1 transparent PNG.
@@ -38,8 +38,9 @@ describe('http tools', () => {
       expect(seen.url).not.toContain(' ');
       expect(seen.headers['x-trace']).toBe('trace-42');
     }
-    const head = await runnerFor({
-      tools: [{ name: 'head', execution: { type: 'http', method: 'HEAD', url: `${server.url}/items/42` } }],
+    const head = await runnerForTool({
+      name: 'head',
+      execution: { type: 'http', method: 'HEAD', url: `${server.url}/items/42` },
     });
     await using _head = head;
     const result = await head.runner.execute('head');

@@ -1,34 +1,30 @@
 import { describe, expect, it } from 'vitest';
 import { createToolRunner, loadTools, ToolError } from '../src/index.ts';
-import { runnerFor, toolDir } from './helpers/tool-dir.ts';
+import { runnerFor, runnerForTool, toolDir } from './helpers/tool-dir.ts';
 import { expectCanceled } from './helpers/results.ts';
 
 const echoProps = { type: 'text', text: '{{props}}' };
 
 describe('props validation', () => {
   it('applies defaults and reports every violation in one error result', async () => {
-    await using t = await runnerFor({
-      tools: [
-        {
-          name: 'weather',
-          inputSchema: {
+    await using t = await runnerForTool({
+      name: 'weather',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          city: { type: 'string', minLength: 2 },
+          units: { enum: ['metric', 'imperial'], default: 'metric' },
+          days: { type: 'integer', minimum: 1, maximum: 7, default: 3 },
+          options: {
             type: 'object',
-            properties: {
-              city: { type: 'string', minLength: 2 },
-              units: { enum: ['metric', 'imperial'], default: 'metric' },
-              days: { type: 'integer', minimum: 1, maximum: 7, default: 3 },
-              options: {
-                type: 'object',
-                properties: { detail: { type: 'boolean', default: false } },
-                default: {},
-              },
-            },
-            required: ['city'],
-            additionalProperties: false,
+            properties: { detail: { type: 'boolean', default: false } },
+            default: {},
           },
-          execution: echoProps,
         },
-      ],
+        required: ['city'],
+        additionalProperties: false,
+      },
+      execution: echoProps,
     });
     const ok = await t.runner.execute('weather', { city: 'Oslo' });
     expect(ok.isError, ok.error).toBe(false);
@@ -141,30 +137,21 @@ describe('props validation', () => {
 
 describe('tool runner', () => {
   it('lists enabled tools with their public fields and treats disabled tools as missing', async () => {
+    const publicFields = {
+      name: 'a',
+      title: 'Tool A',
+      description: 'does a',
+      tags: ['x'],
+      annotations: { readOnlyHint: true },
+      inputSchema: { type: 'object' },
+    };
     await using t = await runnerFor({
       tools: [
-        {
-          name: 'a',
-          title: 'Tool A',
-          description: 'does a',
-          tags: ['x'],
-          annotations: { readOnlyHint: true },
-          inputSchema: { type: 'object' },
-          execution: { type: 'text', text: 'a' },
-        },
+        { ...publicFields, execution: { type: 'text', text: 'a' } },
         { name: 'off', disabled: true, execution: { type: 'text', text: 'off' } },
       ],
     });
-    expect(t.runner.list()).toEqual([
-      {
-        name: 'a',
-        title: 'Tool A',
-        description: 'does a',
-        tags: ['x'],
-        annotations: { readOnlyHint: true },
-        inputSchema: { type: 'object' },
-      },
-    ]);
+    expect(t.runner.list()).toEqual([publicFields]);
     const error = await t.runner.execute('off').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ToolError);
     expect((error as ToolError).code).toBe('TOOL_NOT_FOUND');
@@ -246,8 +233,9 @@ describe('tool runner', () => {
   });
 
   it('cancels executions in flight when closed', async () => {
-    await using t = await runnerFor({
-      tools: [{ name: 'sleep', execution: { type: 'cli', command: 'sleep', args: ['30'] } }],
+    await using t = await runnerForTool({
+      name: 'sleep',
+      execution: { type: 'cli', command: 'sleep', args: ['30'] },
     });
     const pending = t.runner.execute('sleep');
     await t.runner.close();

@@ -64,3 +64,11 @@ export async function runnerFor(
     },
   };
 }
+
+/** {@link runnerFor} a tool file holding the one tool `tool`. */
+export function runnerForTool(
+  tool: Record<string, unknown>,
+  options: ToolRunnerOptions & { load?: LoadToolsOptions } = {},
+): Promise<TestRunner> {
+  return runnerFor({ tools: [tool] }, options);
+}
