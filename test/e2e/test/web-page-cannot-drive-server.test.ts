@@ -20,15 +20,19 @@ afterAll(() => local?.close({ graceMs: 0 }));
 const processCount = async (server: MciServer) =>
   (await http(server, 'GET', '/processes')).body.processes.length as number;
 
+/** A raw `POST /processes` of `output(1)` to the local server, with `headers` as a page would send them. */
+const createOutputOne = (headers: Record<string, string>) =>
+  rawRequest(local.url, {
+    method: 'POST',
+    path: '/processes',
+    headers,
+    body: JSON.stringify({ code: 'output(1)' }),
+  });
+
 describe('local mode (no tokens)', { timeout: 60_000 }, () => {
   it('refuses a text/plain body with 415 and runs nothing', async () => {
     const before = await processCount(local);
-    const answer = await rawRequest(local.url, {
-      method: 'POST',
-      path: '/processes',
-      headers: { 'Content-Type': 'text/plain', Origin: PAGE },
-      body: JSON.stringify({ code: 'output(1)' }),
-    });
+    const answer = await createOutputOne({ 'Content-Type': 'text/plain', Origin: PAGE });
     expect(answer.status).toBe(415);
     expect(answer.body).toMatchObject({
       code: 'UNSUPPORTED_MEDIA_TYPE',
@@ -46,12 +50,7 @@ describe('local mode (no tokens)', { timeout: 60_000 }, () => {
 
   it('refuses a foreign Origin with 403 on every route, before anything runs', async () => {
     const before = await processCount(local);
-    const create = await rawRequest(local.url, {
-      method: 'POST',
-      path: '/processes',
-      headers: { 'Content-Type': 'application/json', Origin: EVIL },
-      body: JSON.stringify({ code: 'output(1)' }),
-    });
+    const create = await createOutputOne({ 'Content-Type': 'application/json', Origin: EVIL });
     expect(create.status).toBe(403);
     expect(create.body).toMatchObject({ code: 'FORBIDDEN', error: expect.stringContaining(EVIL) });
     expect(create.headers['access-control-allow-origin']).toBeUndefined();
