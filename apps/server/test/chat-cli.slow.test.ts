@@ -23,25 +23,19 @@ afterAll(async () => {
   await server?.close({ graceMs: 0 });
 });
 
+/** `mci chat --local` on the greet tool file, with the fake OpenAI model at `modelUrl`, then `args`. */
+const chatLocal = (modelUrl: string, ...args: string[]) =>
+  mci(['chat', '--local', '--file', toolFile, '--model', 'openai:fake-1', '--model-url', modelUrl, ...args], {
+    cwd: dir,
+    env: { OPENAI_API_KEY: KEY },
+  });
+
 // Each test runs a whole chat turn (and, with --local, a whole server): seconds on a loaded machine,
 // so a wider timeout than the default 20 s.
 describe('mci chat', { timeout: 60_000 }, () => {
   it('one-shot with --local: status lines on stderr, the final answer on stdout', async () => {
     await using fake = await startFakeOpenAi(answer(`Checking.\n\n${BLOCK}`), answer('The tool says hello.'));
-    const run = await mci(
-      [
-        'chat',
-        '--local',
-        '--file',
-        toolFile,
-        '--model',
-        'openai:fake-1',
-        '--model-url',
-        fake.url,
-        'Greet me',
-      ],
-      { cwd: dir, env: { OPENAI_API_KEY: KEY } },
-    );
+    const run = await chatLocal(fake.url, 'Greet me');
     expect(run.stderr).toMatch(/system prompt: .* KB .*1 tools/);
     expect(run.stderr).toMatch(/pid \d+ \[block 0\]: success/);
     expect(run.stdout).toBe('The tool says hello.\n');
@@ -52,21 +46,7 @@ describe('mci chat', { timeout: 60_000 }, () => {
 
   it('--json prints every event as a JSON line', async () => {
     await using fake = await startFakeOpenAi(answer(BLOCK), answer('done'));
-    const run = await mci(
-      [
-        'chat',
-        '--local',
-        '--file',
-        toolFile,
-        '--model',
-        'openai:fake-1',
-        '--model-url',
-        fake.url,
-        '--json',
-        'go',
-      ],
-      { cwd: dir, env: { OPENAI_API_KEY: KEY } },
-    );
+    const run = await chatLocal(fake.url, '--json', 'go');
     expect(run.code).toBe(0);
     const events = run.stdout
       .trim()
