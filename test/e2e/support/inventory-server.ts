@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { ServerOptions } from '@mci/server';
 
 /** A local inventory service for the http tool and sandboxed fetch: `/items/:id`, `/health`, `/slow`. */
 export interface InventoryServer {
@@ -7,6 +8,8 @@ export interface InventoryServer {
   /** `127.0.0.1:port`, for `allowNet`. */
   hostPort: string;
   requests: string[];
+  /** The server options that give the transcript tools and programs this service as `INVENTORY_URL`. */
+  serverOptions: Partial<ServerOptions>;
   [Symbol.asyncDispose](): Promise<void>;
 }
 
@@ -26,10 +29,13 @@ export async function startInventoryServer(): Promise<InventoryServer> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  const hostPort = `127.0.0.1:${port}`;
   return {
-    url: `http://127.0.0.1:${port}`,
-    hostPort: `127.0.0.1:${port}`,
+    url,
+    hostPort,
     requests,
+    serverOptions: { env: { INVENTORY_URL: url }, publicEnv: ['INVENTORY_URL'], allowNet: [hostPort] },
     async [Symbol.asyncDispose]() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -46,11 +46,7 @@ describe('the reference chat client', () => {
     timeout: 90_000,
   }, async () => {
     await using inventory = await startInventoryServer();
-    await using server = await startServer({
-      env: { INVENTORY_URL: inventory.url },
-      publicEnv: ['INVENTORY_URL'],
-      allowNet: [inventory.hostPort],
-    });
+    await using server = await startServer(inventory.serverOptions);
     const ref = 'chat-client-transcript';
     const run = await chat([
       examplePath('transcripts', 'inventory-check.md'),

@@ -135,11 +135,7 @@ describe('a chat transcript streamed over WebSocket', () => {
     timeout: 120_000,
   }, async () => {
     await using inventory = await startInventoryServer();
-    await using server = await startServer({
-      env: { INVENTORY_URL: inventory.url },
-      publicEnv: ['INVENTORY_URL'],
-      allowNet: [inventory.hostPort],
-    });
+    await using server = await startServer(inventory.serverOptions);
     await using client = await TestClient.open(server.wsUrl);
 
     const [tokens, pieces] = await Promise.all([
