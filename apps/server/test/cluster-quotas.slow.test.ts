@@ -46,11 +46,11 @@ quotas:
 limits: { rateLimitPerSecond: 100000 }
 `,
 );
-const { serve } = serveProcesses(dir);
+const { serveClusterNode } = serveProcesses(dir);
 
-/** Node `name` of the cluster on `db`. */
-const node = (db: string, name: string) =>
-  serve(['--config', config, '--file', tools, '--db', db, '--cluster', '--node', name, '--concurrency', '2']);
+/** Node `name` of the cluster on `db`, with the config file `configFile` and `args`. */
+const node = (db: string, name: string, configFile = config, ...args: string[]) =>
+  serveClusterNode(db, name, ['--config', configFile, '--file', tools, '--concurrency', '2', ...args]);
 
 /** Stops the nodes still running (SIGTERM) and waits for them to exit. */
 async function stop(nodes: ServeProcess[]): Promise<void> {
@@ -59,23 +59,30 @@ async function stop(nodes: ServeProcess[]): Promise<void> {
   await Promise.all(nodes.map((n) => n.exited));
 }
 
-/** Node `name` of the cluster on `db` with the `maxRunning` and `maxQueued` quotas, and short leases. */
-const concurrentNode = (db: string, name: string) =>
-  serve([
-    '--config',
-    concurrentConfig,
-    '--file',
-    tools,
-    '--db',
-    db,
-    '--cluster',
-    '--node',
-    name,
-    '--concurrency',
-    '2',
-    '--node-lease-ms',
-    '2000',
-  ]);
+/**
+ * Nodes `PREFIX1` and `PREFIX2` of a cluster on a fresh database, with the `maxRunning` and
+ * `maxQueued` quotas and short leases, and an operator {@link watch} on each; disposing stops the
+ * nodes and drops the database.
+ */
+async function startConcurrentPair(prefix: string) {
+  const db = await freshDatabase();
+  const nodes = [1, 2].map((i) => node(db.url, `${prefix}${i}`, concurrentConfig, '--node-lease-ms', '2000'));
+  const clients: MciClient[] = [];
+  const stopAll = async () => {
+    await Promise.all(clients.map((c) => c.close().catch(() => {})));
+    await stop(nodes);
+    await db[Symbol.asyncDispose]();
+  };
+  try {
+    const urls = await Promise.all(nodes.map((n) => n.url));
+    for (const url of urls) clients.push(await connect(url, { token: OPERATOR }));
+    const [seen1, seen2] = clients.map(watch) as [ReturnType<typeof watch>, ReturnType<typeof watch>];
+    return { nodes, urls, seen1, seen2, [Symbol.asyncDispose]: stopAll };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
 
 /** POST /processes as `token` on `url` (`code`: the program): the status, `Retry-After` and body. */
 async function create(url: string, token: string, code = 'output(1)') {
@@ -126,10 +133,8 @@ async function roomInWindow(needMs = 30_000): Promise<void> {
   if (left < needMs) await new Promise((resolve) => setTimeout(resolve, left + 100));
 }
 
-describe('quotas in a cluster', () => {
-  it('counts runsPerMinute across two nodes through the database, and past a kill -9 of one', {
-    timeout: 120_000,
-  }, async () => {
+describe('quotas in a cluster', { timeout: 120_000 }, () => {
+  it('counts runsPerMinute across two nodes through the database, and past a kill -9 of one', async () => {
     await using db = await freshDatabase();
     const nodes = [node(db.url, 'q1'), node(db.url, 'q2')];
     try {
@@ -163,103 +168,81 @@ describe('quotas in a cluster', () => {
     }
   });
 
-  it('runs one process of a principal with maxRunning 1 at a time across two nodes, while another principal runs', {
-    timeout: 120_000,
-  }, async () => {
-    await using db = await freshDatabase();
-    const nodes = [concurrentNode(db.url, 'r1'), concurrentNode(db.url, 'r2')];
-    const clients: MciClient[] = [];
-    try {
-      const urls = await Promise.all(nodes.map((n) => n.url));
-      for (const url of urls) clients.push(await connect(url, { token: OPERATOR }));
-      const [seen1, seen2] = clients.map(watch);
-      // Carol's first run is known to both nodes before the rest are sent: two nodes may start a
-      // principal's runs within the delay of an event (docs/cluster.md, "Quotas").
-      const first = await create(urls[0]!, CAROL, sleepCode(1000));
-      expect(first.status).toBe(201);
-      await seen2!.until(first.pid, 'running');
-      const rest = await Promise.all(
-        Array.from({ length: 9 }, (_, i) => create(urls[i % 2]!, CAROL, sleepCode(200))),
-      );
-      const bob = await Promise.all(
-        Array.from({ length: 4 }, (_, i) => create(urls[i % 2]!, BOB, sleepCode(200))),
-      );
-      for (const answer of [...rest, ...bob]) expect(answer.status).toBe(201);
-      const carol = [first, ...rest].map((a) => a.pid);
-      for (const pid of [...carol, ...bob.map((a) => a.pid)]) await seen1!.until(pid, 'idle');
+  it('runs one process of a principal with maxRunning 1 at a time across two nodes, while another principal runs', async () => {
+    await using pair = await startConcurrentPair('r');
+    const { urls, seen1, seen2 } = pair;
+    // Carol's first run is known to both nodes before the rest are sent: two nodes may start a
+    // principal's runs within the delay of an event (docs/cluster.md, "Quotas").
+    const first = await create(urls[0]!, CAROL, sleepCode(1000));
+    expect(first.status).toBe(201);
+    await seen2.until(first.pid, 'running');
+    const rest = await Promise.all(
+      Array.from({ length: 9 }, (_, i) => create(urls[i % 2]!, CAROL, sleepCode(200))),
+    );
+    const bob = await Promise.all(
+      Array.from({ length: 4 }, (_, i) => create(urls[i % 2]!, BOB, sleepCode(200))),
+    );
+    for (const answer of [...rest, ...bob]) expect(answer.status).toBe(201);
+    const carol = [first, ...rest].map((a) => a.pid);
+    for (const pid of [...carol, ...bob.map((a) => a.pid)]) await seen1.until(pid, 'idle');
 
-      // In log order (every node sees the same), at most one of Carol's processes runs at once.
-      const running = new Set<number>();
-      let most = 0;
-      for (const event of seen1!.events) {
-        if (!carol.includes(event.pid)) continue;
-        if (event.state === 'running' || event.state === 'terminating') running.add(event.pid);
-        else running.delete(event.pid);
-        most = Math.max(most, running.size);
-      }
-      expect(most).toBe(1);
-      // Bob's runs did not wait for Carol's queue: each started before her last one ended.
-      const index = (pid: number, state: string) =>
-        seen1!.events.findIndex((e) => e.pid === pid && e.state === state);
-      const carolDone = Math.max(...carol.map((pid) => index(pid, 'idle')));
-      for (const { pid } of bob) expect(index(pid, 'running')).toBeLessThan(carolDone);
-      for (const pid of carol)
-        expect(seen1!.events.find((e) => e.pid === pid && e.state === 'idle')).toMatchObject({
-          status: 'success',
-        });
-    } finally {
-      await Promise.all(clients.map((c) => c.close()));
-      await stop(nodes);
+    // In log order (every node sees the same), at most one of Carol's processes runs at once.
+    const running = new Set<number>();
+    let most = 0;
+    for (const event of seen1.events) {
+      if (!carol.includes(event.pid)) continue;
+      if (event.state === 'running' || event.state === 'terminating') running.add(event.pid);
+      else running.delete(event.pid);
+      most = Math.max(most, running.size);
     }
+    expect(most).toBe(1);
+    // Bob's runs did not wait for Carol's queue: each started before her last one ended.
+    const index = (pid: number, state: string) =>
+      seen1.events.findIndex((e) => e.pid === pid && e.state === state);
+    const carolDone = Math.max(...carol.map((pid) => index(pid, 'idle')));
+    for (const { pid } of bob) expect(index(pid, 'running')).toBeLessThan(carolDone);
+    for (const pid of carol)
+      expect(seen1.events.find((e) => e.pid === pid && e.state === 'idle')).toMatchObject({
+        status: 'success',
+      });
   });
 
-  it('refuses a create past maxQueued counted over both nodes, and after a kill -9 runs the next queued process elsewhere', {
-    timeout: 120_000,
-  }, async () => {
-    await using db = await freshDatabase();
-    const nodes = [concurrentNode(db.url, 'm1'), concurrentNode(db.url, 'm2')];
-    const clients: MciClient[] = [];
-    try {
-      const urls = await Promise.all(nodes.map((n) => n.url));
-      for (const url of urls) clients.push(await connect(url, { token: OPERATOR }));
-      const [seen1, seen2] = clients.map(watch);
-      // Dave runs one process on m1 (maxRunning 1); each create waits until the other node saw it.
-      const long = await create(urls[0]!, DAVE, sleepCode(60_000));
-      await seen2!.until(long.pid, 'running');
-      const queued: number[] = [];
-      for (let i = 0; i < 3; i++) {
-        const answer = await create(urls[(i + 1) % 2]!, DAVE, 'output(1)');
-        expect(answer.status).toBe(201);
-        await (i % 2 === 0 ? seen1 : seen2)!.until(answer.pid, 'queued');
-        queued.push(answer.pid);
-      }
-      // Three waiting over the two nodes: his fourth is refused on either node.
-      for (const url of urls)
-        expect(await create(url!, DAVE)).toMatchObject({
-          status: 429,
-          code: 'QUOTA_EXCEEDED',
-          message: expect.stringContaining('in the cluster'),
-        });
-      // Bob's share is his own.
-      expect((await create(urls[0]!, BOB)).status).toBe(201);
-      for (const pid of queued)
-        expect(seen2!.events.some((e) => e.pid === pid && e.state === 'running')).toBe(false);
-
-      // m1 dies with Dave's run: m2 ends it once m1's lease expires, then runs his queued processes.
-      nodes[0]!.child.kill('SIGKILL');
-      await nodes[0]!.exited;
-      await seen2!.until(long.pid, 'idle');
-      for (const pid of queued) await seen2!.until(pid, 'idle');
-      expect(seen2!.events.find((e) => e.pid === long.pid && e.state === 'idle')).toMatchObject({
-        status: 'failed',
-      });
-      for (const pid of queued)
-        expect(seen2!.events.find((e) => e.pid === pid && e.state === 'idle')).toMatchObject({
-          status: 'success',
-        });
-    } finally {
-      await Promise.all(clients.map((c) => c.close().catch(() => {})));
-      await stop(nodes);
+  it('refuses a create past maxQueued counted over both nodes, and after a kill -9 runs the next queued process elsewhere', async () => {
+    await using pair = await startConcurrentPair('m');
+    const { nodes, urls, seen1, seen2 } = pair;
+    // Dave runs one process on m1 (maxRunning 1); each create waits until the other node saw it.
+    const long = await create(urls[0]!, DAVE, sleepCode(60_000));
+    await seen2.until(long.pid, 'running');
+    const queued: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const answer = await create(urls[(i + 1) % 2]!, DAVE, 'output(1)');
+      expect(answer.status).toBe(201);
+      await (i % 2 === 0 ? seen1 : seen2).until(answer.pid, 'queued');
+      queued.push(answer.pid);
     }
+    // Three waiting over the two nodes: his fourth is refused on either node.
+    for (const url of urls)
+      expect(await create(url!, DAVE)).toMatchObject({
+        status: 429,
+        code: 'QUOTA_EXCEEDED',
+        message: expect.stringContaining('in the cluster'),
+      });
+    // Bob's share is his own.
+    expect((await create(urls[0]!, BOB)).status).toBe(201);
+    for (const pid of queued)
+      expect(seen2.events.some((e) => e.pid === pid && e.state === 'running')).toBe(false);
+
+    // m1 dies with Dave's run: m2 ends it once m1's lease expires, then runs his queued processes.
+    nodes[0]!.child.kill('SIGKILL');
+    await nodes[0]!.exited;
+    await seen2.until(long.pid, 'idle');
+    for (const pid of queued) await seen2.until(pid, 'idle');
+    expect(seen2.events.find((e) => e.pid === long.pid && e.state === 'idle')).toMatchObject({
+      status: 'failed',
+    });
+    for (const pid of queued)
+      expect(seen2.events.find((e) => e.pid === pid && e.state === 'idle')).toMatchObject({
+        status: 'success',
+      });
   });
 });

@@ -11,7 +11,7 @@ export type ServeProcess = SpawnedServer;
 
 /**
  * `serve(args, env)` starts `mci serve --port 0 ARGS` in `cwd` through the shared
- * `spawnServerProcess`; `http` sends one JSON request. Every server still running after the suite
+ * `spawnServerProcess`, `serveClusterNode` one node of a cluster; `http` sends one JSON request. Every server still running after the suite
  * is killed.
  */
 export function serveProcesses(cwd: string) {
@@ -27,5 +27,10 @@ export function serveProcesses(cwd: string) {
     return server;
   }
 
-  return { serve, http: request };
+  /** `serve` of node `name` of a cluster on the database at `dbUrl`, with `args` added. */
+  function serveClusterNode(dbUrl: string, name: string, args: string[] = []): ServeProcess {
+    return serve(['--db', dbUrl, '--cluster', '--node', name, ...args]);
+  }
+
+  return { serve, serveClusterNode, http: request };
 }
