@@ -11,24 +11,21 @@ import { type ServeProcess, serveProcesses } from './support/serve-process.ts';
 // runs its queued ones).
 
 const { dir, file: tools } = greetToolDir('mci-cluster-nodes-', 'Hello!');
-const { serve } = serveProcesses(dir);
+const { serveClusterNode } = serveProcesses(dir);
 
 /**
- * `count` nodes named n1, n2, ... on `db`, each with two sandbox slots, and a client on each; leases of
- * `leaseMs` (short, so a killed node's lease expires within the test, long enough for a busy machine).
+ * `count` nodes named n1, n2, ... on a fresh database (`db`, dropped after the nodes stop), each with
+ * two sandbox slots, and a client on each; leases of `leaseMs` (short, so a killed node's lease
+ * expires within the test, long enough for a busy machine).
  */
-async function startNodes(db: string, count: number, leaseMs = 2000, args: string[] = []) {
+async function startNodes(count: number, leaseMs = 2000, args: string[] = []) {
+  const db = await freshDatabase();
   const nodes: ServeProcess[] = [];
   for (let i = 1; i <= count; i++)
     nodes.push(
-      serve([
+      serveClusterNode(db.url, `n${i}`, [
         '--file',
         tools,
-        '--db',
-        db,
-        '--cluster',
-        '--node',
-        `n${i}`,
         '--concurrency',
         '2',
         '--node-lease-ms',
@@ -38,9 +35,16 @@ async function startNodes(db: string, count: number, leaseMs = 2000, args: strin
         ...args,
       ]),
     );
-  const urls = await Promise.all(nodes.map((node) => node.url));
-  const clients = await Promise.all(urls.map((url) => connect(url)));
+  let clients: MciClient[];
+  try {
+    const urls = await Promise.all(nodes.map((node) => node.url));
+    clients = await Promise.all(urls.map((url) => connect(url)));
+  } catch (error) {
+    await db[Symbol.asyncDispose]();
+    throw error;
+  }
   return {
+    db,
     nodes,
     clients,
     async [Symbol.asyncDispose]() {
@@ -56,6 +60,7 @@ async function startNodes(db: string, count: number, leaseMs = 2000, args: strin
           clearTimeout(timer);
         }),
       );
+      await db[Symbol.asyncDispose]();
     },
   };
 }
@@ -89,12 +94,9 @@ function expectContiguous(events: ServerEvent[]) {
   expect(seqs).toEqual(seqs.map((_, i) => first + i));
 }
 
-describe('mci serve --cluster', () => {
-  it('three nodes run 300 processes exactly once; every node sees every event in order; since resumes on another node', {
-    timeout: 120_000,
-  }, async () => {
-    await using db = await freshDatabase();
-    await using cluster = await startNodes(db.url, 3);
+describe('mci serve --cluster', { timeout: 120_000 }, () => {
+  it('three nodes run 300 processes exactly once; every node sees every event in order; since resumes on another node', async () => {
+    await using cluster = await startNodes(3);
     const [c1, c2, c3] = cluster.clients as [MciClient, MciClient, MciClient];
     const seen = record(c2);
     await delay(200);
@@ -130,11 +132,8 @@ describe('mci serve --cluster', () => {
     );
   });
 
-  it('kills across nodes; a kill -9 of a node: its runs end interrupted, its queue runs on a survivor, nothing is lost', {
-    timeout: 120_000,
-  }, async () => {
-    await using db = await freshDatabase();
-    await using cluster = await startNodes(db.url, 3);
+  it('kills across nodes; a kill -9 of a node: its runs end interrupted, its queue runs on a survivor, nothing is lost', async () => {
+    await using cluster = await startNodes(3);
     const [c1, c2, c3] = cluster.clients as [MciClient, MciClient, MciClient];
     const seen = record(c2);
 
@@ -198,11 +197,8 @@ describe('mci serve --cluster', () => {
     expect(interrupted).toContain('node lease expired: n1 stopped without releasing it');
   });
 
-  it('a stream whose node is killed: a survivor runs its queued blocks in order and sends its stream.result', {
-    timeout: 120_000,
-  }, async () => {
-    await using db = await freshDatabase();
-    await using cluster = await startNodes(db.url, 2);
+  it('a stream whose node is killed: a survivor runs its queued blocks in order and sends its stream.result', async () => {
+    await using cluster = await startNodes(2);
     const [c1, c2] = cluster.clients as [MciClient, MciClient];
     const mine: ServerEvent[] = [];
     const stream = c1.openStream({ ref: 'turn-1', onEvent: (event) => mine.push(event) });
@@ -235,11 +231,8 @@ describe('mci serve --cluster', () => {
     expect(Date.parse(third.startedAt!)).toBeGreaterThanOrEqual(Date.parse(second.endedAt!));
   });
 
-  it('a node frozen past its lease is fenced: a survivor ends its run, its late writes are refused, it exits 1', {
-    timeout: 120_000,
-  }, async () => {
-    await using db = await freshDatabase();
-    await using cluster = await startNodes(db.url, 2);
+  it('a node frozen past its lease is fenced: a survivor ends its run, its late writes are refused, it exits 1', async () => {
+    await using cluster = await startNodes(2);
     const [c1, c2] = cluster.clients as [MciClient, MciClient];
     const { pid } = await c1.createProcess("await new Promise((r) => setTimeout(r, 1500)); output('late')");
     // Node 2 sees the process once node 1's write batch is committed.
@@ -266,11 +259,8 @@ describe('mci serve --cluster', () => {
     });
   });
 
-  it('runs what one node queues on the free slots of the others; wait and kill work from the node it was created on', {
-    timeout: 120_000,
-  }, async () => {
-    await using db = await freshDatabase();
-    await using cluster = await startNodes(db.url, 2);
+  it('runs what one node queues on the free slots of the others; wait and kill work from the node it was created on', async () => {
+    await using cluster = await startNodes(2);
     const [c1] = cluster.clients as [MciClient, MciClient];
     const sleepers = await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
@@ -295,7 +285,7 @@ describe('mci serve --cluster', () => {
     });
 
     const { rows } = await adminQueryOn(
-      db.url,
+      cluster.db.url,
       'SELECT node, count(*)::int AS n FROM processes GROUP BY node',
     );
     const ran = Object.fromEntries(rows.map((row) => [row.node, row.n]));
@@ -303,11 +293,8 @@ describe('mci serve --cluster', () => {
     expect(ran.n2).toBeGreaterThanOrEqual(2);
   });
 
-  it('a node stopped with SIGTERM finishes its running processes and hands its queue to a live node', {
-    timeout: 120_000,
-  }, async () => {
-    await using db = await freshDatabase();
-    await using cluster = await startNodes(db.url, 2, 10_000);
+  it('a node stopped with SIGTERM finishes its running processes and hands its queue to a live node', async () => {
+    await using cluster = await startNodes(2, 10_000);
     const [c1, c2] = cluster.clients as [MciClient, MciClient];
     const sleeper = (ms: number, i: number) => `await new Promise((r) => setTimeout(r, ${ms})); output(${i})`;
     // Node 2 busy (no slot to offer), node 1 with two running and four waiting.
@@ -324,15 +311,16 @@ describe('mci serve --cluster', () => {
     }
     for (const { pid } of busy)
       expect(await c2.wait(pid, { timeoutMs: 20_000 })).toMatchObject({ status: 'success' });
-    const { rows } = await adminQueryOn(db.url, `SELECT node FROM processes WHERE pid = ANY($1::bigint[])`, [
-      queued.map((p) => p.pid),
-    ]);
+    const { rows } = await adminQueryOn(
+      cluster.db.url,
+      `SELECT node FROM processes WHERE pid = ANY($1::bigint[])`,
+      [queued.map((p) => p.pid)],
+    );
     expect(rows.map((row) => row.node)).toEqual(['n2', 'n2', 'n2', 'n2']);
   });
 
-  it('counts maxQueue over the cluster', { timeout: 120_000 }, async () => {
-    await using db = await freshDatabase();
-    await using cluster = await startNodes(db.url, 2, 2000, ['--max-queue', '4']);
+  it('counts maxQueue over the cluster', async () => {
+    await using cluster = await startNodes(2, 2000, ['--max-queue', '4']);
     const [c1, c2] = cluster.clients as [MciClient, MciClient];
     // Programs that hold their slot asleep: four spinning isolates would starve the nodes of the CPU
     // their lease renewals need on a busy machine.
@@ -355,11 +343,8 @@ describe('mci serve --cluster', () => {
       expect(await c1.wait(pid, { timeoutMs: 10_000 })).toMatchObject({ status: 'canceled' });
   });
 
-  it('kills that race the hand-over of a waiting process reach it, from either node', {
-    timeout: 120_000,
-  }, async () => {
-    await using db = await freshDatabase();
-    await using cluster = await startNodes(db.url, 2);
+  it('kills that race the hand-over of a waiting process reach it, from either node', async () => {
+    await using cluster = await startNodes(2);
     const [c1, c2] = cluster.clients as [MciClient, MciClient];
     const sleep = (client: MciClient) =>
       client.createProcess('await new Promise((r) => setTimeout(r, 60_000));', { timeoutMs: 60_000 });
@@ -374,11 +359,8 @@ describe('mci serve --cluster', () => {
       expect(await c1.wait(pid, { timeoutMs: 20_000 })).toMatchObject({ state: 'idle', status: 'canceled' });
   });
 
-  it('runs an idle process once when two nodes get its run signal at the same moment', {
-    timeout: 120_000,
-  }, async () => {
-    await using db = await freshDatabase();
-    await using cluster = await startNodes(db.url, 2);
+  it('runs an idle process once when two nodes get its run signal at the same moment', async () => {
+    await using cluster = await startNodes(2);
     const [c1, c2] = cluster.clients as [MciClient, MciClient];
     const seen = record(c1);
     const pids: number[] = [];
@@ -416,11 +398,8 @@ describe('mci serve --cluster', () => {
     }
   });
 
-  it('a process created or changed over HTTP on one node is seen at once on another', {
-    timeout: 120_000,
-  }, async () => {
-    await using db = await freshDatabase();
-    await using cluster = await startNodes(db.url, 2);
+  it('a process created or changed over HTTP on one node is seen at once on another', async () => {
+    await using cluster = await startNodes(2);
     const [url1, url2] = await Promise.all(cluster.nodes.map((node) => node.url));
     const call = async (url: string, method: string, path: string, body?: unknown) => {
       const response = await fetch(`${url}${path}`, {
@@ -447,10 +426,9 @@ describe('mci serve --cluster', () => {
     }
   });
 
-  it('loses nothing when every database connection is terminated mid-run', { timeout: 120_000 }, async () => {
-    await using db = await freshDatabase();
+  it('loses nothing when every database connection is terminated mid-run', async () => {
     // Leases long enough that a node reconnecting under load is not taken for dead.
-    await using cluster = await startNodes(db.url, 2, 10_000);
+    await using cluster = await startNodes(2, 10_000);
     const [c1, c2] = cluster.clients as [MciClient, MciClient];
     const seen = record(c2);
     await delay(200);
@@ -472,7 +450,7 @@ describe('mci serve --cluster', () => {
     step('terminating');
     await adminQuery(
       'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
-      [db.name],
+      [cluster.db.name],
     );
     step('creating again');
     const second = await create(60);
