@@ -12,10 +12,8 @@ const { dir, file: tools } = greetToolDir('mci-cluster-serve-', 'Hello!');
 
 const { serve, http } = serveProcesses(dir);
 
-describe('mci serve on PostgreSQL', () => {
-  it('runs processes stored in Postgres and keeps them across a kill -9 (MCI_DB_URL on restart)', {
-    timeout: 120_000,
-  }, async () => {
+describe('mci serve on PostgreSQL', { timeout: 120_000 }, () => {
+  it('runs processes stored in Postgres and keeps them across a kill -9 (MCI_DB_URL on restart)', async () => {
     await using db = await freshDatabase();
     const first = serve(['--file', tools, '--db', db.url]);
     const url = await first.url;
@@ -52,9 +50,7 @@ describe('mci serve on PostgreSQL', () => {
     expect(await second.exited).toBe(0);
   });
 
-  it('holds a node lease: a kill -9 leaves it to expire and the next node ends it; SIGTERM releases it', {
-    timeout: 120_000,
-  }, async () => {
+  it('holds a node lease: a kill -9 leaves it to expire and the next node ends it; SIGTERM releases it', async () => {
     await using db = await freshDatabase();
     const nodes = async () =>
       (
@@ -89,9 +85,7 @@ describe('mci serve on PostgreSQL', () => {
     ]);
   });
 
-  it('answers 503 STORE_UNAVAILABLE while the database takes no writes, and loses nothing it accepted', {
-    timeout: 120_000,
-  }, async () => {
+  it('answers 503 STORE_UNAVAILABLE while the database takes no writes, and loses nothing it accepted', async () => {
     await using db = await freshDatabase();
     const node = serve(['--file', tools, '--db', db.url]);
     const url = await node.url;
