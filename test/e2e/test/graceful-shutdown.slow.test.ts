@@ -128,30 +128,13 @@ describe('mci serve', () => {
   });
 
   it('refuses a non-loopback host without tokens unless --insecure', { timeout: 60_000 }, async () => {
-    const refused = serve([
-      '--file',
-      TRANSCRIPT_TOOLS,
-      '--host',
-      '0.0.0.0',
-      '--port',
-      '0',
-      '--db',
-      ':memory:',
-    ]);
+    const onAllInterfaces = (...args: string[]) =>
+      serve(['--file', TRANSCRIPT_TOOLS, '--host', '0.0.0.0', '--port', '0', '--db', ':memory:', ...args]);
+    const refused = onAllInterfaces();
     expect(await refused.exited).toBe(2);
     expect(refused.stderr()).toMatch(/refusing to listen on 0\.0\.0\.0 without tokens/);
 
-    const allowed = serve([
-      '--file',
-      TRANSCRIPT_TOOLS,
-      '--host',
-      '0.0.0.0',
-      '--port',
-      '0',
-      '--insecure',
-      '--db',
-      ':memory:',
-    ]);
+    const allowed = onAllInterfaces('--insecure');
     try {
       await allowed.url;
       allowed.child.kill('SIGINT');
