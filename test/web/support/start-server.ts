@@ -18,3 +18,8 @@ export function startServer(options: Partial<ServerOptions> = {}): Promise<MciSe
 export async function testClient(server: MciServer, token?: string): Promise<MciClient & AsyncDisposable> {
   return (await connect(server.url, token === undefined ? {} : { token })) as MciClient & AsyncDisposable;
 }
+
+/** Server options for a chat whose one model replays the transcript `file` at `tokensPerSecond`. */
+export function replayChat(file: string, tokensPerSecond: number): Partial<ServerOptions> {
+  return { chat: { models: [`replay:${file}`], modelOptions: { tokensPerSecond } } };
+}

@@ -2,6 +2,7 @@ import { launchBrowser } from '@mci/test-support';
 import type { WebSocketRoute } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { openPage, screenshotAll } from '../support/browser.ts';
+import { openConsole } from '../support/open-console.ts';
 import { processCount, processRow } from '../support/page-helpers.ts';
 import { startServer, testClient } from '../support/start-server.ts';
 
@@ -50,10 +51,8 @@ describe('sign-in and reconnecting', () => {
   });
 
   it('a dropped WebSocket shows "Reconnecting…", reconnects and catches up with what it missed', async () => {
-    await using server = await startServer();
-    await using client = await testClient(server);
-    await using browser = await launchBrowser();
-    const { page } = await openPage(browser);
+    await using session = await openConsole();
+    const { server, client, page } = session;
     let refuse = false;
     const routes: Array<{ page: WebSocketRoute; server: WebSocketRoute }> = [];
     await page.routeWebSocket(/\/ws/, (ws) => {

@@ -1,10 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launchBrowser } from '@mci/test-support';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openPage } from '../support/browser.ts';
-import { startServer, testClient } from '../support/start-server.ts';
+import { openConsole } from '../support/open-console.ts';
+import { replayChat } from '../support/start-server.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'mci-web-manual-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -17,12 +16,8 @@ writeFileSync(
 
 describe('Chat page, manual run', () => {
   it('manual-run mode waits for the click', async () => {
-    await using server = await startServer({
-      chat: { models: [`replay:${MANUAL_TURN}`], modelOptions: { tokensPerSecond: 200 } },
-    });
-    await using client = await testClient(server);
-    await using browser = await launchBrowser();
-    const { page } = await openPage(browser);
+    await using session = await openConsole(replayChat(MANUAL_TURN, 200));
+    const { server, client, page } = session;
     await page.goto(`${server.url}/chat`);
     const autorun = page.getByRole('switch', { name: 'Run blocks automatically' });
     expect(await autorun.isChecked()).toBe(true);

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { launchBrowser } from '@mci/test-support';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openPage, screenshotAll } from '../support/browser.ts';
-import { startServer, testClient } from '../support/start-server.ts';
+import { openConsole } from '../support/open-console.ts';
+import { replayChat, startServer } from '../support/start-server.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'mci-web-chat-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -43,13 +44,8 @@ const RECORD_CARD_STATES = () => {
 
 describe('Chat page', () => {
   it('a turn whose block calls a tool: the card goes queued, running, success with the value; the follow-up answer appears', async () => {
-    await using server = await startServer({
-      concurrency: 1,
-      chat: { models: [`replay:${TOOL_TURN}`], modelOptions: { tokensPerSecond: 200 } },
-    });
-    await using client = await testClient(server);
-    await using browser = await launchBrowser();
-    const { page } = await openPage(browser);
+    await using session = await openConsole({ concurrency: 1, ...replayChat(TOOL_TURN, 200) });
+    const { server, client, page } = session;
     await page.addInitScript(RECORD_CARD_STATES);
     await page.goto(server.url);
     const model = page.getByRole('combobox', { name: 'Model' });
@@ -103,9 +99,7 @@ describe('Chat page', () => {
   });
 
   it('a tight loop is killed from its card; Stop ends the turn', async () => {
-    await using server = await startServer({
-      chat: { models: [`replay:${LOOP_TURN}`], modelOptions: { tokensPerSecond: 200 } },
-    });
+    await using server = await startServer(replayChat(LOOP_TURN, 200));
     await using browser = await launchBrowser();
     const { page } = await openPage(browser);
     await page.goto(`${server.url}/chat`);
@@ -137,9 +131,7 @@ describe('Chat page', () => {
   });
 
   it("a failing block shows its error line highlighted in the answer's code", async () => {
-    await using server = await startServer({
-      chat: { models: [`replay:${FAILING_TURN}`], modelOptions: { tokensPerSecond: 200 } },
-    });
+    await using server = await startServer(replayChat(FAILING_TURN, 200));
     await using browser = await launchBrowser();
     const { page } = await openPage(browser);
     await page.goto(`${server.url}/chat`);

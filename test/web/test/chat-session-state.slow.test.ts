@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launchBrowser } from '@mci/test-support';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openPage, screenshotAll } from '../support/browser.ts';
-import { startServer, testClient } from '../support/start-server.ts';
+import { screenshotAll } from '../support/browser.ts';
+import { openConsole } from '../support/open-console.ts';
+import { replayChat } from '../support/start-server.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'mci-web-chat-state-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -26,12 +26,8 @@ writeFileSync(
 
 describe("a conversation's session state beside the chat", () => {
   it('shows the state each run of the conversation wrote, updated after each run', async () => {
-    await using server = await startServer({
-      chat: { models: [`replay:${TRANSCRIPT}`], modelOptions: { tokensPerSecond: 400 } },
-    });
-    await using client = await testClient(server);
-    await using browser = await launchBrowser();
-    const { page } = await openPage(browser);
+    await using session = await openConsole(replayChat(TRANSCRIPT, 400));
+    const { server, client, page } = session;
     await page.goto(`${server.url}/chat`);
     // A new conversation has no session yet: no panel.
     await page.getByRole('textbox', { name: 'Message' }).waitFor();

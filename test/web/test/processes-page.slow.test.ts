@@ -1,6 +1,7 @@
 import { launchBrowser } from '@mci/test-support';
 import { describe, expect, it } from 'vitest';
 import { openPage, screenshotAll } from '../support/browser.ts';
+import { openConsole } from '../support/open-console.ts';
 import { processCount, processRow } from '../support/page-helpers.ts';
 import { startServer, testClient } from '../support/start-server.ts';
 
@@ -53,10 +54,8 @@ describe('Processes page', () => {
   });
 
   it('kills a tight loop from its row', async () => {
-    await using server = await startServer();
-    await using client = await testClient(server);
-    await using browser = await launchBrowser();
-    const { page } = await openPage(browser);
+    await using session = await openConsole();
+    const { server, client, page } = session;
     const loop = await client.createProcess('while (true) {}');
     await page.goto(`${server.url}/processes`);
     await expect
@@ -71,10 +70,8 @@ describe('Processes page', () => {
   });
 
   it('Run again creates run 2, and both runs stay readable in the detail view', async () => {
-    await using server = await startServer();
-    await using client = await testClient(server);
-    await using browser = await launchBrowser();
-    const { page } = await openPage(browser);
+    await using session = await openConsole();
+    const { server, client, page } = session;
     const process = await client.createProcess(
       "console.log('run at', Date.now()); output({ greeting: 'hello' });",
     );
@@ -101,10 +98,8 @@ describe('Processes page', () => {
   });
 
   it('a failing program shows its error line highlighted in the code', async () => {
-    await using server = await startServer();
-    await using client = await testClient(server);
-    await using browser = await launchBrowser();
-    const { page } = await openPage(browser);
+    await using session = await openConsole();
+    const { server, client, page } = session;
     const process = await client.createProcess(
       "const a = 1;\nconst b = a + 1;\nthrow new Error('bad line three');\n",
     );
@@ -120,10 +115,8 @@ describe('Processes page', () => {
   });
 
   it('an image in an output (a tool result content item) is shown as an image', async () => {
-    await using server = await startServer();
-    await using client = await testClient(server);
-    await using browser = await launchBrowser();
-    const { page } = await openPage(browser);
+    await using session = await openConsole();
+    const { server, client, page } = session;
     // A 2x2 red PNG.
     const png =
       'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP4z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==';
@@ -138,10 +131,8 @@ describe('Processes page', () => {
   });
 
   it('marks on the code what the check found: the errors that stopped a program, and warnings', async () => {
-    await using server = await startServer();
-    await using client = await testClient(server);
-    await using browser = await launchBrowser();
-    const { page } = await openPage(browser);
+    await using session = await openConsole();
+    const { server, client, page } = session;
     const code = [
       "const n: number = 'seven';",
       "const hello = await tools.gret({ name: 'Ada' });",

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { DRAW_PNG_PROGRAM, launchBrowser } from '@mci/test-support';
+import { DRAW_PNG_PROGRAM } from '@mci/test-support';
 import { describe, expect, it } from 'vitest';
-import { openPage, screenshotAll } from '../support/browser.ts';
-import { startServer, testClient } from '../support/start-server.ts';
+import { screenshotAll } from '../support/browser.ts';
+import { openConsole } from '../support/open-console.ts';
 
 // A run's pictures and files in the console: output.image() shown as an image, output.file() as a
 // download link that saves the file's bytes, for a signed-in console too (the link sends the token).
@@ -13,10 +13,11 @@ output.file('report.csv', 'city,temperature\\nOslo,4\\n', 'text/csv');`;
 describe('a run with pictures and files', () => {
   it('shows the drawn PNG inline and the files as download links', async () => {
     const TOKEN = 'console-files-token';
-    await using server = await startServer({ tokens: [{ token: TOKEN, role: 'client', id: 'alice' }] });
-    await using client = await testClient(server, TOKEN);
-    await using browser = await launchBrowser();
-    const { context, page } = await openPage(browser);
+    await using session = await openConsole(
+      { tokens: [{ token: TOKEN, role: 'client', id: 'alice' }] },
+      TOKEN,
+    );
+    const { server, client, context, page } = session;
     await context.addInitScript((token) => localStorage.setItem('mci.token', token), TOKEN);
     const process = await client.createProcess(PROGRAM);
     await client.wait(process.pid);
@@ -37,10 +38,8 @@ describe('a run with pictures and files', () => {
   });
 
   it("shows a tool result's sound as an audio player and its web links as links", async () => {
-    await using server = await startServer();
-    await using client = await testClient(server);
-    await using browser = await launchBrowser();
-    const { page } = await openPage(browser);
+    await using session = await openConsole();
+    const { server, client, page } = session;
     // A WAV header with no samples: a valid, silent sound.
     const wav = Buffer.alloc(44);
     wav.write('RIFF', 0);

@@ -1,6 +1,7 @@
 import { launchBrowser } from '@mci/test-support';
 import { describe, expect, it } from 'vitest';
 import { openPage, screenshotAll } from '../support/browser.ts';
+import { openConsole } from '../support/open-console.ts';
 import { startServer, testClient } from '../support/start-server.ts';
 
 describe('Tools and Status pages', () => {
@@ -64,13 +65,11 @@ describe('Tools and Status pages', () => {
   });
 
   it('the Status page shows health, load and processes by status', async () => {
-    await using server = await startServer();
-    await using client = await testClient(server);
+    await using session = await openConsole();
+    const { server, client, page } = session;
     const failing = await client.createProcess("throw new Error('no')");
     const passing = await client.createProcess('output(1)');
     await Promise.all([client.wait(failing.pid), client.wait(passing.pid)]);
-    await using browser = await launchBrowser();
-    const { page } = await openPage(browser);
     await page.goto(`${server.url}/status`);
     await expect.poll(() => page.getByRole('status', { name: 'Health' }).textContent()).toBe('ok');
     const stats = page.getByRole('definition').filter({ hasText: /^\d+%?$/ });
