@@ -114,7 +114,7 @@ const charged = await tools.charge({ amount: 5 });
 output(charged.content[0].text);
 `;
 
-describe('approvals', () => {
+describe('approvals', { timeout: 60_000 }, () => {
   it('ask -> suspended -> kill -9 of the server -> approve: each side effect once, outputs once', {
     timeout: 120_000,
   }, async () => {
@@ -232,9 +232,7 @@ approvals: { timeoutMs: 1500 }
     await server.exited;
   });
 
-  it('operators set the rules at run time; GET /tools shows each decision; bad rules are named', {
-    timeout: 60_000,
-  }, async () => {
+  it('operators set the rules at run time; GET /tools shows each decision; bad rules are named', async () => {
     const server = serve(['--config', 'config.yaml', '--db', join(dir, 'policies.db')]);
     const url = await server.url;
     const alice = client(url, 'alice-token');
@@ -365,9 +363,7 @@ approvals: { timeoutMs: 1500 }
     await b.exited;
   });
 
-  it('over the WebSocket: approval events to those who see the process, approval.decide', {
-    timeout: 60_000,
-  }, async () => {
+  it('over the WebSocket: approval events to those who see the process, approval.decide', async () => {
     const server = serve(['--config', 'config.yaml', '--db', join(dir, 'ws.db')]);
     const url = await server.url;
     await using alice = await connect(url, { token: 'alice-token' });
@@ -403,9 +399,7 @@ approvals: { timeoutMs: 1500 }
     await server.exited;
   });
 
-  it('over MCP: an elicitation asks the client; a task is input_required; tools list and decide', {
-    timeout: 60_000,
-  }, async () => {
+  it('over MCP: an elicitation asks the client; a task is input_required; tools list and decide', async () => {
     const server = serve(['--config', 'config.yaml', '--db', join(dir, 'mcp.db')]);
     const mcpUrl = new URL('/mcp', await server.url);
     const headers = { Authorization: 'Bearer alice-token' };
@@ -470,9 +464,7 @@ approvals: { timeoutMs: 1500 }
     await server.exited;
   });
 
-  it('fetch rules: deny refuses before any request, ask suspends; the replay answers earlier fetches from the log', {
-    timeout: 60_000,
-  }, async () => {
+  it('fetch rules: deny refuses before any request, ask suspends; the replay answers earlier fetches from the log', async () => {
     const port = new URL(serviceUrl).port;
     writeFileSync(
       join(dir, 'fetch.yaml'),
@@ -510,9 +502,7 @@ policies:
     await server.exited;
   });
 
-  it('a decision whose server stopped before it resumed the process: the next sweep resumes it', {
-    timeout: 60_000,
-  }, async () => {
+  it('a decision whose server stopped before it resumed the process: the next sweep resumes it', async () => {
     const db = join(dir, 'unresumed.db');
     const first = serve(['--config', 'config.yaml', '--db', db]);
     const before = count('/charge');

@@ -98,10 +98,8 @@ const traceparentOf = (traceId: string, spanId: string) => `00-${traceId}-${span
 const ofRun = (spans: CollectedSpan[], pid: number) =>
   spans.find((span) => span.name === 'mci.run' && span.attributes['mci.process.pid'] === pid);
 
-describe('traces', () => {
-  it('continues the caller trace through the run, its tool call and fetch, into the service behind them', {
-    timeout: 60_000,
-  }, async () => {
+describe('traces', { timeout: 60_000 }, () => {
+  it('continues the caller trace through the run, its tool call and fetch, into the service behind them', async () => {
     await using collector = await startOtlpCollector();
     const server = tracedServer(collector.url);
     const url = await server.url;
@@ -208,9 +206,7 @@ describe('traces', () => {
     await stop(server);
   });
 
-  it('starts a new trace for a malformed traceparent, and answers as usual', {
-    timeout: 60_000,
-  }, async () => {
+  it('starts a new trace for a malformed traceparent, and answers as usual', async () => {
     await using collector = await startOtlpCollector();
     const server = tracedServer(collector.url);
     const url = await server.url;
@@ -242,9 +238,7 @@ describe('traces', () => {
     await stop(server);
   });
 
-  it('continues the trace of a WebSocket process.create and stream.start, and of MCP params._meta', {
-    timeout: 60_000,
-  }, async () => {
+  it('continues the trace of a WebSocket process.create and stream.start, and of MCP params._meta', async () => {
     await using collector = await startOtlpCollector();
     const server = tracedServer(collector.url);
     const url = await server.url;
@@ -396,7 +390,7 @@ console.log(JSON.stringify({ tool: found.isError === true, denied }));`,
     await Promise.all([stop(server), stop(upstream)]);
   });
 
-  it('exports nothing and loads no SDK without OTEL_* variables', { timeout: 60_000 }, async () => {
+  it('exports nothing and loads no SDK without OTEL_* variables', async () => {
     await using collector = await startOtlpCollector();
     // Shaping variables alone (and a collector listening) do not turn tracing on.
     const server = serve(['--config', 'config.yaml', '--db', ':memory:'], {
