@@ -1,7 +1,8 @@
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createServer } from '../src/index.ts';
 import { createLogger } from '../src/logger.ts';
+import { greetToolDir } from './support/greet-tools.ts';
 import { type Answer, request } from './support/http.ts';
 import { freshDatabase } from './support/postgres.ts';
 import {
@@ -9,7 +10,6 @@ import {
   expectAcknowledgedStored,
   healthz,
   privatePostgres,
-  toolDir,
   until,
 } from './support/store-faults.ts';
 
@@ -18,8 +18,7 @@ import {
 // thread), creates get 201 or 503 STORE_UNAVAILABLE (never 500), write batches are retried until they
 // commit, and a server started afterwards on the database finds every acknowledged process.
 
-const tools = toolDir('mci-pg-faults-');
-afterAll(() => tools[Symbol.dispose]());
+const tools = greetToolDir('mci-pg-faults-', 'Hello!');
 
 /** A server on the PostgreSQL database `url`; the start of its log is printed if the test fails. */
 function start(url: string, onTestFailed: (fn: () => void) => void) {

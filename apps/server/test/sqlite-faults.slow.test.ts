@@ -1,15 +1,15 @@
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createServer } from '../src/index.ts';
 import { createLogger } from '../src/logger.ts';
+import { greetToolDir } from './support/greet-tools.ts';
 import {
   CreateLog,
   expectAcknowledgedStored,
   healthz,
   mountTmpfs,
   tmpfsUnavailable,
-  toolDir,
   until,
 } from './support/store-faults.ts';
 
@@ -22,8 +22,7 @@ import {
 // SQLite holds its files open for writing, so the shutdown while writes are refused is tested on a
 // full disk.
 
-const tools = toolDir('mci-sqlite-faults-');
-afterAll(() => tools[Symbol.dispose]());
+const tools = greetToolDir('mci-sqlite-faults-', 'Hello!');
 const noTmpfs = await tmpfsUnavailable();
 
 /** Outputs of 50 KB fill the 3 MB left on the disk in about 60 processes. */
@@ -80,10 +79,8 @@ async function fillDisk(url: string, log: CreateLog): Promise<void> {
   }
 }
 
-describe('SQLite store on a failing file system', () => {
-  it('disk full: creates get 201 or 503 (never 500), /healthz 503 until space is freed, a restart finds every acknowledged process', {
-    timeout: 120_000,
-  }, async (ctx) => {
+describe('SQLite store on a failing file system', { timeout: 120_000 }, () => {
+  it('disk full: creates get 201 or 503 (never 500), /healthz 503 until space is freed, a restart finds every acknowledged process', async (ctx) => {
     if (noTmpfs) ctx.skip(noTmpfs);
     await using disk = await smallDisk();
     const log = new CreateLog('full');
@@ -115,9 +112,7 @@ describe('SQLite store on a failing file system', () => {
     await expectAcknowledgedStored(again.url, log);
   });
 
-  it('disk full at shutdown: close resolves and reports the writes it could not commit; a restart finds every acknowledged process', {
-    timeout: 120_000,
-  }, async (ctx) => {
+  it('disk full at shutdown: close resolves and reports the writes it could not commit; a restart finds every acknowledged process', async (ctx) => {
     if (noTmpfs) ctx.skip(noTmpfs);
     await using disk = await smallDisk();
     const log = new CreateLog('closed-full');

@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { expect } from 'vitest';
-import { toolFileDir } from './greet-tools.ts';
 import { type Answer, request } from './http.ts';
 import type { Json } from './serve-process.ts';
 import { until } from './until.ts';
@@ -22,14 +21,6 @@ const run = promisify(execFile);
 /** An HTTP answer: status and JSON body. */
 /** `GET /healthz`. */
 export const healthz = (url: string) => request(url, 'GET', '/healthz');
-
-/** A temporary directory with a one-tool file for `createServer({ file })`; disposing removes it. */
-export function toolDir(prefix: string): { dir: string; file: string } & Disposable {
-  return toolFileDir(
-    prefix,
-    "schemaVersion: '1.0'\ntools:\n  - name: greet\n    execution: { type: text, text: 'Hello!' }\n",
-  );
-}
 
 /**
  * The code of a process that outputs one string of `bytes` characters tagged `tag`, and that string,
