@@ -1,25 +1,21 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Agent, type AgentEvent, createAgent, createModel, RESULTS_PREFIX } from '@mci/agent';
-import { answer, startFakeAnthropic, startFakeOpenAi } from '@mci/test-support';
+import { answer, FAKE_PROVIDERS, startFakeOpenAi } from '@mci/test-support';
 import { describe, expect, it } from 'vitest';
+import { GREET_BLOCK, toolFileDir } from './support/greet-tools.ts';
 import { suiteServer } from './support/suite-server.ts';
 
 // The agent loop of @mci/agent against a real server and fake providers driven through the real
 // SDKs: blocks run while the model writes, results go back, the loop stops where it should.
 
 const KEY = 'sk-loop-9f8e7d6c5b4a3210SECRET';
-const dir = mkdtempSync(join(tmpdir(), 'mci-agent-'));
-const toolFile = join(dir, 'tools.yaml');
-writeFileSync(
-  toolFile,
+const tools = toolFileDir(
+  'mci-agent-',
   "schemaVersion: '1.0'\ntools:\n  - name: greet\n    description: Greets\n    execution: { type: text, text: 'Hello from the tool!' }\n",
 );
 
-const suite = suiteServer({ file: toolFile }, () => rmSync(dir, { recursive: true, force: true }));
+const suite = suiteServer({ file: tools.file }, () => tools[Symbol.dispose]());
 
-const BLOCK = '```ts exec=true\nconst r = await tools.greet();\noutput(r.content[0].text);\n```\n';
+const BLOCK = GREET_BLOCK;
 
 function gate() {
   let open!: () => void;
@@ -29,10 +25,7 @@ function gate() {
   return { promise, open };
 }
 
-describe.each([
-  ['openai', startFakeOpenAi],
-  ['anthropic', startFakeAnthropic],
-] as const)('agent loop on %s', (provider, start) => {
+describe.each(FAKE_PROVIDERS)('agent loop on %s', (provider, start) => {
   it('runs a block calling a tool while the answer streams, sends the results back, and answers', async () => {
     const afterBlock = gate();
     await using fake = await start(

@@ -56,6 +56,12 @@ export function startFakeAnthropic(...replies: ScriptedReply[]): Promise<FakePro
   return startFake('anthropic', replies);
 }
 
+/** Each fake provider with its provider name, for `describe.each`: the same cases on both wire formats. */
+export const FAKE_PROVIDERS = [
+  ['openai', startFakeOpenAi],
+  ['anthropic', startFakeAnthropic],
+] as const;
+
 async function startFake(wire: Wire, initial: ScriptedReply[]): Promise<FakeProvider> {
   const queue = [...initial];
   const requests: RecordedRequest[] = [];

@@ -11,7 +11,7 @@ export { spawnServerProcess, startServerProcess } from './server-process.ts';
 // Debian's Chromium, headless, for the browser tests
 export { CHROMIUM, launchBrowser } from './chromium.ts';
 // Fake model providers speaking the OpenAI and Anthropic streaming wire formats
-export { answer, startFakeAnthropic, startFakeOpenAi } from './fake-providers.ts';
+export { answer, FAKE_PROVIDERS, startFakeAnthropic, startFakeOpenAi } from './fake-providers.ts';
 // fast-check arbitraries
 export { cloneableValue } from './arbitraries.ts';
 // A program that draws a PNG in the sandbox (pictures as run results)
