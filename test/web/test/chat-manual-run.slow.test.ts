@@ -1,18 +1,13 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openConsole } from '../support/open-console.ts';
 import { replayChat } from '../support/start-server.ts';
+import { replayTranscripts } from '../support/transcripts.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'mci-web-manual-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const fence = '```';
-const MANUAL_TURN = join(dir, 'manual-turn.md');
-writeFileSync(
-  MANUAL_TURN,
-  `## assistant\n\nThis block waits for you.\n\n${fence}ts exec=true\noutput('ran on the click');\n${fence}\n\n## assistant\n\nRan after the click.\n`,
-);
+const MANUAL_TURN = replayTranscripts('mci-web-manual-')('manual-turn.md', [
+  `This block waits for you.\n\n${fence}ts exec=true\noutput('ran on the click');\n${fence}`,
+  'Ran after the click.',
+]);
 
 describe('Chat page, manual run', () => {
   it('manual-run mode waits for the click', async () => {

@@ -1,21 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { launchBrowser } from '@mci/test-support';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openPage, screenshotAll } from '../support/browser.ts';
 import { openConsole } from '../support/open-console.ts';
 import { replayChat, startServer } from '../support/start-server.ts';
+import { replayTranscripts } from '../support/transcripts.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'mci-web-chat-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** A replay transcript: its `## assistant` sections are the model's answers, in order. */
-function transcript(name: string, answers: string[]): string {
-  const file = join(dir, name);
-  writeFileSync(file, answers.map((answer) => `## assistant\n\n${answer}\n`).join('\n'));
-  return file;
-}
+const transcript = replayTranscripts('mci-web-chat-');
 
 const fence = '```';
 const TOOL_TURN = transcript('tool-turn.md', [

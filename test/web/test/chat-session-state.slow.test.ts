@@ -1,28 +1,17 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { screenshotAll } from '../support/browser.ts';
 import { openConsole } from '../support/open-console.ts';
 import { replayChat } from '../support/start-server.ts';
-
-const dir = mkdtempSync(join(tmpdir(), 'mci-web-chat-state-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+import { replayTranscripts } from '../support/transcripts.ts';
 
 const fence = '```';
 // Two turns: the first block keeps a list in the conversation's state, the second adds to it.
-const TRANSCRIPT = join(dir, 'state-turns.md');
-writeFileSync(
-  TRANSCRIPT,
-  [
-    `I will remember the cities.\n\n${fence}ts exec=true\nawait state.set('cities', ['Paris', 'Oslo']);\nawait state.set('asked', new Date('2026-11-28T12:00:00Z'));\noutput('saved');\n${fence}`,
-    'I saved **2 cities**.',
-    `I will add Lima.\n\n${fence}ts exec=true\nconst cities = await state.get('cities');\nawait state.set('cities', [...cities, 'Lima']);\noutput(cities.length + 1);\n${fence}`,
-    'Now there are **3 cities**.',
-  ]
-    .map((answer) => `## assistant\n\n${answer}\n`)
-    .join('\n'),
-);
+const TRANSCRIPT = replayTranscripts('mci-web-chat-state-')('state-turns.md', [
+  `I will remember the cities.\n\n${fence}ts exec=true\nawait state.set('cities', ['Paris', 'Oslo']);\nawait state.set('asked', new Date('2026-11-28T12:00:00Z'));\noutput('saved');\n${fence}`,
+  'I saved **2 cities**.',
+  `I will add Lima.\n\n${fence}ts exec=true\nconst cities = await state.get('cities');\nawait state.set('cities', [...cities, 'Lima']);\noutput(cities.length + 1);\n${fence}`,
+  'Now there are **3 cities**.',
+]);
 
 describe("a conversation's session state beside the chat", () => {
   it('shows the state each run of the conversation wrote, updated after each run', async () => {
