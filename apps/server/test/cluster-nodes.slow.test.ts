@@ -72,6 +72,10 @@ function record(client: MciClient): ServerEvent[] {
   return events;
 }
 
+/** Whether `events` hold a `process` event of `pid` in `state`. */
+const saw = (events: ServerEvent[], pid: number, state: string) =>
+  events.some((event) => event.type === 'process' && event.pid === pid && event.state === state);
+
 const idleEvents = (events: ServerEvent[], pid: number) =>
   events.filter((event) => event.type === 'process' && event.pid === pid && event.state === 'idle');
 
@@ -139,9 +143,7 @@ describe('mci serve --cluster', { timeout: 120_000 }, () => {
 
     // Created and running on node 1, killed from node 3.
     const loop = await c1.createProcess('while (true) {}', { timeoutMs: 60_000 });
-    await until(() =>
-      seen.some((event) => event.type === 'process' && event.pid === loop.pid && event.state === 'running'),
-    );
+    await until(() => saw(seen, loop.pid, 'running'));
     await c3.signal(loop.pid, 'kill');
     expect(await c3.wait(loop.pid, { timeoutMs: 30_000 })).toMatchObject({
       state: 'idle',
@@ -152,18 +154,10 @@ describe('mci serve --cluster', { timeout: 120_000 }, () => {
     const running = await Promise.all(
       [0, 1].map((i) => c1.createProcess(`await new Promise((r) => setTimeout(r, 30_000)); output(${i})`)),
     );
-    await until(() =>
-      running.every(({ pid }) =>
-        seen.some((e) => e.type === 'process' && e.pid === pid && e.state === 'running'),
-      ),
-    );
+    await until(() => running.every(({ pid }) => saw(seen, pid, 'running')));
     const queued = await Promise.all([2, 3, 4].map((i) => c1.createProcess(`output(${i})`)));
     const spinner = await c1.createProcess('while (true) {}', { timeoutMs: 60_000 });
-    await until(() =>
-      [...queued, spinner].every(({ pid }) =>
-        seen.some((e) => e.type === 'process' && e.pid === pid && e.state === 'queued'),
-      ),
-    );
+    await until(() => [...queued, spinner].every(({ pid }) => saw(seen, pid, 'queued')));
     cluster.nodes[0]!.child.kill('SIGKILL');
     await cluster.nodes[0]!.exited;
 
@@ -176,9 +170,7 @@ describe('mci serve --cluster', { timeout: 120_000 }, () => {
       expect((await c3.getRun(pid)).outputs).toEqual([i + 2]);
     }
     // Created on node 1, running on a survivor now, killed from node 3.
-    await until(() =>
-      seen.some((e) => e.type === 'process' && e.pid === spinner.pid && e.state === 'running'),
-    );
+    await until(() => saw(seen, spinner.pid, 'running'));
     await c3.signal(spinner.pid, 'kill');
     expect(await c3.wait(spinner.pid, { timeoutMs: 30_000 })).toMatchObject({
       state: 'idle',
