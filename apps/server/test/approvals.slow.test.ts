@@ -24,6 +24,11 @@ import { until } from './support/until.ts';
 // survives kill -9 of the server, and once approved every side effect has happened exactly once.
 
 const dir = mkdtempSync(join(tmpdir(), 'mci-approvals-'));
+/** The suite's principals, as the `tokens` of its config files. */
+const TOKENS_YAML = `tokens:
+  - { token: op-token, role: operator, id: op }
+  - { token: alice-token, role: client, id: alice }
+  - { token: bob-token, role: client, id: bob }`;
 const calls = new Map<string, number>();
 let service: Server;
 let serviceUrl = '';
@@ -64,10 +69,7 @@ tools:
   writeFileSync(
     join(dir, 'config.yaml'),
     `file: tools.yaml
-tokens:
-  - { token: op-token, role: operator, id: op }
-  - { token: alice-token, role: client, id: alice }
-  - { token: bob-token, role: client, id: bob }
+${TOKENS_YAML}
 policies:
   - { tool: 'delete_*', decision: deny }
 approvals:
@@ -173,10 +175,7 @@ describe('approvals', { timeout: 60_000 }, () => {
     writeFileSync(
       join(dir, 'short.yaml'),
       `file: tools.yaml
-tokens:
-  - { token: op-token, role: operator, id: op }
-  - { token: alice-token, role: client, id: alice }
-  - { token: bob-token, role: client, id: bob }
+${TOKENS_YAML}
 approvals: { timeoutMs: 1500 }
 `,
     );
