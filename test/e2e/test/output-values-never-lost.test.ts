@@ -44,9 +44,12 @@ function toSource(value: unknown): string {
 
 const values = cloneableValue({ maxDepth: 3, maxKeys: 4 });
 
+/** These servers run one program at a time, none of them about the pre-run check. */
+const SERVER = { concurrency: 1, check: 'off' } as const;
+
 describe('output values', { timeout: 120_000 }, () => {
   it('output(10n) answers 200 on GET /output, GET /runs/1 and a block: true create', async () => {
-    await using server = await startServer();
+    await using server = await startServer(SERVER);
     const blocked = await http(server, 'POST', '/processes', { body: { code: 'output(10n)', block: true } });
     expect(blocked.status).toBe(201);
     expect(blocked.body.outputs).toEqual([{ $type: 'bigint', value: '10' }]);
@@ -59,7 +62,7 @@ describe('output values', { timeout: 120_000 }, () => {
   });
 
   it('the response pipe of a stream shows values JSON lacks in the output encoding', async () => {
-    await using server = await startServer();
+    await using server = await startServer(SERVER);
     await using client = await TestClient.open(server.wsUrl);
     await client.ok({ type: 'stream.start', streamId: 'values-1' });
     await client.ok({
@@ -81,7 +84,7 @@ describe('output values', { timeout: 120_000 }, () => {
     const db = join(dir, 'values.db');
     const sent: Array<{ pid: number; value: unknown }> = [];
     {
-      await using server = await startServer({ db });
+      await using server = await startServer({ ...SERVER, db });
       await using client = await TestClient.open(server.wsUrl);
       const check = async (value: unknown, source = toSource(value)) => {
         const created = await client.ok({ type: 'process.create', code: `output(${source})` });
@@ -136,7 +139,7 @@ describe('output values', { timeout: 120_000 }, () => {
       expect(decodeOutputValue(error.body.outputs[0])).toMatchObject({ name: 'TypeError', message: 'boom' });
     }
     // A new server on the same database reads every value from the store.
-    await using again = await startServer({ db });
+    await using again = await startServer({ ...SERVER, db });
     for (const { pid, value } of sent) {
       const output = await http(again, 'GET', `/processes/${pid}/output`);
       expect(decodeOutputValue(output.body.output)).toStrictEqual(value);
