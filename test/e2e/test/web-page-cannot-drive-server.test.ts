@@ -4,6 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawRequest } from '../support/raw-http.ts';
 import { http, startServer } from '../support/start-server.ts';
 
+/** The servers of this suite refuse pages; the few programs they run need no pre-run check. */
+const QUIET = { check: 'off', concurrency: 1 } as const;
+
 // A page on an unrelated site must not act on a local server through the user's browser: no
 // text/plain bodies (sent cross-origin without a preflight), no foreign Origin, no rebound Host. Pages
 // the CORS list allows get CORS headers. Checked over real HTTP and WebSocket upgrades.
@@ -13,7 +16,7 @@ const PAGE = 'http://localhost:5173';
 
 let local: MciServer;
 beforeAll(async () => {
-  local = await startServer();
+  local = await startServer(QUIET);
 });
 afterAll(() => local?.close({ graceMs: 0 }));
 
@@ -136,6 +139,7 @@ describe('configured origins and tokens', { timeout: 60_000 }, () => {
     );
     await expect(startServer({ corsOrigins: ['not an origin'] })).rejects.toThrow(/is not an origin/);
     await using server = await startServer({
+      ...QUIET,
       tokens: [{ token, role: 'operator' }],
       corsOrigins: ['https://chat.example.com'],
     });
@@ -160,14 +164,14 @@ describe('configured origins and tokens', { timeout: 60_000 }, () => {
   });
 
   it('* lets any page read answers in local mode', async () => {
-    await using server = await startServer({ corsOrigins: ['*'] });
+    await using server = await startServer({ ...QUIET, corsOrigins: ['*'] });
     const answer = await rawRequest(server.url, { path: '/processes', headers: { Origin: EVIL } });
     expect(answer.status).toBe(200);
     expect(answer.headers['access-control-allow-origin']).toBe('*');
   });
 
   it('accepts the hosts of configured public URLs', async () => {
-    await using server = await startServer({ publicUrls: ['https://mci.example.org/'] });
+    await using server = await startServer({ ...QUIET, publicUrls: ['https://mci.example.org/'] });
     const ok = await rawRequest(server.url, { path: '/healthz', headers: { Host: 'mci.example.org' } });
     expect(ok.status).toBe(200);
     const other = await rawRequest(server.url, { path: '/healthz', headers: { Host: 'other.example.org' } });
@@ -181,7 +185,11 @@ describe('configured origins and tokens', { timeout: 60_000 }, () => {
   });
 
   it("bound to every interface, it answers to the machine's host name", async () => {
-    await using server = await startServer({ host: '0.0.0.0', insecure: true });
+    await using server = await startServer({
+      ...QUIET,
+      host: '0.0.0.0',
+      insecure: true,
+    });
     const url = `http://127.0.0.1:${server.port}`;
     const named = await rawRequest(url, {
       path: '/healthz',
