@@ -27,6 +27,7 @@ async function start(
   destination.on('data', (chunk) => logs.push(String(chunk)));
   return createServer({
     port: 0,
+    check: 'off',
     file: toolFile,
     db,
     logger: createLogger({ level: 'debug', destination }),
@@ -231,6 +232,7 @@ describe('server-hosted conversations', () => {
     destination.on('data', (chunk) => logs.push(String(chunk)));
     await using server = await createServer({
       port: 0,
+      check: 'off',
       file: toolFile,
       logger: createLogger({ level: 'debug', destination }),
       concurrency: 1,
@@ -289,6 +291,7 @@ describe('server-hosted conversations', () => {
     writeFileSync(transcript, `## assistant\nAt once.\n\n${BLOCK}\n## assistant\nDone.\n`);
     await using server = await createServer({
       port: 0,
+      check: 'off',
       file: toolFile,
       logLevel: 'silent',
       concurrency: 1,

@@ -23,6 +23,7 @@ writeFileSync(
 async function start(db: string) {
   return createServer({
     port: 0,
+    check: 'off',
     file: toolFile,
     db,
     logLevel: 'silent',

@@ -62,6 +62,7 @@ async function seededServer(name: string) {
   await store.close();
   const server = await createServer({
     port: 0,
+    check: 'off',
     file,
     db,
     logLevel: 'silent',

@@ -6,7 +6,11 @@ import { http, startServer } from '../support/start-server.ts';
 
 let server: MciServer;
 beforeAll(async () => {
-  server = await startServer({ concurrency: 2, limits: { maxBodyBytes: 200_000, maxCodeBytes: 100 * 1024 } });
+  server = await startServer({
+    check: 'off',
+    concurrency: 2,
+    limits: { maxBodyBytes: 200_000, maxCodeBytes: 100 * 1024 },
+  });
 });
 afterAll(() => server?.close({ graceMs: 0 }));
 
@@ -207,7 +211,7 @@ describe('HTTP process API', { timeout: 60_000 }, () => {
   });
 
   it('429 QUEUE_FULL past the queue limit', async () => {
-    await using small = await startServer({ concurrency: 1, maxQueue: 1 });
+    await using small = await startServer({ check: 'off', concurrency: 1, maxQueue: 1 });
     const loop = (
       await http(small, 'POST', '/processes', { body: { code: 'while (true) {}', timeout: 120_000 } })
     ).body.pid;

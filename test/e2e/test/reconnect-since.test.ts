@@ -8,7 +8,7 @@ import { TestClient } from '../support/ws-client.ts';
 
 let server: MciServer;
 beforeAll(async () => {
-  server = await startServer({ limits: { maxBufferedBytes: 16 * 1024 } });
+  server = await startServer({ check: 'off', limits: { maxBufferedBytes: 16 * 1024 } });
 });
 afterAll(() => server?.close({ graceMs: 0 }));
 

@@ -11,7 +11,7 @@ let server: MciServer;
 let client: TestClient;
 
 beforeAll(async () => {
-  server = await startServer({ concurrency: 2 });
+  server = await startServer({ check: 'off', concurrency: 2 });
   client = await TestClient.open(server.wsUrl);
 });
 afterAll(async () => {
