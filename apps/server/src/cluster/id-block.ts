@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { isRetryable } from '../store/sql/postgres-errors.ts';
 import { StoreError } from '../store/store-error.ts';
 
 /**
@@ -87,17 +88,27 @@ export class IdBlock {
   }
 
   #reserve(): Promise<void> {
-    this.#reserving ??= this.#pool
-      .query<{ value: number }>('UPDATE counters SET value = value + $1 WHERE name = $2 RETURNING value', [
-        this.#size,
-        this.#name,
-      ])
-      .then(({ rows }) => {
-        this.#ahead = Number(rows[0]?.value) - this.#size + 1;
-      })
-      .finally(() => {
-        this.#reserving = undefined;
-      });
+    this.#reserving ??= this.#reserveBlock().finally(() => {
+      this.#reserving = undefined;
+    });
     return this.#reserving;
+  }
+
+  /**
+   * One reservation. A connection the database ended (a restart, `pg_terminate_backend`) can still
+   * sit idle in the pool and fail the first query; the pool drops it, so the reservation is tried
+   * again on another connection, twice at most. A block whose answer was lost is only skipped.
+   */
+  async #reserveBlock(attempt = 1): Promise<void> {
+    try {
+      const { rows } = await this.#pool.query<{ value: number }>(
+        'UPDATE counters SET value = value + $1 WHERE name = $2 RETURNING value',
+        [this.#size, this.#name],
+      );
+      this.#ahead = Number(rows[0]?.value) - this.#size + 1;
+    } catch (error) {
+      if (attempt >= 3 || !isRetryable(error)) throw error;
+      await this.#reserveBlock(attempt + 1);
+    }
   }
 }
