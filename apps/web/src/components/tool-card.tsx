@@ -1,14 +1,17 @@
-import { lazy, Suspense } from 'react';
+import { lazy } from 'react';
 import type { ToolInfo } from '../hooks/use-tools.ts';
 import { CodeView } from './code-view.tsx';
 import { ToolForm } from './tool-form.tsx';
 
-// Markdown rendering is loaded with the first description shown, not with the console.
+// Markdown rendering is loaded with the first description shown, not with the console. The caller
+// holds the Suspense boundary, so a list of cards appears once, with its markdown, and nothing moves
+// under a pointer afterwards.
 const ToolMarkdown = lazy(() => import('./tool-markdown.tsx'));
 
 /**
  * One tool: its name and title, its description (markdown), tags, annotations, its TypeScript
- * declaration and a form to call it.
+ * declaration and a form to call it. It suspends until the markdown renderer is loaded: render it
+ * inside a `Suspense` boundary.
  */
 export function ToolCard({ tool, declaration }: { tool: ToolInfo; declaration: string | undefined }) {
   const annotations = Object.entries(tool.annotations ?? {});
@@ -31,11 +34,7 @@ export function ToolCard({ tool, declaration }: { tool: ToolInfo; declaration: s
           </span>
         )}
       </h2>
-      {tool.description !== undefined && (
-        <Suspense fallback={<p className="tool-description">{tool.description}</p>}>
-          <ToolMarkdown text={tool.description} />
-        </Suspense>
-      )}
+      {tool.description !== undefined && <ToolMarkdown text={tool.description} />}
       {(tool.tags?.length ?? 0) > 0 && (
         <ul className="tags" aria-label="Tags">
           {tool.tags!.map((tag) => (

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { Suspense, useState } from 'react';
 import { ErrorText } from '../components/error-text.tsx';
 import { ToolCard } from '../components/tool-card.tsx';
 import { toolDeclaration, useTools } from '../hooks/use-tools.ts';
@@ -27,15 +27,18 @@ export function ToolsPage() {
       <ErrorText error={error} />
       {tools === undefined && error === undefined && <p className="muted">Loading…</p>}
       {tools !== undefined && tools.length === 0 && <p className="muted">The tool file has no tools.</p>}
-      <div className="tool-list">
-        {shown.map((tool) => (
-          <ToolCard
-            key={tool.name}
-            tool={tool}
-            declaration={declarations === undefined ? undefined : toolDeclaration(declarations, tool.name)}
-          />
-        ))}
-      </div>
+      {/* One boundary for the list: the cards appear together, their descriptions already drawn. */}
+      <Suspense fallback={<p className="muted">Loading…</p>}>
+        <div className="tool-list">
+          {shown.map((tool) => (
+            <ToolCard
+              key={tool.name}
+              tool={tool}
+              declaration={declarations === undefined ? undefined : toolDeclaration(declarations, tool.name)}
+            />
+          ))}
+        </div>
+      </Suspense>
     </main>
   );
 }
