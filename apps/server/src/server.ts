@@ -272,7 +272,7 @@ export async function createServer(options: ServerOptions): Promise<MciServer> {
   let approvals: Approvals;
   try {
     approvals = await Approvals.open({
-      store: new ApprovalStore(store ? store.tables.db : approvalDb!.kysely),
+      store: store ? new ApprovalStore(store.tables.db, store.engine) : new ApprovalStore(approvalDb!.kysely),
       tools: collection.list(),
       rules: options.policies ?? [],
       ...(options.approvalTimeoutMs !== undefined && { timeoutMs: options.approvalTimeoutMs }),

@@ -1,6 +1,8 @@
 import type { Approval, ApprovalState } from '@mci/protocol';
 import type { Kysely, Selectable } from 'kysely';
 import type { StoredCall } from '../processes/process-store.ts';
+import type { EngineKind } from '../store/sql/engine.ts';
+import { onLiveConnection } from '../store/sql/postgres-errors.ts';
 import type { ApprovalsTable, Database } from '../store/sql/tables.ts';
 import type { PolicyRule } from './policy.ts';
 
@@ -57,13 +59,22 @@ const toApproval = (row: Selectable<ApprovalsTable>): Approval => ({
  * Approvals, what suspended runs delivered and the policy rules, in the process database (SQLite or
  * PostgreSQL, through the store's Kysely connection). Every change of an approval's state is one
  * conditional `UPDATE ... WHERE state = 'pending'`, so of two deciders racing (two requests, two
- * cluster nodes) exactly one wins.
+ * cluster nodes) exactly one wins. On PostgreSQL the queries of the sweep (expiry, unresumed
+ * approvals, the rules) pass over a connection the database ended ({@link onLiveConnection}).
  */
 export class ApprovalStore {
   readonly #db: Kysely<Database>;
+  readonly #engine: EngineKind;
 
-  constructor(db: Kysely<Database>) {
+  /** @param engine the engine behind `db`. @default 'sqlite' */
+  constructor(db: Kysely<Database>, engine: EngineKind = 'sqlite') {
     this.#db = db;
+    this.#engine = engine;
+  }
+
+  /** Runs one query of the sweep, on PostgreSQL on a live connection of the pool. */
+  #sweepQuery<T>(query: () => Promise<T>): Promise<T> {
+    return this.#engine === 'postgres' ? onLiveConnection(query) : query();
   }
 
   /**
@@ -195,27 +206,34 @@ export class ApprovalStore {
    * decided stopped in between).
    */
   async unresumed(before: Date): Promise<Approval[]> {
-    const rows = await this.#db
-      .selectFrom('approvals')
-      .selectAll()
-      .where('resumed', '=', 0)
-      .where('state', 'in', ['approved', 'denied', 'expired'])
-      .where('decided_at', '<', before.toISOString())
-      .orderBy('id')
-      .limit(100)
-      .execute();
+    const rows = await this.#sweepQuery(() =>
+      this.#db
+        .selectFrom('approvals')
+        .selectAll()
+        .where('resumed', '=', 0)
+        .where('state', 'in', ['approved', 'denied', 'expired'])
+        .where('decided_at', '<', before.toISOString())
+        .orderBy('id')
+        .limit(100)
+        .execute(),
+    );
     return rows.map(toApproval);
   }
 
-  /** Expires the pending approvals whose time is over; returns them. */
+  /**
+   * Expires the pending approvals whose time is over; returns them. When an answer is lost after the
+   * commit, the query sent again returns fewer: the others are resumed as {@link ApprovalStore.unresumed}.
+   */
   async expireDue(now: Date): Promise<Approval[]> {
-    const rows = await this.#db
-      .updateTable('approvals')
-      .set({ state: 'expired', decided_at: now.toISOString() })
-      .where('state', '=', 'pending')
-      .where('expires_at', '<=', now.toISOString())
-      .returningAll()
-      .execute();
+    const rows = await this.#sweepQuery(() =>
+      this.#db
+        .updateTable('approvals')
+        .set({ state: 'expired', decided_at: now.toISOString() })
+        .where('state', '=', 'pending')
+        .where('expires_at', '<=', now.toISOString())
+        .returningAll()
+        .execute(),
+    );
     return rows.map(toApproval);
   }
 
@@ -236,11 +254,9 @@ export class ApprovalStore {
 
   /** The rules stored at run time, or undefined when none were (the config file's apply). */
   async readPolicies(): Promise<{ rules: PolicyRule[]; updatedAt: string; updatedBy: string } | undefined> {
-    const row = await this.#db
-      .selectFrom('policies')
-      .selectAll()
-      .where('name', '=', 'current')
-      .executeTakeFirst();
+    const row = await this.#sweepQuery(() =>
+      this.#db.selectFrom('policies').selectAll().where('name', '=', 'current').executeTakeFirst(),
+    );
     return row && { rules: JSON.parse(row.rules), updatedAt: row.updated_at, updatedBy: row.updated_by };
   }
 

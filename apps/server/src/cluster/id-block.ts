@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { isRetryable } from '../store/sql/postgres-errors.ts';
+import { onLiveConnection } from '../store/sql/postgres-errors.ts';
 import { StoreError } from '../store/store-error.ts';
 
 /**
@@ -95,20 +95,16 @@ export class IdBlock {
   }
 
   /**
-   * One reservation. A connection the database ended (a restart, `pg_terminate_backend`) can still
-   * sit idle in the pool and fail the first query; the pool drops it, so the reservation is tried
-   * again on another connection, twice at most. A block whose answer was lost is only skipped.
+   * One reservation, on a live connection of the pool ({@link onLiveConnection}: a connection the
+   * database ended is passed over). A block whose answer was lost is only skipped.
    */
-  async #reserveBlock(attempt = 1): Promise<void> {
-    try {
-      const { rows } = await this.#pool.query<{ value: number }>(
+  async #reserveBlock(): Promise<void> {
+    const { rows } = await onLiveConnection(() =>
+      this.#pool.query<{ value: number }>(
         'UPDATE counters SET value = value + $1 WHERE name = $2 RETURNING value',
         [this.#size, this.#name],
-      );
-      this.#ahead = Number(rows[0]?.value) - this.#size + 1;
-    } catch (error) {
-      if (attempt >= 3 || !isRetryable(error)) throw error;
-      await this.#reserveBlock(attempt + 1);
-    }
+      ),
+    );
+    this.#ahead = Number(rows[0]?.value) - this.#size + 1;
   }
 }
