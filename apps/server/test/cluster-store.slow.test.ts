@@ -9,7 +9,7 @@ import { openPostgresStore } from '../src/store/sql/open-postgres.ts';
 import { openSqliteStore } from '../src/store/sql/open-sqlite.ts';
 import { expectByteCounts, V3_ROWS, writeByteHistory } from './support/byte-counts.ts';
 import { adminQuery, adminQueryOn, suiteDatabases } from './support/postgres.ts';
-import { describePostgresEquivalence, recountDatabase } from './support/postgres-equivalence.ts';
+import { postgresEquivalence, recountDatabase } from './support/postgres-equivalence.ts';
 import { describeProcessStoreContract } from './support/store-contract.ts';
 import { storedProcess } from './support/stored-process.ts';
 
@@ -23,7 +23,16 @@ describeProcessStoreContract('postgres, per-turn batches, a cache of one', async
 );
 
 // A few sequences here; cluster-store-equivalence.slow.test.ts runs the property at full size.
-describePostgresEquivalence(4);
+const equivalence = postgresEquivalence(4);
+
+describe('Postgres store equals the in-memory store', () => {
+  it('with the default cache', { timeout: 240_000 }, equivalence.defaultCache);
+  it(
+    'with a cache of two processes (constant eviction) and per-turn batches',
+    { timeout: 240_000 },
+    equivalence.evictingCache,
+  );
+});
 
 describe('Postgres store', () => {
   it('migrates a new database once', async () => {

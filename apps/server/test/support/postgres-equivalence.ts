@@ -1,8 +1,13 @@
 import fc from 'fast-check';
-import { describe, it } from 'vitest';
-import { openPostgresStore } from '../../src/store/sql/open-postgres.ts';
+import { openPostgresStore, type PostgresStoreOptions } from '../../src/store/sql/open-postgres.ts';
 import { adminQueryOn, suiteDatabases } from './postgres.ts';
-import { type ByteRecount, checkEquivalence, RECOUNT_SQL, storeOps } from './store-equivalence.ts';
+import {
+  type ByteRecount,
+  checkEquivalence,
+  type EquivalenceChecks,
+  RECOUNT_SQL,
+  storeOps,
+} from './store-equivalence.ts';
 
 /** Reads the byte counts of the database at `url`. */
 export const recountDatabase =
@@ -21,44 +26,33 @@ export const recountDatabase =
 
 /**
  * The store-equivalence property on PostgreSQL (see {@link checkEquivalence}), `numRuns` write
- * sequences per cache setting, in a fresh database dropped after the file.
+ * sequences per check, each check in a fresh database dropped after the file. Call it at a test
+ * file's top level; the file declares the tests itself (`vitest list` finds tests by reading the file,
+ * not by running it).
  */
-export function describePostgresEquivalence(numRuns: number): void {
+export function postgresEquivalence(numRuns: number): EquivalenceChecks {
   const fresh = suiteDatabases();
-  describe('Postgres store equals the in-memory store', () => {
-    // One database for all runs, emptied before each (creating one per run would dominate the time).
-    const empty = (url: string) =>
-      adminQueryOn(url, 'TRUNCATE processes, runs, outputs, logs, events; UPDATE counters SET value = 0');
-
-    it('with the default cache', { timeout: 240_000 }, async () => {
-      const { url } = await fresh();
-      await (await openPostgresStore({ url })).close();
-      await fc.assert(
-        fc.asyncProperty(storeOps, async (list) => {
-          await empty(url);
-          await checkEquivalence(list, () => openPostgresStore({ url }), 6, recountDatabase(url));
-        }),
-        { numRuns },
-      );
-    });
-
-    it('with a cache of two processes (constant eviction) and per-turn batches', {
-      timeout: 240_000,
-    }, async () => {
-      const { url } = await fresh();
-      await (await openPostgresStore({ url })).close();
-      await fc.assert(
-        fc.asyncProperty(storeOps, async (list) => {
-          await empty(url);
-          await checkEquivalence(
-            list,
-            () => openPostgresStore({ url, cache: { processes: 2, bytes: 4096 }, flushDelayMs: 0 }),
-            1,
-            recountDatabase(url),
-          );
-        }),
-        { numRuns },
-      );
-    });
-  });
+  // One database for all runs of a check, emptied before each (creating one per run would dominate the time).
+  const empty = (url: string) =>
+    adminQueryOn(url, 'TRUNCATE processes, runs, outputs, logs, events; UPDATE counters SET value = 0');
+  const check = async (options: Omit<PostgresStoreOptions, 'url'>, commitMs: number) => {
+    const { url } = await fresh();
+    await (await openPostgresStore({ url })).close();
+    await fc.assert(
+      fc.asyncProperty(storeOps, async (list) => {
+        await empty(url);
+        await checkEquivalence(
+          list,
+          () => openPostgresStore({ url, ...options }),
+          commitMs,
+          recountDatabase(url),
+        );
+      }),
+      { numRuns },
+    );
+  };
+  return {
+    defaultCache: () => check({}, 6),
+    evictingCache: () => check({ cache: { processes: 2, bytes: 4096 }, flushDelayMs: 0 }, 1),
+  };
 }

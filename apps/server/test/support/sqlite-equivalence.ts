@@ -3,9 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import fc from 'fast-check';
-import { afterAll, describe, it } from 'vitest';
-import { openSqliteStore } from '../../src/store/sql/open-sqlite.ts';
-import { type ByteRecount, checkEquivalence, RECOUNT_SQL, storeOps } from './store-equivalence.ts';
+import { afterAll } from 'vitest';
+import { openSqliteStore, type SqliteStoreOptions } from '../../src/store/sql/open-sqlite.ts';
+import {
+  type ByteRecount,
+  checkEquivalence,
+  type EquivalenceChecks,
+  RECOUNT_SQL,
+  storeOps,
+} from './store-equivalence.ts';
 
 /** Reads the byte counts of the (closed) database at `path`. */
 export const recountSqliteFile =
@@ -26,40 +32,31 @@ export const recountSqliteFile =
 
 /**
  * The store-equivalence property on SQLite (see {@link checkEquivalence}), `numRuns` write sequences
- * per cache setting, each in a fresh file of a temporary directory removed after the file.
+ * per check, each in a fresh file of a temporary directory removed after the file. Call it at a test
+ * file's top level; the file declares the tests itself (`vitest list` finds tests by reading the file,
+ * not by running it).
  */
-export function describeSqliteEquivalence(numRuns: number): void {
+export function sqliteEquivalence(numRuns: number): EquivalenceChecks {
   const dir = mkdtempSync(join(tmpdir(), 'mci-equivalence-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   let files = 0;
   const freshPath = () => join(dir, `eq-${++files}.db`);
-
-  describe('SQLite store equals the in-memory store', () => {
-    it('with the default cache', { timeout: 120_000 }, async () => {
-      await fc.assert(
-        fc.asyncProperty(storeOps, (list) => {
-          const path = freshPath();
-          return checkEquivalence(list, () => openSqliteStore({ path }), 6, recountSqliteFile(path));
-        }),
-        { numRuns },
-      );
-    });
-
-    it('with a cache of two processes (constant eviction) and per-turn batches', {
-      timeout: 120_000,
-    }, async () => {
-      await fc.assert(
-        fc.asyncProperty(storeOps, (list) => {
-          const path = freshPath();
-          return checkEquivalence(
-            list,
-            () => openSqliteStore({ path, cache: { processes: 2, bytes: 4096 }, flushDelayMs: 0 }),
-            1,
-            recountSqliteFile(path),
-          );
-        }),
-        { numRuns },
-      );
-    });
-  });
+  const check = async (options: Omit<SqliteStoreOptions, 'path'>, commitMs: number) => {
+    await fc.assert(
+      fc.asyncProperty(storeOps, (list) => {
+        const path = freshPath();
+        return checkEquivalence(
+          list,
+          () => openSqliteStore({ path, ...options }),
+          commitMs,
+          recountSqliteFile(path),
+        );
+      }),
+      { numRuns },
+    );
+  };
+  return {
+    defaultCache: () => check({}, 6),
+    evictingCache: () => check({ cache: { processes: 2, bytes: 4096 }, flushDelayMs: 0 }, 1),
+  };
 }

@@ -1,9 +1,9 @@
 import { encodeOutputValue, type ProcessState, type ProcessStatus, type ServerEvent } from '@mci/protocol';
 import fc from 'fast-check';
 import { expect } from 'vitest';
-import { createMemoryStore } from '../../src/store/memory-store.ts';
 import type { ProcessStore } from '../../src/processes/process-store.ts';
 import { wireRoute } from '../../src/processes/run-output.ts';
+import { createMemoryStore } from '../../src/store/memory-store.ts';
 
 // Model-based property shared by the durable stores' tests: for every sequence of valid writes, a
 // durable store reads exactly like the in-memory store: through its cache (large or tiny, so entries
@@ -93,6 +93,14 @@ async function contents(store: ProcessStore) {
     events: await store.eventsSince(0, {}),
     byRef: await store.eventsSince(1, { ref: 'r1', owner: 'b' }),
   };
+}
+
+/** The store-equivalence property in two store settings; each runs as one test. */
+export interface EquivalenceChecks {
+  /** With the default cache. */
+  defaultCache(): Promise<void>;
+  /** With a cache of two processes (constant eviction) and per-turn batches. */
+  evictingCache(): Promise<void>;
 }
 
 /** Each process row's `stored_bytes` and the bytes of its `outputs` and `logs` rows counted anew. */
