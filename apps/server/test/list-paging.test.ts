@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { ApprovalStore } from '../src/approvals/approval-store.ts';
 import { ConversationStore } from '../src/chat/conversation-store.ts';
@@ -8,15 +9,25 @@ import { suiteToolFileDir } from './support/greet-tools.ts';
 import { allPages, request } from './support/http.ts';
 import { openJsonSocket } from './support/json-socket.ts';
 import { mci } from './support/mci.ts';
+import { httpClient } from './support/mcp-fixture.ts';
 import type { Json } from './support/serve-process.ts';
 import { storedProcess } from './support/stored-process.ts';
 
-// The lists beside processes page alike (docs/protocol.md, "Lists that page"): GET /approvals and
-// chat.list answer {items, nextCursor?} newest first, limit 1-100 (default 50), an opaque cursor, a
+// The lists beside processes page alike (docs/protocol.md, "Lists that page"): GET /approvals, the
+// MCP tool list_approvals and chat.list answer {items, nextCursor?} newest first, limit 1-100 (default 50), an opaque cursor, a
 // VALIDATION error naming a bad limit or cursor, and only the caller's items. The records are written
 // through the real stores into the SQLite file the server then opens.
 
-const { dir, file } = suiteToolFileDir('mci-list-paging-', "schemaVersion: '1.0'\ntools: []\n");
+// `charge` asks (destructive), so MCP sessions list the approval tools.
+const { dir, file } = suiteToolFileDir(
+  'mci-list-paging-',
+  `schemaVersion: '1.0'
+tools:
+  - name: charge
+    annotations: { destructiveHint: true }
+    execution: { type: text, text: charged }
+`,
+);
 const ALICE = 'alice-token-2b7d41c9';
 const BOB = 'bob-token-a05e3f68';
 const OPERATOR = 'operator-token-93c8d1e4';
@@ -140,6 +151,68 @@ describe('lists that page: approvals and conversations', () => {
       expect(
         await request(server.url, 'GET', `/approvals?cursor=${encodeURIComponent(cursor)}`, undefined, ALICE),
       ).toMatchObject({ status: 400, body: { code: 'VALIDATION', path: 'cursor' } });
+  });
+
+  it('list_approvals over MCP: pending ones newest first, a page of 50 then the rest by nextCursor, only the caller’s; a bad cursor is a tool error naming it', async () => {
+    await using server = await seededServer('approvals-mcp');
+    const alice = await httpClient(server.url, ALICE);
+    const bob = await httpClient(server.url, BOB);
+    try {
+      const list = async (client: typeof alice, args: Record<string, unknown>) =>
+        (await client.callTool({ name: 'list_approvals', arguments: args })) as CallToolResult;
+      const { tools } = await alice.listTools();
+      expect(tools.find((tool) => tool.name === 'list_approvals')?.inputSchema.properties).toHaveProperty(
+        'cursor',
+      );
+
+      const pages: Array<{ approvals: Json[]; nextCursor?: string }> = [];
+      let cursor: string | undefined;
+      do {
+        const result = await list(alice, cursor === undefined ? {} : { cursor });
+        expect(result.isError).toBeFalsy();
+        const page = result.structuredContent as { approvals: Json[]; nextCursor?: string };
+        const text = (result.content as Array<{ text: string }>)[0]!.text;
+        if (page.nextCursor !== undefined) expect(text).toContain(`with cursor "${page.nextCursor}"`);
+        pages.push(page);
+        cursor = page.nextCursor;
+      } while (cursor !== undefined);
+      const pending = [...server.ids.alice].reverse().filter((_, i) => (119 - i) % 3 !== 0);
+      expect(pages.map((page) => page.approvals.length)).toEqual([50, 30]);
+      expect(pages.flatMap((page) => page.approvals.map((approval) => approval.id))).toEqual(pending);
+      const denied = (await list(alice, { state: 'denied' })).structuredContent as { approvals: Json[] };
+      expect(denied.approvals).toHaveLength(40);
+
+      // Another principal's approvals are not listed, whatever the cursor: bob's continue after
+      // alice's cursor with none of hers (his are the newest), alice's after bob's newest are hers.
+      const bobs = (await list(bob, {})).structuredContent as { approvals: Json[]; nextCursor?: string };
+      expect(bobs).toEqual({ approvals: expect.any(Array) });
+      expect(bobs.approvals.map((approval) => approval.id)).toEqual([...server.ids.bob].reverse());
+      const bobsAfter = await list(bob, { cursor: pages[0]!.nextCursor! });
+      expect(bobsAfter.structuredContent).toEqual({ approvals: [] });
+      const bobsNewest = Buffer.from(JSON.stringify([server.ids.bob.at(-1)])).toString('base64url');
+      const aliceAfterBob = (await list(alice, { cursor: bobsNewest })).structuredContent as {
+        approvals: Json[];
+      };
+      expect(aliceAfterBob.approvals.map((approval) => approval.id)).toEqual(pending.slice(0, 50));
+
+      for (const bad of ['garbage', Buffer.from('[7]').toString('base64url'), 'y'.repeat(1100)])
+        expect(await list(alice, { cursor: bad })).toEqual({
+          isError: true,
+          content: [
+            {
+              type: 'text',
+              text: 'list_approvals: cursor is not one this list gave (use the nextCursor of a page)',
+            },
+          ],
+        });
+      expect(await list(alice, { cursor: 7 })).toEqual({
+        isError: true,
+        content: [{ type: 'text', text: 'list_approvals: cursor must be the nextCursor of a page' }],
+      });
+    } finally {
+      await alice.close();
+      await bob.close();
+    }
   });
 
   it('chat.list: newest first a page at a time, with the conversations key, only the caller’s', async () => {

@@ -3,7 +3,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { type CallToolResult, RELATED_TASK_META_KEY, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
-import type { Approvals } from '../approvals/approvals.ts';
+import type { ApprovalPage, Approvals } from '../approvals/approvals.ts';
 import type { Principal, ProcessManager } from '../processes/process-manager-types.ts';
 import { ServerError } from '../processes/server-error.ts';
 
@@ -18,11 +18,12 @@ export const approvalTools: Tool[] = [
     name: LIST_APPROVALS,
     title: 'List approvals',
     description:
-      'The approvals that suspended processes wait for (pending ones unless `state` says otherwise): a tool call a policy says a person must approve first.',
+      'The approvals that suspended processes wait for (pending ones unless `state` says otherwise): a tool call a policy says a person must approve first. Newest first, 50 a page; a `nextCursor` in the result reads the next page.',
     inputSchema: {
       type: 'object',
       properties: {
         state: { type: 'string', enum: ['pending', 'approved', 'denied', 'expired', 'canceled'] },
+        cursor: { type: 'string', description: 'The `nextCursor` of the page before.' },
       },
       additionalProperties: false,
     },
@@ -143,25 +144,13 @@ export class ApprovalPrompts {
     }
   }
 
-  /** Answers a call of `list_approvals` or `decide_approval`. @throws ServerError for bad arguments. */
+  /**
+   * Answers a call of `list_approvals` or `decide_approval`.
+   * @throws ServerError `VALIDATION` for bad arguments (a cursor this list did not give), and the
+   *   errors of {@link Approvals.decide}.
+   */
   async call(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
-    if (name === LIST_APPROVALS) {
-      const state = args.state ?? 'pending';
-      if (
-        typeof state !== 'string' ||
-        !['pending', 'approved', 'denied', 'expired', 'canceled'].includes(state)
-      )
-        throw new ServerError(
-          'VALIDATION',
-          `${LIST_APPROVALS}: state must be pending, approved, denied, expired or canceled`,
-        );
-      const page = await this.#approvals.list({ state: state as Approval['state'] }, this.#principal);
-      const text =
-        page.items.length === 0
-          ? `no ${state} approvals`
-          : page.items.map((approval) => `${approval.id}: ${question(approval)}`).join('\n');
-      return { content: [{ type: 'text', text }], structuredContent: { approvals: page.items } };
-    }
+    if (name === LIST_APPROVALS) return this.#list(args);
     const { id, decision, reason } = args;
     if (typeof id !== 'string' || (decision !== 'approve' && decision !== 'deny'))
       throw new ServerError('VALIDATION', `${DECIDE_APPROVAL}: give id and decision (approve or deny)`);
@@ -171,6 +160,53 @@ export class ApprovalPrompts {
     return {
       content: [{ type: 'text', text: `approval ${id} ${approval.state}: process ${approval.pid} resumes` }],
       structuredContent: { approval },
+    };
+  }
+
+  /**
+   * A page of the approvals the caller may see in `state` (default pending), newest first, after
+   * `cursor`: as `{ approvals, nextCursor? }`, and one line per approval as text.
+   */
+  async #list(args: Record<string, unknown>): Promise<CallToolResult> {
+    const { state = 'pending', cursor } = args;
+    if (
+      typeof state !== 'string' ||
+      !['pending', 'approved', 'denied', 'expired', 'canceled'].includes(state)
+    )
+      throw new ServerError(
+        'VALIDATION',
+        `${LIST_APPROVALS}: state must be pending, approved, denied, expired or canceled`,
+        { path: 'state' },
+      );
+    if (cursor !== undefined && typeof cursor !== 'string')
+      throw new ServerError('VALIDATION', `${LIST_APPROVALS}: cursor must be the nextCursor of a page`, {
+        path: 'cursor',
+      });
+    let page: ApprovalPage;
+    try {
+      page = await this.#approvals.list(
+        { state: state as Approval['state'], ...(cursor !== undefined && { cursor }) },
+        this.#principal,
+      );
+    } catch (error) {
+      if (error instanceof ServerError && error.code === 'VALIDATION')
+        throw new ServerError('VALIDATION', `${LIST_APPROVALS}: ${error.message}`, {
+          cause: error,
+          ...(error.path !== undefined && { path: error.path }),
+        });
+      throw error;
+    }
+    const lines = page.items.map((approval) => `${approval.id}: ${question(approval)}`);
+    if (lines.length === 0)
+      lines.push(`no ${state} approvals${cursor === undefined ? '' : ' after the cursor'}`);
+    if (page.nextCursor !== undefined)
+      lines.push(`more: call ${LIST_APPROVALS} with cursor ${JSON.stringify(page.nextCursor)}`);
+    return {
+      content: [{ type: 'text', text: lines.join('\n') }],
+      structuredContent: {
+        approvals: page.items,
+        ...(page.nextCursor !== undefined && { nextCursor: page.nextCursor }),
+      },
     };
   }
 }
