@@ -1,4 +1,3 @@
-import type { RequestBudget } from '../http/rate-limit.ts';
 import type { Duplex } from 'node:stream';
 import {
   type ClientMessage,
@@ -18,37 +17,19 @@ import type { Approvals } from '../approvals/approvals.ts';
 import type { Principal } from '../auth/principal.ts';
 import { handleChatRequest } from '../chat/chat-requests.ts';
 import type { ChatService } from '../chat/chat-service.ts';
-import { handleSessionRequest } from '../sessions/session-requests.ts';
-import type { Sessions } from '../sessions/sessions.ts';
+import type { RequestBudget } from '../http/rate-limit.ts';
 import type { CreateProcessInput, ProcessManager } from '../processes/process-manager-types.ts';
 import type { EventRoute } from '../processes/process-store.ts';
 import { ServerError, toServerError } from '../processes/server-error.ts';
+import { handleSessionRequest } from '../sessions/session-requests.ts';
+import type { Sessions } from '../sessions/sessions.ts';
+import { traceMessage } from '../tracing/message-span.ts';
+import { FrameWriter } from './frame-writer.ts';
 import { replayStored } from './replay.ts';
 import { Subscriptions } from './subscriptions.ts';
-import { traceMessage } from '../tracing/message-span.ts';
 
 /** The attributes of the span of a WebSocket request. */
 const WS_MESSAGE = { 'network.protocol.name': 'websocket' };
-
-/**
- * The JSON text of an event, made once: the gateway hands the same event object to every connection,
- * so a large output is serialized once however many clients follow it.
- */
-const wireTexts = new WeakMap<ServerEvent, string>();
-function wireText(event: ServerEvent): string {
-  let text = wireTexts.get(event);
-  if (text === undefined) {
-    text = JSON.stringify(event);
-    wireTexts.set(event, text);
-  }
-  return text;
-}
-
-/**
- * Bytes of frames a connection holds back within one tick before it writes them anyway: the most
- * its socket buffer grows by between two writes, so the slow-reader check keeps its meaning.
- */
-export const WRITE_BATCH_BYTES = 64 * 1024;
 
 /** Replays (`subscribe` with `since`) one connection runs at once; more are refused `LIMIT_EXCEEDED`. */
 export const MAX_REPLAYS_PER_CONNECTION = 2;
@@ -72,10 +53,7 @@ export class Connection {
   /** Live events dropped for this connection (for metrics). */
   dropped = 0;
   alive = true;
-  private readonly socket: WebSocket;
-  /** The socket under the WebSocket, corked while frames of one tick accumulate (see `send`). */
-  private readonly stream: Duplex;
-  private corked = false;
+  private readonly writer: FrameWriter;
   /** The id of the principal the connection is authenticated as. */
   get principalId(): string {
     return this.principal.id;
@@ -84,7 +62,6 @@ export class Connection {
   private replays = 0;
   private readonly principal: Principal;
   private readonly manager: ProcessManager;
-  private readonly limits: ConnectionLimits;
   private readonly logger: Logger | undefined;
   private readonly chat: ChatService | undefined;
   private readonly approvals: Approvals | undefined;
@@ -106,11 +83,9 @@ export class Connection {
     approvals?: Approvals,
     sessions?: Sessions,
   ) {
-    this.socket = socket;
-    this.stream = stream;
+    this.writer = new FrameWriter(socket, stream, limits.maxBufferedBytes);
     this.principal = principal;
     this.manager = manager;
-    this.limits = limits;
     this.logger = logger;
     this.chat = chat;
     this.approvals = approvals;
@@ -162,7 +137,7 @@ export class Connection {
 
   /** Sends an error reply (also used by the gateway for binary frames). */
   sendError(message: ErrorMessage): void {
-    this.sendRaw(message);
+    this.writer.sendMessage(message);
   }
 
   private dispatch(request: ClientMessage): Promise<void> | undefined {
@@ -293,7 +268,7 @@ export class Connection {
             chat: this.chat,
             principal,
             reply: (message) => this.reply(message),
-            send: (event) => this.sendRaw(event),
+            send: (event) => this.writer.sendMessage(event),
             subscribe: (streamId) => this.subscriptions.add({ streamId }),
           });
         // A turn's model requests and runs are one trace, under the request that started it.
@@ -338,34 +313,15 @@ export class Connection {
   /** Replays the stored events of `target` after `since`, then follows it live (see {@link replayStored}). */
   private catchUp(target: SubscriptionTarget, since: number): Promise<number> {
     return replayStored(this.manager, this.principal, target, since, {
-      open: () => this.socket.readyState === this.socket.OPEN,
-      backedUp: () => this.socket.bufferedAmount > this.limits.maxBufferedBytes,
-      drained: () => this.drained(),
+      open: () => this.writer.open,
+      backedUp: () => this.writer.backedUp,
+      drained: () => this.writer.drained(),
       send: (event) => {
         this.lastSeq = Math.max(this.lastSeq, event.seq);
-        this.send(wireText(event));
+        this.writer.sendEvent(event);
       },
       follow: () => this.subscriptions.add(target),
     });
-  }
-
-  /**
-   * Waits until the socket has sent most of its backlog; false if it closed meanwhile. Woken when
-   * what was written before has gone to the kernel: the callback of an empty write runs after every
-   * earlier chunk (checked again at least once a second).
-   */
-  private async drained(): Promise<boolean> {
-    while (this.socket.readyState === this.socket.OPEN) {
-      if (this.socket.bufferedAmount <= this.limits.maxBufferedBytes / 2) return true;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, 1000);
-        this.stream.write('', () => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    }
-    return false;
   }
 
   private visible(route: EventRoute): boolean {
@@ -379,37 +335,14 @@ export class Connection {
    */
   private deliver(event: ServerEvent, late = false): boolean {
     if (event.seq <= this.lastSeq && !late) return true;
-    if (this.socket.readyState !== this.socket.OPEN) return false;
-    if (this.socket.bufferedAmount > this.limits.maxBufferedBytes) {
+    if (!this.writer.open) return false;
+    if (this.writer.backedUp) {
       this.overflow();
       return false;
     }
     this.lastSeq = Math.max(this.lastSeq, event.seq);
-    this.send(wireText(event));
+    this.writer.sendEvent(event);
     return true;
-  }
-
-  /**
-   * Sends a text frame. The frames of one tick leave in one socket write (up to
-   * {@link WRITE_BATCH_BYTES}): the socket is corked at the first and uncorked on the next tick, the
-   * use of `cork` Node documents. A flood of small events costs one system call per tick and
-   * connection instead of one per event.
-   * @see https://nodejs.org/api/stream.html#writablecork
-   */
-  private send(text: string): void {
-    if (!this.corked) {
-      this.corked = true;
-      this.stream.cork();
-      process.nextTick(() => {
-        this.corked = false;
-        this.stream.uncork();
-      });
-    }
-    this.socket.send(text);
-    if (this.stream.writableLength >= WRITE_BATCH_BYTES) {
-      this.stream.uncork();
-      this.stream.cork();
-    }
   }
 
   private overflow(): void {
@@ -422,21 +355,11 @@ export class Connection {
       { principal: this.principal.id, since: this.lastSeq },
       'slow WebSocket reader: live events dropped',
     );
-    this.sendRaw(notice, true);
+    this.writer.sendMessage(notice, true);
   }
 
   private reply(message: ReplyMessage): void {
-    this.sendRaw(message.id === undefined ? stripId(message) : message);
-  }
-
-  private sendRaw(message: object, always = false): void {
-    if (this.socket.readyState !== this.socket.OPEN) return;
-    // Replies are bounded by the client's own requests; a client that never reads them is cut off.
-    if (!always && this.socket.bufferedAmount > this.limits.maxBufferedBytes * 4) {
-      this.socket.close(1008, 'client reads too slowly');
-      return;
-    }
-    this.send(JSON.stringify(message));
+    this.writer.sendMessage(message.id === undefined ? stripId(message) : message);
   }
 }
 
