@@ -1,6 +1,5 @@
-import { type AgentEvent, type ChatModel, ModelError, runTurn, toModelMessages } from '@mci/agent';
+import type { ChatModel } from '@mci/agent';
 import type {
-  ChatEvent,
   ChatMessage,
   ChatStartRequest,
   Conversation,
@@ -13,8 +12,8 @@ import type { Logger } from 'pino';
 import { pageBounds, toPage } from '../paging/cursor.ts';
 import type { Principal, ProcessManager } from '../processes/process-manager-types.ts';
 import { ServerError } from '../processes/server-error.ts';
+import { runChatTurn, type TurnListener } from './chat-turn.ts';
 import type { ConversationRecord, ConversationStore } from './conversation-store.ts';
-import { managerStreamHost } from './manager-stream-host.ts';
 
 /** Options of {@link ChatService}. */
 export interface ChatServiceOptions {
@@ -36,21 +35,12 @@ export interface ChatServiceOptions {
   redactor?: Redactor;
 }
 
-/** Where one turn's events go: the `chat.*` events, and the id of each stream it opens. */
-export interface TurnListener {
-  send(event: ChatEvent): void;
-  /** A stream of the turn opened (before any of its output): subscribe to its events. */
-  stream(streamId: string): void;
-}
-
 const TITLE_LENGTH = 60;
 
 /** Messages of a `chat.get` page without a `limit`. */
 export const CHAT_PAGE_MESSAGES = 200;
 /** Text of one `chat.get` page (UTF-16 code units; the newest message is always whole). */
 export const CHAT_PAGE_BYTES = 4 * 1024 * 1024;
-/** Characters of text per token of a model's context window, for the history a turn reads. */
-const CHARS_PER_TOKEN = 4;
 
 /**
  * Server-hosted conversations: runs the agent loop for a principal on the server's own process
@@ -152,14 +142,15 @@ export class ChatService {
     const done = begin.promise
       .then((run) => {
         if (!run) return;
-        return this.#run(
+        return runChatTurn({
+          ...this.#options,
           principal,
           conversationId,
           model,
-          request.autorun ?? record.autorun,
-          controller.signal,
+          autorun: request.autorun ?? record.autorun,
+          signal: controller.signal,
           listener,
-        );
+        });
       })
       .finally(() => this.#running.delete(conversationId));
     this.#running.set(conversationId, { controller, done });
@@ -251,133 +242,6 @@ export class ChatService {
     for (const turn of turns) turn.controller.abort(new Error('server shutting down'));
     await Promise.all(turns.map((turn) => turn.done));
     this.#options.store.close();
-  }
-
-  async #run(
-    principal: Principal,
-    conversationId: string,
-    model: ChatModel,
-    autorun: boolean,
-    signal: AbortSignal,
-    listener: TurnListener,
-  ): Promise<void> {
-    const { manager, store, system, maxSteps, logger, redactor } = this.#options;
-    const send = (event: ChatEvent) => {
-      try {
-        listener.send(redactor ? redactor.redactValue(event) : event);
-      } catch (error) {
-        logger?.debug({ err: error }, 'chat: event not delivered');
-      }
-    };
-    const stored = new Map<number, ChatMessage[]>();
-    // Messages are stored and events sent one after another, in the order the turn makes them, so a
-    // `chat.step` carries its stored messages. A failed write stops the rest; the turn then fails.
-    let queue: Promise<void> = Promise.resolve();
-    const later = (work: () => void | Promise<void>) => {
-      queue = queue.then(work);
-      queue.catch(() => {}); // awaited when the turn ends
-    };
-    // A conversation is a session: its blocks share one durable `state` (docs/sessions.md).
-    const session = await manager.openSession(conversationId, principal);
-    const skills = (await this.#options.skillDeclarations?.(principal.id)) ?? '';
-    const turnSystem =
-      skills === ''
-        ? system
-        : `${system}\n\nYour saved skills, called as skills.NAME(input) (save more with skills.save):\n\n\`\`\`ts\n${skills}\`\`\``;
-    const host = managerStreamHost(
-      manager,
-      principal,
-      (streamId) => listener.stream(streamId),
-      logger,
-      session,
-    );
-    let failed: AgentEvent | undefined;
-    try {
-      // The newest messages the model's context can hold, never the whole history.
-      const { messages: history } = await store.page(conversationId, {
-        limit: 1000,
-        maxBytes: model.contextWindow * CHARS_PER_TOKEN,
-      });
-      await runTurn({
-        host,
-        model,
-        system: turnSystem,
-        messages: toModelMessages(history),
-        ...(maxSteps !== undefined && { maxSteps }),
-        ref: `chat-${conversationId}`,
-        autorun,
-        signal,
-        onMessage: (message) =>
-          later(async () => {
-            const saved = await store.addMessage({
-              conversationId,
-              role: message.role,
-              text: this.#redact(message.text),
-              step: message.step,
-              pids: message.pids,
-              ...(message.role === 'assistant' && { model: model.name }),
-              ...(message.role === 'assistant' && message.usage && { usage: message.usage }),
-            });
-            stored.set(message.step, [...(stored.get(message.step) ?? []), saved]);
-          }),
-        onEvent: (event) => {
-          if (event.type === 'token') {
-            later(() =>
-              send({
-                type: 'chat.token',
-                conversationId,
-                step: event.step,
-                streamId: event.streamId,
-                text: event.text,
-              }),
-            );
-          } else if (event.type === 'step') {
-            later(() => {
-              const [message, results] = stored.get(event.step) ?? [];
-              if (!message) return;
-              send({
-                type: 'chat.step',
-                conversationId,
-                step: event.step,
-                streamId: event.streamId,
-                message,
-                ...(results && { results }),
-              });
-            });
-          } else if (event.type === 'done') {
-            later(() =>
-              send({
-                type: 'chat.done',
-                conversationId,
-                reason: event.reason,
-                steps: event.steps,
-                usage: event.usage,
-              }),
-            );
-          } else if (event.type === 'error') {
-            failed = event;
-          }
-        },
-      });
-      await queue;
-    } catch (error) {
-      await queue.catch(() => {});
-      const event = failed?.type === 'error' ? failed : undefined;
-      const modelError = error instanceof ModelError ? error : undefined;
-      logger?.warn(
-        { conversationId, model: model.name, code: event?.code, status: modelError?.status },
-        this.#redact(`chat turn failed: ${event?.message ?? (error as Error).message}`),
-      );
-      send({
-        type: 'chat.error',
-        conversationId,
-        code: event?.code ?? 'SERVER_ERROR',
-        message: event?.message ?? (error as Error).message,
-        provider: model.provider,
-        model: model.model,
-        ...(modelError?.status !== undefined && { status: modelError.status }),
-      });
-    }
   }
 
   #model(name: string | undefined): ChatModel {
