@@ -13,11 +13,15 @@ import type {
   ServerEvent,
 } from '@mci/protocol';
 import type { RunFile, ToolHost } from '@mci/sandbox';
+import { context } from '@opentelemetry/api';
 import type { Logger } from 'pino';
-import { ClusterMember, type ClusterMemberHost } from '../cluster/cluster-member.ts';
+import { ClusterMember } from '../cluster/cluster-member.ts';
 import { createMemoryStore } from '../store/memory-store.ts';
+import { inRunContext, traceRunTransition } from '../tracing/run-spans.ts';
+import { createClusterHost } from './cluster-host.ts';
 import { EventLog, type UnsequencedEvent } from './event-log.ts';
 import { checkProcessInput, createLimitPolicy, type LimitPolicy } from './limits.ts';
+import type { LiveProcess } from './live-process.ts';
 import { managerSettings } from './manager-settings.ts';
 import { PidTurns } from './pid-turns.ts';
 import type {
@@ -34,12 +38,12 @@ import type {
   StreamHandle,
 } from './process-manager-types.ts';
 import { ProcessReader } from './process-reader.ts';
-import { liveProcessOf, recoverProcesses } from './process-recovery.ts';
+import { recoverProcesses } from './process-recovery.ts';
 import { StatsCounters } from './process-stats.ts';
 import type { EventRoute, ProcessStore, StoredProcess } from './process-store.ts';
+import { QueueAdmission } from './queue-admission.ts';
 import { QuotaGate } from './quota-gate.ts';
 import { LocalQuotaLedger } from './quota-ledger.ts';
-import type { LiveProcess } from './live-process.ts';
 import { RunController } from './run-controller.ts';
 import { routeOf } from './run-output.ts';
 import { Scheduler } from './scheduler.ts';
@@ -49,8 +53,6 @@ import { type RunFields, toSnapshot } from './snapshots.ts';
 import { type OpenStreamInput, StreamRegistry } from './stream-registry.ts';
 import type { IntentStreamLimits, StreamHost, StreamSession } from './stream-session.ts';
 import { Suspensions } from './suspensions.ts';
-import { inRunContext, traceRunTransition } from '../tracing/run-spans.ts';
-import { context } from '@opentelemetry/api';
 
 /**
  * Creates the process manager: process records and runs, the fair run queue over a sandbox pool,
@@ -79,7 +81,8 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
   readonly #tools: ToolHost | undefined;
   readonly #store: ProcessStore;
   readonly #policy: LimitPolicy;
-  readonly #maxQueue: number;
+  /** Whether a new run may wait in the queue, and whether waiting runs may start in the cluster. */
+  readonly #admission: QueueAdmission;
   /** The quotas of each principal: admission of new runs, and their `maxRunning` in the scheduler. */
   readonly #quotas: QuotaGate;
   readonly #logger: Logger | undefined;
@@ -117,12 +120,6 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     this.#store = options.store ?? createMemoryStore();
     this.#policy = createLimitPolicy(options);
     const settings = managerSettings(options);
-    this.#maxQueue = settings.maxQueue;
-    const cluster = this.#store.cluster;
-    if (cluster) this.#cluster = new ClusterMember(cluster, this.#store, this, this.#clusterHost());
-    // A cluster counts per-minute quotas in its database; without them, counts on the node suffice.
-    const shared = settings.quotas.windowed ? cluster?.quotas : undefined;
-    this.#quotas = new QuotaGate(settings.quotas, shared ?? new LocalQuotaLedger(), this.#cluster?.load);
     this.#concurrency = settings.concurrency;
     this.responsePipeBytes = settings.responsePipeBytes;
     this.#logger = options.logger;
@@ -130,6 +127,41 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     this.#reader = new ProcessReader(this.#store, this.#live, this.#events);
     this.#createIntentStream = options.createIntentStream ?? createIntentStream;
     this.#streams = new StreamRegistry(settings.maxOpenStreams, settings.streamIdleMs);
+    this.#scheduler = new Scheduler(
+      settings.concurrency,
+      (live) => this.#runs.start(live, this.#pool, this.#tools),
+      (principal) => this.#quotas.maxRunning(principal),
+    );
+    const cluster = this.#store.cluster;
+    if (cluster)
+      this.#cluster = new ClusterMember(
+        cluster,
+        this.#store,
+        this,
+        createClusterHost({
+          logger: this.#logger,
+          live: this.#live,
+          stats: this.#stats,
+          scheduler: this.#scheduler,
+          streams: this.#streams,
+          events: this.#events,
+          capped: (owner) => this.#admission.capped(owner),
+          accepting: () => this.#accepting,
+          kill: (live) => this.#kill(live),
+          interrupt: (live, message) => this.#interrupt(live, message),
+        }),
+      );
+    // A cluster counts per-minute quotas in its database; without them, counts on the node suffice.
+    const shared = settings.quotas.windowed ? cluster?.quotas : undefined;
+    this.#quotas = new QuotaGate(settings.quotas, shared ?? new LocalQuotaLedger(), this.#cluster?.load);
+    this.#admission = new QueueAdmission({
+      maxQueue: settings.maxQueue,
+      quotas: this.#quotas,
+      scheduler: this.#scheduler,
+      stats: this.#stats,
+      live: this.#live,
+      cluster: this.#cluster,
+    });
     this.#runs = new RunController({
       store: this.#store,
       stats: this.#stats,
@@ -172,11 +204,6 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
         emit: (event, route) => this.emit(event, route),
         onEvent: (listener) => this.onEvent(listener),
       });
-    this.#scheduler = new Scheduler(
-      settings.concurrency,
-      (live) => this.#runs.start(live, this.#pool, this.#tools),
-      (principal) => this.#quotas.maxRunning(principal),
-    );
     this.#lastPid = this.#store.counters().lastPid;
   }
 
@@ -217,7 +244,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
       // Refusals that count nothing come first; then the per-minute quotas count the run.
       this.checkAccepting();
       checkProcessInput(this.#policy, input);
-      this.#checkQueueRoom(principal);
+      this.#admission.checkRoom(principal);
       await this.#quotas.admit(principal.id);
     }
     let created: { record: StoredProcess; run: RunFields | undefined };
@@ -256,7 +283,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     this.checkAccepting();
     const checked = checkProcessInput(this.#policy, input);
     const autorun = input.autorun ?? true;
-    if (autorun) this.#checkQueueRoom(principal);
+    if (autorun) this.#admission.checkRoom(principal);
     if (autorun && !admitted) this.#quotas.admitNow(principal.id);
     let pid: number;
     try {
@@ -333,7 +360,7 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
     if (state !== 'idle') {
       throw new ServerError('CONFLICT', `process ${pid} is ${state}: only an idle process can be run`);
     }
-    this.#checkQueueRoom(principal);
+    this.#admission.checkRoom(principal);
     await this.#quotas.admit(principal.id);
     try {
       await this.#cluster?.claimRun(record);
@@ -525,66 +552,6 @@ class DefaultProcessManager implements ProcessManager, StreamHost {
   }
 
   // --- internals -------------------------------------------------------------------------------
-
-  /** What this node's {@link ClusterMember} may use of the manager. */
-  #clusterHost(): ClusterMemberHost {
-    return {
-      logger: this.#logger,
-      liveProcess: (pid) => this.#live.get(pid),
-      enter: (record, run) => {
-        if (this.#live.has(record.pid)) return undefined;
-        const live = liveProcessOf(record, run);
-        this.#stats.add(record.state, record.status);
-        this.#live.set(record.pid, live);
-        return live;
-      },
-      release: (lives) => {
-        for (const live of lives) {
-          this.#live.delete(live.record.pid);
-          this.#stats.remove(live.record.state, live.record.status);
-        }
-      },
-      enqueue: (live) => this.#scheduler.enqueue(live.record.owner, live),
-      slots: () => ({
-        free: this.#scheduler.free,
-        waiting: this.#scheduler.waiting,
-        capped: this.#scheduler.countWaiting((live) => this.#capped(live.record.owner)),
-      }),
-      capped: (owner) => this.#capped(owner),
-      takeWaiting: (count, filter) => this.#scheduler.takeWaiting(count, filter),
-      dispatch: () => this.#scheduler.dispatch(),
-      accepting: () => this.#accepting,
-      isStreamProcess: (pid) => this.#streams.has(pid),
-      kill: (live) => this.#kill(live),
-      interrupt: (live, message) => this.#interrupt(live, message),
-      deliver: (events) => this.#events.deliver(events),
-    };
-  }
-
-  /** Whether principal `owner` runs as many as a cluster-wide `maxRunning` allows. */
-  #capped(owner: string): boolean {
-    return this.#quotas.capped(owner, this.#scheduler.runningOf(owner));
-  }
-
-  /**
-   * In a cluster `maxQueue` counts the processes waiting on every node (the others' as of the last
-   * lease renewal); a principal's share (its `maxQueued` quota) counts those waiting on this node,
-   * and on the other nodes too when the quota gives `maxQueued`.
-   * @throws ServerError `QUEUE_FULL` past `maxQueue`, `QUOTA_EXCEEDED` past the principal's share.
-   */
-  #checkQueueRoom(principal: Principal): void {
-    const queued = this.#stats.byState.queued + (this.#cluster?.queuedElsewhere() ?? 0);
-    if (queued >= this.#maxQueue) {
-      throw new ServerError(
-        'QUEUE_FULL',
-        `the queue is full (${this.#maxQueue} processes waiting${this.#cluster ? ' in the cluster' : ''}); retry later`,
-      );
-    }
-    let own = 0;
-    for (const live of this.#live.values())
-      if (live.record.owner === principal.id && live.record.state === 'queued') own++;
-    this.#quotas.checkQueued(principal.id, own);
-  }
 
   /**
    * Starts a new run of an idle process: queued, in the run queue unless `hold` (stream ordering).
