@@ -9,13 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type MciServer } from '../src/index.ts';
 import { listenLocal } from './support/http.ts';
 import { httpClient } from './support/mcp-fixture.ts';
-import { type Json, serveProcesses } from './support/serve-process.ts';
+import type { Json } from './support/serve-process.ts';
 
 // Pictures and files as run results, end to end on a real server with an SQLite file: a program
 // draws a PNG and makes files, a tool answers a picture; the run record points at the files, GET
 // /processes/:pid/runs/:n/files/:name serves them to their owner only, with headers that never let a
-// file act as a page of the server; run_code over MCP returns image and resource_link items; and the
-// files are still served after kill -9 and a restart.
+// file act as a page of the server; and run_code over MCP returns image and resource_link items.
+// run-files-durable.slow.test.ts serves them after a kill -9 and a restart.
 
 const dir = mkdtempSync(join(tmpdir(), 'mci-files-'));
 const PIXEL = Buffer.from(
@@ -218,28 +218,5 @@ describe('run_code over MCP', () => {
     } finally {
       await client.close();
     }
-  });
-});
-
-describe('after kill -9 and a restart', () => {
-  const { serve, http } = serveProcesses(dir);
-  it('serves the files of runs stored before', { timeout: 60_000 }, async () => {
-    const db = join(dir, 'restart.db');
-    const first = serve(['--db', db, '--file', join(dir, 'tools.yaml')]);
-    const url = await first.url;
-    const created = await http(url, 'POST', '/processes', { code: DRAW_PNG_PROGRAM, block: true });
-    expect(created.status).toBe(201);
-    const { pid } = created.body;
-    first.child.kill('SIGKILL');
-    await first.exited;
-    const second = serve(['--db', db, '--file', join(dir, 'tools.yaml')]);
-    const again = await second.url;
-    const response = await fetch(`${again}/processes/${pid}/runs/1/files/square.png`);
-    expect(response.status).toBe(200);
-    expect(response.headers.get('content-type')).toBe('image/png');
-    const bytes = new Uint8Array(await response.arrayBuffer());
-    expectPng(bytes);
-    expect(Buffer.from(bytes).toString('base64')).toBe(created.body.outputs[0].data);
-    second.child.kill('SIGKILL');
   });
 });
