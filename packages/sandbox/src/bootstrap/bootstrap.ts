@@ -4,6 +4,7 @@ import type { Cloner } from './clone.ts';
 import type { FetchRequestData, FetchResponseData } from './fetch.ts';
 import type { InspectCopy } from './inspect-copy.ts';
 import type { Primordials } from './primordials.ts';
+import type { HostRequest, ToolsAndSkills } from './tools-and-skills.ts';
 import type { UrlApis } from './url.ts';
 import type { HostCall, WebApis } from './web-apis.ts';
 
@@ -24,6 +25,12 @@ export interface BootstrapLib {
   capturePrimordials: () => Primordials;
   createCloner: (P: Primordials) => Cloner;
   createInspectCopier: (P: Primordials) => InspectCopy;
+  createToolsAndSkills: (
+    P: Primordials,
+    hostCall: HostRequest,
+    cloner: Cloner,
+    define: (name: string, value: unknown) => void,
+  ) => ToolsAndSkills;
   createUrlApis: (P: Primordials, call: HostCall, parts: readonly string[]) => UrlApis;
   /** `URL_PARTS` of `url.ts`. */
   urlParts: readonly string[];
@@ -117,7 +124,7 @@ export function bootstrap(send: Send, call: HostCall, lib: BootstrapLib): Contro
   // --- calls answered later by the host (tools, fetch) ---
   const pending = new P.Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
   let nextId = 0;
-  const hostCall = (kind: string, a: unknown, b?: unknown) =>
+  const hostCall: HostRequest = (kind, a, b) =>
     new P.Promise<unknown>((resolve, reject) => {
       const id = ++nextId;
       P.mapSet(pending, id, { resolve, reject });
@@ -329,132 +336,8 @@ export function bootstrap(send: Send, call: HostCall, lib: BootstrapLib): Contro
     );
   });
 
-  // --- tools ---
-  const closeNames = (name: string, names: string[]) => {
-    const distance = (a: string, b: string) => {
-      const row = P.Array.from({ length: b.length + 1 }, (_, i) => i);
-      for (let i = 1; i <= a.length; i++) {
-        let prev = row[0]!;
-        row[0] = i;
-        for (let j = 1; j <= b.length; j++) {
-          const next = row[j]!;
-          row[j] = P.mathMin(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-          prev = next;
-        }
-      }
-      return row[b.length]!;
-    };
-    const lower = P.stringToLowerCase(name);
-    return names
-      .map((n) => ({ n, d: distance(lower, P.stringToLowerCase(n)) }))
-      .filter(
-        ({ n, d }) =>
-          d <= P.mathMax(2, P.mathFloor(name.length / 3)) || P.stringToLowerCase(n).includes(lower),
-      )
-      .sort((a, b) => a.d - b.d)
-      .slice(0, 3)
-      .map(({ n }) => n);
-  };
-
-  // Keys that promise resolution, JSON and printing probe on any object: they read as usual
-  // (`undefined` when absent) instead of throwing.
-  const passThrough = new P.Set<unknown>(['then', 'toJSON', 'constructor', 'inspect', 'valueOf', 'toString']);
-  /**
-   * `table`, frozen, behind a proxy that throws a `TypeError` with the message `unknown(key, close)`
-   * for a string key it does not have (`close`: the names of `names` near `key`).
-   */
-  const strictTable = (
-    table: Record<string, unknown>,
-    names: string[],
-    unknown: (key: string, close: string[]) => string,
-  ) => {
-    P.objectFreeze(table);
-    return new P.Proxy(table, {
-      get(target, key, receiver) {
-        if (typeof key === 'symbol' || key in target || passThrough.has(key))
-          return P.reflectGet(target, key, receiver);
-        throw new P.TypeError(unknown(key, closeNames(key, names)));
-      },
-    });
-  };
-  const installTools = (names: string[]) => {
-    const table: Record<string, unknown> = {};
-    for (const name of names) {
-      const what = `tools[${P.jsonStringify(name)}]() argument`;
-      const fn = {
-        [name](props: unknown = {}) {
-          return hostCall('tool', name, cloner.copyOut(props, what));
-        },
-      }[name];
-      P.defineProperty(table, name, { value: fn, enumerable: true });
-    }
-    // Finding tools, answered by the host's catalog (which checks the arguments). A tool of the tool
-    // file with the same name wins; not enumerable, so `Object.keys(tools)` lists the tools alone.
-    const finders: Record<string, (...args: unknown[]) => unknown> = {
-      search(query: unknown, options?: unknown) {
-        return hostCall('catalog', 'search', cloner.copyOut([query, options], 'tools.search() argument'));
-      },
-      describe(name: unknown) {
-        return hostCall('catalog', 'describe', cloner.copyOut([name], 'tools.describe() argument'));
-      },
-    };
-    for (const name of ['search', 'describe']) {
-      if (!(name in table)) P.defineProperty(table, name, { value: finders[name], enumerable: false });
-    }
-    const tools = strictTable(table, names, (key, close) => {
-      const hint =
-        close.length > 0
-          ? ` Did you mean ${close.map((n) => `tools[${P.jsonStringify(n)}]`).join(', ')}?`
-          : '';
-      const list =
-        names.length > 0 ? ` Available tools: ${names.join(', ')}.` : ' This execution has no tools.';
-      return `Unknown tool "${key}".${hint}${list}`;
-    });
-    define('tools', tools);
-  };
-
-  // --- skills ---
-  // Taken before any program code runs, so a program that replaces `Function` cannot change how
-  // skills load. Skills are the principal's own code: they get no more than the program has.
-  const FunctionConstructor = g.Function as FunctionConstructor;
-  const installSkills = (sources: Record<string, string>) => {
-    const names = P.objectKeys(sources);
-    const loaded = new P.Map<string, unknown>();
-    // A skill's module runs once, on its first call: most runs call few of the skills they could.
-    const load = (name: string) => {
-      if (P.mapHas(loaded, name)) return P.mapGet(loaded, name);
-      const exports: { default?: unknown } = {};
-      P.apply(new FunctionConstructor('exports', sources[name]!), undefined, [exports]);
-      if (typeof exports.default !== 'function')
-        throw new P.TypeError(`skills.${name}: its module did not export a function as its default`);
-      P.mapSet(loaded, name, exports.default);
-      return exports.default;
-    };
-    const table: Record<string, unknown> = {};
-    for (const name of names) {
-      const what = `skills.${name}() input`;
-      const fn = {
-        async [name](input: unknown) {
-          // The host checks the input against the skill's schema first; a misfit rejects here.
-          await hostCall('skill', 'input', cloner.copyOut([name, input], what));
-          return P.apply(load(name) as (input: unknown) => unknown, undefined, [input]);
-        },
-      }[name];
-      P.defineProperty(table, name, { value: fn, enumerable: true });
-    }
-    P.defineProperty(table, 'save', {
-      enumerable: false,
-      value: function save(skill: unknown) {
-        return hostCall('skill', 'save', cloner.copyOut([skill], 'skills.save() argument'));
-      },
-    });
-    const skills = strictTable(table, names, (key, close) => {
-      const hint = close.length > 0 ? ` Did you mean ${close.map((n) => `skills.${n}`).join(', ')}?` : '';
-      const list = names.length > 0 ? ` Saved skills: ${names.join(', ')}.` : ' No skill is saved yet.';
-      return `Unknown skill "${key}".${hint}${list}`;
-    });
-    define('skills', skills);
-  };
+  // --- tools and skills ---
+  const { installTools, installSkills } = lib.createToolsAndSkills(P, hostCall, cloner, define);
 
   // --- running the program ---
   // The outcome resolves a promise: without a prototype, a program that defined

@@ -3,6 +3,7 @@ import { createCloner } from './clone.ts';
 import { installFetch } from './fetch.ts';
 import { createInspectCopier } from './inspect-copy.ts';
 import { capturePrimordials } from './primordials.ts';
+import { createToolsAndSkills } from './tools-and-skills.ts';
 import { createUrlApis, URL_PARTS } from './url.ts';
 import { installWebApis } from './web-apis.ts';
 
@@ -25,6 +26,7 @@ const lib = {
   capturePrimordials: (${capturePrimordials}),
   createCloner: (${createCloner}),
   createInspectCopier: (${createInspectCopier}),
+  createToolsAndSkills: (${createToolsAndSkills}),
   createUrlApis: ${createUrlApis},
   urlParts: ${JSON.stringify(URL_PARTS)},
   installWebApis: ${installWebApis},
