@@ -18,16 +18,16 @@ import type {
 } from '@mci/protocol';
 import { type ReconnectOptions, reconnectPolicy } from './backoff.ts';
 import { ChatApi } from './chat-api.ts';
-import { SessionsApi } from './sessions-api.ts';
 import { ChatStream, type OpenStreamOptions } from './chat-stream.ts';
 import { ClientError } from './client-error.ts';
 import { Connection, type ConnectionState } from './connection.ts';
-import { eventMatches, targetKey } from './event-target.ts';
-import { Feed, type FeedOwner, type SubscribeOptions, type Subscription } from './feed.ts';
+import { Feed, type SubscribeOptions, type Subscription } from './feed.ts';
+import { FeedRegistry } from './feed-registry.ts';
 import type { ApprovalListOptions, CallListOptions } from './http-api.ts';
 import { HttpApi } from './http-api.ts';
 import { isFinished, runToWaitFor, toSnapshot } from './process-events.ts';
 import { resolveServerUrls } from './server-url.ts';
+import { SessionsApi } from './sessions-api.ts';
 import { defaultSocketFactory, type SocketFactory } from './socket.ts';
 
 /** Options of {@link connect}. */
@@ -78,7 +78,7 @@ export async function connect(url: string, options: ConnectOptions = {}): Promis
  * A connection to an MCI server (see {@link connect}): processes, signals, subscriptions with
  * exactly-once events across reconnects, and streams of model output.
  */
-export class MciClient implements FeedOwner {
+export class MciClient {
   /** The WebSocket endpoint (`ws://host:port/ws`). */
   readonly url: string;
   /** The HTTP API base (`http://host:port`). */
@@ -91,7 +91,7 @@ export class MciClient implements FeedOwner {
   readonly sessions: SessionsApi;
   readonly #connection: Connection;
   readonly #http: HttpApi;
-  readonly #feeds = new Set<Feed>();
+  readonly #feeds: FeedRegistry;
   readonly #stateListeners = new Set<(state: ConnectionState, error?: ClientError) => void>();
   readonly #errorListeners = new Set<(error: ClientError) => void>();
 
@@ -114,10 +114,10 @@ export class MciClient implements FeedOwner {
       },
       {
         onOpen: (_hello, reconnected) => {
-          if (reconnected) this.#resubscribeAll();
+          if (reconnected) this.#feeds.resubscribeAll();
         },
-        onEvent: (event) => this.#route(event),
-        onOverflow: () => this.#resubscribeAll(),
+        onEvent: (event) => this.#feeds.route(event),
+        onOverflow: () => this.#feeds.resubscribeAll(),
         onChatEvent: (event) => this.chat.deliver(event),
         onState: (state, error) => this.#stateChanged(state, error),
         onError: (error) => {
@@ -125,6 +125,7 @@ export class MciClient implements FeedOwner {
         },
       },
     );
+    this.#feeds = new FeedRegistry(this.#connection);
     this.chat = new ChatApi(this.#connection);
     this.sessions = new SessionsApi(this.#connection);
     this.opened = this.#connection.start();
@@ -333,9 +334,8 @@ export class MciClient implements FeedOwner {
    */
   subscribe(target: number | SubscriptionTarget, options: SubscribeOptions = {}): Subscription {
     const resolved = typeof target === 'number' ? { pid: target } : target;
-    const feed = new Feed(this, resolved, options, options.since);
+    const feed = new Feed(this.#feeds, resolved, options, options.since);
     this.#feeds.add(feed);
-    this.#subscribe(feed);
     return feed;
   }
 
@@ -370,9 +370,8 @@ export class MciClient implements FeedOwner {
    */
   async wait(pid: number, options: WaitOptions = {}): Promise<ProcessSnapshot> {
     options.signal?.throwIfAborted();
-    const feed = new Feed(this, { pid }, {}, undefined);
+    const feed = new Feed(this.#feeds, { pid }, {}, undefined);
     this.#feeds.add(feed);
-    this.#subscribe(feed);
     let timedOut = false;
     const timer =
       options.timeoutMs === undefined
@@ -409,7 +408,7 @@ export class MciClient implements FeedOwner {
     const streamId = options.streamId ?? crypto.randomUUID();
     const stream = new ChatStream(streamId, options.ref, this.#connection, options.onEvent);
     const feed = new Feed(
-      this,
+      this.#feeds,
       { streamId },
       {
         onEvent: (event) => stream.deliver(event, options.onEvent),
@@ -443,46 +442,8 @@ export class MciClient implements FeedOwner {
     await this.close();
   }
 
-  /** @internal A feed stopped: stop the server subscription when no other feed follows its target. */
-  release(feed: Feed): void {
-    if (!this.#feeds.delete(feed)) return;
-    const key = targetKey(feed.target);
-    for (const other of this.#feeds) if (targetKey(other.target) === key) return;
-    if (this.#connection.state !== 'open') return; // a new connection starts with no subscriptions
-    this.#connection.request({ type: 'unsubscribe', ...feed.target }).catch(() => {});
-  }
-
-  #subscribe(feed: Feed): void {
-    const since = feed.beginSubscribe();
-    const generation = feed.generation;
-    const message = { type: 'subscribe' as const, ...feed.target, ...(since !== undefined && { since }) };
-    // Confirmed as the reply is read, so that a notice right behind it (overflow) sees the feed current.
-    const onResult = (result: { seq: number }) => {
-      if (feed.generation === generation) feed.confirmed(result.seq);
-    };
-    this.#connection.request(message, { onResult }).catch((error: ClientError) => {
-      if (feed.generation !== generation) return;
-      // Lost with the connection: the reconnect subscribes again from the feed's last seq.
-      if (error.code === 'DISCONNECTED' && this.#connection.state !== 'closed') return;
-      feed.fail(error);
-    });
-  }
-
-  #resubscribeAll(): void {
-    for (const feed of this.#feeds) if (!feed.awaitingStart) this.#subscribe(feed);
-  }
-
-  #route(event: ServerEvent): void {
-    for (const feed of [...this.#feeds]) if (eventMatches(feed.target, event)) feed.accept(event);
-  }
-
   #stateChanged(state: ConnectionState, error?: ClientError): void {
-    if (state === 'closed') {
-      for (const feed of [...this.#feeds]) {
-        if (error === undefined || error.code === 'CLOSED') feed.close();
-        else feed.fail(error);
-      }
-    }
+    if (state === 'closed') this.#feeds.endAll(error);
     for (const listener of this.#stateListeners) listener(state, error);
   }
 }
