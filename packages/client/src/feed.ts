@@ -31,7 +31,7 @@ export interface SubscribeOptions {
   until?: (event: ServerEvent) => boolean;
 }
 
-/** What a {@link Feed} needs from the client that owns it. */
+/** What a {@link Feed} needs from the registry that owns it (the client's `FeedRegistry`). */
 export interface FeedOwner {
   release(feed: Feed): void;
 }
