@@ -1,4 +1,5 @@
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { ATTR_ERROR_TYPE, ATTR_SERVER_ADDRESS, ATTR_SERVER_PORT } from '@opentelemetry/semantic-conventions';
 import type { ChatModel, ModelAnswer, ModelRequest } from './model.ts';
 
 // OpenTelemetry GenAI client span attributes (incubating: copied, as their maintainers advise).
@@ -9,9 +10,6 @@ const ATTR_GEN_AI_REQUEST_MODEL = 'gen_ai.request.model';
 const ATTR_GEN_AI_RESPONSE_FINISH_REASONS = 'gen_ai.response.finish_reasons';
 const ATTR_GEN_AI_USAGE_INPUT_TOKENS = 'gen_ai.usage.input_tokens';
 const ATTR_GEN_AI_USAGE_OUTPUT_TOKENS = 'gen_ai.usage.output_tokens';
-const ATTR_SERVER_ADDRESS = 'server.address';
-const ATTR_SERVER_PORT = 'server.port';
-const ATTR_ERROR_TYPE = 'error.type';
 
 const tracer = trace.getTracer('@mci/agent');
 

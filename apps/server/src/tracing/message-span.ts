@@ -1,6 +1,7 @@
 import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { continuedContext, type TraceCarrier } from './trace-context.ts';
+import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
 import { isTracing } from './start-tracing.ts';
+import { continuedContext, type TraceCarrier } from './trace-context.ts';
 import { tracer } from './tracer.ts';
 
 /**
@@ -21,7 +22,7 @@ export function traceMessage<R>(
   const failed = (error: unknown) => {
     span.setStatus({ code: SpanStatusCode.ERROR });
     const code = (error as { code?: unknown } | null)?.code;
-    span.setAttribute('error.type', typeof code === 'string' ? code : 'Error');
+    span.setAttribute(ATTR_ERROR_TYPE, typeof code === 'string' ? code : 'Error');
   };
   let result: R;
   try {

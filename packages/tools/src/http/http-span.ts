@@ -1,3 +1,4 @@
+import { type Redactor, withoutCredentials } from '@mci/schema';
 import {
   context,
   isSpanContextValid,
@@ -7,16 +8,17 @@ import {
   SpanStatusCode,
   trace,
 } from '@opentelemetry/api';
-import { type Redactor, withoutCredentials } from '@mci/schema';
+import {
+  ATTR_ERROR_TYPE,
+  ATTR_HTTP_REQUEST_METHOD,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_SERVER_ADDRESS,
+  ATTR_SERVER_PORT,
+  ATTR_URL_FULL,
+} from '@opentelemetry/semantic-conventions';
 
-// OpenTelemetry HTTP client span attributes.
+// OpenTelemetry HTTP client span attributes (stable semantic conventions).
 // @see https://opentelemetry.io/docs/specs/semconv/http/http-spans/#http-client
-const ATTR_HTTP_REQUEST_METHOD = 'http.request.method';
-const ATTR_HTTP_RESPONSE_STATUS_CODE = 'http.response.status_code';
-const ATTR_URL_FULL = 'url.full';
-const ATTR_SERVER_ADDRESS = 'server.address';
-const ATTR_SERVER_PORT = 'server.port';
-const ATTR_ERROR_TYPE = 'error.type';
 
 const tracer = trace.getTracer('@mci/tools');
 

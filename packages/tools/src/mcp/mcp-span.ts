@@ -1,11 +1,11 @@
 import { context, propagation, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
 
-// OpenTelemetry MCP client span attributes.
+// OpenTelemetry MCP client span attributes (incubating: copied, as their maintainers advise).
 // @see https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/
 const ATTR_MCP_METHOD_NAME = 'mcp.method.name';
 const ATTR_GEN_AI_TOOL_NAME = 'gen_ai.tool.name';
 const ATTR_GEN_AI_OPERATION_NAME = 'gen_ai.operation.name';
-const ATTR_ERROR_TYPE = 'error.type';
 
 const tracer = trace.getTracer('@mci/tools');
 
