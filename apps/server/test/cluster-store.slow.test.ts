@@ -9,7 +9,7 @@ import { openPostgresStore } from '../src/store/sql/open-postgres.ts';
 import { openSqliteStore } from '../src/store/sql/open-sqlite.ts';
 import { expectByteCounts, V3_ROWS, writeByteHistory } from './support/byte-counts.ts';
 import { adminQuery, adminQueryOn, suiteDatabases } from './support/postgres.ts';
-import { postgresEquivalence, recountDatabase } from './support/postgres-equivalence.ts';
+import { recountDatabase } from './support/postgres-equivalence.ts';
 import { describeProcessStoreContract } from './support/store-contract.ts';
 import { storedProcess } from './support/stored-process.ts';
 
@@ -21,18 +21,6 @@ describeProcessStoreContract('postgres', async () => openPostgresStore({ url: (a
 describeProcessStoreContract('postgres, per-turn batches, a cache of one', async () =>
   openPostgresStore({ url: (await fresh()).url, flushDelayMs: 0, cache: { processes: 1, bytes: 1024 } }),
 );
-
-// A few sequences here; cluster-store-equivalence.slow.test.ts runs the property at full size.
-const equivalence = postgresEquivalence(4);
-
-describe('Postgres store equals the in-memory store', () => {
-  it('with the default cache', { timeout: 240_000 }, equivalence.defaultCache);
-  it(
-    'with a cache of two processes (constant eviction) and per-turn batches',
-    { timeout: 240_000 },
-    equivalence.evictingCache,
-  );
-});
 
 describe('Postgres store', () => {
   it('migrates a new database once', async () => {

@@ -1,7 +1,7 @@
 import { describe, it } from 'vitest';
 import { sqliteEquivalence } from '../../test/support/sqlite-equivalence.ts';
 
-// A few sequences here; store-equivalence.slow.test.ts runs the property at full size.
+// A few sequences here; test/store-equivalence.slow.test.ts runs the property at full size.
 const equivalence = sqliteEquivalence(5);
 
 describe('SQLite store equals the in-memory store', () => {
