@@ -106,6 +106,51 @@ export interface EquivalenceChecks {
 /** Each process row's `stored_bytes` and the bytes of its `outputs` and `logs` rows counted anew. */
 export type ByteRecount = () => Promise<Array<{ pid: number; stored: number; counted: number }>>;
 
+/** {@link ByteRecount}'s rows from the rows {@link RECOUNT_SQL} read (numbers may come as strings). */
+export function recountRows(rows: Iterable<Record<string, unknown>>): Awaited<ReturnType<ByteRecount>> {
+  return [...rows].map((row) => ({
+    pid: Number(row.pid),
+    stored: Number(row.stored),
+    counted: Number(row.counted),
+  }));
+}
+
+/** The cache and batching settings a check gives the store under test. */
+export interface StoreTuning {
+  cache?: { processes: number; bytes: number };
+  flushDelayMs?: number;
+}
+
+/** Where one write sequence runs: the store under test, opened as often as the sequence asks. */
+export interface SequenceTarget {
+  open(): Promise<ProcessStore>;
+  recount: ByteRecount;
+}
+
+/**
+ * The store-equivalence property on one engine, `numRuns` write sequences per check. `prepare` is
+ * called once per check with its tuning and returns what gives each sequence its own empty store.
+ */
+export function equivalenceChecks(
+  numRuns: number,
+  prepare: (tuning: StoreTuning) => Promise<() => Promise<SequenceTarget>>,
+): EquivalenceChecks {
+  const check = async (tuning: StoreTuning, commitMs: number) => {
+    const nextTarget = await prepare(tuning);
+    await fc.assert(
+      fc.asyncProperty(storeOps, async (ops) => {
+        const { open, recount } = await nextTarget();
+        await checkEquivalence(ops, open, commitMs, recount);
+      }),
+      { numRuns },
+    );
+  };
+  return {
+    defaultCache: () => check({}, 6),
+    evictingCache: () => check({ cache: { processes: 2, bytes: 4096 }, flushDelayMs: 0 }, 1),
+  };
+}
+
 /**
  * SQL that reads {@link ByteRecount}'s rows (`length` is SQLite's; Postgres spells it `octet_length`
  * and needs no cast).
