@@ -7,32 +7,16 @@ import type {
   Page,
   PageRequest,
 } from '@mci/protocol';
-import type { Redactor } from '@mci/schema';
-import type { Logger } from 'pino';
 import { pageBounds, toPage } from '../paging/cursor.ts';
-import type { Principal, ProcessManager } from '../processes/process-manager-types.ts';
+import type { Principal } from '../processes/process-manager-types.ts';
 import { ServerError } from '../processes/server-error.ts';
-import { runChatTurn, type TurnListener } from './chat-turn.ts';
-import type { ConversationRecord, ConversationStore } from './conversation-store.ts';
+import { type ChatTurnSettings, runChatTurn, type TurnListener } from './chat-turn.ts';
+import type { ConversationRecord } from './conversation-store.ts';
 
-/** Options of {@link ChatService}. */
-export interface ChatServiceOptions {
-  manager: ProcessManager;
-  store: ConversationStore;
+/** Options of {@link ChatService}: the settings of its turns, and the models they may use. */
+export interface ChatServiceOptions extends ChatTurnSettings {
   /** The configured models; the first is the default. */
   models: readonly ChatModel[];
-  /** The system prompt of every turn. */
-  system: string;
-  /**
-   * The declarations of a principal's saved skills (`interface Skills {...}`, '' without any), added
-   * to the system prompt of its turns. @default none
-   */
-  skillDeclarations?: (owner: string) => Promise<string>;
-  /** Most model requests per turn. @default 8 */
-  maxSteps?: number;
-  logger?: Logger;
-  /** The server's secret values, taken out of every message stored and event sent. */
-  redactor?: Redactor;
 }
 
 const TITLE_LENGTH = 60;

@@ -16,19 +16,26 @@ export interface TurnListener {
 /** Characters of text per token of a model's context window, for the history a turn reads. */
 const CHARS_PER_TOKEN = 4;
 
-/** What one turn of a conversation runs with. */
-export interface ChatTurnOptions {
+/** What every turn of a server's conversations runs with. */
+export interface ChatTurnSettings {
   manager: ProcessManager;
   store: ConversationStore;
-  /** The system prompt of the turn. */
+  /** The system prompt of every turn. */
   system: string;
-  /** The declarations of a principal's saved skills, added to the system prompt. @default none */
+  /**
+   * The declarations of a principal's saved skills (`interface Skills {...}`, '' without any), added
+   * to the system prompt of its turns. @default none
+   */
   skillDeclarations?: (owner: string) => Promise<string>;
-  /** Most model requests of the turn. @default 8 */
+  /** Most model requests per turn. @default 8 */
   maxSteps?: number;
   logger?: Logger;
   /** The server's secret values, taken out of every message stored and event sent. */
   redactor?: Redactor;
+}
+
+/** What one turn of a conversation runs with. */
+export interface ChatTurnOptions extends ChatTurnSettings {
   principal: Principal;
   conversationId: string;
   model: ChatModel;
